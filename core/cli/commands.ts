@@ -1,0 +1,4 @@
+import type { CommandRegistrar } from './io';
+
+/** Every subcommand group of `gf`, in help order. Add a module's registrar here. */
+export const COMMANDS: readonly CommandRegistrar[] = [];

@@ -1,0 +1,120 @@
+/**
+ * The closed set of engine error codes.
+ *
+ * Codes are the stable contract: callers (CLI exit paths, IPC, the browser
+ * bridge, tests) branch on `code`, never on `instanceof` or message text,
+ * because errors cross bundles and process boundaries as plain values.
+ */
+export const GF_CODES = [
+  'GF_CANONICAL_ARROW_TYPE',
+  'GF_CANONICAL_ENCODING',
+  'GF_CANONICAL_LIMIT',
+  'GF_CANONICAL_NULLABILITY',
+  'GF_CANONICAL_TEMPORAL',
+  'GF_CANONICAL_UTF',
+  'GF_CANONICAL_DOMAIN',
+  'GF_CANCELLED',
+  'GF_CHECKPOINT_EXISTS',
+  'GF_CHECKPOINT_NOT_FOUND',
+  'GF_CHECKPOINT_REGISTRY_CORRUPT',
+  'GF_IDEMPOTENCY_CONFLICT',
+  'GF_IO',
+  'GF_PAGE_INVALID',
+  'GF_PAGE_SNAPSHOT_GONE',
+  'GF_PROJECT_CORRUPT',
+  'GF_PROJECT_UNINITIALIZED',
+  'GF_READ_ONLY_VIEW',
+  'GF_RESOURCE_LIMIT',
+  'GF_SCHEMA_MISMATCH',
+  'GF_TRANSACTION_FAILED',
+  'GF_UNSUPPORTED_PROJECT_FORMAT',
+  'GF_VALIDATION',
+  'GF_WRITER_BUSY',
+  'GF_CHAIN_STORE',
+] as const;
+
+export type GfCode = (typeof GF_CODES)[number];
+
+/** Safe details: never participant values, reasons, descriptions, credentials or absolute paths. */
+export type GfDetails = Readonly<Record<string, string | number | boolean | null | readonly (string | number)[]>>;
+
+const CODE_SET: ReadonlySet<string> = new Set(GF_CODES);
+
+/** True when `value` is one of the closed `GF_*` codes. */
+export function isGfCode(value: unknown): value is GfCode {
+  return typeof value === 'string' && CODE_SET.has(value);
+}
+
+/**
+ * The one engine error.
+ *
+ * `committed` is present on write errors only: `true` when the write became
+ * durable before the failure, `false` when nothing changed. Never unknown.
+ */
+export class GfError extends Error {
+  readonly code: GfCode;
+  readonly committed: boolean | undefined;
+  readonly details: GfDetails;
+
+  constructor(code: GfCode, message: string, details: GfDetails = {}, committed?: boolean) {
+    super(`${code}: ${message}`);
+    this.name = 'GfError';
+    this.code = code;
+    this.details = details;
+    this.committed = committed;
+  }
+
+  /** A copy of this error marked with the write outcome. */
+  withCommitted(committed: boolean): GfError {
+    const e = new GfError(this.code, this.message.slice(this.code.length + 2), this.details, committed);
+    e.stack = this.stack;
+    return e;
+  }
+}
+
+/** Structural check (works across bundles and IPC): an object carrying a `GF_*` code. */
+export function isGfError(e: unknown): e is GfError {
+  return typeof e === 'object' && e !== null && isGfCode((e as { code?: unknown }).code) && e instanceof Error;
+}
+
+/** True when `e` is a `GF_*` error with exactly this code. */
+export function hasCode(e: unknown, code: GfCode): boolean {
+  return isGfError(e) && e.code === code;
+}
+
+/** The plain value an error becomes when it crosses IPC, HTTP or a CLI boundary. */
+export interface WireError {
+  readonly code: string;
+  readonly committed: boolean | null;
+  readonly message: string;
+  readonly details: GfDetails;
+}
+
+/** Turns any thrown value into a wire error; non-engine errors never leak their message. */
+export function toWireError(e: unknown): WireError {
+  if (isGfError(e)) {
+    return { code: e.code, committed: e.committed ?? null, message: e.message, details: e.details };
+  }
+  const id = (e as { errorId?: unknown } | null)?.errorId;
+  if (typeof id === 'string') {
+    return { code: id, committed: null, message: id, details: {} };
+  }
+  return { code: 'GF_IO', committed: null, message: 'GF_IO: internal error', details: {} };
+}
+
+/** Rebuilds a typed error on the receiving side of a boundary. */
+export function fromWireError(w: WireError): GfError {
+  const code: GfCode = isGfCode(w.code) ? w.code : 'GF_IO';
+  const message = w.message.startsWith(`${code}: `) ? w.message.slice(code.length + 2) : w.message;
+  return new GfError(code, message, w.details, w.committed ?? undefined);
+}
+
+/** A bug, not a user-facing failure: never a `GF_*` error. */
+export function invariant(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new Error(`invariant violated: ${message}`);
+}
+
+/** Exhaustiveness guard for closed unions. */
+export function assertNever(value: never): never {
+  throw new Error(`unexpected value: ${String(value)}`);
+}

@@ -1,0 +1,90 @@
+// Layer boundaries (STYLE.md) are enforced here; circular imports by dpdm in `npm run lint`.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const NODE_BUILTINS = [
+  'fs', 'path', 'os', 'child_process', 'crypto', 'net', 'http', 'https', 'worker_threads', 'stream', 'url', 'util', 'events', 'zlib', 'buffer',
+];
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'out/**', 'dist/**', 'bench/results/**', 'test-results/**', 'coverage/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', URL: 'readonly', AbortController: 'readonly', AbortSignal: 'readonly', TextEncoder: 'readonly', TextDecoder: 'readonly', performance: 'readonly', queueMicrotask: 'readonly', structuredClone: 'readonly' } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // No default exports in source (config files at the top level need them).
+    files: ['core/**', 'electron/**', 'renderer/**', 'test/**', 'e2e/**', 'bench/**'],
+    rules: {
+      'no-restricted-exports': ['error', { restrictDefaultExports: { direct: true, named: true, defaultFrom: true, namedFrom: true, namespaceFrom: true } }],
+    },
+  },
+  {
+    // The engine is a plain Node library: no Electron, no UI; database drivers only in adapter files.
+    files: ['core/**/*.ts'],
+    ignores: ['core/**/sqlite-*.ts', 'core/**/postgres-*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [
+          { name: 'electron', message: 'core/ never imports electron.' },
+          { name: 'better-sqlite3', message: 'Only sqlite-*.ts adapter files import the SQLite driver.' },
+          { name: 'pg', message: 'Only postgres-*.ts adapter files import pg.' },
+          { name: 'react', message: 'core/ has no UI.' },
+        ],
+        patterns: [{ group: ['**/renderer/**', '**/electron/**'], message: 'core/ never imports the shells.' }],
+      }],
+    },
+  },
+  {
+    files: ['core/**/sqlite-*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'electron', message: 'core/ never imports electron.' }, { name: 'pg', message: 'Only postgres-*.ts files import pg.' }],
+        patterns: [{ group: ['**/renderer/**', '**/electron/**'], message: 'core/ never imports the shells.' }],
+      }],
+    },
+  },
+  {
+    files: ['core/**/postgres-*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'electron', message: 'core/ never imports electron.' }, { name: 'better-sqlite3', message: 'Only sqlite-*.ts files import better-sqlite3.' }],
+        patterns: [{ group: ['**/renderer/**', '**/electron/**'], message: 'core/ never imports the shells.' }],
+      }],
+    },
+  },
+  {
+    // The renderer runs with no Node: only the shared contract and UI libraries.
+    files: ['renderer/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [
+          { name: 'electron', message: 'The renderer talks only to the preload bridge.' },
+          { name: 'better-sqlite3', message: 'No Node in the renderer.' },
+          { name: 'pg', message: 'No Node in the renderer.' },
+          ...NODE_BUILTINS.map((name) => ({ name, message: 'No Node in the renderer.' })),
+        ],
+        patterns: [
+          { group: ['node:*'], message: 'No Node in the renderer.' },
+          { group: ['**/core/**', '!**/core/api/contract', '!**/core/api/contract.ts', '!**/core/errors', '!**/core/errors.ts', '!**/core/api/wire', '!**/core/api/wire.ts'], message: 'The renderer imports only the shared contract (core/api/contract, core/api/wire, core/errors).' },
+          { group: ['**/electron/**'], message: 'The renderer never imports the main process.' },
+        ],
+      }],
+    },
+  },
+  {
+    // Raw IPC only inside electron/ipc/.
+    files: ['electron/**/*.ts'],
+    ignores: ['electron/ipc/**'],
+    rules: {
+      'no-restricted-syntax': ['error',
+        { selector: "ImportSpecifier[imported.name='ipcMain']", message: 'Use electron/ipc/ wrappers.' },
+        { selector: "ImportSpecifier[imported.name='ipcRenderer']", message: 'Use electron/ipc/ wrappers.' },
+      ],
+    },
+  },
+);
