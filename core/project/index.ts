@@ -1,0 +1,25 @@
+export { createProject, openProject, Project } from './project';
+export type { ProjectOptions, Writer, WriterOptions } from './project';
+export { Lease } from './lease';
+export type { FamilyDescriptor, ParticipantCatalog, SnapshotTables } from './catalog';
+export { registryCatalog } from './registry-catalog';
+export type { FamilyRef, ParticipantChange, PublishRequest, PublishResult } from './publication';
+export type { RecoveryReport } from './recovery';
+export { DEFAULT_RETAIN_ANCESTORS, MAX_RETAIN_ANCESTORS } from './retention';
+export type { CleanupReport, CleanupOptions, GenerationInfo, RetentionPins } from './retention';
+export { FAILPOINT_NAMES, FAILPOINT_ENV, committedAt, armFailpointForTesting } from './failpoints';
+export type { FailpointName } from './failpoints';
+export {
+  FORMAT_BYTES,
+  ENCODINGS,
+  JOURNAL_STATES,
+  encodeCurrent,
+  parseCurrent,
+  encodeManifest,
+  parseManifest,
+  manifestDigest,
+  familyKeyOf,
+} from './formats';
+export type { CurrentPointer, Manifest, ManifestParticipant, ManifestCapability, Encoding, Journal, JournalState, JsonValue } from './formats';
+export type { WriteMeter } from './durable-fs';
+export { LAYOUT, deriveGenerationUuid, objectPlace } from './layout';

@@ -1,0 +1,228 @@
+import { sha256Hex } from '../canonical/index';
+import { GfError } from '../errors';
+import type { FamilyDescriptor, ParticipantCatalog } from './catalog';
+import { checkDir, corrupt, readFileNoFollow } from './durable-fs';
+import { CURRENT_MAX_BYTES, MANIFEST_MAX_BYTES, familyKeyOf, manifestDigest, parseCurrent, parseManifest } from './formats';
+import type { CurrentPointer, Manifest, ManifestParticipant } from './formats';
+import { LAYOUT, generationDir, leasePlace, manifestPlace, objectPlace, place } from './layout';
+import { tryShared } from './sqlite-lock';
+import type { HeldLock } from './sqlite-lock';
+
+/** Reads and validates CURRENT; null when the project is uninitialized. */
+export function readCurrent(root: string): CurrentPointer | null {
+  const p = place(root, LAYOUT.current);
+  const bytes = readFileNoFollow(p.abs, p.rel, CURRENT_MAX_BYTES);
+  return bytes === undefined ? null : parseCurrent(bytes);
+}
+
+/** Reads a generation's manifest bytes (no link following); `GF_PROJECT_CORRUPT` when missing. */
+export function readManifestBytes(root: string, generationUuid: string): Uint8Array {
+  const dir = generationDir(root, generationUuid);
+  if (!checkDir(dir.abs, dir.rel)) throw corrupt('generation is missing', dir.rel);
+  const p = manifestPlace(root, generationUuid);
+  const bytes = readFileNoFollow(p.abs, p.rel, MANIFEST_MAX_BYTES);
+  if (bytes === undefined) throw corrupt('manifest is missing', p.rel);
+  return bytes;
+}
+
+/** Parses a manifest and checks it names the generation it was read from. */
+export function loadManifest(root: string, generationUuid: string, bytes: Uint8Array): Manifest {
+  const rel = manifestPlace(root, generationUuid).rel;
+  const m = parseManifest(bytes, rel);
+  if (m.generationUuid !== generationUuid) throw corrupt('manifest names another generation', rel);
+  return m;
+}
+
+/**
+ * Reads one object and verifies it against its name and manifest entry.
+ *
+ * Missing, truncated, extended or altered bytes are `GF_PROJECT_CORRUPT`;
+ * no other generation or object is ever substituted.
+ */
+export function readObjectVerified(root: string, entry: Pick<ManifestParticipant, 'contentSha256' | 'byteLength'>): Uint8Array {
+  const p = objectPlace(root, entry.contentSha256);
+  const bytes = readFileNoFollow(p.abs, p.rel, entry.byteLength);
+  if (bytes === undefined) throw corrupt('participant object is missing', p.rel);
+  if (bytes.length !== entry.byteLength) throw corrupt('participant object has the wrong length', p.rel);
+  if (sha256Hex(bytes) !== entry.contentSha256) throw corrupt('participant object does not match its name', p.rel);
+  return bytes;
+}
+
+/**
+ * A pinned, read-only snapshot of one generation.
+ *
+ * Holds the generation's shared OS lease for its lifetime: cleanup cannot
+ * move the generation or delete its objects while the lease is held, and the
+ * OS drops the lease if the process dies. A lease never follows a later
+ * CURRENT. Views, diff and revert read through it.
+ */
+export class Lease<T = unknown> {
+  /** The pinned generation. */
+  readonly generationUuid: string;
+  /** SHA-256 of the exact manifest bytes (what CURRENT or a checkpoint row names). */
+  readonly manifestSha256: string;
+  /** The parsed manifest. */
+  readonly manifest: Manifest;
+  /** The exact manifest bytes. */
+  readonly manifestBytes: Uint8Array;
+  readonly #root: string;
+  readonly #catalog: ParticipantCatalog<T> | undefined;
+  #lock: HeldLock | undefined;
+
+  /** @internal Built by `acquireLease`; not constructed by callers. */
+  constructor(root: string, catalog: ParticipantCatalog<T> | undefined, manifestBytes: Uint8Array, manifest: Manifest, lock: HeldLock) {
+    this.#root = root;
+    this.#catalog = catalog;
+    this.manifestBytes = manifestBytes;
+    this.manifest = manifest;
+    this.generationUuid = manifest.generationUuid;
+    this.manifestSha256 = manifestDigest(manifestBytes);
+    this.#lock = lock;
+  }
+
+  /** True once `release` ran. */
+  get released(): boolean {
+    return this.#lock === undefined;
+  }
+
+  /** Family keys (`<capability-id>/<record-family-id>`) present in this generation, in manifest order. */
+  families(): string[] {
+    return this.manifest.participants.map(familyKeyOf);
+  }
+
+  /** The manifest entry of one family, or undefined. */
+  participant(familyKey: string): ManifestParticipant | undefined {
+    return this.manifest.participants.find((p) => familyKeyOf(p) === familyKey);
+  }
+
+  /** The exact participant bytes, verified against the object's name, length and SHA-256. */
+  readParticipantBytes(entry: ManifestParticipant): Uint8Array {
+    this.#live();
+    if (!this.manifest.participants.includes(entry)) {
+      const own = this.participant(familyKeyOf(entry));
+      if (own === undefined || own.contentSha256 !== entry.contentSha256) {
+        throw new GfError('GF_VALIDATION', 'participant is not part of this generation', { generation_uuid: this.generationUuid });
+      }
+    }
+    return readObjectVerified(this.#root, entry);
+  }
+
+  /**
+   * The decoded table of one family, or undefined when the generation has none.
+   *
+   * The family must be registered with the same schema fingerprint;
+   * otherwise `GF_SCHEMA_MISMATCH` (never a silent reduction).
+   */
+  readTable(familyKey: string): T | undefined {
+    this.#live();
+    const entry = this.participant(familyKey);
+    if (entry === undefined) return undefined;
+    const family = this.#family(entry);
+    return this.#requireCatalog().decode(family, this.readParticipantBytes(entry)).table;
+  }
+
+  /** Verifies the objects of the given families (default: all) against their names. */
+  verifyParticipants(familyKeys?: Iterable<string>): void {
+    this.#live();
+    const keys = familyKeys === undefined ? undefined : new Set(familyKeys);
+    for (const p of this.manifest.participants) {
+      if (keys === undefined || keys.has(familyKeyOf(p))) readObjectVerified(this.#root, p);
+    }
+  }
+
+  /** Drops the shared lease (idempotent). */
+  release(): void {
+    const l = this.#lock;
+    this.#lock = undefined;
+    l?.release();
+  }
+
+  #live(): void {
+    if (this.#lock === undefined) throw new GfError('GF_PAGE_SNAPSHOT_GONE', 'the lease was released', { generation_uuid: this.generationUuid });
+  }
+
+  #requireCatalog(): ParticipantCatalog<T> {
+    if (this.#catalog === undefined) throw new GfError('GF_VALIDATION', 'no participant catalog configured', {});
+    return this.#catalog;
+  }
+
+  #family(entry: ManifestParticipant): FamilyDescriptor {
+    const f = this.#requireCatalog().family(entry.capabilityId, entry.recordFamilyId);
+    if (f === undefined || f.schemaFingerprint !== entry.schemaFingerprint || f.encoding !== entry.encoding) {
+      throw new GfError('GF_SCHEMA_MISMATCH', 'participant family is not registered with this schema', {
+        family: familyKeyOf(entry).slice(0, 128),
+        schema_fingerprint: entry.schemaFingerprint,
+      });
+    }
+    return f;
+  }
+}
+
+/**
+ * Pins one generation: shared lease, then manifest digest verification.
+ *
+ * `expectedSha256` is what CURRENT or a checkpoint row names; a mismatch is
+ * `GF_PROJECT_CORRUPT`. Returns 'gone' when the generation or its lease file
+ * does not exist or cleanup holds it (the caller re-resolves).
+ */
+export function tryLeaseGeneration<T>(
+  root: string,
+  catalog: ParticipantCatalog<T> | undefined,
+  generationUuid: string,
+  expectedSha256: string | undefined,
+): Lease<T> | 'gone' {
+  const dir = generationDir(root, generationUuid);
+  if (!checkDir(dir.abs, dir.rel)) return 'gone';
+  const lp = leasePlace(root, generationUuid);
+  const attempt = tryShared(lp.abs, lp.rel);
+  if (attempt.kind !== 'held') return 'gone';
+  try {
+    if (!checkDir(dir.abs, dir.rel)) {
+      attempt.lock.release();
+      return 'gone';
+    }
+    const bytes = readManifestBytes(root, generationUuid);
+    if (expectedSha256 !== undefined && manifestDigest(bytes) !== expectedSha256) {
+      throw corrupt('manifest digest does not match', manifestPlace(root, generationUuid).rel);
+    }
+    const m = loadManifest(root, generationUuid, bytes);
+    return new Lease(root, catalog, bytes, m, attempt.lock);
+  } catch (e) {
+    attempt.lock.release();
+    throw e;
+  }
+}
+
+const LEASE_ATTEMPTS = 16;
+
+/**
+ * Pins the generation CURRENT names (GENERATIONS.md "Reader lease").
+ *
+ * Read CURRENT, lease, re-read CURRENT; if it moved, retry with the new one.
+ * A malformed CURRENT, a missing current generation or a digest mismatch is
+ * `GF_PROJECT_CORRUPT`: never a fallback to another generation.
+ */
+export function leaseCurrent<T>(root: string, catalog: ParticipantCatalog<T> | undefined): Lease<T> {
+  for (let i = 0; i < LEASE_ATTEMPTS; i++) {
+    const cur = readCurrent(root);
+    if (cur === null) throw new GfError('GF_PROJECT_UNINITIALIZED', 'the project has no published generation', {});
+    let got: Lease<T> | 'gone';
+    try {
+      got = tryLeaseGeneration(root, catalog, cur.generationUuid, cur.manifestSha256);
+    } catch (e) {
+      const again = readCurrent(root);
+      if (again !== null && again.generationUuid !== cur.generationUuid) continue;
+      throw e;
+    }
+    const again = readCurrent(root);
+    if (got !== 'gone' && again !== null && again.generationUuid === cur.generationUuid && again.manifestSha256 === cur.manifestSha256) {
+      return got;
+    }
+    if (got !== 'gone') got.release();
+    if (again === null || (again.generationUuid === cur.generationUuid && again.manifestSha256 === cur.manifestSha256)) {
+      // CURRENT did not move, yet its generation cannot be pinned: never fall back.
+      throw corrupt('the current generation is missing', generationDir(root, cur.generationUuid).rel);
+    }
+  }
+  throw new GfError('GF_IO', 'CURRENT kept changing while pinning', { attempts: LEASE_ATTEMPTS });
+}

@@ -1,0 +1,430 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { isCanonicalUuid, sha256Hex } from '../canonical/index';
+import { GfError, isGfError } from '../errors';
+import type { FamilyDescriptor, ParticipantCatalog, SnapshotTables } from './catalog';
+import {
+  checkDir,
+  checkFile,
+  corrupt,
+  fsyncDir,
+  ioError,
+  makeDir,
+  readFileNoFollow,
+  removeTree,
+  renameEntry,
+  writeNewFile,
+} from './durable-fs';
+import type { WriteMeter } from './durable-fs';
+import { failpoint } from './failpoints';
+import { MANIFEST_MAX_BYTES, capabilitiesOf, encodeCurrent, encodeManifest, familyKeyOf, manifestDigest } from './formats';
+import type { JsonValue, Manifest, ManifestParticipant } from './formats';
+import { readJournal, writeJournal } from './journal';
+import {
+  CURRENT_TMP_PREFIX,
+  LAYOUT,
+  STAGING_PREFIX,
+  deriveGenerationUuid,
+  generationDir,
+  leasePlace,
+  manifestPlace,
+  objectPlace,
+  place,
+} from './layout';
+import { leaseCurrent, readCurrent, readObjectVerified } from './lease';
+import type { Lease } from './lease';
+import { createLockFile, tryExclusive } from './sqlite-lock';
+
+/** Names one record family. */
+export interface FamilyRef {
+  readonly capabilityId: string;
+  readonly recordFamilyId: string;
+}
+
+/**
+ * One change to a generation's participant set.
+ *
+ * `put` adds or replaces a family with new bytes; `reuse` references an
+ * object already in the store by its manifest entry (O(1): revert and
+ * carry-forward never copy bytes); `remove` drops a family.
+ */
+export type ParticipantChange =
+  | (FamilyRef & { readonly kind: 'put'; readonly bytes: Uint8Array })
+  | { readonly kind: 'reuse'; readonly participant: ManifestParticipant }
+  | (FamilyRef & { readonly kind: 'remove' });
+
+/** A publication request. */
+export interface PublishRequest {
+  /** The generation the caller read (CURRENT must still name it), or null for the first publication. */
+  readonly parent: string | null;
+  readonly changes: readonly ParticipantChange[];
+  /** Defaults to a random UUID; pass a derived one for deterministic or replayable publications. */
+  readonly transactionUuid?: string;
+  /** Defaults to `deriveGenerationUuid(transactionUuid)`. */
+  readonly generationUuid?: string;
+  /** Caller metadata recorded durably in the journal before any participant byte is staged. */
+  readonly journalExtension?: JsonValue;
+}
+
+/** What a successful publication returns. */
+export interface PublishResult {
+  readonly generationUuid: string;
+  readonly manifestSha256: string;
+  readonly transactionUuid: string;
+  readonly parentGenerationUuid: string | null;
+}
+
+/** Dependencies of one publication (the writer lock is held by the caller). */
+export interface PublishContext<T> {
+  readonly root: string;
+  readonly catalog: ParticipantCatalog<T>;
+  readonly meter?: WriteMeter;
+}
+
+function notCommitted(e: unknown): GfError {
+  if (isGfError(e)) return e.committed === false ? e : e.withCommitted(false);
+  return new GfError('GF_IO', 'publication failed', { phase: 'unknown' }, false);
+}
+
+function familyFor<T>(catalog: ParticipantCatalog<T>, ref: FamilyRef): FamilyDescriptor {
+  const f = catalog.family(ref.capabilityId, ref.recordFamilyId);
+  if (f === undefined) {
+    throw new GfError('GF_VALIDATION', 'record family is not registered', {
+      family: `${ref.capabilityId}/${ref.recordFamilyId}`.slice(0, 128),
+    });
+  }
+  return f;
+}
+
+interface Staged<T> {
+  readonly family: FamilyDescriptor;
+  readonly bytes: Uint8Array;
+  readonly sha: string;
+  table?: T;
+  rowCount?: number;
+}
+
+/**
+ * Writes one participant object, content-addressed, or verifies the existing one.
+ *
+ * The bytes are written into the private generation directory, fsynced,
+ * renamed to `objects/sha256/<2>/<62>`, the fan-out directory fsynced, then
+ * re-read and verified. An existing object with that name is verified, never
+ * overwritten.
+ */
+function stageObject(root: string, genRel: string, index: number, bytes: Uint8Array, sha: string, meter: WriteMeter | undefined): void {
+  const obj = objectPlace(root, sha);
+  if (checkFile(obj.abs, obj.rel) !== undefined) {
+    readObjectVerified(root, { contentSha256: sha, byteLength: bytes.length });
+    return;
+  }
+  const staging = place(root, `${genRel}/${STAGING_PREFIX}${index}`);
+  writeNewFile(
+    staging.abs,
+    staging.rel,
+    bytes,
+    { afterWrite: () => failpoint('project.after_participant_write'), afterFsync: () => failpoint('project.after_participant_fsync') },
+    meter === undefined ? undefined : { wrote: (_rel, n) => meter.wrote(obj.rel, n) },
+  );
+  const fanout = place(root, path.posix.dirname(obj.rel));
+  const created = makeDir(fanout.abs, fanout.rel);
+  renameEntry(staging.abs, obj.abs, obj.rel);
+  fsyncDir(fanout.abs, fanout.rel);
+  if (created) {
+    const parent = place(root, LAYOUT.objectsSha256);
+    fsyncDir(parent.abs, parent.rel);
+  }
+  failpoint('project.after_participant_dir_fsync');
+  readObjectVerified(root, { contentSha256: sha, byteLength: bytes.length });
+}
+
+/**
+ * Publishes a new complete generation (GENERATIONS.md state machine).
+ *
+ * PREPARING → STAGED → VALIDATED → DURABLE → CURRENT rename → PUBLISHED.
+ * Any failure before the rename leaves the parent authoritative and is
+ * reported `committed: false`; a failure of or after the rename re-reads
+ * CURRENT and reports what it says. The caller holds the writer lock.
+ */
+export function publishLocked<T>(ctx: PublishContext<T>, req: PublishRequest): PublishResult {
+  const { root, catalog, meter } = ctx;
+  let parentLease: Lease<T> | undefined;
+  let genUuid: string | undefined;
+  let txnUuid: string | undefined;
+  let genCreated = false;
+  let journalParent: string | null = null;
+  let extension: JsonValue = null;
+  try {
+    // 1. Resolve and pin the parent.
+    const cur = readCurrent(root);
+    const curUuid = cur?.generationUuid ?? null;
+    if (curUuid !== req.parent) {
+      throw new GfError('GF_TRANSACTION_FAILED', 'the parent is no longer CURRENT', { phase: 'resolve' });
+    }
+    parentLease = cur === null ? undefined : leaseCurrent(root, catalog);
+    if (parentLease !== undefined && parentLease.generationUuid !== req.parent) {
+      throw new GfError('GF_TRANSACTION_FAILED', 'the parent is no longer CURRENT', { phase: 'resolve' });
+    }
+    journalParent = req.parent;
+    extension = req.journalExtension ?? null;
+
+    // 2. PREPARING.
+    txnUuid = req.transactionUuid ?? randomUUID();
+    if (!isCanonicalUuid(txnUuid)) throw new GfError('GF_VALIDATION', 'transaction UUID is not canonical', { phase: 'prepare' });
+    genUuid = req.generationUuid ?? deriveGenerationUuid(txnUuid);
+    if (!isCanonicalUuid(genUuid)) throw new GfError('GF_VALIDATION', 'generation UUID is not canonical', { phase: 'prepare' });
+    const prior = readJournal(root, txnUuid);
+    if (prior !== undefined && prior.state === 'PUBLISHED') {
+      throw new GfError('GF_IDEMPOTENCY_CONFLICT', 'transaction was already published', { transaction_uuid: txnUuid });
+    }
+    const gen = generationDir(root, genUuid);
+    if (checkDir(gen.abs, gen.rel)) removeStaleGeneration(root, genUuid, parentLease);
+    makeDir(gen.abs, gen.rel);
+    genCreated = true;
+    writeJournal(root, { transactionUuid: txnUuid, state: 'PREPARING', parentGenerationUuid: journalParent, generationUuid: genUuid, extension }, meter);
+    failpoint('project.after_journal_preparing');
+
+    // 3. STAGED.
+    const next = new Map<string, ManifestParticipant>();
+    for (const p of parentLease?.manifest.participants ?? []) next.set(familyKeyOf(p), p);
+    const staged = new Map<string, Staged<T>>();
+    const changed = new Set<string>();
+    let index = 0;
+    for (const c of req.changes) {
+      if (c.kind === 'remove') {
+        const key = familyKeyOf(c);
+        if (!next.has(key)) throw new GfError('GF_VALIDATION', 'removed family is not in the parent', { family: key.slice(0, 128) });
+        next.delete(key);
+        staged.delete(key);
+        changed.add(key);
+        continue;
+      }
+      if (c.kind === 'reuse') {
+        const p = c.participant;
+        const f = familyFor(catalog, p);
+        if (f.schemaFingerprint !== p.schemaFingerprint || f.encoding !== p.encoding || f.relativePath !== p.relativePath) {
+          throw new GfError('GF_SCHEMA_MISMATCH', 'reused participant does not match its registered family', {
+            family: familyKeyOf(p).slice(0, 128),
+          });
+        }
+        const obj = objectPlace(root, p.contentSha256);
+        const st = checkFile(obj.abs, obj.rel);
+        if (st === undefined || st.size !== p.byteLength) throw corrupt('reused participant object is missing', obj.rel);
+        const key = familyKeyOf(p);
+        next.set(key, p);
+        staged.delete(key);
+        changed.add(key);
+        continue;
+      }
+      const family = familyFor(catalog, c);
+      const key = familyKeyOf(family);
+      const sha = sha256Hex(c.bytes);
+      stageObject(root, gen.rel, index++, c.bytes, sha, meter);
+      staged.set(key, { family, bytes: c.bytes, sha });
+      changed.add(key);
+    }
+    writeJournal(root, { transactionUuid: txnUuid, state: 'STAGED', parentGenerationUuid: journalParent, generationUuid: genUuid, extension }, meter);
+    failpoint('project.after_journal_staged');
+
+    // 4. VALIDATED: domain rules per changed participant, then cross-domain rules on parent + staged.
+    for (const s of staged.values()) {
+      let decoded: { readonly rowCount: number; readonly table: T };
+      try {
+        decoded = catalog.decode(s.family, s.bytes);
+      } catch (e) {
+        // Caller bytes that do not decode are bad input, not a damaged project.
+        if (isGfError(e) && e.code === 'GF_PROJECT_CORRUPT') {
+          throw new GfError('GF_VALIDATION', 'participant bytes do not decode as their family', { ...e.details, phase: 'validate' });
+        }
+        throw e;
+      }
+      catalog.validateParticipant(s.family, decoded.table);
+      s.table = decoded.table;
+      s.rowCount = decoded.rowCount;
+    }
+    failpoint('project.after_domain_validation');
+    for (const [key, s] of staged) {
+      next.set(key, {
+        capabilityId: s.family.capabilityId,
+        capabilityVersion: s.family.capabilityVersion,
+        recordFamilyId: s.family.recordFamilyId,
+        recordVersion: s.family.recordVersion,
+        relativePath: s.family.relativePath,
+        encoding: s.family.encoding,
+        byteLength: s.bytes.length,
+        rowCount: s.rowCount ?? 0,
+        schemaFingerprint: s.family.schemaFingerprint,
+        contentSha256: s.sha,
+      });
+    }
+    catalog.validateSnapshot(snapshotOf(root, catalog, next, staged), changed);
+    failpoint('project.after_composite_validation');
+    writeJournal(root, { transactionUuid: txnUuid, state: 'VALIDATED', parentGenerationUuid: journalParent, generationUuid: genUuid, extension }, meter);
+    failpoint('project.after_journal_validated');
+
+    // 5. DURABLE.
+    const participants = [...next.values()];
+    const manifest: Manifest = {
+      generationUuid: genUuid,
+      parentGenerationUuid: req.parent,
+      transactionUuid: txnUuid,
+      capabilities: capabilitiesOf(participants),
+      participants,
+    };
+    const lease = leasePlace(root, genUuid);
+    createLockFile(lease.abs, lease.rel);
+    const manifestBytes = encodeManifest(manifest);
+    const mp = manifestPlace(root, genUuid);
+    writeNewFile(
+      mp.abs,
+      mp.rel,
+      manifestBytes,
+      { afterWrite: () => failpoint('project.after_manifest_write'), afterFsync: () => failpoint('project.after_manifest_fsync') },
+      meter,
+    );
+    const digest = manifestDigest(manifestBytes);
+    const reread = readFileNoFollow(mp.abs, mp.rel, MANIFEST_MAX_BYTES);
+    if (reread === undefined || manifestDigest(reread) !== digest) throw corrupt('manifest changed after write', mp.rel);
+    for (const p of participants) {
+      const obj = objectPlace(root, p.contentSha256);
+      const st = checkFile(obj.abs, obj.rel);
+      if (st === undefined || st.size !== p.byteLength) throw corrupt('participant object is missing', obj.rel);
+    }
+    fsyncDir(gen.abs, gen.rel);
+    const gens = place(root, LAYOUT.generations);
+    fsyncDir(gens.abs, gens.rel);
+    failpoint('project.after_generation_dir_fsync');
+    writeJournal(root, { transactionUuid: txnUuid, state: 'DURABLE', parentGenerationUuid: journalParent, generationUuid: genUuid, extension }, meter);
+    failpoint('project.after_journal_durable');
+
+    // 6. Publish: CURRENT temp, fsync, rename (the linearization point), root fsync.
+    const tmp = place(root, `${CURRENT_TMP_PREFIX}${txnUuid}`);
+    writeNewFile(
+      tmp.abs,
+      tmp.rel,
+      encodeCurrent({ generationUuid: genUuid, manifestSha256: digest }),
+      { afterWrite: () => failpoint('project.after_current_temp_write'), afterFsync: () => failpoint('project.after_current_temp_fsync') },
+      meter === undefined ? undefined : { wrote: (_r, n) => meter.wrote(LAYOUT.current, n) },
+    );
+    failpoint('project.before_current_replace');
+    const currentPlace = place(root, LAYOUT.current);
+    checkFile(currentPlace.abs, currentPlace.rel);
+    try {
+      renameEntry(tmp.abs, currentPlace.abs, currentPlace.rel);
+    } catch (e) {
+      throw replacementOutcome(root, genUuid, e);
+    }
+    const result: PublishResult = { generationUuid: genUuid, manifestSha256: digest, transactionUuid: txnUuid, parentGenerationUuid: req.parent };
+    finishCommitted(root, result, journalParent, extension, meter);
+    return result;
+  } catch (e) {
+    if (isGfError(e) && e.committed === true) {
+      parentLease?.release();
+      throw e;
+    }
+    abortBestEffort(root, txnUuid, genUuid, genCreated, journalParent, extension);
+    parentLease?.release();
+    throw notCommitted(e);
+  } finally {
+    parentLease?.release();
+  }
+}
+
+function finishCommitted(root: string, r: PublishResult, parent: string | null, extension: JsonValue, meter?: WriteMeter): void {
+  try {
+    failpoint('project.after_current_replace');
+    const rootPlace = place(root, '.');
+    fsyncDir(rootPlace.abs, '.');
+    failpoint('project.after_root_fsync');
+    writeJournal(root, { transactionUuid: r.transactionUuid, state: 'PUBLISHED', parentGenerationUuid: parent, generationUuid: r.generationUuid, extension }, meter);
+    failpoint('project.after_journal_published');
+  } catch (e) {
+    throw isGfError(e) ? (e.committed === true ? e : e.withCommitted(true)) : new GfError('GF_IO', 'post-publication step failed', {}, true);
+  }
+}
+
+/** After a failed CURRENT replacement: re-read CURRENT and say what it names. Never unknown. */
+function replacementOutcome(root: string, genUuid: string, e: unknown): GfError {
+  let committed = false;
+  try {
+    committed = readCurrent(root)?.generationUuid === genUuid;
+  } catch {
+    committed = false;
+  }
+  const base = isGfError(e) ? e : ioError(e, 'rename', LAYOUT.current);
+  return base.withCommitted(committed);
+}
+
+function abortBestEffort(
+  root: string,
+  txnUuid: string | undefined,
+  genUuid: string | undefined,
+  genCreated: boolean,
+  parent: string | null,
+  extension: JsonValue,
+): void {
+  if (txnUuid === undefined || genUuid === undefined) return;
+  try {
+    if (readJournal(root, txnUuid) !== undefined || genCreated) {
+      writeJournal(root, { transactionUuid: txnUuid, state: 'ABORTED', parentGenerationUuid: parent, generationUuid: genUuid, extension });
+    }
+    if (genCreated) {
+      const gen = generationDir(root, genUuid);
+      removeTree(gen.abs, gen.rel);
+      const gens = place(root, LAYOUT.generations);
+      fsyncDir(gens.abs, gens.rel);
+    }
+  } catch {
+    // Recovery labels the journal and cleanup removes the private directory later.
+  }
+}
+
+/**
+ * Removes a leftover directory of an unpublished attempt that reuses this generation UUID.
+ *
+ * Refused (`GF_IDEMPOTENCY_CONFLICT`) when the generation is CURRENT's, its
+ * parent's, or leased by a reader.
+ */
+function removeStaleGeneration<T>(root: string, genUuid: string, parentLease: Lease<T> | undefined): void {
+  const conflict = (): GfError => new GfError('GF_IDEMPOTENCY_CONFLICT', 'generation UUID is already in use', { generation_uuid: genUuid });
+  if (readCurrent(root)?.generationUuid === genUuid || parentLease?.manifest.parentGenerationUuid === genUuid) throw conflict();
+  const gen = generationDir(root, genUuid);
+  const lp = leasePlace(root, genUuid);
+  const attempt = tryExclusive(lp.abs, lp.rel);
+  if (attempt.kind === 'busy') throw conflict();
+  try {
+    removeTree(gen.abs, gen.rel);
+  } finally {
+    if (attempt.kind === 'held') attempt.lock.release();
+  }
+  const gens = place(root, LAYOUT.generations);
+  fsyncDir(gens.abs, gens.rel);
+}
+
+/** The candidate generation as tables: staged tables in memory, unchanged ones decoded lazily from verified objects. */
+function snapshotOf<T>(
+  root: string,
+  catalog: ParticipantCatalog<T>,
+  next: ReadonlyMap<string, ManifestParticipant>,
+  staged: ReadonlyMap<string, Staged<T>>,
+): SnapshotTables<T> {
+  const cache = new Map<string, T>();
+  return {
+    families: () => next.keys(),
+    get: (key) => {
+      const s = staged.get(key);
+      if (s !== undefined) return s.table;
+      const hit = cache.get(key);
+      if (hit !== undefined) return hit;
+      const entry = next.get(key);
+      if (entry === undefined) return undefined;
+      const family = familyFor(catalog, entry);
+      if (family.schemaFingerprint !== entry.schemaFingerprint) {
+        throw new GfError('GF_SCHEMA_MISMATCH', 'parent participant does not match its registered family', { family: key.slice(0, 128) });
+      }
+      const table = catalog.decode(family, readObjectVerified(root, entry)).table;
+      cache.set(key, table);
+      return table;
+    },
+  };
+}

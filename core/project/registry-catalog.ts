@@ -1,0 +1,26 @@
+import type { Table } from 'apache-arrow';
+import { decodeParticipant, findFamily, validateParticipant, validateSnapshot } from '../participants/index';
+import type { ParticipantCatalog } from './catalog';
+
+/**
+ * The real record-family registry (`core/participants`) as the store's catalog port.
+ *
+ * Publication runs each changed participant's domain rules once
+ * (`validateParticipant`), then only the cross-domain rules that read a
+ * changed family (`validateSnapshot` with `changed`, domain rules off).
+ */
+export const registryCatalog: ParticipantCatalog<Table> = {
+  family: (capabilityId, recordFamilyId) => findFamily(capabilityId, recordFamilyId),
+  decode: (family, bytes) => {
+    const f = findFamily(family.capabilityId, family.recordFamilyId);
+    if (f === undefined) throw new Error('invariant violated: decode of an unregistered family');
+    const table = decodeParticipant(f, bytes, { schemaFingerprint: family.schemaFingerprint });
+    return { rowCount: table.numRows, table };
+  },
+  validateParticipant: (family, table) => {
+    const f = findFamily(family.capabilityId, family.recordFamilyId);
+    if (f === undefined) throw new Error('invariant violated: validation of an unregistered family');
+    validateParticipant(f, table);
+  },
+  validateSnapshot: (snapshot, changed) => validateSnapshot(snapshot, { changed, domain: false }),
+};

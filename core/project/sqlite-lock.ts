@@ -1,0 +1,106 @@
+import Database from 'better-sqlite3';
+import { checkFile, corrupt, ioError } from './durable-fs';
+
+/**
+ * Operating-system advisory locks through SQLite's own file locking.
+ *
+ * Node has no flock; SQLite's unix VFS takes POSIX byte-range locks that the
+ * kernel releases when the holding process dies, and it coordinates several
+ * connections of one process correctly. A lock file is a tiny SQLite
+ * database in rollback-journal mode that is never written after creation:
+ * an open read transaction holds SHARED, `BEGIN EXCLUSIVE` with busy timeout
+ * 0 holds EXCLUSIVE. Nothing (PID, age, heartbeat) ever lets a lock be taken
+ * from its holder.
+ *
+ * Caution for every caller in the same process: never open a lock file with
+ * `fs.open` (POSIX locks are per process and closing any descriptor of the
+ * file drops them). Only `lstat` is safe.
+ */
+
+/** A held lock; `release` is idempotent. */
+export interface HeldLock {
+  /** Ends the transaction and closes the connection; the OS lock goes with it. */
+  readonly release: () => void;
+}
+
+/** Creates a new lock file (the containing directory must be private to the caller). */
+export function createLockFile(abs: string, rel: string): void {
+  if (checkFile(abs, rel) !== undefined) throw corrupt('lock file already exists', rel);
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(abs);
+    db.pragma('page_size = 512');
+    db.pragma('journal_mode = DELETE');
+    db.exec('CREATE TABLE gf_lock(version INTEGER NOT NULL); INSERT INTO gf_lock VALUES (1);');
+  } catch (e) {
+    throw ioError(e, 'create lock', rel);
+  } finally {
+    db?.close();
+  }
+}
+
+function isBusy(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
+}
+
+function open(abs: string, rel: string): Database.Database | undefined {
+  // lstat first: SQLite would follow a symlink; a planted link is refused and its target untouched.
+  if (checkFile(abs, rel) === undefined) return undefined;
+  try {
+    return new Database(abs, { fileMustExist: true, timeout: 0 });
+  } catch (e) {
+    if (isBusy(e)) return undefined;
+    const code = (e as { code?: unknown } | null)?.code;
+    if (code === 'SQLITE_CANTOPEN') return undefined;
+    throw ioError(e, 'open lock', rel);
+  }
+}
+
+function held(db: Database.Database): HeldLock {
+  let open = true;
+  return {
+    release: () => {
+      if (!open) return;
+      open = false;
+      try {
+        if (db.inTransaction) db.exec('ROLLBACK');
+      } finally {
+        db.close();
+      }
+    },
+  };
+}
+
+/** Lock acquisition outcome: held, busy (someone else holds a conflicting lock), or absent (no lock file). */
+export type LockAttempt = { readonly kind: 'held'; readonly lock: HeldLock } | { readonly kind: 'busy' } | { readonly kind: 'absent' };
+
+/** Tries EXCLUSIVE without waiting. */
+export function tryExclusive(abs: string, rel: string): LockAttempt {
+  const db = open(abs, rel);
+  if (db === undefined) return { kind: checkFile(abs, rel) === undefined ? 'absent' : 'busy' };
+  try {
+    db.exec('BEGIN EXCLUSIVE');
+    return { kind: 'held', lock: held(db) };
+  } catch (e) {
+    db.close();
+    if (isBusy(e)) return { kind: 'busy' };
+    throw ioError(e, 'lock', rel);
+  }
+}
+
+/** Tries SHARED without waiting (an open read transaction). */
+export function tryShared(abs: string, rel: string): LockAttempt {
+  const db = open(abs, rel);
+  if (db === undefined) return { kind: checkFile(abs, rel) === undefined ? 'absent' : 'busy' };
+  try {
+    db.exec('BEGIN DEFERRED');
+    db.prepare('SELECT version FROM gf_lock').get();
+    return { kind: 'held', lock: held(db) };
+  } catch (e) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    db.close();
+    if (isBusy(e)) return { kind: 'busy' };
+    throw ioError(e, 'lock', rel);
+  }
+}
