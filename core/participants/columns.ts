@@ -1,0 +1,378 @@
+import {
+  Bool,
+  Field,
+  FixedSizeBinary,
+  Float64,
+  Int32,
+  Struct,
+  RecordBatch,
+  Schema,
+  Table,
+  TimeUnit,
+  Timestamp,
+  Type,
+  Uint32,
+  Utf8,
+  makeData,
+  makeVector,
+} from 'apache-arrow';
+import type { Data, DataType, Vector } from 'apache-arrow';
+import { compareCodePoints, formatUuid, parseUuid, toHex } from '../canonical';
+import { GfError } from '../errors';
+
+/**
+ * The column kinds a record family may use.
+ *
+ * A deliberately small set: every kind has one JS value form, one Arrow type
+ * and one total order, so records, tables, JSON documents and sort order
+ * never disagree. `uuid` is `FixedSizeBinary(16)`, `digest` is
+ * `FixedSizeBinary(32)` (a SHA-256), `timestamp_us` is
+ * `Timestamp(Microsecond, UTC)`.
+ */
+export const COLUMN_KINDS = ['uuid', 'digest', 'utf8', 'bool', 'int32', 'uint32', 'float64', 'timestamp_us'] as const;
+
+/** One column kind. */
+export type ColumnKind = (typeof COLUMN_KINDS)[number];
+
+/**
+ * The JS form of one cell.
+ *
+ * `uuid` → lowercase RFC text; `digest` → 64 lowercase hex; `utf8` → string;
+ * `bool` → boolean; `int32`/`uint32`/`float64` → number; `timestamp_us` →
+ * bigint microseconds since the epoch (never a lossy `Date` or milliseconds).
+ */
+export type CellValue = string | number | boolean | bigint | null;
+
+/** A record as read from or written to a participant: field name → cell. */
+export type RecordValues = Readonly<Record<string, CellValue>>;
+
+/** Field metadata key: the closed value set of an enumerated `utf8` column. */
+export const ENUM_METADATA_KEY = 'graphforge.contract.enum';
+/** Field metadata key: the `utf8` column holds one canonical JSON value per cell. */
+export const JSON_METADATA_KEY = 'graphforge.contract.json';
+
+/**
+ * Declaration of one column of a record family.
+ *
+ * `enumValues` and `json` become `graphforge.contract.*` field metadata, so
+ * they are part of the schema fingerprint: changing an enum is a schema change.
+ */
+export interface FieldSpec {
+  readonly name: string;
+  readonly kind: ColumnKind;
+  readonly nullable: boolean;
+  /** Closed value set (only for `utf8`). */
+  readonly enumValues?: readonly string[];
+  /** The cell is canonical JSON text (only for `utf8`); JSON participants embed the parsed value. */
+  readonly json?: boolean;
+}
+
+/** The Arrow type of a column kind. */
+export function arrowTypeOf(kind: ColumnKind): DataType {
+  switch (kind) {
+    case 'uuid':
+      return new FixedSizeBinary(16);
+    case 'digest':
+      return new FixedSizeBinary(32);
+    case 'utf8':
+      return new Utf8();
+    case 'bool':
+      return new Bool();
+    case 'int32':
+      return new Int32();
+    case 'uint32':
+      return new Uint32();
+    case 'float64':
+      return new Float64();
+    case 'timestamp_us':
+      return new Timestamp(TimeUnit.MICROSECOND, 'UTC');
+  }
+}
+
+/** The Arrow field of a field spec, with its `graphforge.contract.*` metadata. */
+export function arrowFieldOf(spec: FieldSpec): Field {
+  const meta = new Map<string, string>();
+  if (spec.enumValues !== undefined) meta.set(ENUM_METADATA_KEY, spec.enumValues.join('|'));
+  if (spec.json === true) meta.set(JSON_METADATA_KEY, 'canonical');
+  return new Field(spec.name, arrowTypeOf(spec.kind), spec.nullable, meta);
+}
+
+const UTF8_DECODER = new TextDecoder('utf-8', { fatal: true });
+const UTF8_ENCODER = new TextEncoder();
+
+function notReadable(field: string, problem: string): never {
+  throw new GfError('GF_VALIDATION', 'participant column does not match its declared kind', {
+    rule: 'participant.column_kind',
+    field,
+    problem,
+  });
+}
+
+function readChunk(data: Data, spec: FieldSpec, out: CellValue[]): void {
+  const n = data.length;
+  const base = data.offset;
+  const hasNulls = data.nullCount > 0;
+  if (data.typeId === Type.Dictionary) {
+    const dict = data.dictionary;
+    if (dict === undefined) notReadable(spec.name, 'dictionary_missing');
+    const values: CellValue[] = [];
+    for (const d of dict.data) readChunk(d, spec, values);
+    const idx = data.values as ArrayLike<number | bigint>;
+    for (let j = 0; j < n; j++) {
+      if (hasNulls && !data.getValid(j)) {
+        out.push(null);
+        continue;
+      }
+      const k = Number(idx[base + j]);
+      if (!(k >= 0 && k < values.length)) notReadable(spec.name, 'dictionary_index');
+      out.push(values[k] as CellValue);
+    }
+    return;
+  }
+  switch (spec.kind) {
+    case 'uuid':
+    case 'digest': {
+      const width = spec.kind === 'uuid' ? 16 : 32;
+      if (data.typeId !== Type.FixedSizeBinary || (data.type as FixedSizeBinary).byteWidth !== width) {
+        notReadable(spec.name, 'type');
+      }
+      const bytes = data.values as Uint8Array;
+      for (let j = 0; j < n; j++) {
+        if (hasNulls && !data.getValid(j)) {
+          out.push(null);
+          continue;
+        }
+        const s = (base + j) * width;
+        const cell = bytes.subarray(s, s + width);
+        out.push(width === 16 ? formatUuid(cell) : toHex(cell));
+      }
+      return;
+    }
+    case 'utf8': {
+      if (data.typeId !== Type.Utf8 && data.typeId !== Type.LargeUtf8) notReadable(spec.name, 'type');
+      const offsets = data.valueOffsets as Int32Array | BigInt64Array;
+      const bytes = data.values as Uint8Array;
+      for (let j = 0; j < n; j++) {
+        if (hasNulls && !data.getValid(j)) {
+          out.push(null);
+          continue;
+        }
+        const a = Number(offsets[base + j]);
+        const b = Number(offsets[base + j + 1]);
+        try {
+          out.push(UTF8_DECODER.decode(bytes.subarray(a, b)));
+        } catch (_e) {
+          throw new GfError('GF_CANONICAL_UTF8', 'participant text is not valid UTF-8', {
+            field: spec.name,
+            row: out.length,
+          });
+        }
+      }
+      return;
+    }
+    case 'timestamp_us': {
+      const t = data.type as Timestamp;
+      if (data.typeId !== Type.Timestamp || t.unit !== TimeUnit.MICROSECOND) notReadable(spec.name, 'type');
+      const values = data.values as BigInt64Array;
+      for (let j = 0; j < n; j++) {
+        out.push(hasNulls && !data.getValid(j) ? null : (values[base + j] as bigint));
+      }
+      return;
+    }
+    case 'bool':
+    case 'int32':
+    case 'uint32':
+    case 'float64': {
+      const expected =
+        spec.kind === 'bool'
+          ? data.typeId === Type.Bool
+          : spec.kind === 'float64'
+            ? data.typeId === Type.Float && (data.type as Float64).precision === 2
+            : data.typeId === Type.Int &&
+              (data.type as Int32).bitWidth === 32 &&
+              (data.type as Int32).isSigned === (spec.kind === 'int32');
+      if (!expected) notReadable(spec.name, 'type');
+      const v = makeVector(data as Data) as Vector;
+      for (let j = 0; j < n; j++) {
+        out.push(hasNulls && !data.getValid(j) ? null : (v.get(j) as number | boolean));
+      }
+      return;
+    }
+  }
+}
+
+/**
+ * The cells of one Arrow column, in row order, in their JS form.
+ *
+ * Reads the buffers directly (dictionary columns decoded logically), so
+ * microsecond timestamps stay exact and invalid UTF-8 is `GF_CANONICAL_UTF8`
+ * instead of silently becoming U+FFFD.
+ */
+export function readColumn(vector: Vector, spec: FieldSpec): CellValue[] {
+  const out: CellValue[] = [];
+  for (const d of vector.data) readChunk(d, spec, out);
+  return out;
+}
+
+function cellError(field: string, row: number, recordFamilyId: string, rule: string): never {
+  throw new GfError('GF_VALIDATION', 'record cell does not fit its column', {
+    rule,
+    record_family_id: recordFamilyId,
+    row,
+    field,
+  });
+}
+
+/**
+ * Normalizes one JS cell to its column kind, or fails with `GF_VALIDATION`.
+ *
+ * Accepts UUIDs in either case (stored lowercase), digests in either case,
+ * and timestamps as bigint or safe-integer microseconds. Never echoes values.
+ */
+export function normalizeCell(spec: FieldSpec, value: unknown, row: number, recordFamilyId: string): CellValue {
+  if (value === null || value === undefined) {
+    if (!spec.nullable) cellError(spec.name, row, recordFamilyId, 'participant.required_field');
+    return null;
+  }
+  const bad = (): never => cellError(spec.name, row, recordFamilyId, 'participant.field_type');
+  switch (spec.kind) {
+    case 'uuid':
+      if (typeof value !== 'string') return bad();
+      try {
+        return formatUuid(parseUuid(value));
+      } catch (_e) {
+        return bad();
+      }
+    case 'digest':
+      if (typeof value !== 'string' || !/^[0-9a-fA-F]{64}$/.test(value)) return bad();
+      return value.toLowerCase();
+    case 'utf8':
+      if (typeof value !== 'string') return bad();
+      return value;
+    case 'bool':
+      if (typeof value !== 'boolean') return bad();
+      return value;
+    case 'int32':
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < -0x80000000 || value > 0x7fffffff) {
+        return bad();
+      }
+      return value;
+    case 'uint32':
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 0xffffffff) return bad();
+      return value;
+    case 'float64':
+      if (typeof value !== 'number') return bad();
+      return value;
+    case 'timestamp_us':
+      if (typeof value === 'bigint') {
+        if (value < -(2n ** 63n) || value >= 2n ** 63n) return bad();
+        return value;
+      }
+      if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value);
+      return bad();
+  }
+}
+
+function validityOf(values: readonly CellValue[]): { nullCount: number; nullBitmap?: Uint8Array } {
+  let nullCount = 0;
+  for (const v of values) if (v === null) nullCount++;
+  if (nullCount === 0) return { nullCount };
+  const bitmap = new Uint8Array(Math.ceil(values.length / 8));
+  for (let i = 0; i < values.length; i++) {
+    if (values[i] !== null) bitmap[i >> 3] = (bitmap[i >> 3] as number) | (1 << (i & 7));
+  }
+  return { nullCount, nullBitmap: bitmap };
+}
+
+/**
+ * One fresh Arrow column from normalized cells.
+ *
+ * Buffers are a pure function of the cells (one chunk, no dictionary, a
+ * validity bitmap only when a null is present), which is what makes
+ * participant bytes a function of the logical records alone.
+ */
+export function buildColumn(spec: FieldSpec, values: readonly CellValue[]): Data {
+  const length = values.length;
+  const type = arrowTypeOf(spec.kind);
+  const { nullCount, nullBitmap } = validityOf(values);
+  const common = { length, nullCount, ...(nullBitmap === undefined ? {} : { nullBitmap }) };
+  switch (spec.kind) {
+    case 'uuid':
+    case 'digest': {
+      const width = spec.kind === 'uuid' ? 16 : 32;
+      const data = new Uint8Array(length * width);
+      for (let i = 0; i < length; i++) {
+        const v = values[i];
+        if (v === null) continue;
+        data.set(width === 16 ? parseUuid(v as string) : Buffer.from(v as string, 'hex'), i * width);
+      }
+      return makeData({ type: type as FixedSizeBinary, data, ...common });
+    }
+    case 'utf8': {
+      const parts: Uint8Array[] = [];
+      const valueOffsets = new Int32Array(length + 1);
+      let total = 0;
+      for (let i = 0; i < length; i++) {
+        const v = values[i];
+        if (v !== null) {
+          const b = UTF8_ENCODER.encode(v as string);
+          parts.push(b);
+          total += b.length;
+        }
+        valueOffsets[i + 1] = total;
+      }
+      const data = new Uint8Array(total);
+      let at = 0;
+      for (const p of parts) {
+        data.set(p, at);
+        at += p.length;
+      }
+      return makeData({ type: type as Utf8, data, valueOffsets, ...common });
+    }
+    case 'bool': {
+      const data = new Uint8Array(Math.ceil(length / 8));
+      for (let i = 0; i < length; i++) if (values[i] === true) data[i >> 3] = (data[i >> 3] as number) | (1 << (i & 7));
+      return makeData({ type: type as Bool, data, ...common });
+    }
+    case 'int32':
+      return makeData({ type: type as Int32, data: Int32Array.from(values, (v) => (v ?? 0) as number), ...common });
+    case 'uint32':
+      return makeData({ type: type as Uint32, data: Uint32Array.from(values, (v) => (v ?? 0) as number), ...common });
+    case 'float64':
+      return makeData({ type: type as Float64, data: Float64Array.from(values, (v) => (v ?? 0) as number), ...common });
+    case 'timestamp_us':
+      return makeData({
+        type: type as Timestamp,
+        data: BigInt64Array.from(values, (v) => (v ?? 0n) as bigint),
+        ...common,
+      });
+  }
+}
+
+/** A one-batch table of `schema` from column data of equal length. */
+export function tableOfColumns(schema: Schema, columns: readonly Data[], length: number): Table {
+  const struct = makeData({ type: new Struct(schema.fields), length, nullCount: 0, children: [...columns] });
+  return new Table([new RecordBatch(schema, struct)]);
+}
+
+/**
+ * Total order of two cells of the same kind.
+ *
+ * null first; text by Unicode code point (UTF-8 byte order); UUID and digest
+ * text is lowercase hex, so string order is byte order; numbers and bigints
+ * numerically; false before true.
+ */
+export function compareCells(a: CellValue, b: CellValue): number {
+  if (a === b) return 0;
+  if (a === null) return -1;
+  if (b === null) return 1;
+  if (typeof a === 'string' && typeof b === 'string') return compareCodePoints(a, b);
+  if (typeof a === 'bigint' && typeof b === 'bigint') return a < b ? -1 : a > b ? 1 : 0;
+  if (typeof a === 'number' && typeof b === 'number') {
+    if (Number.isNaN(a)) return Number.isNaN(b) ? 0 : 1;
+    if (Number.isNaN(b)) return -1;
+    return a < b ? -1 : a > b ? 1 : 0;
+  }
+  if (typeof a === 'boolean' && typeof b === 'boolean') return a ? 1 : -1;
+  throw new Error('invariant violated: compareCells on different kinds');
+}

@@ -1,0 +1,58 @@
+export { SCOPES, isScope } from './scopes';
+export type { Scope } from './scopes';
+export {
+  COLUMN_KINDS,
+  ENUM_METADATA_KEY,
+  JSON_METADATA_KEY,
+  arrowTypeOf,
+  arrowFieldOf,
+  compareCells,
+} from './columns';
+export type { ColumnKind, CellValue, RecordValues, FieldSpec } from './columns';
+export { FAMILY_METADATA_KEY, IDENTITY_METADATA_KEY, defineFamily } from './family';
+export type { Encoding, Columns, RecordRule, ReferenceSpec, FamilySpec, RecordFamily } from './family';
+export {
+  GRAPH_NODE,
+  GRAPH_EDGE,
+  WORKSPACE_ONTOLOGY,
+  WORKSPACE_CONFIGURATION,
+  CAPABILITY_DECLARATION,
+  PROVENANCE_EVENT,
+  PROVENANCE_LINEAGE,
+  KNOWLEDGE_ASSERTION,
+  KNOWLEDGE_EVIDENCE_LINK,
+  KNOWLEDGE_CONFIDENCE_ASSESSMENT,
+  EPISTEMIC_HYPOTHESIS,
+  EPISTEMIC_SUPERSESSION,
+  WORKSPACE_RESTORATION_TRANSITION,
+  ONTOLOGY_MODES,
+  HYPOTHESIS_STATUSES,
+  REASON_MAX_BYTES,
+} from './families';
+export {
+  RECORD_FAMILIES,
+  REGISTERED_CAPABILITIES,
+  familyKey,
+  findFamily,
+  familyByKey,
+  familiesInScope,
+} from './registry';
+export type { CapabilityRef } from './registry';
+export {
+  assertFamilySchema,
+  columnsOf,
+  tableFromRecords,
+  recordsFromTable,
+  identityComparator,
+  canonicalizeParticipant,
+} from './records';
+export { JSON_DOCUMENT_VERSION, encodeParticipant, encodeRecords, decodeParticipant, canonicalJsonOrNull } from './codec';
+export type { DecodeOptions } from './codec';
+export { SNAPSHOT_RULES, participantIssues, validateParticipant, validateSnapshot } from './validate';
+export type {
+  ValidationIssue,
+  ParticipantSnapshot,
+  SnapshotColumns,
+  SnapshotRule,
+  SnapshotValidationOptions,
+} from './validate';
