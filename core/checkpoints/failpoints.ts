@@ -1,0 +1,63 @@
+import { GfError } from '../errors';
+
+/**
+ * Failpoints of the registry pair-commit protocol, in protocol order.
+ *
+ * The first four are ADR-0014's public vocabulary; the others mark the
+ * remaining instants so every row of the recovery table can be reached by a
+ * real crash. Same mechanism as the project's failpoints (`core/project/
+ * failpoints.ts`, whose closed name list is the project's own): the env
+ * variable `GF_FAILPOINT` names one; the plain variant SIGKILLs the process,
+ * the `.error` variant throws `GF_IO`.
+ */
+export const REGISTRY_FAILPOINTS = [
+  'checkpoint.registry.after_file_fsync',
+  'checkpoint.registry.after_intent_install',
+  'checkpoint.registry.before_replace',
+  'checkpoint.registry.after_replace',
+  'checkpoint.registry.after_checksum_replace',
+  'checkpoint.registry.after_dir_fsync',
+  'checkpoint.registry.after_intent_remove',
+] as const;
+export type RegistryFailpoint = (typeof REGISTRY_FAILPOINTS)[number];
+
+/** The environment variable shared with the project's failpoints. */
+export const FAILPOINT_ENV = 'GF_FAILPOINT';
+
+interface Armed {
+  readonly name: RegistryFailpoint;
+  readonly mode: 'kill' | 'error';
+}
+
+function parseSpec(spec: string | undefined): Armed | undefined {
+  if (spec === undefined || spec === '') return undefined;
+  const isError = spec.endsWith('.error');
+  const name = isError ? spec.slice(0, -'.error'.length) : spec;
+  if (!(REGISTRY_FAILPOINTS as readonly string[]).includes(name)) return undefined;
+  return { name: name as RegistryFailpoint, mode: isError ? 'error' : 'kill' };
+}
+
+let armed: Armed | undefined = parseSpec(process.env[FAILPOINT_ENV]);
+
+/** Arms (or disarms with `undefined`) one registry failpoint in this process, for `.error` tests. */
+export function armRegistryFailpointForTesting(spec: string | undefined): void {
+  armed = parseSpec(spec);
+}
+
+/**
+ * Marks one protocol instant; inert unless exactly this failpoint is armed. Fires once.
+ *
+ * The `.error` variant throws `GF_IO` without a `committed` value: the
+ * writer settles the registry through recovery under its locks and then
+ * reports whether the next revision became visible.
+ */
+export function registryFailpoint(name: RegistryFailpoint): void {
+  if (armed === undefined || armed.name !== name) return;
+  const mode = armed.mode;
+  armed = undefined;
+  if (mode === 'kill') {
+    process.kill(process.pid, 'SIGKILL');
+    for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);
+  }
+  throw new GfError('GF_IO', 'injected failure', { failpoint: name });
+}

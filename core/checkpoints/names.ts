@@ -1,0 +1,121 @@
+import { GfError } from '../errors';
+
+/** Bounds on caller text stored in the registry (ADR-0014 "Names" and "Limits"). */
+export const NAME_MAX_UTF8_BYTES = 128;
+export const DESCRIPTION_MAX_UTF8_BYTES = 1024;
+
+/** Why a name was refused; a closed, value-free vocabulary safe for error details. */
+export const NAME_REFUSALS = [
+  'not_text',
+  'malformed_unicode',
+  'empty',
+  'too_long',
+  'dot_name',
+  'outer_whitespace',
+  'repeated_whitespace',
+  'control_character',
+  'path_separator',
+  'disallowed_character',
+  'normalization_ambiguity',
+] as const;
+export type NameRefusal = (typeof NAME_REFUSALS)[number];
+
+const encoder = new TextEncoder();
+
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/** True when `text` has no lone surrogate (it has an exact UTF-8 encoding). */
+export function isWellFormedText(text: string): boolean {
+  return !LONE_SURROGATE.test(text);
+}
+
+/** UTF-8 byte length of well-formed text. */
+export function utf8Length(text: string): number {
+  return encoder.encode(text).length;
+}
+
+/**
+ * Classifies one code point of an NFC name.
+ *
+ * Letters, numbers, U+0020, `_`, `-` and `.` are allowed. A combining mark is
+ * allowed only when attached to a preceding letter (scripts such as
+ * Devanagari keep marks that NFC cannot compose); a mark anywhere else would
+ * be an invisible, ambiguous name.
+ */
+function refusalFor(cp: string, previous: string | undefined): NameRefusal | null {
+  if (/^[\p{L}\p{N} _.-]$/u.test(cp)) return null;
+  if (/^\p{M}$/u.test(cp) && previous !== undefined && /^[\p{L}\p{M}]$/u.test(previous)) return null;
+  if (cp === '/' || cp === '\\') return 'path_separator';
+  if (/^[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]$/u.test(cp)) return 'control_character';
+  return 'disallowed_character';
+}
+
+/** The refusal for `name`, or null when it is an acceptable checkpoint name. Pure. */
+export function nameRefusal(name: unknown): NameRefusal | null {
+  if (typeof name !== 'string') return 'not_text';
+  if (!isWellFormedText(name)) return 'malformed_unicode';
+  const nfc = name.normalize('NFC');
+  if (nfc.length === 0) return 'empty';
+  if (utf8Length(nfc) > NAME_MAX_UTF8_BYTES) return 'too_long';
+  if (nfc === '.' || nfc === '..') return 'dot_name';
+  if (/^\s|\s$/u.test(nfc)) return 'outer_whitespace';
+  if (/\s\s/u.test(nfc)) return 'repeated_whitespace';
+  let previous: string | undefined;
+  for (const cp of nfc) {
+    const r = refusalFor(cp, previous);
+    if (r !== null) return r;
+    previous = cp;
+  }
+  // Compatibility forms (fullwidth letters, ligatures, superscripts, NBSP…)
+  // look like other names: refusing them keeps one spelling per visible name.
+  if (nfc.normalize('NFKC') !== nfc) return 'normalization_ambiguity';
+  return null;
+}
+
+/**
+ * The normalized (NFC) checkpoint name, or `GF_VALIDATION`.
+ *
+ * Names are content, never paths: they are compared by exact normalized
+ * bytes and are never joined to a filesystem path anywhere in the engine.
+ * Error details carry only the refusal kind and byte length, never the text.
+ */
+export function normalizeName(name: unknown): string {
+  const refusal = nameRefusal(name);
+  if (refusal !== null) {
+    const bytes = typeof name === 'string' && isWellFormedText(name) ? utf8Length(name.normalize('NFC')) : 0;
+    throw new GfError('GF_VALIDATION', `invalid checkpoint name (${refusal})`, {
+      field: 'name',
+      refusal,
+      utf8_bytes: bytes,
+      limit: NAME_MAX_UTF8_BYTES,
+    });
+  }
+  return (name as string).normalize('NFC');
+}
+
+/** True when `name` is already a valid normalized name (used to validate stored rows). */
+export function isNormalizedName(name: unknown): name is string {
+  return nameRefusal(name) === null && (name as string).normalize('NFC') === name;
+}
+
+/**
+ * A validated description: null, or well-formed text of at most 1,024 UTF-8 bytes.
+ *
+ * Descriptions are kept byte for byte (no normalization or trimming): they
+ * are part of the canonical create request.
+ */
+export function validateDescription(description: unknown): string | null {
+  if (description === null || description === undefined) return null;
+  if (typeof description !== 'string' || !isWellFormedText(description)) {
+    throw new GfError('GF_VALIDATION', 'description must be well-formed text', { field: 'description' });
+  }
+  const bytes = utf8Length(description);
+  if (bytes > DESCRIPTION_MAX_UTF8_BYTES) {
+    throw new GfError('GF_VALIDATION', 'description is too long', {
+      field: 'description',
+      utf8_bytes: bytes,
+      limit: DESCRIPTION_MAX_UTF8_BYTES,
+    });
+  }
+  return description;
+}
