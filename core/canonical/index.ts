@@ -15,3 +15,21 @@ export {
   fingerprintHex,
 } from './fingerprint';
 export type { GraphforgeDomain, ProjectDomain, DomainTag } from './fingerprint';
+export { CANONICAL_LIMITS, resolveLimits } from './arrow-limits';
+export type { CanonicalLimits, CanonicalOptions } from './arrow-limits';
+export {
+  canonicalSchemaBytes,
+  schemaFingerprint,
+  CONTRACT_METADATA_PREFIX,
+  REGISTERED_RESULT_METADATA_KEYS,
+  REGISTERED_EXTENSIONS,
+  UTC_TIMEZONES,
+} from './arrow-schema';
+export {
+  canonicalTableBytes,
+  tableFingerprint,
+  rowCanonicalBytes,
+  recordFingerprints,
+  recordFingerprintsHex,
+} from './arrow-table';
+export type { RowBytes } from './arrow-table';
