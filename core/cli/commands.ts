@@ -1,4 +1,5 @@
+import { registerCanonicalCommands } from './canonical-command';
 import type { CommandRegistrar } from './io';
 
 /** Every subcommand group of `gf`, in help order. Add a module's registrar here. */
-export const COMMANDS: readonly CommandRegistrar[] = [];
+export const COMMANDS: readonly CommandRegistrar[] = [registerCanonicalCommands];
