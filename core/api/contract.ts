@@ -1,0 +1,316 @@
+// The one operation contract shared by the facade, the `gf` CLI, Electron IPC
+// and the browser-mode HTTP bridge. Browser-safe: imports only zod and types.
+import { z } from 'zod';
+
+/** Lowercase canonical UUID text (the only UUID spelling any surface accepts). */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Chain workflow ids (CHAIN.md): 1–128 chars of `[A-Za-z0-9._:-]`, not `.` or `..`. */
+export const WORKFLOW_ID_PATTERN = /^(?!\.{1,2}$)[A-Za-z0-9._:-]{1,128}$/;
+
+/** Opaque page tokens: base64url segments joined by `.`, never parsed by a surface. */
+export const PAGE_TOKEN_PATTERN = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
+
+/** Diff scopes, frozen by `checkpoint-api-v1.json`. */
+export const DIFF_SCOPES = [
+  'summary',
+  'graph',
+  'ontology',
+  'configuration',
+  'capabilities',
+  'provenance',
+  'knowledge',
+  'epistemic',
+  'all',
+] as const;
+export type DiffScope = (typeof DIFF_SCOPES)[number];
+
+/** Diff detail levels. */
+export const DIFF_DETAILS = ['summary', 'records'] as const;
+export type DiffDetail = (typeof DIFF_DETAILS)[number];
+
+/** Contract limits (checkpoint-api-v1.json `limits`, plus surface bounds). */
+export const LIMITS = {
+  nameUtf8Bytes: 128,
+  descriptionUtf8Bytes: 1024,
+  reasonUtf8Bytes: 1024,
+  pageMax: 10_000,
+  pathChars: 4096,
+  identifierChars: 128,
+} as const;
+
+const utf8 = new TextEncoder();
+const byteLength = (s: string): number => utf8.encode(s).length;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** A session handle returned by `project.open`/`project.create` (or `view.open` for views). */
+export const handleSchema = z.string().regex(UUID_PATTERN);
+/** A canonical lowercase UUID. */
+export const uuidSchema = z.string().regex(UUID_PATTERN);
+/** An optional, nullable actor UUID. */
+const actorSchema = uuidSchema.nullable().optional();
+
+/**
+ * A checkpoint name as it crosses a surface.
+ *
+ * Names are content, never paths: the checkpoint registry does the full NFC
+ * validation; the surface already refuses separators, control characters,
+ * `.`/`..`, outer whitespace and anything over 128 UTF-8 bytes.
+ */
+export const checkpointNameSchema = z
+  .string()
+  .min(1)
+  .max(LIMITS.nameUtf8Bytes)
+  .refine((s) => byteLength(s) <= LIMITS.nameUtf8Bytes, 'name too long')
+  .refine((s) => !/[/\\]/.test(s) && !CONTROL.test(s), 'name has a forbidden character')
+  .refine((s) => s !== '.' && s !== '..' && s.trim() === s, 'name is not a plain name');
+
+/** Diff endpoint: a checkpoint name or the reserved selector `CURRENT`. */
+export const selectorSchema = checkpointNameSchema;
+
+const limitSchema = z.number().int().min(1).max(LIMITS.pageMax).optional();
+const afterSchema = z.string().max(4096).regex(PAGE_TOKEN_PATTERN).nullable().optional();
+
+/**
+ * A directory chosen explicitly by the user (open/create project only).
+ *
+ * The only request field that is ever a path; the facade validates it is an
+ * absolute directory before touching anything.
+ */
+export const directorySchema = z
+  .string()
+  .min(1)
+  .max(LIMITS.pathChars)
+  .refine((s) => !CONTROL.test(s), 'path has a control character');
+
+const boundedText = (maxBytes: number) =>
+  z
+    .string()
+    .max(maxBytes)
+    .refine((s) => byteLength(s) <= maxBytes, 'text too long');
+
+const workflowIdSchema = z.string().regex(WORKFLOW_ID_PATTERN);
+const identifierSchema = z.string().regex(/^[a-z][a-z0-9_-]{0,127}$/);
+const digestSchema = z.string().regex(/^(sha256|blake3):[0-9a-f]{64}$/);
+
+/** Result kinds: a JSON value, or an Arrow IPC stream (with its next-page token). */
+export const RESULT_KINDS = ['json', 'arrow'] as const;
+export type ResultKind = (typeof RESULT_KINDS)[number];
+
+/** One declared operation: its request schema, result kind and whether it writes. */
+export interface OperationSpec {
+  /** Runtime-validated request: a `.strict()` object, bounded strings, closed enums. */
+  readonly request: z.ZodType;
+  /** `json` values travel as-is; `arrow` results travel as IPC stream bytes. */
+  readonly result: ResultKind;
+  /** Writes report `committed` on failure. */
+  readonly writes: boolean;
+  /** One line for `--help`, the renderer and docs. */
+  readonly summary: string;
+}
+
+const spec = <S extends z.ZodType, R extends ResultKind>(request: S, result: R, writes: boolean, summary: string) =>
+  ({ request, result, writes, summary }) as const;
+
+/**
+ * Every user-visible operation, declared once.
+ *
+ * Electron registers one IPC channel per entry (`gf:<name>`), the bridge
+ * serves `POST /api/<name>`, and the CLI calls the same facade entry. The
+ * renderer imports this module to type its `invoke`.
+ */
+export const OPERATIONS = {
+  'app.session': spec(z.object({}).strict(), 'json', false, 'The project opened by the launcher, if any, and the surface mode.'),
+  'project.open': spec(z.object({ path: directorySchema }).strict(), 'json', false, 'Open an existing workspace directory; returns a session handle.'),
+  'project.create': spec(z.object({ path: directorySchema }).strict(), 'json', true, 'Create an empty workspace container; returns a session handle.'),
+  'project.close': spec(z.object({ project: handleSchema }).strict(), 'json', false, 'Forget a session handle.'),
+  'project.summary': spec(z.object({ project: handleSchema }).strict(), 'json', false, 'Generations with parents, restoration records and CURRENT.'),
+  'checkpoints.list': spec(z.object({ project: handleSchema, limit: limitSchema, after: afterSchema }).strict(), 'arrow', false, 'Active checkpoints (checkpoint@1), paged.'),
+  'checkpoints.create': spec(
+    z.object({ project: handleSchema, name: checkpointNameSchema, description: boundedText(LIMITS.descriptionUtf8Bytes).nullable().optional(), idempotency_key: uuidSchema, actor_uuid: actorSchema }).strict(),
+    'arrow', true, 'Name the current generation (checkpoint_receipt@1).'),
+  'checkpoints.delete': spec(
+    z.object({ project: handleSchema, name: checkpointNameSchema, idempotency_key: uuidSchema, actor_uuid: actorSchema }).strict(),
+    'arrow', true, 'Delete a checkpoint name (checkpoint_receipt@1).'),
+  'checkpoints.diff': spec(
+    z.object({
+      project: handleSchema,
+      from: selectorSchema,
+      to: selectorSchema,
+      scope: z.enum(DIFF_SCOPES),
+      detail: z.enum(DIFF_DETAILS),
+      limit: limitSchema,
+      after: afterSchema,
+      operation_id: uuidSchema.optional(),
+    }).strict(),
+    'arrow', false, 'Summary or record diff between two checkpoints or CURRENT, paged and cancellable.'),
+  'operation.cancel': spec(z.object({ operation_id: uuidSchema }).strict(), 'json', false, 'Cancel a running diff by its operation id.'),
+  'revert.preview': spec(z.object({ project: handleSchema, name: checkpointNameSchema }).strict(), 'json', false, 'What a revert to this checkpoint would restore.'),
+  'checkpoints.revert': spec(
+    z.object({
+      project: handleSchema,
+      name: checkpointNameSchema,
+      reason: boundedText(LIMITS.reasonUtf8Bytes).refine((s) => s.trim().length > 0, 'reason required'),
+      idempotency_key: uuidSchema,
+      actor_uuid: actorSchema,
+    }).strict(),
+    'arrow', true, 'Publish a new generation equal to a checkpoint (checkpoint_receipt@1).'),
+  'view.open': spec(z.object({ project: handleSchema, name: checkpointNameSchema }).strict(), 'json', false, 'Open a read-only, lease-pinned view of a checkpoint.'),
+  'view.close': spec(z.object({ view: handleSchema }).strict(), 'json', false, 'Release a view and its lease.'),
+  'view.participants': spec(z.object({ view: handleSchema }).strict(), 'json', false, 'The participants of a view (manifest entries).'),
+  'view.records': spec(
+    z.object({ view: handleSchema, capability_id: identifierSchema, record_family_id: identifierSchema, limit: limitSchema, after: afterSchema }).strict(),
+    'arrow', false, 'A page of one participant\'s records.'),
+  'view.record': spec(
+    z.object({ view: handleSchema, capability_id: identifierSchema, record_family_id: identifierSchema, identity_fingerprint: z.string().regex(/^[0-9a-f]{64}$/) }).strict(),
+    'arrow', false, 'One record by its identity fingerprint.'),
+  'chain.list': spec(z.object({ project: handleSchema }).strict(), 'json', false, 'Workflows with a ledger in the project\'s chain store.'),
+  'chain.read': spec(
+    z.object({ project: handleSchema, workflow_id: workflowIdSchema, limit: limitSchema, after: afterSchema }).strict(),
+    'json', false, 'A workflow\'s transition events in append order, paged.'),
+  'chain.verify': spec(
+    z.object({ project: handleSchema, workflow_id: workflowIdSchema.optional(), expect_head: digestSchema.optional() }).strict(),
+    'json', false, 'Recompute and check every chain head (one workflow, or all when omitted).'),
+  'chain.health': spec(z.object({ project: handleSchema }).strict(), 'json', false, 'Chain store health (backend, counters).'),
+} as const satisfies Record<string, OperationSpec>;
+
+/** Every declared operation name. */
+export type OperationName = keyof typeof OPERATIONS;
+
+/** Declared names, in declaration order. */
+export const OPERATION_NAMES = Object.keys(OPERATIONS) as readonly OperationName[];
+
+/** The validated request type of an operation. */
+export type OperationRequest<N extends OperationName> = z.output<(typeof OPERATIONS)[N]['request']>;
+
+/** The caller-side (input) request type of an operation. */
+export type OperationInput<N extends OperationName> = z.input<(typeof OPERATIONS)[N]['request']>;
+
+/** True when `name` is a declared operation (own key only). */
+export function isOperationName(name: unknown): name is OperationName {
+  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(OPERATIONS, name);
+}
+
+// ---------------------------------------------------------------- results
+
+/**
+ * An Arrow result: IPC stream bytes plus the token of the next page.
+ *
+ * The same token is also in the schema metadata under `NEXT_PAGE_TOKEN_KEY`,
+ * so the bytes alone (as the CLI's `--arrow` writes them) are complete.
+ */
+export interface ArrowResult {
+  readonly kind: 'arrow';
+  readonly bytes: Uint8Array;
+  readonly next_page_token: string | null;
+}
+
+/** Schema-metadata key carrying the next-page token inside Arrow bytes. */
+export const NEXT_PAGE_TOKEN_KEY = 'gf.next_page_token';
+
+/** A generation as the project summary shows it. */
+export interface GenerationSummary {
+  readonly generation_uuid: string;
+  readonly parent_generation_uuid: string | null;
+  readonly manifest_sha256: string;
+  readonly participant_count: number;
+  readonly is_current: boolean;
+  /** Present when this generation was published by a revert. */
+  readonly restoration: RestorationSummary | null;
+}
+
+/** A restoration record (restoration_transition@1) without its reason text. */
+export interface RestorationSummary {
+  readonly restoration_uuid: string;
+  readonly checkpoint_uuid: string;
+  readonly source_generation_uuid: string;
+  readonly prior_current_generation_uuid: string;
+  readonly restored_at: string;
+}
+
+/** The project summary. */
+export interface ProjectSummary {
+  readonly initialized: boolean;
+  readonly current: { readonly generation_uuid: string; readonly manifest_sha256: string } | null;
+  /** Newest first, following parents from CURRENT. */
+  readonly generations: readonly GenerationSummary[];
+}
+
+/** What `project.open` / `project.create` return. */
+export interface ProjectOpened {
+  readonly project: string;
+  readonly label: string;
+}
+
+/** One workflow of a chain store. */
+export interface WorkflowEntry {
+  readonly workflow_id: string;
+  readonly rows: number;
+  readonly tail_head: string;
+}
+
+/** One transition event (CHAIN.md `TransitionEvent`). */
+export interface ChainEvent {
+  readonly sequence: number;
+  readonly transition_id: string;
+  readonly workflow_id: string;
+  readonly prior_state_id: string;
+  readonly next_state_id: string;
+  readonly triggering_outcome: { readonly kind: string; readonly evidence_digest: string | null; readonly detail: string | null };
+  readonly occurred_at: string;
+  readonly attempt: number;
+}
+
+/** A verification result (`gf chain verify --json` row). */
+export interface VerifyEntry {
+  readonly workflow_id: string;
+  readonly status: 'ok' | 'chain_mismatch' | 'torn_write' | 'head_mismatch';
+  readonly first_bad_sequence: number | null;
+  readonly rows: number;
+  readonly tail_head: string;
+}
+
+/** A participant entry of a view (manifest fields). */
+export interface ParticipantEntry {
+  readonly capability_id: string;
+  readonly capability_version: number;
+  readonly record_family_id: string;
+  readonly record_version: number;
+  readonly relative_path: string;
+  readonly encoding: string;
+  readonly byte_length: number;
+  readonly row_count: number;
+  readonly schema_fingerprint: string;
+  readonly content_sha256: string;
+}
+
+/** JSON result types per operation. */
+export interface JsonResults {
+  readonly 'app.session': { readonly project: ProjectOpened | null; readonly mode: 'electron' | 'browser' | 'library'; readonly operations: readonly OperationName[] };
+  readonly 'project.open': ProjectOpened;
+  readonly 'project.create': ProjectOpened;
+  readonly 'project.close': { readonly closed: boolean };
+  readonly 'project.summary': ProjectSummary;
+  readonly 'operation.cancel': { readonly cancelled: boolean };
+  readonly 'revert.preview': {
+    readonly checkpoint_uuid: string;
+    readonly source_generation_uuid: string;
+    readonly source_manifest_sha256: string;
+    readonly current_generation_uuid: string;
+  };
+  readonly 'view.open': { readonly view: string; readonly checkpoint_uuid: string; readonly generation_uuid: string; readonly manifest_sha256: string };
+  readonly 'view.close': { readonly closed: boolean };
+  readonly 'view.participants': { readonly participants: readonly ParticipantEntry[] };
+  readonly 'chain.list': { readonly workflows: readonly WorkflowEntry[] };
+  readonly 'chain.read': { readonly events: readonly ChainEvent[]; readonly next_page_token: string | null };
+  readonly 'chain.verify': { readonly results: readonly VerifyEntry[] };
+  readonly 'chain.health': { readonly backend: 'sqlite' | 'memory' | 'postgres'; readonly workflows: number; readonly details: Readonly<Record<string, number | string | null>> };
+}
+
+/** The result type of an operation. */
+export type OperationResult<N extends OperationName> = (typeof OPERATIONS)[N]['result'] extends 'arrow'
+  ? ArrowResult
+  : N extends keyof JsonResults
+    ? JsonResults[N]
+    : never;

@@ -1,0 +1,65 @@
+// The facade: implements each contract operation by calling the engine
+// modules. Operations whose module has not landed are simply absent from
+// `implementations` (and therefore from every surface's runtime list).
+import { randomUUID } from 'node:crypto';
+import { OPERATIONS, type OperationName, type ProjectOpened } from './contract';
+import { unwrapEnvelope } from './wire';
+import { createDispatcher, type Dispatcher, type Implementations } from './dispatcher';
+
+/** Which surface hosts this facade (reported by `app.session`). */
+export type SurfaceMode = 'electron' | 'browser' | 'library';
+
+/** Facade options. */
+export interface FacadeOptions {
+  readonly mode: SurfaceMode;
+  /** Engine clock (UTC); injected so tests and replays are deterministic. */
+  readonly clock?: () => Date;
+}
+
+/** A facade instance: its implementations, its dispatcher and its sessions. */
+export interface Facade {
+  readonly implementations: Implementations;
+  readonly dispatcher: Dispatcher;
+  /** Operations declared by the contract that this build cannot run yet. */
+  readonly unavailable: readonly OperationName[];
+  /**
+   * Opens the launcher's project (`--project DIR`) through `project.open`;
+   * `app.session` then reports it so the renderer can start there.
+   */
+  launch(directory: string): Promise<ProjectOpened>;
+  /** Releases every session (views, leases, stores). */
+  close(): Promise<void>;
+}
+
+/** Builds a facade over the engine modules present in this tree. */
+export function createFacade(options: FacadeOptions): Facade {
+  let launch: ProjectOpened | null = null;
+  const closers = new Set<() => Promise<void>>();
+
+  const implementations: { -readonly [N in OperationName]?: Implementations[N] } = {
+    'app.session': async () => ({ project: launch, mode: options.mode, operations: dispatcher.available }),
+  };
+
+  const dispatcher = createDispatcher(implementations);
+  const unavailable = (Object.keys(OPERATIONS) as OperationName[]).filter((n) => implementations[n] === undefined);
+
+  return {
+    implementations,
+    dispatcher,
+    unavailable,
+    async launch(directory) {
+      const env = await dispatcher.dispatch('project.open', { path: directory });
+      launch = unwrapEnvelope(env) as ProjectOpened;
+      return launch;
+    },
+    async close() {
+      for (const c of [...closers]) await c();
+      closers.clear();
+    },
+  };
+}
+
+/** A fresh opaque session handle (never derived from a path). */
+export function newHandle(): string {
+  return randomUUID();
+}

@@ -1,0 +1,185 @@
+// Browser mode: a loopback HTTP server that serves the built renderer and the
+// same dispatcher Electron IPC uses, behind a per-launch token.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { lstat, readFile } from 'node:fs/promises';
+import { extname, join, normalize, sep } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { GfError, toWireError } from '../errors';
+import { OPERATIONS, isOperationName, type ArrowResult } from './contract';
+import type { Dispatcher } from './dispatcher';
+import { SECURITY_HEADERS } from './security';
+import { API_PREFIX, ARROW_STREAM_MEDIA_TYPE, NEXT_PAGE_TOKEN_HEADER, errorEnvelope, type Envelope } from './wire';
+
+/** Request bodies above this are refused with 413 before parsing. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/** The only interface the bridge ever binds. */
+export const BRIDGE_HOST = '127.0.0.1';
+
+/** Bridge options. */
+export interface BridgeOptions {
+  readonly dispatcher: Dispatcher;
+  /** Directory of the built renderer (`out/renderer`); without it only `/api/` is served. */
+  readonly rendererDir?: string;
+  /** 0 (default) picks a free port. */
+  readonly port?: number;
+  readonly maxBodyBytes?: number;
+}
+
+/** A running bridge. */
+export interface Bridge {
+  /** The address the socket is bound to (always `127.0.0.1`). */
+  readonly address: string;
+  readonly port: number;
+  /** `http://127.0.0.1:<port>` */
+  readonly origin: string;
+  /** The per-launch secret; required as `Authorization: Bearer <token>` on every API call. */
+  readonly token: string;
+  /** The URL to open: the token travels in the fragment, which browsers never send to a server. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.map': 'application/json; charset=utf-8',
+};
+
+function send(res: ServerResponse, status: number, body: string | Uint8Array, type: string, extra: Record<string, string> = {}): void {
+  res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': type, 'content-length': String(Buffer.byteLength(body)), ...extra });
+  res.end(body);
+}
+
+function sendEnvelope(res: ServerResponse, status: number, env: Envelope): void {
+  send(res, status, JSON.stringify(env), 'application/json; charset=utf-8');
+}
+
+function refuse(res: ServerResponse, status: number, reason: string): void {
+  sendEnvelope(res, status, errorEnvelope({ code: 'GF_VALIDATION', committed: null, message: `GF_VALIDATION: ${reason}`, details: { http_status: status } }));
+}
+
+function tokenMatches(header: string | undefined, token: string): boolean {
+  if (header === undefined || !header.startsWith('Bearer ')) return false;
+  const given = Buffer.from(header.slice(7), 'utf8');
+  const want = Buffer.from(token, 'utf8');
+  return given.length === want.length && timingSafeEqual(given, want);
+}
+
+async function readBody(req: IncomingMessage, max: number): Promise<Buffer | 'too_large'> {
+  const declared = Number(req.headers['content-length'] ?? '0');
+  if (Number.isFinite(declared) && declared > max) return 'too_large';
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of req) {
+    const b = chunk as Buffer;
+    total += b.length;
+    if (total > max) return 'too_large';
+    chunks.push(b);
+  }
+  return Buffer.concat(chunks);
+}
+
+function isArrowResult(v: unknown): v is ArrowResult {
+  return typeof v === 'object' && v !== null && (v as { kind?: unknown }).kind === 'arrow' && (v as { bytes?: unknown }).bytes instanceof Uint8Array;
+}
+
+/** Starts the bridge on 127.0.0.1 (only). */
+export async function startBridge(options: BridgeOptions): Promise<Bridge> {
+  const token = randomBytes(32).toString('base64url');
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  let allowedHosts: ReadonlySet<string> = new Set();
+  let origin = '';
+
+  async function handleApi(req: IncomingMessage, res: ServerResponse, op: string): Promise<void> {
+    if (req.method !== 'POST') return refuse(res, 405, 'method not allowed');
+    if (!tokenMatches(req.headers.authorization, token)) return refuse(res, 401, 'missing or wrong token');
+    const type = req.headers['content-type'] ?? '';
+    if (!type.startsWith('application/json')) return refuse(res, 415, 'content type must be application/json');
+    const body = await readBody(req, maxBody);
+    if (body === 'too_large') {
+      res.setHeader('connection', 'close');
+      return refuse(res, 413, 'request body too large');
+    }
+    let payload: unknown;
+    try {
+      payload = body.length === 0 ? {} : JSON.parse(body.toString('utf8'));
+    } catch {
+      return sendEnvelope(res, 400, errorEnvelope(toWireError(new GfError('GF_VALIDATION', 'request body is not JSON', {}))));
+    }
+    const env = await options.dispatcher.dispatch(op, payload);
+    if (env.ok && isOperationName(op) && OPERATIONS[op].result === 'arrow' && isArrowResult(env.value)) {
+      const v = env.value;
+      return send(res, 200, v.bytes, ARROW_STREAM_MEDIA_TYPE, v.next_page_token === null ? {} : { [NEXT_PAGE_TOKEN_HEADER]: v.next_page_token });
+    }
+    return sendEnvelope(res, env.ok ? 200 : 422, env);
+  }
+
+  async function handleStatic(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'method not allowed');
+    const root = options.rendererDir;
+    if (root === undefined) return send(res, 404, 'not found', 'text/plain; charset=utf-8');
+    let rel: string;
+    try {
+      rel = decodeURIComponent(pathname === '/' ? '/index.html' : pathname);
+    } catch {
+      return send(res, 400, 'bad path', 'text/plain; charset=utf-8');
+    }
+    if (rel.includes('\0')) return send(res, 400, 'bad path', 'text/plain; charset=utf-8');
+    const full = normalize(join(root, rel));
+    if (!full.startsWith(normalize(root) + sep)) return send(res, 404, 'not found', 'text/plain; charset=utf-8');
+    try {
+      const st = await lstat(full);
+      if (!st.isFile()) return send(res, 404, 'not found', 'text/plain; charset=utf-8');
+      const bytes = await readFile(full);
+      return send(res, 200, req.method === 'HEAD' ? '' : bytes, CONTENT_TYPES[extname(full)] ?? 'application/octet-stream');
+    } catch {
+      return send(res, 404, 'not found', 'text/plain; charset=utf-8');
+    }
+  }
+
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      // DNS rebinding: only our own loopback authority is ever served.
+      if (!allowedHosts.has(req.headers.host ?? '')) return refuse(res, 403, 'host not allowed');
+      // A cross-site page may not drive the API even if it guessed the token.
+      const from = req.headers.origin;
+      if (from !== undefined && from !== origin && from !== origin.replace(BRIDGE_HOST, 'localhost')) return refuse(res, 403, 'origin not allowed');
+      const pathname = (req.url ?? '/').split('?')[0] ?? '/';
+      if (pathname.startsWith(API_PREFIX)) return handleApi(req, res, pathname.slice(API_PREFIX.length));
+      return handleStatic(req, res, pathname);
+    })().catch(() => {
+      if (!res.headersSent) sendEnvelope(res, 500, errorEnvelope(toWireError(new Error('internal'))));
+      else res.destroy();
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, BRIDGE_HOST, () => resolve());
+  });
+  const bound = server.address() as AddressInfo;
+  const port = bound.port;
+  origin = `http://${BRIDGE_HOST}:${port}`;
+  allowedHosts = new Set([`${BRIDGE_HOST}:${port}`, `localhost:${port}`]);
+  return {
+    address: bound.address,
+    port,
+    origin,
+    token,
+    url: `${origin}/#token=${token}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

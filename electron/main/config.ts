@@ -1,0 +1,132 @@
+// The Electron shell's security configuration, importable WITHOUT the Electron
+// binary (type-only electron imports) so tests check exactly what main uses.
+import type { BrowserWindowConstructorOptions, WebPreferences } from 'electron';
+import { CONTENT_SECURITY_POLICY } from '../../core/api/security';
+
+export { CONTENT_SECURITY_POLICY } from '../../core/api/security';
+
+/**
+ * Web preferences of every app window.
+ *
+ * Context isolation and the sandbox keep Node out of the renderer; the only
+ * bridge is the preload's `invoke`. Nothing here may be relaxed for
+ * convenience (GitHub Desktop's `contextIsolation: false` is the example not
+ * to follow).
+ */
+export const WEB_PREFERENCES = {
+  contextIsolation: true,
+  sandbox: true,
+  nodeIntegration: false,
+  nodeIntegrationInWorker: false,
+  nodeIntegrationInSubFrames: false,
+  webSecurity: true,
+  allowRunningInsecureContent: false,
+  webviewTag: false,
+  experimentalFeatures: false,
+  navigateOnDragDrop: false,
+  safeDialogs: true,
+  spellcheck: false,
+} as const satisfies WebPreferences;
+
+/** The main window's options (the preload path is the only variable). */
+export function mainWindowOptions(preloadPath: string): BrowserWindowConstructorOptions {
+  return {
+    width: 1280,
+    height: 820,
+    show: false,
+    title: 'Checkpoint Studio',
+    backgroundColor: '#ffffff',
+    webPreferences: { ...WEB_PREFERENCES, preload: preloadPath },
+  };
+}
+
+/** Where the trusted renderer lives: the built `index.html` (file://) or the dev server. */
+export type RendererLocation =
+  | { readonly kind: 'file'; readonly indexUrl: string }
+  | { readonly kind: 'dev'; readonly origin: string };
+
+/** Builds the trusted location from the dev-server URL (if any) or the built index file URL. */
+export function rendererLocation(devServerUrl: string | undefined, indexFileUrl: string): RendererLocation {
+  if (devServerUrl !== undefined && devServerUrl !== '') {
+    const u = new URL(devServerUrl);
+    if ((u.protocol === 'http:' && (u.hostname === 'localhost' || u.hostname === '127.0.0.1'))) return { kind: 'dev', origin: u.origin };
+  }
+  return { kind: 'file', indexUrl: indexFileUrl };
+}
+
+/**
+ * True when a sender frame's URL is the app's own renderer.
+ *
+ * file://: exactly the built index document (query and fragment ignored);
+ * dev: exactly the dev server's origin. Anything else (another file, a
+ * remote page, `about:blank`, a null frame) is untrusted.
+ */
+export function isTrustedSenderUrl(url: string | null | undefined, trusted: RendererLocation): boolean {
+  if (typeof url !== 'string' || url === '') return false;
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return false;
+  }
+  if (trusted.kind === 'dev') return u.origin === trusted.origin;
+  const t = new URL(trusted.indexUrl);
+  return u.protocol === 'file:' && t.protocol === 'file:' && u.host === t.host && u.pathname === t.pathname;
+}
+
+/** `will-navigate` / `will-redirect` / `will-attach-webview` listener: the app never navigates. */
+export function denyNavigation(event: { preventDefault(): void }): void {
+  event.preventDefault();
+}
+
+/** `setWindowOpenHandler`: no new windows, no external opening. */
+export function denyWindowOpen(): { action: 'deny' } {
+  return { action: 'deny' };
+}
+
+/** `session.setPermissionRequestHandler`: every permission request is refused. */
+export function denyPermissionRequest(_contents: unknown, _permission: string, callback: (granted: boolean) => void): void {
+  callback(false);
+}
+
+/** `session.setPermissionCheckHandler`: every permission check answers no. */
+export function denyPermissionCheck(): boolean {
+  return false;
+}
+
+/** The subset of `onHeadersReceived` details the CSP listener uses. */
+export interface HeadersDetails {
+  readonly responseHeaders?: Record<string, string[] | string>;
+}
+
+/**
+ * `session.webRequest.onHeadersReceived` listener: forces the strict CSP on
+ * every response (replacing any policy a response brought itself).
+ */
+export function cspHeadersListener(details: HeadersDetails, callback: (response: { responseHeaders: Record<string, string[]> }) => void): void {
+  const headers: Record<string, string[]> = {};
+  for (const [k, v] of Object.entries(details.responseHeaders ?? {})) {
+    if (k.toLowerCase() === 'content-security-policy') continue;
+    headers[k] = Array.isArray(v) ? v : [v];
+  }
+  headers['Content-Security-Policy'] = [CONTENT_SECURITY_POLICY];
+  callback({ responseHeaders: headers });
+}
+
+/**
+ * Only the app's own content loads: file:// of the built renderer, the dev
+ * server, `devtools:` and nothing remote.
+ */
+export function isAllowedRequestUrl(url: string, trusted: RendererLocation): boolean {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return false;
+  }
+  if (u.protocol === 'devtools:' || u.protocol === 'data:' || u.protocol === 'blob:') return true;
+  if (trusted.kind === 'dev') return u.origin === trusted.origin || (u.protocol === 'ws:' && u.host === new URL(trusted.origin).host);
+  if (u.protocol !== 'file:') return false;
+  const dir = new URL('.', trusted.indexUrl).pathname;
+  return u.pathname.startsWith(dir);
+}

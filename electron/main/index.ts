@@ -1,0 +1,64 @@
+// Electron main: one hardened window, contract handlers, nothing remote.
+import { app, BrowserWindow, session, type WebContents } from 'electron';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createFacade } from '../../core/api/facade';
+import { registerContractHandlers } from '../ipc/electron-ipc';
+import {
+  cspHeadersListener,
+  denyNavigation,
+  denyPermissionCheck,
+  denyPermissionRequest,
+  denyWindowOpen,
+  isAllowedRequestUrl,
+  isTrustedSenderUrl,
+  mainWindowOptions,
+  rendererLocation,
+} from './config';
+import { electronNativeBindingPath } from './native';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const indexFile = join(here, '../renderer/index.html');
+const preloadFile = join(here, '../preload/index.cjs');
+const trusted = rendererLocation(app.isPackaged ? undefined : process.env['ELECTRON_RENDERER_URL'], pathToFileURL(indexFile).href);
+
+function argValue(flag: string): string | undefined {
+  const i = process.argv.indexOf(flag);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+function guardContents(contents: WebContents): void {
+  contents.on('will-navigate', denyNavigation);
+  contents.on('will-redirect', denyNavigation);
+  contents.on('will-attach-webview', denyNavigation);
+  contents.setWindowOpenHandler(denyWindowOpen);
+}
+
+app.enableSandbox();
+app.on('web-contents-created', (_e, contents) => guardContents(contents));
+app.on('window-all-closed', () => app.quit());
+
+void app.whenReady().then(async () => {
+  const native = electronNativeBindingPath(app.getAppPath());
+  if (native !== null) process.env['GF_SQLITE_NATIVE_BINDING'] = native;
+
+  const ses = session.defaultSession;
+  ses.setPermissionRequestHandler(denyPermissionRequest);
+  ses.setPermissionCheckHandler(denyPermissionCheck);
+  ses.webRequest.onBeforeRequest((details, callback) => callback({ cancel: !isAllowedRequestUrl(details.url, trusted) }));
+  ses.webRequest.onHeadersReceived(cspHeadersListener);
+
+  const facade = createFacade({ mode: 'electron' });
+  const project = argValue('--project') ?? process.env['GF_PROJECT'];
+  if (project !== undefined) await facade.launch(resolve(project));
+  const unregister = registerContractHandlers(facade.dispatcher, (url) => isTrustedSenderUrl(url, trusted));
+  app.on('will-quit', () => {
+    unregister();
+    void facade.close();
+  });
+
+  const win = new BrowserWindow(mainWindowOptions(preloadFile));
+  win.once('ready-to-show', () => win.show());
+  if (trusted.kind === 'dev') await win.loadURL(trusted.origin);
+  else await win.loadFile(indexFile);
+});

@@ -1,0 +1,172 @@
+import { describe, expect, it } from 'vitest';
+import { OPERATIONS, OPERATION_NAMES, type OperationName } from '../../../../core/api/contract';
+import { createDispatcher, validateRequest, type Implementations } from '../../../../core/api/dispatcher';
+import { hasCode } from '../../../../core/errors';
+
+const H = '0190a2b4-5c6d-7e8f-9a0b-1c2d3e4f5a6b';
+const U = '018f0f4e-7b8c-7000-8000-000000000001';
+const FP = 'ab'.repeat(32);
+
+/** A valid request for every declared operation (a new operation must add one). */
+const VALID: Record<OperationName, Record<string, unknown>> = {
+  'app.session': {},
+  'project.open': { path: '/tmp/some project' },
+  'project.create': { path: '/tmp/new' },
+  'project.close': { project: H },
+  'project.summary': { project: H },
+  'checkpoints.list': { project: H, limit: 10, after: null },
+  'checkpoints.create': { project: H, name: 'Release 1.0', description: 'rc', idempotency_key: U, actor_uuid: U },
+  'checkpoints.delete': { project: H, name: 'Release 1.0', idempotency_key: U },
+  'checkpoints.diff': { project: H, from: 'Release 1.0', to: 'CURRENT', scope: 'all', detail: 'records', limit: 100, operation_id: U },
+  'operation.cancel': { operation_id: U },
+  'revert.preview': { project: H, name: 'Release 1.0' },
+  'checkpoints.revert': { project: H, name: 'Release 1.0', reason: 'roll back the bad import', idempotency_key: U },
+  'view.open': { project: H, name: 'Release 1.0' },
+  'view.close': { view: H },
+  'view.participants': { view: H },
+  'view.records': { view: H, capability_id: 'graph', record_family_id: 'nodes', limit: 5 },
+  'view.record': { view: H, capability_id: 'graph', record_family_id: 'nodes', identity_fingerprint: FP },
+  'chain.list': { project: H },
+  'chain.read': { project: H, workflow_id: 'wf-1:build.2', limit: 50 },
+  'chain.verify': { project: H, workflow_id: 'wf-1' },
+  'chain.health': { project: H },
+};
+
+/** Free-text fields where path-like text is legitimate content (the path field is the explicit directory). */
+const FREE_TEXT = new Set(['path', 'reason', 'description']);
+
+function fieldsOf(op: OperationName): string[] {
+  const shape = (OPERATIONS[op].request as unknown as { shape: Record<string, unknown> }).shape;
+  return Object.keys(shape);
+}
+
+function malformed(op: OperationName): [string, unknown][] {
+  const base = VALID[op];
+  const cases: [string, unknown][] = [
+    ['null', null],
+    ['array', [base]],
+    ['string', 'x'],
+    ['extra key', { ...base, extra: 1 }],
+    ['__proto__ (JSON)', JSON.parse(`{"__proto__": {"polluted": true}, ${JSON.stringify(base).slice(1, -1)}}`.replace(', }', '}'))],
+    ['constructor key', { ...base, constructor: { prototype: {} } }],
+  ];
+  for (const f of fieldsOf(op)) {
+    cases.push([`${f}: number`, { ...base, [f]: 42.5 }]);
+    cases.push([`${f}: object`, { ...base, [f]: { a: 1 } }]);
+    cases.push([`${f}: oversized`, { ...base, [f]: 'a'.repeat(70_000) }]);
+    if (!FREE_TEXT.has(f)) cases.push([`${f}: path-like`, { ...base, [f]: '../../etc/passwd' }]);
+  }
+  return cases;
+}
+
+describe('contract request validation', () => {
+  it('declares every operation with a strict request schema and a result kind', () => {
+    expect(OPERATION_NAMES.length).toBeGreaterThanOrEqual(20);
+    for (const op of OPERATION_NAMES) {
+      expect(['json', 'arrow']).toContain(OPERATIONS[op].result);
+      expect(() => validateRequest(op, VALID[op])).not.toThrow();
+    }
+  });
+
+  for (const op of OPERATION_NAMES) {
+    it(`${op}: malformed payloads are GF_VALIDATION`, () => {
+      for (const [label, payload] of malformed(op)) {
+        let caught: unknown;
+        try {
+          validateRequest(op, payload);
+        } catch (e) {
+          caught = e;
+        }
+        expect(hasCode(caught, 'GF_VALIDATION'), `${op} / ${label}`).toBe(true);
+      }
+    });
+  }
+
+  it('accepts CURRENT as a diff endpoint and rejects unknown scopes and detail levels', () => {
+    const base = VALID['checkpoints.diff'];
+    expect(validateRequest('checkpoints.diff', { ...base, from: 'CURRENT' }).from).toBe('CURRENT');
+    for (const bad of [{ scope: 'everything' }, { detail: 'full' }, { limit: 0 }, { limit: 10_001 }, { limit: 1.5 }]) {
+      expect(() => validateRequest('checkpoints.diff', { ...base, ...bad })).toThrow(/GF_VALIDATION/);
+    }
+  });
+
+  it('refuses uppercase or non-canonical UUIDs, names with separators, control characters or outer spaces', () => {
+    const base = VALID['checkpoints.create'];
+    for (const bad of [
+      { idempotency_key: U.toUpperCase() },
+      { idempotency_key: U.replaceAll('-', '') },
+      { name: 'a/b' },
+      { name: 'a\\b' },
+      { name: '..' },
+      { name: ' padded' },
+      { name: 'tab\there' },
+      { name: 'é'.repeat(65) },
+      { description: 'd'.repeat(1025) },
+    ]) {
+      expect(() => validateRequest('checkpoints.create', { ...base, ...bad }), JSON.stringify(bad)).toThrow(/GF_VALIDATION/);
+    }
+    expect(() => validateRequest('checkpoints.revert', { ...VALID['checkpoints.revert'], reason: '   ' })).toThrow(/GF_VALIDATION/);
+  });
+
+  it('validation details name the operation and declared fields, never the values or unknown keys', () => {
+    try {
+      validateRequest('checkpoints.create', { ...VALID['checkpoints.create'], name: 'secret/value', sneaky_key: 1 });
+      expect.unreachable();
+    } catch (e) {
+      const details = (e as { details: Record<string, unknown> }).details;
+      expect(details['operation']).toBe('checkpoints.create');
+      expect(details['fields']).toEqual(['name']);
+      expect(details['unexpected_keys']).toBe(true);
+      expect(JSON.stringify(details)).not.toContain('secret');
+      expect(JSON.stringify(details)).not.toContain('sneaky');
+    }
+  });
+});
+
+describe('dispatcher', () => {
+  it('never reaches an implementation with a malformed payload, and reaches it with a valid one', async () => {
+    const calls: string[] = [];
+    const impls: Record<string, (r: unknown) => Promise<unknown>> = {};
+    for (const op of OPERATION_NAMES) {
+      impls[op] = async () => {
+        calls.push(op);
+        return { kind: 'arrow', bytes: new Uint8Array(), next_page_token: null };
+      };
+    }
+    const d = createDispatcher(impls as unknown as Implementations);
+    expect(d.available).toEqual(OPERATION_NAMES);
+    for (const op of OPERATION_NAMES) {
+      for (const [, payload] of malformed(op)) {
+        const env = await d.dispatch(op, payload);
+        expect(env.ok).toBe(false);
+        if (!env.ok) expect(env.error.code).toBe('GF_VALIDATION');
+      }
+    }
+    expect(calls).toEqual([]);
+    for (const op of OPERATION_NAMES) expect((await d.dispatch(op, VALID[op])).ok).toBe(true);
+    expect(calls).toEqual([...OPERATION_NAMES]);
+  });
+
+  it('refuses undeclared and unimplemented operation names (including prototype names) with GF_VALIDATION', async () => {
+    const d = createDispatcher({ 'app.session': async () => ({ project: null, mode: 'library', operations: [] }) });
+    expect(d.available).toEqual(['app.session']);
+    for (const op of ['toString', '__proto__', 'constructor', 'project.summary', 'nope', '']) {
+      const env = await d.dispatch(op, {});
+      expect(env.ok ? 'ok' : env.error.code).toBe('GF_VALIDATION');
+    }
+  });
+
+  it('turns a non-engine exception into GF_IO without leaking its message', async () => {
+    const d = createDispatcher({
+      'app.session': async () => {
+        throw new Error('/home/alice/secret path exploded');
+      },
+    });
+    const env = await d.dispatch('app.session', {});
+    expect(env.ok).toBe(false);
+    if (!env.ok) {
+      expect(env.error.code).toBe('GF_IO');
+      expect(env.error.message).not.toContain('alice');
+    }
+  });
+});

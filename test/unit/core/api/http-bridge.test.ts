@@ -1,0 +1,193 @@
+import { request as httpRequest } from 'node:http';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { networkInterfaces, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { tableFromArrays, tableFromIPC, tableToIPC } from 'apache-arrow';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFacade } from '../../../../core/api/facade';
+import { createDispatcher } from '../../../../core/api/dispatcher';
+import { DEFAULT_MAX_BODY_BYTES, startBridge, type Bridge } from '../../../../core/api/http-bridge';
+import { CONTENT_SECURITY_POLICY } from '../../../../core/api/security';
+import { decodeHttpResponse } from '../../../../core/api/wire';
+
+interface Reply {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: Buffer;
+}
+
+function call(b: Bridge, path: string, opts: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port: b.port, path, method: opts.method ?? 'POST', headers: opts.headers ?? {} }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    if (opts.body !== undefined) req.write(opts.body);
+    req.end();
+  });
+}
+
+const json = (b: Bridge, extra: Record<string, string> = {}) => ({
+  authorization: `Bearer ${b.token}`,
+  'content-type': 'application/json',
+  host: `127.0.0.1:${b.port}`,
+  ...extra,
+});
+
+let bridge: Bridge;
+let rendererDir: string;
+const facade = createFacade({ mode: 'browser' });
+
+beforeAll(async () => {
+  rendererDir = mkdtempSync(join(tmpdir(), 'gf-bridge-'));
+  mkdirSync(join(rendererDir, 'assets'));
+  writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>t</title>');
+  writeFileSync(join(rendererDir, 'assets', 'app.js'), 'export {};');
+  writeFileSync(join(tmpdir(), 'gf-bridge-outside.txt'), 'outside');
+  bridge = await startBridge({ dispatcher: facade.dispatcher, rendererDir });
+});
+
+afterAll(async () => {
+  await bridge.close();
+  rmSync(rendererDir, { recursive: true, force: true });
+});
+
+describe('http bridge', () => {
+  it('binds 127.0.0.1 only and prints a URL carrying the token in its fragment', async () => {
+    expect(bridge.address).toBe('127.0.0.1');
+    expect(bridge.url).toBe(`http://127.0.0.1:${bridge.port}/#token=${bridge.token}`);
+    expect(bridge.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const external = Object.values(networkInterfaces())
+      .flat()
+      .find((i) => i !== undefined && i.family === 'IPv4' && !i.internal);
+    if (external !== undefined) {
+      const outcome = await new Promise<string>((resolve) => {
+        const s = connect({ host: external.address, port: bridge.port });
+        s.once('connect', () => {
+          s.destroy();
+          resolve('connected');
+        });
+        s.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
+      });
+      expect(outcome).toBe('ECONNREFUSED');
+    }
+  });
+
+  it('runs an operation with the token and the right Host', async () => {
+    const r = await call(bridge, '/api/app.session', { headers: json(bridge), body: '{}' });
+    expect(r.status).toBe(200);
+    const env = JSON.parse(r.body.toString());
+    expect(env.ok).toBe(true);
+    expect(env.value.mode).toBe('browser');
+    expect(env.value.operations).toContain('app.session');
+  });
+
+  it('refuses a call without the token, or with a wrong one, with 401', async () => {
+    const { authorization: _a, ...noAuth } = json(bridge);
+    expect((await call(bridge, '/api/app.session', { headers: noAuth, body: '{}' })).status).toBe(401);
+    expect((await call(bridge, '/api/app.session', { headers: json(bridge, { authorization: `Bearer ${bridge.token.slice(1)}x` }), body: '{}' })).status).toBe(401);
+    expect((await call(bridge, '/api/app.session', { headers: json(bridge, { authorization: bridge.token }), body: '{}' })).status).toBe(401);
+  });
+
+  it('refuses a foreign Host header with 403 (DNS rebinding), on the API and on static files', async () => {
+    for (const host of ['evil.example:80', `evil.example:${bridge.port}`, `127.0.0.1:${bridge.port + 1}`, '127.0.0.1']) {
+      expect((await call(bridge, '/api/app.session', { headers: json(bridge, { host }), body: '{}' })).status, host).toBe(403);
+      expect((await call(bridge, '/', { method: 'GET', headers: { host } })).status, host).toBe(403);
+    }
+    expect((await call(bridge, '/api/app.session', { headers: json(bridge, { host: `localhost:${bridge.port}` }), body: '{}' })).status).toBe(200);
+    // HTTP/1.0 without any Host header.
+    const raw = await new Promise<string>((resolve) => {
+      const s = connect({ host: '127.0.0.1', port: bridge.port }, () => s.end('GET / HTTP/1.0\r\n\r\n'));
+      let out = '';
+      s.on('data', (c: Buffer) => (out += c.toString()));
+      s.on('close', () => resolve(out));
+    });
+    expect(raw.split('\r\n')[0]).toMatch(/^HTTP\/1\.[01] 403/);
+  });
+
+  it('refuses a cross-site Origin with 403 and never sends Access-Control-Allow-Origin', async () => {
+    const cross = await call(bridge, '/api/app.session', { headers: json(bridge, { origin: 'http://evil.example' }), body: '{}' });
+    expect(cross.status).toBe(403);
+    const preflight = await call(bridge, '/api/app.session', {
+      method: 'OPTIONS',
+      headers: { host: `127.0.0.1:${bridge.port}`, origin: 'http://evil.example', 'access-control-request-method': 'POST' },
+    });
+    const ok = await call(bridge, '/api/app.session', { headers: json(bridge, { origin: bridge.origin }), body: '{}' });
+    expect(ok.status).toBe(200);
+    for (const r of [cross, preflight, ok]) {
+      expect(r.headers['access-control-allow-origin']).toBeUndefined();
+      expect(r.headers['access-control-allow-credentials']).toBeUndefined();
+    }
+  });
+
+  it('refuses an oversized body with 413 before parsing it', async () => {
+    const big = JSON.stringify({ pad: 'x'.repeat(DEFAULT_MAX_BODY_BYTES) });
+    const r = await call(bridge, '/api/app.session', { headers: json(bridge), body: big });
+    expect(r.status).toBe(413);
+  });
+
+  it('refuses non-JSON content types (no simple cross-site form posts), wrong methods and bad JSON', async () => {
+    expect((await call(bridge, '/api/app.session', { headers: json(bridge, { 'content-type': 'text/plain' }), body: '{}' })).status).toBe(415);
+    expect((await call(bridge, '/api/app.session', { method: 'GET', headers: json(bridge) })).status).toBe(405);
+    const bad = await call(bridge, '/api/app.session', { headers: json(bridge), body: '{"a":' });
+    expect(bad.status).toBe(400);
+    expect(JSON.parse(bad.body.toString()).error.code).toBe('GF_VALIDATION');
+  });
+
+  it('validates payloads like IPC does: extra keys, __proto__ and unknown operations are GF_VALIDATION', async () => {
+    for (const [path, body] of [
+      ['/api/app.session', '{"extra":1}'],
+      ['/api/app.session', '{"__proto__":{"x":1}}'],
+      ['/api/project.open', '{"path":42}'],
+      ['/api/no.such', '{}'],
+      ['/api/__proto__', '{}'],
+    ] as const) {
+      const r = await call(bridge, path, { headers: json(bridge), body });
+      expect(r.status, path + body).toBe(422);
+      expect(JSON.parse(r.body.toString()).error.code).toBe('GF_VALIDATION');
+    }
+  });
+
+  it('serves the renderer with the strict CSP and refuses traversal', async () => {
+    const index = await call(bridge, '/', { method: 'GET', headers: { host: `127.0.0.1:${bridge.port}` } });
+    expect(index.status).toBe(200);
+    expect(index.headers['content-security-policy']).toBe(CONTENT_SECURITY_POLICY);
+    expect(index.headers['x-content-type-options']).toBe('nosniff');
+    expect(index.body.toString()).toContain('<title>t</title>');
+    const js = await call(bridge, '/assets/app.js', { method: 'GET', headers: { host: `127.0.0.1:${bridge.port}` } });
+    expect(js.headers['content-type']).toMatch(/^text\/javascript/);
+    for (const p of ['/../gf-bridge-outside.txt', '/%2e%2e/gf-bridge-outside.txt', '/assets/..%2f..%2fgf-bridge-outside.txt', '/assets', '/%00']) {
+      const r = await call(bridge, p, { method: 'GET', headers: { host: `127.0.0.1:${bridge.port}` } });
+      expect([400, 404], p).toContain(r.status);
+      expect(r.body.toString()).not.toContain('outside');
+    }
+  });
+});
+
+describe('http bridge arrow transport', () => {
+  it('sends Arrow results as raw IPC stream bytes with the next-page token header, decoded back identically', async () => {
+    const table = tableFromArrays({ name: ['a', 'b'], n: Int32Array.from([1, 2]) });
+    const bytes = tableToIPC(table, 'stream');
+    const d = createDispatcher({ 'checkpoints.list': async () => ({ kind: 'arrow' as const, bytes, next_page_token: 'tok.1' }) });
+    const b = await startBridge({ dispatcher: d });
+    try {
+      const res = await fetch(`${b.origin}/api/checkpoints.list`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${b.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ project: '0190a2b4-5c6d-7e8f-9a0b-1c2d3e4f5a6b' }),
+      });
+      const env = await decodeHttpResponse<'checkpoints.list'>(res);
+      expect(env.ok).toBe(true);
+      if (env.ok) {
+        expect(Buffer.from(env.value.bytes).equals(Buffer.from(bytes))).toBe(true);
+        expect(env.value.next_page_token).toBe('tok.1');
+        expect(tableFromIPC(env.value.bytes).getChild('name')?.toArray()).toEqual(['a', 'b']);
+      }
+    } finally {
+      await b.close();
+    }
+  });
+});
