@@ -1,0 +1,24 @@
+import path from 'node:path';
+import { build } from 'esbuild';
+
+/**
+ * Bundles `project-child.ts` into one CommonJS file under `dir` and returns its path.
+ *
+ * Spawning `node --import tsx` costs seconds per child on a loaded machine;
+ * a pre-bundled child starts in a fraction of that, so crash matrices can
+ * afford one real process per failpoint. Run it with
+ * `NODE_PATH=<repo>/node_modules` (better-sqlite3 stays external: native).
+ */
+export async function bundleProjectChild(dir: string): Promise<string> {
+  const outfile = path.join(dir, 'project-child.cjs');
+  await build({
+    entryPoints: [path.resolve('test/support/project-child.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    outfile,
+    external: ['better-sqlite3'],
+    logLevel: 'error',
+  });
+  return outfile;
+}

@@ -1,0 +1,42 @@
+// A writer or reader in its own process, for crash and lock tests.
+// Usage: node --import tsx test/support/project-child.ts <mode> <dir> [scenario]
+// Modes: create | publish <scenario> | hold-writer | hold-lease. Prints one JSON line.
+import { createProject, openProject, registryCatalog } from '../../core/project/index';
+import { toWireError } from '../../core/errors';
+import { scenarioRequest } from './project-scenarios';
+
+function out(v: unknown): void {
+  process.stdout.write(`${JSON.stringify(v)}\n`);
+}
+
+async function run(): Promise<void> {
+  const [mode, dir, scenario] = process.argv.slice(2);
+  if (dir === undefined) throw new Error('usage');
+  if (mode === 'create') {
+    await createProject(dir);
+    out({ ok: true });
+    return;
+  }
+  const project = await openProject(dir, { catalog: registryCatalog });
+  if (mode === 'publish') {
+    const r = await project.publish(scenarioRequest(scenario ?? 'first', project.current()?.generationUuid ?? null));
+    out({ ok: true, generationUuid: r.generationUuid });
+    return;
+  }
+  if (mode === 'hold-writer') {
+    await project.withWriter(async () => {
+      out({ ready: true });
+      await new Promise(() => setInterval(() => undefined, 1 << 30));
+    });
+    return;
+  }
+  if (mode === 'hold-lease') {
+    const lease = project.lease();
+    out({ ready: true, generationUuid: lease.generationUuid });
+    await new Promise(() => setInterval(() => undefined, 1 << 30));
+  }
+}
+
+run().catch((e: unknown) => {
+  out({ ok: false, error: toWireError(e) });
+});

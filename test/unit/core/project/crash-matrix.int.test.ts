@@ -1,0 +1,117 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Table } from 'apache-arrow';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAILPOINT_NAMES, committedAt, createProject, openProject, registryCatalog } from '../../../../core/project/index';
+import type { FailpointName } from '../../../../core/project/index';
+import { LATER_HISTORY, scenarioRequest } from '../../../support/project-scenarios';
+import { bundleProjectChild } from '../../../support/project-child-bundle';
+import { observe, treeDigest } from '../../../support/project-state';
+import type { ObservedState } from '../../../support/project-state';
+
+// Kill the writer (a real child process, SIGKILL to itself) at every named
+// failpoint, for a first publication and a later one; on reopen the selected
+// generation is exactly the parent's (or uninitialized) before the CURRENT
+// rename and exactly the new one's from it on.
+
+const BATCH = 4;
+let tmp: string;
+let child: string;
+const fixtures: Record<'first' | 'later', { dir: string; before: ObservedState; after: ObservedState }> = {} as never;
+
+interface ChildResult {
+  readonly signal: NodeJS.Signals | null;
+  readonly code: number | null;
+  readonly stdout: string;
+}
+
+function runChild(args: readonly string[], failpoint: string): Promise<ChildResult> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [child, ...args], {
+      env: { ...process.env, GF_FAILPOINT: failpoint, NODE_PATH: path.resolve('node_modules') },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let stdout = '';
+    proc.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    proc.on('error', reject);
+    proc.on('close', (code, signal) => resolve({ code, signal, stdout }));
+  });
+}
+
+async function inBatches<T, R>(items: readonly T[], fn: (t: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < items.length; i += BATCH) out.push(...(await Promise.all(items.slice(i, i + BATCH).map(fn))));
+  return out;
+}
+
+async function buildFixture(name: 'first' | 'later'): Promise<void> {
+  const dir = path.join(tmp, `fixture-${name}`);
+  const p = await createProject<Table>(dir, { catalog: registryCatalog });
+  if (name === 'later') for (const step of LATER_HISTORY) await p.publish(step(p.current()?.generationUuid ?? null));
+  const before = await observe(dir);
+  const ref = path.join(tmp, `reference-${name}`);
+  fs.cpSync(dir, ref, { recursive: true });
+  const rp = await openProject<Table>(ref, { catalog: registryCatalog });
+  await rp.publish(scenarioRequest(name, rp.current()?.generationUuid ?? null));
+  fixtures[name] = { dir, before, after: await observe(ref) };
+}
+
+beforeAll(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gf-crash-'));
+  child = await bundleProjectChild(tmp);
+  await buildFixture('first');
+  await buildFixture('later');
+});
+
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+const PUBLISH_POINTS = FAILPOINT_NAMES.filter((n) => n !== 'project.after_format_fsync' && n !== 'project.after_container_dir_fsync');
+const GC_POINTS: readonly FailpointName[] = ['project.after_gc_move', 'project.after_gc_delete'];
+
+async function checkReopen(dir: string, name: FailpointName, scenario: 'first' | 'later'): Promise<void> {
+  const f = fixtures[scenario];
+  const expected = committedAt(name) ? f.after : f.before;
+  const seen = await observe(dir); // opens: FORMAT, CURRENT, lease, digest, then journal recovery
+  expect({ failpoint: name, ...seen }).toEqual({ failpoint: name, ...expected });
+  // Recovery is idempotent: a second pass changes no byte.
+  const once = treeDigest(dir);
+  const p = await openProject<Table>(dir, { catalog: registryCatalog });
+  await p.recover();
+  expect(treeDigest(dir)).toEqual(once);
+  // The killed writer's lock is gone: the next writer publishes at once.
+  const r = await p.publish({ ...scenarioRequest(scenario, seen.generationUuid), transactionUuid: undefined });
+  expect(p.current()?.generationUuid).toBe(r.generationUuid);
+}
+
+describe('crash matrix: SIGKILL at every failpoint', () => {
+  for (const scenario of ['first', 'later'] as const) {
+    it(`${scenario} publication: parent before the CURRENT rename, new generation from it on`, { timeout: 240_000 }, async () => {
+      const points = scenario === 'first' ? PUBLISH_POINTS.filter((n) => !GC_POINTS.includes(n)) : PUBLISH_POINTS;
+      const results = await inBatches(points, async (name) => {
+        const dir = path.join(tmp, `${scenario}-${name}`);
+        fs.cpSync(fixtures[scenario].dir, dir, { recursive: true });
+        return { name, dir, res: await runChild(['publish', dir, scenario], name) };
+      });
+      for (const { name, dir, res } of results) {
+        expect({ name, signal: res.signal }).toEqual({ name, signal: 'SIGKILL' });
+        await checkReopen(dir, name, scenario);
+      }
+    });
+  }
+
+  it('container creation: killed before the rename leaves no project, and creation then succeeds', { timeout: 120_000 }, async () => {
+    const points: FailpointName[] = ['project.after_format_fsync', 'project.after_container_dir_fsync'];
+    const results = await inBatches(points, async (name) => {
+      const dir = path.join(tmp, `create-${name}`);
+      return { name, dir, res: await runChild(['create', dir], name) };
+    });
+    for (const { name, dir, res } of results) {
+      expect({ name, signal: res.signal }).toEqual({ name, signal: 'SIGKILL' });
+      expect(fs.existsSync(dir)).toBe(false);
+      const p = await createProject(dir);
+      expect(p.state()).toBe('uninitialized');
+    }
+  });
+});
