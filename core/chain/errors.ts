@@ -22,6 +22,7 @@ export const CHAIN_ERROR_IDS = [
   'workflows.checkpoint_torn_write',
   'workflows.checkpoint_head_unexpected',
   'workflows.workflow_not_found',
+  'workflows.duplicate_transition_id',
 ] as const;
 
 /** One chain-store error id. */
@@ -121,5 +122,13 @@ export class CheckpointStoreClosedError extends ChainError {
   constructor() {
     super('workflows.checkpoint_store_closed', 'checkpoint store is closed');
     this.name = 'CheckpointStoreClosedError';
+  }
+}
+
+/** A transition id that is already persisted in this workflow's chain. */
+export class DuplicateTransitionIdError extends ChainError {
+  constructor() {
+    super('workflows.duplicate_transition_id', 'transition id already persisted in this workflow');
+    this.name = 'DuplicateTransitionIdError';
   }
 }

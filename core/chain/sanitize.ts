@@ -56,7 +56,7 @@ export const CREDENTIAL_PATTERNS: readonly { readonly name: string; readonly re:
   { name: 'vault-token', re: /\bhv[sb]\.[A-Za-z0-9_-]{24,}/ },
   { name: 'terraform-cloud-token', re: /\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}/ },
   { name: 'doppler-token', re: /\bdp\.(?:st|ct|sa|scim|audit|pt)\.[A-Za-z0-9_-]{20,}/ },
-  { name: 'sentry-token', re: /\bsntr[ysu]_[A-Za-z0-9_=+/]{20,}/ },
+  { name: 'sentry-token', re: /\bsntry[su]_[A-Za-z0-9_=+/]{20,}/ },
   { name: 'age-secret-key', re: /\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b/ },
   { name: 'telegram-bot-token', re: /\b\d{8,10}:AA[0-9A-Za-z_-]{33}\b/ },
   { name: 'discord-webhook', re: /discord(?:app)?\.com\/api\/webhooks\/\d+\/[A-Za-z0-9_-]+/ },
@@ -64,7 +64,7 @@ export const CREDENTIAL_PATTERNS: readonly { readonly name: string; readonly re:
   { name: 'facebook-access-token', re: /\bEAA[A-Za-z0-9]{30,}/ },
   { name: 'azure-storage-account-key', re: /AccountKey=[A-Za-z0-9+/=]{20,}/ },
   { name: 'azure-sas-signature', re: /[?&]sig=[A-Za-z0-9%+/=]{20,}/ },
-  { name: 'url-credentials', re: /\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:[^\s@/]+@/i },
+  { name: 'url-credentials', re: /\b[a-z][a-z0-9+.-]{0,30}:\/\/[^\s:/@]{1,256}:[^\s@/]{1,256}@/i },
   { name: 'bearer-header', re: /\bBearer\s+[A-Za-z0-9._~+/-]{16,}=*/ },
   { name: 'basic-auth-header', re: /\bBasic\s+[A-Za-z0-9+/]{16,}={0,2}/ },
   { name: 'alibaba-access-key', re: /\bLTAI[A-Za-z0-9]{20}\b/ },
@@ -83,7 +83,7 @@ export const CREDENTIAL_PATTERNS: readonly { readonly name: string; readonly re:
   { name: 'xai-key', re: /\bxai-[A-Za-z0-9]{70,}/ },
   {
     name: 'secret-assignment',
-    re: /[A-Za-z0-9_.-]*?(?:key|token|secret|passw(?:or)?d|pwd|pat|jwt|cred(?:ential)?s?)["']?\s*[:=]\s*["']?[^\s"',;]{4,}/i,
+    re: /(?:key|token|secret|passw(?:or)?d|pwd|pat|jwt|cred(?:ential)?s?)["']?\s{0,8}[:=]\s{0,8}["']?[^\s"',;]{4}/i,
   },
 ];
 

@@ -1,0 +1,79 @@
+import { canonicalEventBytes } from './canonical-event';
+import type { WorkflowId } from './event';
+import { GENESIS, isChainHead, nextHead, type ChainHead } from './head';
+import type { PersistedRow, PersistedRowReader } from './port';
+import { decodeEventBytes } from './store-support';
+
+/** The verdicts, worst last. */
+export const VERIFY_STATUSES = ['ok', 'chain_mismatch', 'torn_write'] as const;
+
+/** One verdict. */
+export type VerifyStatus = (typeof VERIFY_STATUSES)[number];
+
+/** What `verify` found. */
+export interface VerifyResult {
+  /**
+   * `ok`; `torn_write` when a row cannot be what a store wrote (bytes
+   * unparsable, truncated or not canonical, identity columns disagreeing with
+   * the bytes, a sequence gap); `chain_mismatch` when a well-formed row's
+   * heads do not link or do not match the recomputation.
+   */
+  readonly status: VerifyStatus;
+  /** Number of persisted rows read. */
+  readonly rows: number;
+  /** The sequence of the first bad row, when status is not `ok`. */
+  readonly first_bad_sequence?: number;
+  /** The persisted tail head (the last row's `next_head`, or GENESIS), as persisted. */
+  readonly tail_head: string;
+}
+
+function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.byteLength !== b.byteLength) return false;
+  for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Why a row is torn, or null when its bytes are a well-formed event of this workflow. */
+function tornReason(row: PersistedRow, workflowId: WorkflowId, expectedSequence: number): string | null {
+  if (row.sequence !== expectedSequence) return 'sequence_gap';
+  let bytesOk: boolean;
+  try {
+    const event = decodeEventBytes(row.event_bytes);
+    if (event.workflow_id !== workflowId) return 'foreign_workflow';
+    if (event.transition_id !== row.transition_id) return 'transition_id_mismatch';
+    bytesOk = bytesEqual(canonicalEventBytes(event), row.event_bytes);
+  } catch (_e) {
+    return 'unparsable';
+  }
+  return bytesOk ? null : 'not_canonical';
+}
+
+/**
+ * Replays a workflow's persisted rows and recomputes every head.
+ *
+ * The only code in the project that recomputes chain heads: stores persist
+ * and return what they persisted, and this function decides whether it is
+ * intact. Stops at the first bad row (everything after it is untrusted).
+ */
+export async function verify(reader: PersistedRowReader, workflowId: WorkflowId): Promise<VerifyResult> {
+  let rows = 0;
+  let running: ChainHead = GENESIS;
+  let tail: string = GENESIS;
+  let bad: { status: Exclude<VerifyStatus, 'ok'>; sequence: number } | null = null;
+  for await (const row of reader.readPersistedRows(workflowId)) {
+    rows += 1;
+    tail = row.next_head;
+    if (bad !== null) continue;
+    if (tornReason(row, workflowId, rows) !== null) {
+      bad = { status: 'torn_write', sequence: row.sequence };
+      continue;
+    }
+    if (row.prior_head !== running || !isChainHead(row.next_head) || nextHead(running, row.event_bytes) !== row.next_head) {
+      bad = { status: 'chain_mismatch', sequence: row.sequence };
+      continue;
+    }
+    running = row.next_head;
+  }
+  if (bad === null) return { status: 'ok', rows, tail_head: tail };
+  return { status: bad.status, rows, first_bad_sequence: bad.sequence, tail_head: tail };
+}

@@ -1,0 +1,39 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/**
+ * An in-process, per-workflow async mutex, re-entrant within the holder's async context.
+ *
+ * Adapters compose it (never inherit it) to serialise their own callers;
+ * cross-process exclusion is the substrate's job (SQLite `BEGIN IMMEDIATE`,
+ * Postgres advisory locks). Re-entrancy lets `lock(id, fn)` call `append`.
+ */
+export class WorkflowMutex {
+  readonly #tails = new Map<string, Promise<void>>();
+  readonly #held = new AsyncLocalStorage<ReadonlySet<string>>();
+
+  /** True when the current async context holds the mutex of `key`. */
+  holds(key: string): boolean {
+    return this.#held.getStore()?.has(key) === true;
+  }
+
+  /** Runs `fn` holding `key` (immediately if the current context already holds it). */
+  async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    if (this.holds(key)) return fn();
+    const prev = this.#tails.get(key) ?? Promise.resolve();
+    let release: () => void = () => undefined;
+    const mine = new Promise<void>((r) => {
+      release = r;
+    });
+    const tail = prev.then(() => mine);
+    this.#tails.set(key, tail);
+    await prev;
+    const held = new Set(this.#held.getStore() ?? []);
+    held.add(key);
+    try {
+      return await this.#held.run(held, fn);
+    } finally {
+      release();
+      if (this.#tails.get(key) === tail) this.#tails.delete(key);
+    }
+  }
+}

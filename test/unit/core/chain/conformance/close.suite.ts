@@ -1,0 +1,22 @@
+import { expect } from 'vitest';
+import { errorIdOf } from './append.suite';
+import { collect, simpleEvent } from './support';
+import type { ConformanceCase } from './types';
+
+/** `close` cases. */
+export const CLOSE_CASES: readonly ConformanceCase[] = [
+  {
+    id: 'close-releases',
+    operation: 'close',
+    invariant: 'close: resolves once, and later calls reject with workflows.checkpoint_store_closed',
+    async run(ctx) {
+      const wf = ctx.freshWorkflowId();
+      await ctx.store.append(simpleEvent(wf));
+      await ctx.store.close();
+      expect(await errorIdOf(ctx.store.append(simpleEvent(wf, { prior: 'plan_ready', next: 'patch_applied' })))).toBe('workflows.checkpoint_store_closed');
+      expect(await errorIdOf(ctx.store.tailChainHead(wf))).toBe('workflows.checkpoint_store_closed');
+      expect(await errorIdOf(collect(ctx.store.readAllForWorkflow(wf)))).toBe('workflows.checkpoint_store_closed');
+      expect(await errorIdOf(ctx.store.lock(wf, async () => 1))).toBe('workflows.checkpoint_store_closed');
+    },
+  },
+];
