@@ -1,0 +1,381 @@
+import { Table } from 'apache-arrow';
+import { toHex } from '../canonical/index';
+import { GfError } from '../errors';
+import type { Scope } from '../participants/index';
+import { DIFF_ADAPTERS, adaptersFor, resolveAdapter } from './adapters';
+import type { DiffAdapter } from './adapters';
+import { checkCancelled } from './cancel';
+import { DIFF_DETAILS, DIFF_PAGE_LIMITS, DIFF_SCOPES, RECORD_DIFF_SCHEMA, RECORD_DIFF_SCHEMA_NAME, SUMMARY_DIFF_SCHEMA_NAME } from './contract';
+import type { DiffDetail, DiffScope, SummaryChangeKind } from './contract';
+import type { DiffEndpoint, EndpointParticipant } from './endpoint';
+import { checkTokenEndpoints, checkTokenRequest, decodePageToken, encodePageToken } from './page-token';
+import type { PagePosition, RecordPosition, SummaryPosition, TokenEndpoint, TokenState } from './page-token';
+import { prepareSide } from './raw-rows';
+import type { RawSide } from './raw-rows';
+import { FamilyDiff, compareFamilyKey, compareRecordKeys } from './record-diff';
+import type { RecordChange, RecordSortKey } from './record-diff';
+import { recordTable, summaryTable } from './result-tables';
+import type { SummaryRow } from './result-tables';
+
+/** A validated diff request (scope, detail, page size, cursor). */
+export interface DiffParams {
+  readonly scope: DiffScope;
+  readonly detail: DiffDetail;
+  readonly limit: number;
+  readonly after: string | null;
+}
+
+function validation(field: string, problem: string): never {
+  throw new GfError('GF_VALIDATION', 'invalid diff request', { operation: 'diff_checkpoints', field, problem });
+}
+
+/**
+ * Validates the request fields of `diff_checkpoints` (`GF_VALIDATION` on any bad one).
+ *
+ * `scope` and `detail` are required; `limit` is an integer 1–10,000
+ * (default 100); `after` is an opaque token or absent. Scope `summary`
+ * means "every participant, summary only", so it refuses record detail.
+ */
+export function validateDiffParams(input: { readonly scope?: unknown; readonly detail?: unknown; readonly limit?: unknown; readonly after?: unknown }): DiffParams {
+  if (!(DIFF_SCOPES as readonly unknown[]).includes(input.scope)) validation('scope', 'unknown');
+  if (!(DIFF_DETAILS as readonly unknown[]).includes(input.detail)) validation('detail', 'unknown');
+  const limit = input.limit ?? DIFF_PAGE_LIMITS.default;
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < DIFF_PAGE_LIMITS.min || limit > DIFF_PAGE_LIMITS.max) {
+    throw new GfError('GF_VALIDATION', 'limit must be an integer from 1 to 10000', {
+      operation: 'diff_checkpoints',
+      field: 'limit',
+      min: DIFF_PAGE_LIMITS.min,
+      max: DIFF_PAGE_LIMITS.max,
+    });
+  }
+  const after = input.after ?? null;
+  if (after !== null && typeof after !== 'string') validation('after', 'type');
+  if (input.scope === 'summary' && input.detail === 'records') validation('detail', 'summary_scope_has_no_records');
+  return { scope: input.scope as DiffScope, detail: input.detail as DiffDetail, limit, after };
+}
+
+/** True when a participant scope is selected by a request scope. */
+export function scopeSelects(scope: DiffScope, participantScope: Scope): boolean {
+  return scope === 'all' || scope === 'summary' || scope === participantScope;
+}
+
+/** Engine configuration: the token key and (for tests) the adapter registry. */
+export interface DiffEngineOptions {
+  /** The per-project HMAC key of page tokens (32 bytes, never in a token). */
+  readonly secret: Uint8Array;
+  /** The closed adapter registry (default: `DIFF_ADAPTERS`). */
+  readonly adapters?: readonly DiffAdapter[];
+}
+
+/** One page of a diff. */
+export interface DiffPage {
+  /** `checkpoint_summary_diff@1` or `checkpoint_record_diff@1`. */
+  readonly schema: typeof SUMMARY_DIFF_SCHEMA_NAME | typeof RECORD_DIFF_SCHEMA_NAME;
+  /** The rows of this page, exactly the contract's schema and sort. */
+  readonly table: Table;
+  /** Token of the next page, or null when this page is the last. */
+  readonly nextPageToken: string | null;
+  readonly from: TokenEndpoint;
+  readonly to: TokenEndpoint;
+}
+
+/** What binds a page to its request besides the validated params. */
+export interface DiffBinding {
+  /** `selectorsDigest(from, to)` of the request's selectors. */
+  readonly selectorsSha256: string;
+  readonly signal?: AbortSignal;
+}
+
+function identityOf(e: DiffEndpoint): TokenEndpoint {
+  return { checkpointUuid: e.checkpointUuid, manifestSha256: e.manifestSha256 };
+}
+
+function familyKey(p: Pick<EndpointParticipant, 'capabilityId' | 'recordFamilyId'>): string {
+  return `${p.capabilityId}/${p.recordFamilyId}`;
+}
+
+function structural(p: EndpointParticipant, problem: string): never {
+  throw new GfError('GF_SCHEMA_MISMATCH', 'participant has no matching record-diff adapter', {
+    capability_id: p.capabilityId.slice(0, 128),
+    record_family_id: p.recordFamilyId.slice(0, 128),
+    problem,
+  });
+}
+
+/** Participants of one endpoint by family key; a family listed twice is structural (`GF_SCHEMA_MISMATCH`). */
+function byFamily(e: DiffEndpoint): Map<string, EndpointParticipant> {
+  const m = new Map<string, EndpointParticipant>();
+  for (const p of e.participants) {
+    const k = familyKey(p);
+    if (m.has(k)) structural(p, 'duplicate');
+    m.set(k, p);
+  }
+  return m;
+}
+
+/** The scope of a participant from the registry; an unregistered family is `GF_SCHEMA_MISMATCH`. */
+function scopeOf(adapters: readonly DiffAdapter[], p: EndpointParticipant): Scope {
+  const found = adaptersFor(adapters, p.capabilityId, p.recordFamilyId);
+  if (found.length === 0) structural(p, 'unregistered');
+  return (found[0] as DiffAdapter).scope;
+}
+
+function sameContent(a: EndpointParticipant, b: EndpointParticipant): boolean {
+  return a.contentSha256 === b.contentSha256 && a.schemaFingerprint === b.schemaFingerprint && a.byteLength === b.byteLength;
+}
+
+function cmpText(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
+function compareSummary(a: Omit<SummaryPosition, 'detail'>, b: Omit<SummaryPosition, 'detail'>): number {
+  return cmpText(a.scope, b.scope) || cmpText(a.capabilityId, b.capabilityId) || cmpText(a.recordFamilyId, b.recordFamilyId);
+}
+
+/**
+ * Every summary row of the two endpoints in the request scope, sorted by
+ * `(scope, capability_id, record_family_id)`.
+ *
+ * Reads manifests only: equal `content_sha256` is `unchanged` without
+ * reading a byte. A version or schema change shows as `modified` with both
+ * schema fingerprints.
+ */
+export function summaryRows(from: DiffEndpoint, to: DiffEndpoint, scope: DiffScope, adapters: readonly DiffAdapter[] = DIFF_ADAPTERS): SummaryRow[] {
+  const a = byFamily(from);
+  const b = byFamily(to);
+  const rows: SummaryRow[] = [];
+  for (const key of new Set([...a.keys(), ...b.keys()])) {
+    const x = a.get(key);
+    const y = b.get(key);
+    const p = (x ?? y) as EndpointParticipant;
+    const s = scopeOf(adapters, p);
+    if (!scopeSelects(scope, s)) continue;
+    const kind: SummaryChangeKind = x === undefined ? 'added' : y === undefined ? 'removed' : sameContent(x, y) ? 'unchanged' : 'modified';
+    rows.push({
+      scope: s,
+      capabilityId: p.capabilityId,
+      recordFamilyId: p.recordFamilyId,
+      changeKind: kind,
+      fromRowCount: x?.rowCount ?? null,
+      toRowCount: y?.rowCount ?? null,
+      fromSchemaFingerprint: x?.schemaFingerprint ?? null,
+      toSchemaFingerprint: y?.schemaFingerprint ?? null,
+      fromContentSha256: x?.contentSha256 ?? null,
+      toContentSha256: y?.contentSha256 ?? null,
+    });
+  }
+  return rows.sort(compareSummary);
+}
+
+/** A family selected for record detail: its adapter and its participant on each side. */
+interface FamilyPlan {
+  readonly adapter: DiffAdapter;
+  readonly scope: string;
+  readonly recordFamilyId: string;
+  readonly from: EndpointParticipant | undefined;
+  readonly to: EndpointParticipant | undefined;
+}
+
+/**
+ * The families of record detail, sorted by `(scope, record_family_id)`.
+ *
+ * Every participant in scope on either side must resolve to exactly one
+ * adapter with the same versions, encoding and schema fingerprint — even an
+ * unchanged one — or the whole record detail fails with `GF_SCHEMA_MISMATCH`.
+ */
+function planFamilies(from: DiffEndpoint, to: DiffEndpoint, scope: DiffScope, adapters: readonly DiffAdapter[]): FamilyPlan[] {
+  const a = byFamily(from);
+  const b = byFamily(to);
+  const plans: FamilyPlan[] = [];
+  for (const key of new Set([...a.keys(), ...b.keys()])) {
+    const x = a.get(key);
+    const y = b.get(key);
+    const s = scopeOf(adapters, (x ?? y) as EndpointParticipant);
+    if (!scopeSelects(scope, s)) continue;
+    const ax = x === undefined ? undefined : resolveAdapter(adapters, x);
+    const ay = y === undefined ? undefined : resolveAdapter(adapters, y);
+    const adapter = (ax ?? ay) as DiffAdapter;
+    plans.push({ adapter, scope: adapter.scope, recordFamilyId: adapter.recordFamilyId, from: x, to: y });
+  }
+  plans.sort(compareFamilyKey);
+  for (let i = 1; i < plans.length; i++) {
+    if (compareFamilyKey(plans[i - 1] as FamilyPlan, plans[i] as FamilyPlan) === 0) {
+      throw new Error('invariant violated: two adapters share (scope, record_family_id)');
+    }
+  }
+  return plans;
+}
+
+function readSide(adapter: DiffAdapter, endpoint: DiffEndpoint, p: EndpointParticipant | undefined, signal: AbortSignal | undefined): RawSide | null {
+  if (p === undefined) return null;
+  checkCancelled(signal, 'participant');
+  const table = adapter.decode(endpoint.readParticipantBytes(p));
+  checkCancelled(signal, 'participant');
+  return prepareSide(adapter, table);
+}
+
+function keyOfPosition(pos: RecordPosition): RecordSortKey {
+  return {
+    scope: pos.scope,
+    recordFamilyId: pos.recordFamilyId,
+    recordUuid: pos.recordUuid === null ? null : new Uint8Array(Buffer.from(pos.recordUuid, 'hex')),
+    identityFingerprint: new Uint8Array(Buffer.from(pos.identityFingerprint, 'hex')),
+    changeKind: pos.changeKind,
+  };
+}
+
+/**
+ * Changed records of the two endpoints in contract order, strictly after
+ * `after` (or from the start).
+ *
+ * Unchanged participants are skipped without reading; families before the
+ * cursor are skipped without reading; within a family whose identity is its
+ * record UUID the cursor is found by binary search on the stored, sorted
+ * identity column, so a later page never re-diffs from the start. Other
+ * families (composite identity, ordered by identity fingerprint) are
+ * merged once and their changes sorted (memory O(changes)).
+ */
+export function* orderedChanges(
+  from: DiffEndpoint,
+  to: DiffEndpoint,
+  scope: DiffScope,
+  after: RecordSortKey | null,
+  signal: AbortSignal | undefined,
+  adapters: readonly DiffAdapter[] = DIFF_ADAPTERS,
+): Generator<RecordChange> {
+  const plans = planFamilies(from, to, scope, adapters);
+  for (const plan of plans) {
+    checkCancelled(signal, 'participant');
+    const rel = after === null ? 1 : compareFamilyKey(plan, after);
+    if (rel < 0) continue;
+    if (plan.from !== undefined && plan.to !== undefined && sameContent(plan.from, plan.to)) continue;
+    const fd = new FamilyDiff(
+      {
+        adapter: plan.adapter,
+        from: readSide(plan.adapter, from, plan.from, signal),
+        to: readSide(plan.adapter, to, plan.to, signal),
+      },
+      signal,
+    );
+    const cursor = rel === 0 ? after : null;
+    if (fd.seekable) {
+      if (cursor !== null && cursor.recordUuid === null) continue; // a null-UUID cursor sorts before every row of a UUID family
+      const start = cursor === null ? { a: 0, b: 0 } : fd.seekAfterUuid(cursor.recordUuid as Uint8Array);
+      yield* fd.changes(start.a, start.b);
+      continue;
+    }
+    const all = [...fd.changes()].sort(compareRecordKeys);
+    for (const ch of all) {
+      if (cursor === null || compareRecordKeys(ch, cursor) > 0) yield ch;
+    }
+  }
+}
+
+function recordPosition(ch: RecordChange): RecordPosition {
+  return {
+    detail: 'records',
+    scope: ch.scope,
+    recordFamilyId: ch.recordFamilyId,
+    recordUuid: ch.recordUuid === null ? null : toHex(ch.recordUuid),
+    identityFingerprint: toHex(ch.identityFingerprint),
+    changeKind: ch.changeKind,
+  };
+}
+
+/**
+ * Decodes `params.after` and checks it against this request and endpoints.
+ *
+ * `GF_PAGE_INVALID` for a forged, edited or foreign token;
+ * `GF_PAGE_SNAPSHOT_GONE` when it is valid but an endpoint changed.
+ */
+export function pageState(params: DiffParams, binding: DiffBinding, secret: Uint8Array, from?: TokenEndpoint, to?: TokenEndpoint): TokenState | null {
+  if (params.after === null) return null;
+  const state = decodePageToken(params.after, secret);
+  checkTokenRequest(state, { selectorsSha256: binding.selectorsSha256, scope: params.scope, detail: params.detail, limit: params.limit });
+  if (from !== undefined && to !== undefined) checkTokenEndpoints(state, from, to);
+  return state;
+}
+
+/**
+ * One page of `diff_checkpoints` between two pinned endpoints (pure core).
+ *
+ * Summary or record detail per `params`, at most `params.limit` rows in
+ * contract order, and a token for the next page when more rows exist.
+ * Cancellation (`binding.signal`) is checked before each participant and
+ * every 4,096 records; a cancelled call throws `GF_CANCELLED` and returns
+ * nothing.
+ */
+export function diffEndpoints(from: DiffEndpoint, to: DiffEndpoint, params: DiffParams, binding: DiffBinding, opts: DiffEngineOptions): DiffPage {
+  const adapters = opts.adapters ?? DIFF_ADAPTERS;
+  const fromId = identityOf(from);
+  const toId = identityOf(to);
+  const state = pageState(params, binding, opts.secret, fromId, toId);
+  const signal = binding.signal;
+  checkCancelled(signal, 'start');
+  const token = (last: PagePosition): string =>
+    encodePageToken(
+      { selectorsSha256: binding.selectorsSha256, from: fromId, to: toId, scope: params.scope, detail: params.detail, limit: params.limit, last },
+      opts.secret,
+    );
+  if (params.detail === 'summary') {
+    const last = state?.last;
+    const rows = summaryRows(from, to, params.scope, adapters).filter((r) => last === undefined || compareSummary(r, last as SummaryPosition) > 0);
+    const page = rows.slice(0, params.limit);
+    const end = page[page.length - 1];
+    const next =
+      rows.length > params.limit && end !== undefined
+        ? token({ detail: 'summary', scope: end.scope, capabilityId: end.capabilityId, recordFamilyId: end.recordFamilyId })
+        : null;
+    checkCancelled(signal, 'finish');
+    return { schema: SUMMARY_DIFF_SCHEMA_NAME, table: summaryTable(from.checkpointUuid, to.checkpointUuid, page), nextPageToken: next, from: fromId, to: toId };
+  }
+  const after = state === null ? null : keyOfPosition(state.last as RecordPosition);
+  const page: RecordChange[] = [];
+  let more = false;
+  for (const ch of orderedChanges(from, to, params.scope, after, signal, adapters)) {
+    if (page.length === params.limit) {
+      more = true;
+      break;
+    }
+    page.push(ch);
+  }
+  const end = page[page.length - 1];
+  checkCancelled(signal, 'finish');
+  return {
+    schema: RECORD_DIFF_SCHEMA_NAME,
+    table: recordTable(from.checkpointUuid, to.checkpointUuid, page),
+    nextPageToken: more && end !== undefined ? token(recordPosition(end)) : null,
+    from: fromId,
+    to: toId,
+  };
+}
+
+/**
+ * The whole record diff in one Arrow table (batches of at most `batchRows`
+ * rows), in contract order, reading each changed participant once.
+ *
+ * For previews and exports that want everything; memory is O(changes).
+ * Pages remain the API for interactive use. Cancellation gives
+ * `GF_CANCELLED` and no table.
+ */
+export function diffAllRecords(
+  from: DiffEndpoint,
+  to: DiffEndpoint,
+  scope: DiffScope,
+  opts: { readonly batchRows?: number; readonly signal?: AbortSignal; readonly adapters?: readonly DiffAdapter[] } = {},
+): Table {
+  if (scope === 'summary') validation('scope', 'summary_scope_has_no_records');
+  const size = opts.batchRows ?? DIFF_PAGE_LIMITS.max;
+  const tables: Table[] = [];
+  let batch: RecordChange[] = [];
+  for (const ch of orderedChanges(from, to, scope, null, opts.signal, opts.adapters)) {
+    batch.push(ch);
+    if (batch.length === size) {
+      tables.push(recordTable(from.checkpointUuid, to.checkpointUuid, batch));
+      batch = [];
+    }
+  }
+  checkCancelled(opts.signal, 'finish');
+  if (batch.length > 0 || tables.length === 0) tables.push(recordTable(from.checkpointUuid, to.checkpointUuid, batch));
+  return new Table(RECORD_DIFF_SCHEMA, tables.flatMap((t) => t.batches));
+}

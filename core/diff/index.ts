@@ -1,0 +1,49 @@
+export {
+  DIFF_API_VERSION,
+  DIFF_METHOD,
+  DIFF_SCOPES,
+  DIFF_DETAILS,
+  SUMMARY_CHANGE_KINDS,
+  RECORD_CHANGE_KINDS,
+  DIFF_PAGE_LIMITS,
+  CURRENT_SELECTOR,
+  CURRENT_ENDPOINT_DOMAIN,
+  DIFF_ADAPTER_CONTRACT,
+  SUMMARY_DIFF_SCHEMA_NAME,
+  RECORD_DIFF_SCHEMA_NAME,
+  SUMMARY_DIFF_SCHEMA,
+  RECORD_DIFF_SCHEMA,
+  SUMMARY_DIFF_SORT,
+  RECORD_DIFF_SORT,
+} from './contract';
+export type { DiffScope, DiffDetail, SummaryChangeKind, RecordChangeKind } from './contract';
+export { currentEndpointUuid } from './endpoint';
+export type { DiffEndpoint, LeasedEndpoint, EndpointParticipant } from './endpoint';
+export { DIFF_ADAPTERS, ADAPTER_REFUSALS, adapterOfFamily, adaptersFor, resolveAdapter } from './adapters';
+export type { DiffAdapter, AdapterRefusal } from './adapters';
+export { CANCEL_CHECK_INTERVAL, checkCancelled } from './cancel';
+export {
+  validateDiffParams,
+  scopeSelects,
+  summaryRows,
+  orderedChanges,
+  pageState,
+  diffEndpoints,
+  diffAllRecords,
+} from './engine';
+export type { DiffParams, DiffEngineOptions, DiffPage, DiffBinding } from './engine';
+export {
+  PAGE_TOKEN_MAX_CHARS,
+  TOKEN_SECRET_BYTES,
+  selectorsDigest,
+  encodePageToken,
+  decodePageToken,
+  checkTokenRequest,
+  checkTokenEndpoints,
+} from './page-token';
+export type { TokenEndpoint, TokenState, PagePosition, SummaryPosition, RecordPosition, TokenRequest } from './page-token';
+export { compareRecordKeys, compareFamilyKey, FamilyDiff } from './record-diff';
+export type { RecordChange, RecordSortKey, FamilyPair } from './record-diff';
+export { RowFingerprinter } from './row-fingerprints';
+export { summaryTable, recordTable } from './result-tables';
+export type { SummaryRow } from './result-tables';

@@ -1,0 +1,204 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { canonicalJson, sha256Hex } from '../canonical/index';
+import { GfError } from '../errors';
+import { DIFF_API_VERSION, DIFF_DETAILS, DIFF_METHOD, DIFF_SCOPES, RECORD_CHANGE_KINDS } from './contract';
+import type { DiffDetail, DiffScope, RecordChangeKind } from './contract';
+
+/** Largest token accepted (characters); anything longer is `GF_PAGE_INVALID` before parsing. */
+export const PAGE_TOKEN_MAX_CHARS = 2048;
+
+/** Bytes of the per-project token secret. */
+export const TOKEN_SECRET_BYTES = 32;
+
+/** An endpoint identity a token is bound to. */
+export interface TokenEndpoint {
+  readonly checkpointUuid: string;
+  readonly manifestSha256: string;
+}
+
+/** Last complete sort tuple of a summary page. */
+export interface SummaryPosition {
+  readonly detail: 'summary';
+  readonly scope: string;
+  readonly capabilityId: string;
+  readonly recordFamilyId: string;
+}
+
+/** Last complete sort tuple of a record page (binary fields as lowercase hex). */
+export interface RecordPosition {
+  readonly detail: 'records';
+  readonly scope: string;
+  readonly recordFamilyId: string;
+  readonly recordUuid: string | null;
+  readonly identityFingerprint: string;
+  readonly changeKind: RecordChangeKind;
+}
+
+/** Where the previous page ended. */
+export type PagePosition = SummaryPosition | RecordPosition;
+
+/**
+ * Everything a token binds: API version, method, the request's selectors
+ * (as a digest, so caller text is never echoed), both endpoint identities,
+ * scope, detail, limit and the last sort tuple.
+ */
+export interface TokenState {
+  readonly selectorsSha256: string;
+  readonly from: TokenEndpoint;
+  readonly to: TokenEndpoint;
+  readonly scope: DiffScope;
+  readonly detail: DiffDetail;
+  readonly limit: number;
+  readonly last: PagePosition;
+}
+
+const B64URL = /^[A-Za-z0-9_-]+$/;
+const HEX64 = /^[0-9a-f]{64}$/;
+const HEX32 = /^[0-9a-f]{32}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+function invalid(problem: string): never {
+  throw new GfError('GF_PAGE_INVALID', 'the page token is not valid for this request', { operation: DIFF_METHOD, problem });
+}
+
+function mac(secret: Uint8Array, body: string): Buffer {
+  return createHmac('sha256', secret).update(body, 'utf8').digest();
+}
+
+function wire(state: TokenState): unknown {
+  const last =
+    state.last.detail === 'summary'
+      ? [state.last.scope, state.last.capabilityId, state.last.recordFamilyId]
+      : [state.last.scope, state.last.recordFamilyId, state.last.recordUuid, state.last.identityFingerprint, state.last.changeKind];
+  return {
+    api: DIFF_API_VERSION,
+    method: DIFF_METHOD,
+    selectors: state.selectorsSha256,
+    from: [state.from.checkpointUuid, state.from.manifestSha256],
+    to: [state.to.checkpointUuid, state.to.manifestSha256],
+    scope: state.scope,
+    detail: state.detail,
+    limit: state.limit,
+    last,
+  };
+}
+
+/** Digest binding a token to the request's two selectors without carrying their text. */
+export function selectorsDigest(from: unknown, to: unknown): string {
+  return sha256Hex(new TextEncoder().encode(canonicalJson({ from, to })));
+}
+
+/**
+ * An opaque page token: base64url(canonical JSON state) "." base64url(HMAC-SHA-256).
+ *
+ * The HMAC key is the per-project secret, which never appears in a token,
+ * so a token cannot be forged or edited without detection.
+ */
+export function encodePageToken(state: TokenState, secret: Uint8Array): string {
+  const body = canonicalJson(wire(state));
+  return `${Buffer.from(body, 'utf8').toString('base64url')}.${mac(secret, body).toString('base64url')}`;
+}
+
+function isText(v: unknown, max = 128): v is string {
+  return typeof v === 'string' && v.length > 0 && v.length <= max;
+}
+
+function endpointOf(v: unknown): TokenEndpoint {
+  if (!Array.isArray(v) || v.length !== 2 || !UUID.test(String(v[0])) || !HEX64.test(String(v[1]))) invalid('endpoint');
+  return { checkpointUuid: v[0] as string, manifestSha256: v[1] as string };
+}
+
+function positionOf(detail: DiffDetail, v: unknown): PagePosition {
+  if (!Array.isArray(v)) return invalid('position');
+  if (detail === 'summary') {
+    if (v.length !== 3 || !v.every((x) => isText(x))) invalid('position');
+    return { detail, scope: v[0] as string, capabilityId: v[1] as string, recordFamilyId: v[2] as string };
+  }
+  const [scope, family, uuid, idfp, kind] = v as unknown[];
+  if (v.length !== 5 || !isText(scope) || !isText(family)) invalid('position');
+  if (uuid !== null && !(typeof uuid === 'string' && HEX32.test(uuid))) invalid('position');
+  if (typeof idfp !== 'string' || !HEX64.test(idfp)) invalid('position');
+  if (!(RECORD_CHANGE_KINDS as readonly unknown[]).includes(kind)) invalid('position');
+  return {
+    detail,
+    scope: scope as string,
+    recordFamilyId: family as string,
+    recordUuid: uuid as string | null,
+    identityFingerprint: idfp,
+    changeKind: kind as RecordChangeKind,
+  };
+}
+
+/**
+ * Verifies a token's integrity and returns the state it carries.
+ *
+ * Anything malformed, oversized, or whose HMAC does not verify under
+ * `secret` is `GF_PAGE_INVALID`; comparing the state with the request is
+ * the caller's job (see `checkTokenBinding`).
+ */
+export function decodePageToken(token: unknown, secret: Uint8Array): TokenState {
+  if (typeof token !== 'string' || token.length === 0 || token.length > PAGE_TOKEN_MAX_CHARS) invalid('shape');
+  const parts = token.split('.');
+  if (parts.length !== 2 || !B64URL.test(parts[0] as string) || !B64URL.test(parts[1] as string)) invalid('shape');
+  const body = Buffer.from(parts[0] as string, 'base64url').toString('utf8');
+  const given = Buffer.from(parts[1] as string, 'base64url');
+  const want = mac(secret, body);
+  if (given.length !== want.length || !timingSafeEqual(given, want)) invalid('integrity');
+  let w: Record<string, unknown>;
+  try {
+    w = JSON.parse(body) as Record<string, unknown>;
+  } catch (_e) {
+    return invalid('shape');
+  }
+  if (typeof w !== 'object' || w === null) invalid('shape');
+  if (w.api !== DIFF_API_VERSION) invalid('api_version');
+  if (w.method !== DIFF_METHOD) invalid('method');
+  if (typeof w.selectors !== 'string' || !HEX64.test(w.selectors)) invalid('selectors');
+  if (!(DIFF_SCOPES as readonly unknown[]).includes(w.scope)) invalid('scope');
+  if (!(DIFF_DETAILS as readonly unknown[]).includes(w.detail)) invalid('detail');
+  if (typeof w.limit !== 'number' || !Number.isSafeInteger(w.limit)) invalid('limit');
+  const detail = w.detail as DiffDetail;
+  return {
+    selectorsSha256: w.selectors,
+    from: endpointOf(w.from),
+    to: endpointOf(w.to),
+    scope: w.scope as DiffScope,
+    detail,
+    limit: w.limit,
+    last: positionOf(detail, w.last),
+  };
+}
+
+/** The request inputs a token must match exactly. */
+export interface TokenRequest {
+  readonly selectorsSha256: string;
+  readonly scope: DiffScope;
+  readonly detail: DiffDetail;
+  readonly limit: number;
+}
+
+/** `GF_PAGE_INVALID` unless the token was issued for exactly this request (selectors, scope, detail, limit). */
+export function checkTokenRequest(state: TokenState, req: TokenRequest): void {
+  if (state.selectorsSha256 !== req.selectorsSha256) invalid('selectors');
+  if (state.scope !== req.scope) invalid('scope');
+  if (state.detail !== req.detail) invalid('detail');
+  if (state.limit !== req.limit) invalid('limit');
+}
+
+/**
+ * `GF_PAGE_SNAPSHOT_GONE` when an endpoint of a valid token now resolves to
+ * another checkpoint or generation (deleted, or the name re-created).
+ *
+ * Never a silent advance to the new snapshot.
+ */
+export function checkTokenEndpoints(state: TokenState, from: TokenEndpoint, to: TokenEndpoint): void {
+  const same = (x: TokenEndpoint, y: TokenEndpoint): boolean => x.checkpointUuid === y.checkpointUuid && x.manifestSha256 === y.manifestSha256;
+  if (!same(state.from, from) || !same(state.to, to)) snapshotGone();
+}
+
+/** The error of a page whose endpoint snapshot no longer exists under its selector. */
+export function snapshotGone(): never {
+  throw new GfError('GF_PAGE_SNAPSHOT_GONE', 'an endpoint of this page token no longer resolves to the same snapshot', {
+    operation: DIFF_METHOD,
+  });
+}

@@ -1,0 +1,74 @@
+import { hash as oneShotHash } from 'node:crypto';
+import { Schema } from 'apache-arrow';
+import type { Data, Field } from 'apache-arrow';
+import { fingerprintHeader, resolveLimits } from '../canonical/index';
+import type { DomainTag } from '../canonical/index';
+import { checkLimit } from '../canonical/arrow-limits';
+import { writeSchema } from '../canonical/arrow-schema';
+import { compileField } from '../canonical/arrow-values';
+import type { RowWriter } from '../canonical/arrow-values';
+import { ByteWriter } from '../canonical/arrow-writer';
+
+const GFT1 = Uint8Array.of(0x47, 0x46, 0x54, 0x31);
+
+/**
+ * Record fingerprints of chosen rows of one batch, byte-identical to
+ * `recordFingerprints` of the canonical module for those rows.
+ *
+ * The diff hashes only rows that changed, so it cannot afford the
+ * whole-table function; this one builds the constant preimage prefix
+ * (envelope header, `GFT1`, schema bytes, row count 1) once and encodes
+ * each requested row after it. A unit test pins it to `recordFingerprints`.
+ */
+export class RowFingerprinter {
+  readonly #w: ByteWriter;
+  readonly #prefixEnd: number;
+  readonly #lengthAt: number;
+  readonly #payloadPrefix: number;
+  readonly #maxPayload: number;
+  readonly #writers: readonly RowWriter[];
+
+  /**
+   * @param fields the fingerprinted fields (a whole schema, or an identity projection of it)
+   * @param metadata the schema metadata of the fingerprinted schema
+   * @param columns one `Data` chunk per field, same order, one batch
+   */
+  constructor(fields: readonly Field[], metadata: ReadonlyMap<string, string>, columns: readonly Data[], domain: DomainTag) {
+    const limits = resolveLimits();
+    const schema = new Schema([...fields], new Map(metadata));
+    const sw = new ByteWriter(limits.maxPayloadBytes, 256);
+    writeSchema(sw, schema, limits);
+    const schemaBytes = sw.toBytes();
+    const header = fingerprintHeader(domain, 0);
+    this.#lengthAt = header.length - 8;
+    this.#payloadPrefix = 4 + 8 + schemaBytes.length + 8;
+    this.#maxPayload = limits.maxPayloadBytes;
+    const w = new ByteWriter(limits.maxPayloadBytes + header.length, 4096);
+    w.bytes(header);
+    w.bytes(GFT1);
+    w.u64(schemaBytes.length);
+    w.bytes(schemaBytes);
+    w.u64(1);
+    this.#prefixEnd = w.pos;
+    this.#w = w;
+    this.#writers = fields.map((f, k) => compileField(f, f.name, 1, limits).bind(columns[k] as Data));
+  }
+
+  /** The fingerprint of row `row` written into `out` at `at` (32 bytes). */
+  into(row: number, out: Uint8Array, at: number): void {
+    const w = this.#w;
+    w.pos = this.#prefixEnd;
+    for (const write of this.#writers) write(row, w);
+    const payloadLength = this.#payloadPrefix + (w.pos - this.#prefixEnd);
+    if (payloadLength > this.#maxPayload) checkLimit('payload_bytes', payloadLength, this.#maxPayload, 'payload');
+    w.patchU64(this.#lengthAt, payloadLength);
+    out.set(oneShotHash('sha256', w.buf.subarray(0, w.pos), 'buffer'), at);
+  }
+
+  /** The fingerprint of row `row` (32 fresh bytes). */
+  of(row: number): Uint8Array {
+    const out = new Uint8Array(32);
+    this.into(row, out, 0);
+    return out;
+  }
+}
