@@ -1,0 +1,428 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { GfError, isGfError } from '../errors';
+import { sha256Hex } from '../canonical';
+import { LAYOUT } from '../project/layout';
+import { createLockFile, tryExclusive, tryShared } from '../project/sqlite-lock';
+import type { HeldLock } from '../project/sqlite-lock';
+import { registryFailpoint } from './failpoints';
+import { decideRecovery } from './recovery';
+import type { Observed, RecoveryDecision } from './recovery';
+import { REGISTRY_LIMITS, encodeChecksum, encodeIntent, registryCorrupt, tempNames } from './registry-format';
+import type { RegistryDoc, RegistryFile, RegistryIntent } from './registry-format';
+import { isPlan } from './registry-core';
+import type { CheckpointReceipt, RegistryPlan } from './registry-core';
+
+/** Machine-owned names inside `checkpoints/` (ADR-0014 "Registry and paths"). */
+export const REGISTRY_PATHS = {
+  dir: 'checkpoints',
+  registry: 'registry.json',
+  checksum: 'registry.json.sha256',
+  intent: 'registry.txn.json',
+  lock: LAYOUT.checkpointsLock,
+} as const;
+
+/** Stray private files a crashed writer can leave before its intent existed. */
+const STRAY_RE = /^\.registry\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.(?:json|sha256|txn)\.next$/;
+
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fs.constants;
+
+/** The logical registry: the validated document (null when none was ever created) and its digest. */
+export interface RegistryState {
+  readonly doc: RegistryDoc | null;
+  readonly sha256: string | null;
+  readonly revision: number;
+}
+
+function errnoOf(e: unknown): string {
+  const c = (e as { code?: unknown } | null)?.code;
+  return typeof c === 'string' ? c : 'unknown';
+}
+
+function ioFailure(e: unknown, operation: string, file: string, committed?: boolean): GfError {
+  if (isGfError(e)) return e;
+  return new GfError('GF_IO', `${operation} failed`, { operation, name: `checkpoints/${file}`, errno: errnoOf(e) }, committed);
+}
+
+/**
+ * Reads one registry-owned file without following links.
+ *
+ * Only a single-link regular file within its bound is `present`; a
+ * symlink, hard link, FIFO, directory or oversized file is `unsafe` and is
+ * never read. `O_NONBLOCK` keeps a planted FIFO from blocking the open.
+ */
+export function observeFile(abs: string, maxBytes: number): Observed {
+  let fd: number;
+  try {
+    fd = fs.openSync(abs, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch (e) {
+    const code = errnoOf(e);
+    if (code === 'ENOENT') return { kind: 'absent' };
+    if (code === 'ELOOP' || code === 'EMLINK') return { kind: 'unsafe', reason: 'symlink' };
+    if (code === 'EISDIR' || code === 'ENXIO') return { kind: 'unsafe', reason: 'not_regular' };
+    throw ioFailure(e, 'open', path.basename(abs));
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) return { kind: 'unsafe', reason: 'not_regular' };
+    if (st.nlink !== 1) return { kind: 'unsafe', reason: 'linked' };
+    if (st.size > maxBytes) return { kind: 'unsafe', reason: 'oversized' };
+    const buf = Buffer.allocUnsafe(maxBytes + 1);
+    let off = 0;
+    for (;;) {
+      const n = fs.readSync(fd, buf, off, buf.length - off, off);
+      if (n === 0) break;
+      off += n;
+      if (off > maxBytes) return { kind: 'unsafe', reason: 'oversized' };
+    }
+    return { kind: 'present', bytes: new Uint8Array(buf.buffer, buf.byteOffset, off) };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function sleepMs(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** Options of the registry file shell. */
+export interface RegistryStoreOptions {
+  /**
+   * How long to retry the checkpoints lock (monotonic clock, finite).
+   *
+   * Writers already hold writer.lock, so only short-lived readers can hold
+   * it; they hold it for the few milliseconds a read takes.
+   */
+  readonly lockTimeoutMs?: number;
+}
+
+/**
+ * The registry's file shell: observation, the pair-commit protocol, recovery and locking.
+ *
+ * All decisions are made by the pure cores (`decideRecovery`, the plan
+ * functions); this class only moves bytes, flushes and takes locks. Lock
+ * order is the caller's writer.lock, then `locks/checkpoints.lock`, never the
+ * reverse: readers take only the shared checkpoints lock and never ask for
+ * the writer lock while holding it.
+ */
+export class CheckpointRegistryStore {
+  readonly #root: string;
+  readonly #dir: string;
+  readonly #lockTimeoutMs: number;
+
+  constructor(projectRoot: string, options: RegistryStoreOptions = {}) {
+    this.#root = projectRoot;
+    this.#dir = path.join(projectRoot, REGISTRY_PATHS.dir);
+    this.#lockTimeoutMs = options.lockTimeoutMs ?? 5_000;
+  }
+
+  #lockPath(): string {
+    return path.join(this.#root, ...REGISTRY_PATHS.lock.split('/'));
+  }
+
+  #lockExists(): boolean {
+    try {
+      const st = fs.lstatSync(this.#lockPath());
+      if (!st.isFile()) throw registryCorrupt('checkpoints', 'lock_not_regular');
+      return true;
+    } catch (e) {
+      if (errnoOf(e) === 'ENOENT') return false;
+      throw ioFailure(e, 'lstat', 'checkpoints.lock');
+    }
+  }
+
+  #acquire(kind: 'shared' | 'exclusive'): HeldLock | null {
+    const abs = this.#lockPath();
+    const deadline = performance.now() + this.#lockTimeoutMs;
+    for (;;) {
+      const attempt = kind === 'shared' ? tryShared(abs, REGISTRY_PATHS.lock) : tryExclusive(abs, REGISTRY_PATHS.lock);
+      if (attempt.kind === 'held') return attempt.lock;
+      if (attempt.kind === 'absent') return null;
+      if (performance.now() >= deadline) {
+        throw new GfError('GF_WRITER_BUSY', 'the checkpoint registry lock is busy', { lock: REGISTRY_PATHS.lock, timeout_ms: this.#lockTimeoutMs }, kind === 'exclusive' ? false : undefined);
+      }
+      sleepMs(2);
+    }
+  }
+
+  /** `checkpoints/` must be a real directory when present; returns whether it exists. */
+  #dirExists(): boolean {
+    try {
+      const st = fs.lstatSync(this.#dir);
+      if (!st.isDirectory()) throw registryCorrupt('checkpoints', 'not_directory');
+      return true;
+    } catch (e) {
+      if (errnoOf(e) === 'ENOENT') return false;
+      throw ioFailure(e, 'lstat', '.');
+    }
+  }
+
+  #abs(name: string): string {
+    return path.join(this.#dir, name);
+  }
+
+  /** Observes the three registry files and, on demand, the intent's temporaries. */
+  #observe(): RecoveryDecision {
+    if (!this.#dirExists()) {
+      return decideRecovery({ registry: { kind: 'absent' }, checksum: { kind: 'absent' }, intent: { kind: 'absent' } });
+    }
+    return decideRecovery({
+      registry: observeFile(this.#abs(REGISTRY_PATHS.registry), REGISTRY_LIMITS.registryBytes),
+      checksum: observeFile(this.#abs(REGISTRY_PATHS.checksum), REGISTRY_LIMITS.checksumBytes),
+      intent: observeFile(this.#abs(REGISTRY_PATHS.intent), REGISTRY_LIMITS.intentBytes),
+      temps: (intent: RegistryIntent) => ({
+        registryTemp: observeFile(this.#abs(intent.registry_temp), REGISTRY_LIMITS.registryBytes),
+        checksumTemp: observeFile(this.#abs(intent.checksum_temp), REGISTRY_LIMITS.checksumBytes),
+      }),
+    });
+  }
+
+  /**
+   * The logical registry state, read under the shared checkpoints lock. Never mutates.
+   *
+   * A crashed writer's leftover intent is interpreted by the recovery table
+   * (previous or next, never a mixture); settling it on disk is left to the
+   * next writer. Any unsafe state is `GF_CHECKPOINT_REGISTRY_CORRUPT`.
+   */
+  read(): RegistryState {
+    const lock = this.#acquire('shared');
+    if (lock === null) {
+      // No lock file: no registry mutation has ever begun (a writer creates the lock first).
+      const d = this.#observe();
+      if (d.doc !== null || d.intent !== null || this.#lockExists()) {
+        const again = this.#acquire('shared');
+        if (again === null) throw registryCorrupt('checkpoints', 'lock_missing');
+        try {
+          return toState(this.#observe());
+        } finally {
+          again.release();
+        }
+      }
+      return toState(d);
+    }
+    try {
+      return toState(this.#observe());
+    } finally {
+      lock.release();
+    }
+  }
+
+  /**
+   * Runs one registry mutation. The caller MUST already hold the project's writer.lock.
+   *
+   * Takes the exclusive checkpoints lock, settles any crashed transaction
+   * through the recovery table, then calls `decide` with the recovered
+   * document (post-lock generation resolution happens inside `decide`). A
+   * returned receipt is a replay (nothing written); a plan is committed by
+   * the pair-commit protocol. Any failure reports `committed` truthfully.
+   */
+  mutate(decide: (doc: RegistryDoc | null, revision: number) => RegistryPlan | CheckpointReceipt): CheckpointReceipt {
+    this.#ensureLockFile();
+    const lock = this.#acquire('exclusive');
+    if (lock === null) throw registryCorrupt('checkpoints', 'lock_missing');
+    try {
+      const state = toState(this.#settle());
+      let planned: RegistryPlan | CheckpointReceipt;
+      try {
+        planned = decide(state.doc, state.revision);
+      } catch (e) {
+        throw isGfError(e) && e.committed === undefined ? e.withCommitted(false) : e;
+      }
+      if (!isPlan(planned)) return planned;
+      this.#commit(state, planned);
+      return planned.receipt;
+    } finally {
+      lock.release();
+    }
+  }
+
+  /**
+   * Settles the registry on disk (recovery with side effects). Caller holds writer.lock.
+   *
+   * Returns the accepted state; a corrupt registry is refused and left untouched.
+   */
+  recover(): RegistryState {
+    if (!this.#lockExists()) return this.read();
+    const lock = this.#acquire('exclusive');
+    if (lock === null) throw registryCorrupt('checkpoints', 'lock_missing');
+    try {
+      return toState(this.#settle());
+    } finally {
+      lock.release();
+    }
+  }
+
+  #ensureLockFile(): void {
+    if (this.#lockExists()) return;
+    // Build under a private name and rename into place, so no reader ever opens a half-made lock.
+    const locksDir = path.join(this.#root, LAYOUT.locks);
+    const tmp = path.join(locksDir, `.checkpoints-lock-${randomUUID()}.tmp`);
+    try {
+      createLockFile(tmp, REGISTRY_PATHS.lock);
+      fs.renameSync(tmp, this.#lockPath());
+      fsyncDir(locksDir, 'locks');
+    } catch (e) {
+      try {
+        fs.unlinkSync(tmp);
+      } catch {
+        // already renamed or never created
+      }
+      throw ioFailure(e, 'create lock', 'checkpoints.lock', false);
+    }
+  }
+
+  /** Applies a recovery decision's actions (exclusive lock held) and sweeps stray temporaries. */
+  #settle(): RecoveryDecision {
+    const d = this.#observe();
+    const intent = d.intent;
+    if (intent !== null) {
+      for (const action of d.actions) {
+        if (action === 'install_next_checksum') {
+          fs.renameSync(this.#abs(intent.checksum_temp), this.#abs(REGISTRY_PATHS.checksum));
+          fsyncDir(this.#dir, REGISTRY_PATHS.dir);
+        } else if (action === 'remove_intent') {
+          // The intent goes first: a crash after this leaves only strays, never an intent without its temps.
+          fs.unlinkSync(this.#abs(REGISTRY_PATHS.intent));
+          fsyncDir(this.#dir, REGISTRY_PATHS.dir);
+        } else {
+          unlinkIfPresent(this.#abs(intent.registry_temp));
+          unlinkIfPresent(this.#abs(intent.checksum_temp));
+          fsyncDir(this.#dir, REGISTRY_PATHS.dir);
+        }
+      }
+    } else if (this.#dirExists()) {
+      this.#sweepStrays();
+    }
+    return d;
+  }
+
+  /** Without an intent, private `.registry.<uuid>.*.next` files are inert leftovers: remove them. */
+  #sweepStrays(): void {
+    let removed = false;
+    for (const ent of fs.readdirSync(this.#dir, { withFileTypes: true })) {
+      if (ent.isFile() && STRAY_RE.test(ent.name)) {
+        unlinkIfPresent(this.#abs(ent.name));
+        removed = true;
+      }
+    }
+    if (removed) fsyncDir(this.#dir, REGISTRY_PATHS.dir);
+  }
+
+  /**
+   * The pair-commit protocol (exclusive lock held, no intent present).
+   *
+   * 1. write + flush both next files; 2. install the intent atomically and
+   * flush the directory; 3. replace registry.json; 4. replace its checksum;
+   * 5. flush the directory; 6. remove the intent and flush again.
+   */
+  #commit(state: RegistryState, plan: RegistryPlan): void {
+    const txn = randomUUID();
+    const names = tempNames(txn);
+    const nextSha = sha256Hex(plan.bytes);
+    const intent: RegistryIntent = {
+      transaction_uuid: txn,
+      previous_revision: state.doc === null ? null : state.revision,
+      previous_sha256: state.sha256,
+      next_revision: plan.next.revision,
+      next_sha256: nextSha,
+      registry_temp: names.registryTemp,
+      checksum_temp: names.checksumTemp,
+    };
+    const intentTemp = `.registry.${txn}.txn.next`;
+    let intentInstalled = false;
+    try {
+      if (!this.#dirExists()) {
+        fs.mkdirSync(this.#dir, { mode: 0o755 });
+        fsyncDir(this.#root, '.');
+      }
+      writeNew(this.#abs(names.registryTemp), plan.bytes);
+      writeNew(this.#abs(names.checksumTemp), encodeChecksum(plan.bytes));
+      registryFailpoint('checkpoint.registry.after_file_fsync');
+      writeNew(this.#abs(intentTemp), encodeIntent(intent));
+      fs.renameSync(this.#abs(intentTemp), this.#abs(REGISTRY_PATHS.intent));
+      intentInstalled = true;
+      fsyncDir(this.#dir, REGISTRY_PATHS.dir);
+      registryFailpoint('checkpoint.registry.after_intent_install');
+      registryFailpoint('checkpoint.registry.before_replace');
+      fs.renameSync(this.#abs(names.registryTemp), this.#abs(REGISTRY_PATHS.registry));
+      registryFailpoint('checkpoint.registry.after_replace');
+      fs.renameSync(this.#abs(names.checksumTemp), this.#abs(REGISTRY_PATHS.checksum));
+      registryFailpoint('checkpoint.registry.after_checksum_replace');
+      fsyncDir(this.#dir, REGISTRY_PATHS.dir);
+      registryFailpoint('checkpoint.registry.after_dir_fsync');
+      fs.unlinkSync(this.#abs(REGISTRY_PATHS.intent));
+      fsyncDir(this.#dir, REGISTRY_PATHS.dir);
+      registryFailpoint('checkpoint.registry.after_intent_remove');
+    } catch (e) {
+      if (!intentInstalled) {
+        for (const n of [names.registryTemp, names.checksumTemp, intentTemp]) {
+          try {
+            unlinkIfPresent(this.#abs(n));
+          } catch {
+            // strays are swept by the next writer
+          }
+        }
+        throw ioFailure(e, 'registry write', REGISTRY_PATHS.registry, false).withCommitted(false);
+      }
+      // Settle through the recovery table under the same locks, then say what is visible.
+      let committed: boolean;
+      try {
+        committed = this.#settle().sha256 === nextSha;
+      } catch (_) {
+        committed = false;
+      }
+      const err = ioFailure(e, 'registry replace', REGISTRY_PATHS.registry);
+      throw err.withCommitted(committed);
+    }
+  }
+}
+
+function toState(d: RecoveryDecision): RegistryState {
+  return { doc: d.doc, sha256: d.sha256, revision: d.doc?.revision ?? 0 };
+}
+
+function unlinkIfPresent(abs: string): void {
+  try {
+    fs.unlinkSync(abs);
+  } catch (e) {
+    if (errnoOf(e) !== 'ENOENT') throw ioFailure(e, 'unlink', path.basename(abs));
+  }
+}
+
+function fsyncDir(abs: string, rel: string): void {
+  let fd: number;
+  try {
+    fd = fs.openSync(abs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+  } catch (e) {
+    if (errnoOf(e) === 'ELOOP' || errnoOf(e) === 'ENOTDIR') throw registryCorrupt('checkpoints', 'not_directory');
+    throw ioFailure(e, 'open directory', rel);
+  }
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Creates a new private file (never through a link, never over an entry), writes it and flushes it. */
+function writeNew(abs: string, bytes: Uint8Array): void {
+  let fd: number;
+  try {
+    fd = fs.openSync(abs, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+  } catch (e) {
+    if (errnoOf(e) === 'EEXIST' || errnoOf(e) === 'ELOOP') throw registryCorrupt(tempKind(abs), 'unexpected_entry');
+    throw ioFailure(e, 'create', path.basename(abs));
+  }
+  try {
+    let off = 0;
+    while (off < bytes.length) off += fs.writeSync(fd, bytes, off, bytes.length - off);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function tempKind(abs: string): RegistryFile {
+  return abs.endsWith('.sha256.next') ? 'checksum_temp' : abs.endsWith('.json.next') ? 'registry_temp' : 'registry.txn.json';
+}
