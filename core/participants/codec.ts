@@ -29,7 +29,8 @@ function jsonDocument(family: RecordFamily, table: Table): string {
         } catch (_e) {
           parsed = undefined;
         }
-        if (parsed === undefined || canonicalJsonOrNull(parsed) !== v) {
+        // In a nullable JSON-valued field, the JSON value `null` would read back as an absent cell.
+        if (parsed === undefined || canonicalJsonOrNull(parsed) !== v || (parsed === null && f.nullable)) {
           throw new GfError('GF_VALIDATION', 'a JSON cell is not canonical JSON', {
             rule: 'participant.canonical_json',
             record_family_id: family.recordFamilyId,
@@ -65,7 +66,9 @@ export function canonicalJsonOrNull(value: unknown): string | null {
  * and equal `content_sha256` whatever the input order or chunking. `json`:
  * `{"contract_version":1,"record_family":"<key>@<version>","records":[…]}`
  * as canonical JSON + LF, records sorted by identity, every field present
- * (null explicit), JSON-valued cells embedded as values. A duplicate identity,
+ * (null explicit), JSON-valued cells embedded as values (in a non-nullable
+ * JSON-valued field `null` is the JSON value; in a nullable one it is the
+ * absent cell, so the JSON value null is refused there). A duplicate identity,
  * a null required field or a non-canonical JSON cell is `GF_VALIDATION`;
  * a foreign schema `GF_SCHEMA_MISMATCH`. Domain rules are not run here.
  */
@@ -129,7 +132,8 @@ function decodeJson(family: RecordFamily, bytes: Uint8Array): Table {
     for (const f of family.fields) {
       if (!(f.name in rec)) corrupt(family, 'record_fields');
       const v = rec[f.name];
-      out[f.name] = f.json === true && v !== null ? canonicalJsonOrNull(v) : v;
+      // A JSON-valued field embeds its value; `null` is the JSON value null unless the field is nullable.
+      out[f.name] = f.json === true && (v !== null || !f.nullable) ? canonicalJsonOrNull(v) : v;
     }
     return out;
   });

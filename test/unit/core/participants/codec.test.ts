@@ -85,6 +85,9 @@ describe('participant codec', () => {
     expect(doc.records.map((r) => r.key)).toEqual(['embedding.dimensions', 'graph.labels', 'ontology.mode']);
     expect(doc.records[1]?.value).toEqual({ default: 'en', fallback: ['fr', 'de'] });
     expect(doc.records[2]?.value).toBe('strict');
+    // The JSON value null in a non-nullable JSON-valued field survives the document.
+    const nullValue = decodeParticipant(WORKSPACE_CONFIGURATION, encodeRecords(WORKSPACE_CONFIGURATION, [{ key: 'x.y', value: 'null' }]));
+    expect(recordsFromTable(WORKSPACE_CONFIGURATION, nullValue)).toEqual([{ key: 'x.y', value: 'null' }]);
     // An empty ontology is an explicit, valid document.
     const empty = decodeParticipant(WORKSPACE_ONTOLOGY, encodeRecords(WORKSPACE_ONTOLOGY, []));
     expect(empty.numRows).toBe(0);
