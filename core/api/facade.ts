@@ -1,10 +1,11 @@
 // The facade: implements each contract operation by calling the engine
 // modules. Operations whose module has not landed are simply absent from
 // `implementations` (and therefore from every surface's runtime list).
-import { randomUUID } from 'node:crypto';
 import { OPERATIONS, type OperationName, type ProjectOpened } from './contract';
 import { unwrapEnvelope } from './wire';
 import { createDispatcher, type Dispatcher, type Implementations } from './dispatcher';
+import { projectOperations, type ProjectSession } from './project-operations';
+import { SessionTable } from './sessions';
 
 /** Which surface hosts this facade (reported by `app.session`). */
 export type SurfaceMode = 'electron' | 'browser' | 'library';
@@ -34,10 +35,11 @@ export interface Facade {
 /** Builds a facade over the engine modules present in this tree. */
 export function createFacade(options: FacadeOptions): Facade {
   let launch: ProjectOpened | null = null;
-  const closers = new Set<() => Promise<void>>();
+  const projects = new SessionTable<ProjectSession>('project');
 
-  const implementations: { -readonly [N in OperationName]?: Implementations[N] } = {
+  const implementations: Implementations = {
     'app.session': async () => ({ project: launch, mode: options.mode, operations: dispatcher.available }),
+    ...projectOperations(projects),
   };
 
   const dispatcher = createDispatcher(implementations);
@@ -53,13 +55,7 @@ export function createFacade(options: FacadeOptions): Facade {
       return launch;
     },
     async close() {
-      for (const c of [...closers]) await c();
-      closers.clear();
+      await projects.closeAll();
     },
   };
-}
-
-/** A fresh opaque session handle (never derived from a path). */
-export function newHandle(): string {
-  return randomUUID();
 }

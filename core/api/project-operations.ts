@@ -1,0 +1,92 @@
+// project.* operations: open/create a workspace, summarize its history.
+import { isAbsolute, basename } from 'node:path';
+import type { Table } from 'apache-arrow';
+import { GfError } from '../errors';
+import { createProject, openProject, registryCatalog, type Project } from '../project/index';
+import { WORKSPACE_RESTORATION_TRANSITION, familyKey, recordsFromTable } from '../participants/index';
+import type { GenerationSummary, ProjectOpened, RestorationSummary } from './contract';
+import type { Implementations } from './dispatcher';
+import type { SessionTable } from './sessions';
+
+/** An open project behind a session handle. */
+export interface ProjectSession {
+  readonly project: Project<Table>;
+  readonly label: string;
+  /** Extra resources tied to the project (chain stores, views), closed with it. */
+  readonly closers: Set<() => Promise<void> | void>;
+}
+
+function requireAbsolute(dir: string): string {
+  if (!isAbsolute(dir)) throw new GfError('GF_VALIDATION', 'the project directory must be an absolute path', { field: 'path' });
+  return dir;
+}
+
+function register(projects: SessionTable<ProjectSession>, project: Project<Table>, dir: string): ProjectOpened {
+  const closers = new Set<() => Promise<void> | void>();
+  const session: ProjectSession = { project, label: basename(dir) || 'project', closers };
+  const handle = projects.add({
+    value: session,
+    close: async () => {
+      for (const c of [...closers]) await c();
+      closers.clear();
+    },
+  });
+  return { project: handle, label: session.label };
+}
+
+const RESTORATION_KEY = familyKey(WORKSPACE_RESTORATION_TRANSITION.capabilityId, WORKSPACE_RESTORATION_TRANSITION.recordFamilyId);
+
+function microsToIso(us: bigint): string {
+  const ms = us / 1000n;
+  const iso = new Date(Number(ms)).toISOString();
+  const frac = (((us % 1_000_000n) + 1_000_000n) % 1_000_000n).toString().padStart(6, '0');
+  return `${iso.slice(0, 19)}.${frac}Z`;
+}
+
+/** The restoration record published WITH this generation (not one carried forward). */
+function restorationOf(project: Project<Table>, generationUuid: string, manifestSha256: string): RestorationSummary | null {
+  const lease = project.leaseGeneration(generationUuid, manifestSha256);
+  try {
+    if (lease.participant(RESTORATION_KEY) === undefined) return null;
+    const table = lease.readTable(RESTORATION_KEY);
+    if (table === undefined) return null;
+    const row = recordsFromTable(WORKSPACE_RESTORATION_TRANSITION, table).find((r) => r['restored_generation_uuid'] === generationUuid);
+    if (row === undefined) return null;
+    return {
+      restoration_uuid: String(row['restoration_uuid']),
+      checkpoint_uuid: String(row['checkpoint_uuid']),
+      source_generation_uuid: String(row['source_generation_uuid']),
+      prior_current_generation_uuid: String(row['prior_current_generation_uuid']),
+      restored_at: microsToIso(BigInt(row['restored_at'] as bigint | number)),
+    };
+  } finally {
+    lease.release();
+  }
+}
+
+/** project.* implementations over `core/project`. */
+export function projectOperations(projects: SessionTable<ProjectSession>): Implementations {
+  return {
+    'project.open': async ({ path }) => register(projects, await openProject<Table>(requireAbsolute(path), { catalog: registryCatalog }), path),
+    'project.create': async ({ path }) => register(projects, await createProject<Table>(requireAbsolute(path), { catalog: registryCatalog }), path),
+    'project.close': async ({ project }) => ({ closed: await projects.close(project) }),
+    'project.summary': async ({ project }) => {
+      const p = projects.get(project).project;
+      const history = p.history();
+      const current = history[0];
+      const generations: GenerationSummary[] = history.map((g) => ({
+        generation_uuid: g.generationUuid,
+        parent_generation_uuid: g.parentGenerationUuid,
+        manifest_sha256: g.manifestSha256 ?? '',
+        participant_count: g.participantCount,
+        is_current: g.isCurrent,
+        restoration: g.manifestSha256 === null ? null : restorationOf(p, g.generationUuid, g.manifestSha256),
+      }));
+      return {
+        initialized: current !== undefined,
+        current: current === undefined ? null : { generation_uuid: current.generationUuid, manifest_sha256: current.manifestSha256 ?? '' },
+        generations,
+      };
+    },
+  };
+}
