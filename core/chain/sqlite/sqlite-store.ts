@@ -1,0 +1,257 @@
+import Database from 'better-sqlite3';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { GfError } from '../../errors';
+import { CheckpointStoreClosedError, CheckpointStoreCorruptError, DuplicateTransitionIdError } from '../errors';
+import { assertWorkflowId, toMicrosIso, type TransitionEvent, type WorkflowId } from '../event';
+import { GENESIS, nextHead, type ChainHead } from '../head';
+import type { ChainStoreWithReaders, Clock, PersistedRow } from '../port';
+import { decodeEventBytes, prepareAppend, type PreparedEvent } from '../store-support';
+import { WorkflowMutex } from '../workflow-mutex';
+import { CHAIN_DB_FILE, CHAIN_METADATA_SCHEMA, CHAIN_PRAGMAS, CHECKPOINT_CHAIN_SCHEMA, WORKFLOW_DIR_RE, workflowDirName } from './sqlite-schema';
+
+/** Options of the SQLite store. */
+export interface SqliteCheckpointStoreOptions {
+  /** Source of `written_at` (audit only, never in the chain); defaults to the system clock. */
+  readonly clock?: Clock;
+  /** Open databases kept (least recently used closed beyond it); default 64. */
+  readonly maxOpenDatabases?: number;
+}
+
+interface RawRow {
+  readonly sequence: number;
+  readonly transition_id: string;
+  readonly prior_head: string;
+  readonly next_head: string;
+  readonly event_bytes: Buffer;
+  readonly written_at: string;
+}
+
+interface Conn {
+  readonly db: Database.Database;
+  readonly tail: Database.Statement<[], { next_head: string }>;
+  readonly insert: Database.Statement<[string, string, string, Buffer, string]>;
+  readonly rows: Database.Statement<[], RawRow>;
+  readonly begin: Database.Statement;
+  readonly commit: Database.Statement;
+  readonly rollback: Database.Statement;
+}
+
+function sqliteCode(e: unknown): string | undefined {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** Maps driver failures to stable ids/codes; everything else propagates unchanged. */
+function mapDriverError(e: unknown): unknown {
+  const code = sqliteCode(e);
+  if (code === 'SQLITE_CONSTRAINT_UNIQUE' && String((e as Error).message).includes('transition_id')) return new DuplicateTransitionIdError();
+  if (code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT') return new GfError('GF_WRITER_BUSY', 'another process holds the workflow append lock', {}, false);
+  return e;
+}
+
+/**
+ * The production chain store: one SQLite database per workflow.
+ *
+ * `<root>/<workflowDirName(id)>/checkpoints.sqlite` (derived name, never the
+ * raw id), the seed's schema, WAL + synchronous=FULL + busy_timeout 5000.
+ * Every append runs read-tail-and-insert inside `BEGIN IMMEDIATE … COMMIT`,
+ * so writers in other processes serialise on SQLite's write lock and the
+ * chain stays linear; an in-process mutex serialises this store's callers.
+ */
+export class SqliteCheckpointStore implements ChainStoreWithReaders {
+  readonly #root: string;
+  readonly #clock: Clock;
+  readonly #max: number;
+  readonly #mutex = new WorkflowMutex();
+  readonly #conns = new Map<WorkflowId, Conn>();
+  #closed = false;
+
+  constructor(root: string, options: SqliteCheckpointStoreOptions = {}) {
+    this.#root = root;
+    this.#clock = options.clock ?? (() => new Date());
+    this.#max = Math.max(1, options.maxOpenDatabases ?? 64);
+  }
+
+  async append(event: TransitionEvent): Promise<ChainHead> {
+    this.#assertOpen();
+    const prepared = prepareAppend(event);
+    const id = prepared.event.workflow_id;
+    if (this.#mutex.holds(id)) return this.#insert(this.#connect(id, true) as Conn, prepared);
+    return this.#mutex.run(id, async () => {
+      this.#assertOpen();
+      const c = this.#connect(id, true) as Conn;
+      try {
+        c.begin.run();
+      } catch (e) {
+        throw mapDriverError(e);
+      }
+      try {
+        const head = this.#insert(c, prepared);
+        c.commit.run();
+        return head;
+      } catch (e) {
+        if (c.db.inTransaction) c.rollback.run();
+        throw mapDriverError(e);
+      }
+    });
+  }
+
+  async *readAllForWorkflow(workflowId: WorkflowId): AsyncIterable<TransitionEvent> {
+    for await (const row of this.readPersistedRows(workflowId)) yield decodeEventBytes(row.event_bytes);
+  }
+
+  async tailChainHead(workflowId: WorkflowId): Promise<ChainHead> {
+    this.#assertOpen();
+    assertWorkflowId(workflowId);
+    const c = this.#connect(workflowId, false);
+    return (c?.tail.get()?.next_head ?? GENESIS) as ChainHead;
+  }
+
+  async lock<T>(workflowId: WorkflowId, fn: () => Promise<T>): Promise<T> {
+    this.#assertOpen();
+    assertWorkflowId(workflowId);
+    if (this.#mutex.holds(workflowId)) return fn();
+    return this.#mutex.run(workflowId, async () => {
+      this.#assertOpen();
+      const c = this.#connect(workflowId, true) as Conn;
+      try {
+        c.begin.run();
+      } catch (e) {
+        throw mapDriverError(e);
+      }
+      let result: T;
+      try {
+        result = await fn();
+      } catch (e) {
+        if (c.db.open && c.db.inTransaction) c.rollback.run();
+        throw e;
+      }
+      try {
+        c.commit.run();
+      } catch (e) {
+        if (c.db.inTransaction) c.rollback.run();
+        throw mapDriverError(e);
+      }
+      return result;
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const c of this.#conns.values()) c.db.close();
+    this.#conns.clear();
+  }
+
+  async listWorkflows(): Promise<readonly WorkflowId[]> {
+    this.#assertOpen();
+    if (!existsSync(this.#root)) return [];
+    const out: WorkflowId[] = [];
+    for (const name of readdirSync(this.#root)) {
+      if (!WORKFLOW_DIR_RE.test(name)) continue;
+      const file = join(this.#root, name, CHAIN_DB_FILE);
+      if (!existsSync(file)) continue;
+      const db = new Database(file, { readonly: true, fileMustExist: true });
+      try {
+        db.pragma('busy_timeout = 5000');
+        const meta = db.prepare<[], { workflow_id: string }>('SELECT workflow_id FROM chain_workflow WHERE singleton = 1').get();
+        if (meta === undefined) continue;
+        if (workflowDirName(meta.workflow_id) !== name) throw new CheckpointStoreCorruptError('workflow_dir_mismatch');
+        const n = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM checkpoint_chain').get()?.n ?? 0;
+        if (n > 0) out.push(meta.workflow_id);
+      } finally {
+        db.close();
+      }
+    }
+    return out.sort();
+  }
+
+  async *readPersistedRows(workflowId: WorkflowId): AsyncIterable<PersistedRow> {
+    this.#assertOpen();
+    assertWorkflowId(workflowId);
+    const c = this.#connect(workflowId, false);
+    if (c === undefined) return;
+    const rows = c.rows.all();
+    for (const r of rows) {
+      yield {
+        sequence: r.sequence,
+        transition_id: r.transition_id,
+        prior_head: r.prior_head,
+        next_head: r.next_head,
+        event_bytes: new Uint8Array(r.event_bytes.buffer, r.event_bytes.byteOffset, r.event_bytes.byteLength),
+        written_at: r.written_at,
+      };
+    }
+  }
+
+  /** The database file of a workflow (for tooling and tests; the name is derived, never the raw id). */
+  databasePath(workflowId: WorkflowId): string {
+    assertWorkflowId(workflowId);
+    return join(this.#root, workflowDirName(workflowId), CHAIN_DB_FILE);
+  }
+
+  #insert(c: Conn, prepared: PreparedEvent): ChainHead {
+    const writtenAt = toMicrosIso(this.#clock());
+    const prior = (c.tail.get()?.next_head ?? GENESIS) as ChainHead;
+    const next = nextHead(prior, prepared.bytes);
+    try {
+      c.insert.run(prepared.event.transition_id, prior, next, Buffer.from(prepared.bytes), writtenAt);
+    } catch (e) {
+      throw mapDriverError(e);
+    }
+    return next;
+  }
+
+  #connect(workflowId: WorkflowId, create: boolean): Conn | undefined {
+    const cached = this.#conns.get(workflowId);
+    if (cached !== undefined) {
+      this.#conns.delete(workflowId);
+      this.#conns.set(workflowId, cached);
+      return cached;
+    }
+    const dir = join(this.#root, workflowDirName(workflowId));
+    const file = join(dir, CHAIN_DB_FILE);
+    if (!create && !existsSync(file)) return undefined;
+    if (create) mkdirSync(dir, { recursive: true });
+    const db = new Database(file, { fileMustExist: !create });
+    try {
+      for (const p of CHAIN_PRAGMAS) db.pragma(p);
+      db.transaction(() => {
+        db.exec(CHECKPOINT_CHAIN_SCHEMA);
+        db.exec(CHAIN_METADATA_SCHEMA);
+        db.prepare('INSERT OR IGNORE INTO chain_workflow (singleton, workflow_id) VALUES (1, ?)').run(workflowId);
+      }).immediate();
+      const meta = db.prepare<[], { workflow_id: string }>('SELECT workflow_id FROM chain_workflow WHERE singleton = 1').get();
+      if (meta?.workflow_id !== workflowId) throw new CheckpointStoreCorruptError('workflow_id_mismatch');
+    } catch (e) {
+      db.close();
+      throw mapDriverError(e);
+    }
+    const conn: Conn = {
+      db,
+      tail: db.prepare('SELECT next_head FROM checkpoint_chain ORDER BY sequence DESC LIMIT 1'),
+      insert: db.prepare('INSERT INTO checkpoint_chain (transition_id, prior_head, next_head, event_bytes, written_at) VALUES (?, ?, ?, ?, ?)'),
+      rows: db.prepare('SELECT sequence, transition_id, prior_head, next_head, event_bytes, written_at FROM checkpoint_chain ORDER BY sequence ASC'),
+      begin: db.prepare('BEGIN IMMEDIATE'),
+      commit: db.prepare('COMMIT'),
+      rollback: db.prepare('ROLLBACK'),
+    };
+    this.#conns.set(workflowId, conn);
+    this.#evict();
+    return conn;
+  }
+
+  #evict(): void {
+    for (const [id, c] of this.#conns) {
+      if (this.#conns.size <= this.#max) return;
+      if (c.db.inTransaction || this.#mutex.holds(id)) continue;
+      c.db.close();
+      this.#conns.delete(id);
+    }
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new CheckpointStoreClosedError();
+  }
+}

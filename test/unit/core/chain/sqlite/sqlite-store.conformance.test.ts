@@ -1,0 +1,25 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteCheckpointStore } from '../../../../../core/chain/sqlite/sqlite-store';
+import { tamperSqliteRow } from '../../../../../core/chain/sqlite/sqlite-tamper';
+import { runChainConformance } from '../conformance';
+
+const roots = new Map<SqliteCheckpointStore, string>();
+
+runChainConformance({
+  name: 'sqlite',
+  numRuns: 8,
+  async create({ clock }) {
+    const root = mkdtempSync(join(tmpdir(), 'gf-chain-'));
+    const store = new SqliteCheckpointStore(root, { clock });
+    roots.set(store, root);
+    return store;
+  },
+  async destroy(store) {
+    await store.close();
+    rmSync(roots.get(store) ?? '', { recursive: true, force: true });
+    roots.delete(store);
+  },
+  tamper: async (store, workflowId, sequence, fields) => tamperSqliteRow(roots.get(store) ?? '', workflowId, sequence, fields),
+});
