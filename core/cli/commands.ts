@@ -1,5 +1,6 @@
 import { registerCanonicalCommands } from './canonical-command';
 import type { CommandRegistrar } from './io';
+import { registerServeCommand } from './serve-command';
 
 /** Every subcommand group of `gf`, in help order. Add a module's registrar here. */
-export const COMMANDS: readonly CommandRegistrar[] = [registerCanonicalCommands];
+export const COMMANDS: readonly CommandRegistrar[] = [registerCanonicalCommands, registerServeCommand];
