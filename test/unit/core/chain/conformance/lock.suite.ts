@@ -68,7 +68,7 @@ export const LOCK_CASES: readonly ConformanceCase[] = [
       const a = ctx.freshWorkflowId('a');
       const b = ctx.freshWorkflowId('b');
       const eb = simpleEvent(b);
-      const got = await within(ctx.store.lock(a, async () => ctx.store.append(eb)), 10_000, 'append to B while holding A');
+      const got = await within(ctx.store.lock(a, async () => ctx.store.append(eb)), 4_000, 'append to B while holding A');
       expect(got).toBe(expectedHeads([eb])[0]);
     },
   },
