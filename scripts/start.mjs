@@ -1,2 +1,116 @@
-// `npm start`: placeholder until the surfaces issue lands (then: build, demo, Electron or browser mode).
-console.log('Checkpoint Studio: the app shell is not built yet; run `npx gf --help` for the engine CLI.');
+// `npm start [-- --project DIR]`: builds the app if needed, creates the demo
+// workspace on first run in the user data directory, and opens it in
+// Electron, or, where the Electron binary is not installed, in browser mode
+// (printing the URL with its per-launch token).
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const OUT = join(ROOT, 'out');
+const STAMP = join(OUT, '.build-stamp');
+const BUILD_INPUTS = ['core', 'electron', 'renderer', 'electron.vite.config.ts', 'package.json'];
+const BUILD_OUTPUTS = ['main/index.js', 'preload/index.cjs', 'renderer/index.html'];
+
+function argValue(argv, flag) {
+  const i = argv.indexOf(flag);
+  if (i < 0) return undefined;
+  const v = argv[i + 1];
+  if (v === undefined || v.startsWith('--')) {
+    console.error(`npm start: ${flag} needs a value`);
+    process.exit(2);
+  }
+  return v;
+}
+
+/** Newest modification time under a path (files only; skips dot folders). */
+function newestMtime(p) {
+  let st;
+  try {
+    st = statSync(p);
+  } catch {
+    return 0;
+  }
+  if (!st.isDirectory()) return st.mtimeMs;
+  let newest = 0;
+  for (const e of readdirSync(p, { withFileTypes: true })) {
+    if (e.name.startsWith('.') || e.name === 'node_modules') continue;
+    newest = Math.max(newest, newestMtime(join(p, e.name)));
+  }
+  return newest;
+}
+
+function buildIfNeeded() {
+  const complete = BUILD_OUTPUTS.every((f) => existsSync(join(OUT, f))) && existsSync(STAMP);
+  const stampTime = complete ? statSync(STAMP).mtimeMs : 0;
+  const sourceTime = Math.max(...BUILD_INPUTS.map((p) => newestMtime(join(ROOT, p))));
+  if (complete && stampTime >= sourceTime) return;
+  console.log('Checkpoint Studio: building the app (electron-vite build)…');
+  const r = spawnSync(process.execPath, [join(ROOT, 'node_modules/electron-vite/bin/electron-vite.js'), 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
+  if (r.status !== 0) {
+    console.error('npm start: the build failed');
+    process.exit(1);
+  }
+  mkdirSync(OUT, { recursive: true });
+  writeFileSync(STAMP, `${new Date().toISOString()}\n`);
+}
+
+/** `$XDG_DATA_HOME/checkpoint-studio` or `~/.local/share/checkpoint-studio`. */
+function userDataDir() {
+  const xdg = process.env.XDG_DATA_HOME;
+  return join(xdg !== undefined && xdg !== '' ? xdg : join(homedir(), '.local', 'share'), 'checkpoint-studio');
+}
+
+/** Creates the demo workspace once (via `gf demo create`); returns its directory or undefined. */
+function ensureDemo() {
+  const dir = join(userDataDir(), 'demo');
+  if (existsSync(join(dir, 'FORMAT'))) return dir;
+  mkdirSync(dirname(dir), { recursive: true });
+  console.log(`Checkpoint Studio: creating the demo workspace in ${dir} …`);
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin/gf.mjs'), 'demo', 'create', dir], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  if (r.status === 0 && existsSync(join(dir, 'FORMAT'))) return dir;
+  if (r.status === 2) {
+    console.log('Checkpoint Studio: this build has no demo builder (`gf demo create`); starting without a workspace.');
+  } else {
+    console.error(`npm start: creating the demo failed: ${(r.stderr ?? '').trim().split('\n')[0] ?? ''}`);
+  }
+  return undefined;
+}
+
+/** The Electron executable when its binary is installed, else undefined. */
+function electronBinary() {
+  const pkg = join(ROOT, 'node_modules', 'electron');
+  const pathTxt = join(pkg, 'path.txt');
+  if (!existsSync(pathTxt)) return undefined;
+  const exe = join(pkg, 'dist', readFileSync(pathTxt, 'utf8').trim());
+  return existsSync(exe) ? exe : undefined;
+}
+
+async function browserMode(project) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  const { serve } = await import('../core/cli/serve-command.ts');
+  const { bridge, stop } = await serve({ project });
+  console.log(`Checkpoint Studio (browser mode): ${bridge.url}`);
+  const shutdown = () => {
+    void stop().then(() => process.exit(0));
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+}
+
+const argv = process.argv.slice(2);
+const explicit = argValue(argv, '--project');
+buildIfNeeded();
+const project = explicit !== undefined ? resolve(explicit) : ensureDemo();
+const electron = electronBinary();
+if (electron !== undefined) {
+  const args = [ROOT, ...(project !== undefined ? ['--project', project] : [])];
+  const child = spawn(electron, args, { cwd: ROOT, stdio: 'inherit' });
+  child.on('exit', (code) => process.exit(code ?? 0));
+} else {
+  console.log('Electron is not installed here (its binary download is disabled), so Checkpoint Studio opens in browser mode instead.');
+  await browserMode(project);
+}
