@@ -13,10 +13,14 @@ import { toHex } from './hash';
 
 const GFT1 = Uint8Array.of(0x47, 0x46, 0x54, 0x31);
 
-/** Adds the row (and domain) to a canonical error raised while encoding that row. */
-function atRow(e: unknown, row: number, options: CanonicalOptions | undefined): never {
+/**
+ * Adds where it happened to a canonical error: the row for errors raised while
+ * writing a row, the batch for errors raised while preparing a batch (UTF-8
+ * validation, dictionary encoding), whose own `index` is chunk-relative.
+ */
+function located(e: unknown, where: Readonly<Record<string, number>>, options: CanonicalOptions | undefined): never {
   if (isGfError(e)) {
-    const extra: Record<string, string | number> = { row };
+    const extra: Record<string, string | number> = { ...where };
     if (options?.domain !== undefined) extra.domain = options.domain;
     throw new GfError(e.code, e.message.slice(e.code.length + 2), { ...e.details, ...extra });
   }
@@ -45,20 +49,27 @@ function forEachRow(
   const fields = table.schema.fields;
   const encoders = fields.map((f) => compileField(f, f.name, 1, limits));
   let row = 0;
-  try {
-    for (const batch of table.batches) {
-      const cols = batch.data.children as Data[];
-      const writers: RowWriter[] = encoders.map((e, k) => e.bind(cols[k] as Data));
-      const n = writers.length;
-      const len = batch.numRows;
-      let local = 0;
-      const writeRow = (w: ByteWriter): void => {
-        for (let k = 0; k < n; k++) (writers[k] as RowWriter)(local, w);
-      };
-      for (local = 0; local < len; local++, row++) onRow(writeRow, row);
+  let batchIndex = 0;
+  for (const batch of table.batches) {
+    const cols = batch.data.children as Data[];
+    let writers: RowWriter[];
+    try {
+      writers = encoders.map((e, k) => e.bind(cols[k] as Data));
+    } catch (e) {
+      located(e, { batch: batchIndex }, options);
     }
-  } catch (e) {
-    atRow(e, row, options);
+    const n = writers.length;
+    const len = batch.numRows;
+    let local = 0;
+    const writeRow = (w: ByteWriter): void => {
+      for (let k = 0; k < n; k++) (writers[k] as RowWriter)(local, w);
+    };
+    try {
+      for (local = 0; local < len; local++, row++) onRow(writeRow, row);
+    } catch (e) {
+      located(e, { row }, options);
+    }
+    batchIndex++;
   }
 }
 
