@@ -1,0 +1,214 @@
+import fs from 'node:fs';
+import type { Table } from 'apache-arrow';
+import { GfError, hasCode } from '../errors';
+import { openProject, registryCatalog, objectPlace } from '../project/index';
+import type { Lease, Project, ProjectOptions, RetentionPins } from '../project/index';
+import { CheckpointView } from '../views/checkpoint-view';
+import { listPage } from './listing';
+import type { CheckpointPage, CheckpointRow } from './listing';
+import { checkpointRow } from './listing';
+import { normalizeName } from './names';
+import { decideCreate, findActive, isPlan, pinnedGenerations, planCreate, planDelete, prepareCreate, prepareDelete } from './registry-core';
+import type { CheckpointReceipt, CreateInput, DeleteInput } from './registry-core';
+import { CheckpointRegistryStore } from './registry-store';
+import type { RegistryState } from './registry-store';
+
+/** Engine clock: UTC microseconds since the epoch. */
+export type MicrosClock = () => number;
+
+/** The default clock (wall time in microseconds; sub-millisecond digits from the monotonic clock are not claimed). */
+export const systemMicros: MicrosClock = () => Date.now() * 1000;
+
+/** Options of the checkpoint facade. */
+export interface CheckpointsOptions {
+  /** Injected engine clock for created_at / deleted_at. */
+  readonly clock?: MicrosClock;
+  /** Writer-lock wait (default: fail at once with `GF_WRITER_BUSY`). */
+  readonly writerTimeoutMs?: number;
+}
+
+/** Listing request (`list_checkpoints`): limit 1–10,000 (default 100) and a keyset `after` token. */
+export interface ListRequest {
+  readonly limit?: unknown;
+  readonly after?: unknown;
+}
+
+/**
+ * The checkpoint registry as a retention plug-in: active rows pin their generations.
+ *
+ * Called by cleanup under the writer lock (lock order writer → checkpoints).
+ * A corrupt registry throws `GF_CHECKPOINT_REGISTRY_CORRUPT`, which makes
+ * cleanup delete nothing. Readers see the recovery table's logical state.
+ */
+export function checkpointPins(projectRoot: string): RetentionPins {
+  const store = new CheckpointRegistryStore(projectRoot);
+  return { pinnedGenerations: () => pinnedGenerations(store.read().doc) };
+}
+
+/**
+ * Opens a project with the participant catalog and the checkpoint retention pins.
+ *
+ * Every surface that may publish or clean up must open projects this way (or
+ * pass `checkpointPins` itself): otherwise cleanup would not see checkpoints.
+ */
+export async function openCheckpointedProject(dir: string, opts: Omit<ProjectOptions<Table>, 'catalog' | 'pins'> = {}): Promise<Project<Table>> {
+  const first = await openProject<Table>(dir, { ...opts, catalog: registryCatalog, recover: false });
+  return openProject<Table>(dir, { ...opts, catalog: registryCatalog, pins: checkpointPins(first.root) });
+}
+
+const RESOLVE_ATTEMPTS = 16;
+
+/**
+ * Named checkpoints of one project: create, delete, list, show and open (ADR-0014).
+ *
+ * Mutations hold the project's writer.lock, then `locks/checkpoints.lock`,
+ * then resolve (and, for create, lease) the generation, in that order only.
+ * Reads take only the shared checkpoints lock. Results are plain rows; the
+ * Arrow forms are in `arrow-results.ts`.
+ */
+export class Checkpoints {
+  readonly project: Project<Table>;
+  readonly store: CheckpointRegistryStore;
+  readonly #clock: MicrosClock;
+  readonly #writerTimeoutMs: number;
+
+  constructor(project: Project<Table>, options: CheckpointsOptions = {}) {
+    this.project = project;
+    this.store = new CheckpointRegistryStore(project.root);
+    this.#clock = options.clock ?? systemMicros;
+    this.#writerTimeoutMs = options.writerTimeoutMs ?? 0;
+  }
+
+  #now(): number {
+    const t = this.#clock();
+    if (!Number.isSafeInteger(t) || t < 0) throw new Error('invariant violated: the engine clock returns non-negative integer microseconds');
+    return t;
+  }
+
+  /**
+   * Names the current generation (`checkpoint`): one new active row, no publication.
+   *
+   * Request validation happens before any lock. Under writer → checkpoints
+   * locks: replay / conflict / exists / limit checks, then CURRENT is leased
+   * and the selected generation validated (manifest digest by the lease;
+   * every participant registered with its schema fingerprint and its object
+   * present with the exact length: O(participants), never O(bytes)); the
+   * lease is held through the registry replacement.
+   */
+  async checkpoint(input: CreateInput): Promise<CheckpointReceipt> {
+    const req = prepareCreate(input);
+    return this.project.withWriter((w) => {
+      let lease: Lease<Table> | undefined;
+      try {
+        return this.store.mutate((doc) => {
+          const decision = decideCreate(doc, req);
+          if (decision.kind === 'replay') return decision.receipt;
+          lease = w.leaseCurrent();
+          this.#validateGeneration(lease);
+          return planCreate(doc, req, { generationUuid: lease.generationUuid, manifestSha256: lease.manifestSha256 }, this.#now());
+        });
+      } finally {
+        lease?.release();
+      }
+    }, { timeoutMs: this.#writerTimeoutMs });
+  }
+
+  #validateGeneration(lease: Lease<Table>): void {
+    for (const p of lease.manifest.participants) {
+      const family = this.project.catalog?.family(p.capabilityId, p.recordFamilyId);
+      if (family === undefined || family.schemaFingerprint !== p.schemaFingerprint || family.encoding !== p.encoding) {
+        throw new GfError('GF_SCHEMA_MISMATCH', 'the current generation has an unregistered participant', {
+          generation_uuid: lease.generationUuid,
+          schema_fingerprint: p.schemaFingerprint,
+        }, false);
+      }
+      const place = objectPlace(this.project.root, p.contentSha256);
+      let size: number;
+      try {
+        const st = fs.lstatSync(place.abs);
+        size = st.isFile() && st.nlink >= 1 ? st.size : -1;
+      } catch {
+        size = -1;
+      }
+      if (size !== p.byteLength) {
+        throw new GfError('GF_PROJECT_CORRUPT', 'a participant object of the current generation is missing or altered', {
+          generation_uuid: lease.generationUuid,
+          name: place.rel,
+        }, false);
+      }
+    }
+  }
+
+  /**
+   * Deletes an active name (`delete_checkpoint`): one tombstone, same replacement.
+   *
+   * Releases only the retention root; never removes a generation and never
+   * invalidates an open view. Takes no generation lease.
+   */
+  async deleteCheckpoint(input: DeleteInput): Promise<CheckpointReceipt> {
+    const req = prepareDelete(input);
+    return this.project.withWriter(() => this.store.mutate((doc) => planDelete(doc, req, this.#now())), { timeoutMs: this.#writerTimeoutMs });
+  }
+
+  /** Active checkpoints (`checkpoint@1`), sorted by (name, checkpoint_uuid), one keyset page. */
+  listCheckpoints(request: ListRequest = {}): CheckpointPage {
+    return listPage(this.store.read().doc, request.limit, request.after);
+  }
+
+  /** One active checkpoint by name (`show_checkpoint`), or `GF_CHECKPOINT_NOT_FOUND`. */
+  showCheckpoint(name: unknown): CheckpointRow {
+    const normalized = normalizeName(name);
+    const row = findActive(this.store.read().doc, normalized);
+    if (row === undefined) throw new GfError('GF_CHECKPOINT_NOT_FOUND', 'no active checkpoint has this name', { name: normalized });
+    return checkpointRow(row);
+  }
+
+  /** The logical registry state (revision and digest included), read-only. */
+  registryState(): RegistryState {
+    return this.store.read();
+  }
+
+  /** Settles an interrupted registry transaction under writer → checkpoints locks. */
+  async recoverRegistry(): Promise<RegistryState> {
+    return this.project.withWriter(() => this.store.recover(), { timeoutMs: this.#writerTimeoutMs });
+  }
+
+  /**
+   * Opens a read-only view of an active checkpoint (`open_checkpoint`).
+   *
+   * Resolve the active row → lease its exact generation (no link following)
+   * → re-read the registry: the same row must still be active, else restart
+   * → the manifest digest is verified by the lease against the row. A deleted
+   * or unknown name is `GF_CHECKPOINT_NOT_FOUND`. There is deliberately no
+   * way to open a generation UUID, manifest digest or path.
+   */
+  openCheckpoint(name: unknown): CheckpointView {
+    const normalized = normalizeName(name);
+    for (let attempt = 0; attempt < RESOLVE_ATTEMPTS; attempt++) {
+      const first = this.store.read();
+      const row = findActive(first.doc, normalized);
+      if (row === undefined) throw new GfError('GF_CHECKPOINT_NOT_FOUND', 'no active checkpoint has this name', { name: normalized });
+      let lease: Lease<Table> | undefined;
+      try {
+        lease = this.project.leaseGeneration(row.generation_uuid, row.generation_manifest_sha256);
+      } catch (e) {
+        if (!hasCode(e, 'GF_PAGE_SNAPSHOT_GONE')) throw e;
+      }
+      const again = this.store.read();
+      const still = findActive(again.doc, normalized);
+      if (still !== undefined && still.checkpoint_uuid === row.checkpoint_uuid && still.generation_uuid === row.generation_uuid && still.generation_manifest_sha256 === row.generation_manifest_sha256) {
+        if (lease === undefined) {
+          // An active row pins its generation: a missing one is corruption, never a fallback.
+          throw new GfError('GF_PROJECT_CORRUPT', 'the generation of an active checkpoint is missing', { checkpoint_uuid: row.checkpoint_uuid, generation_uuid: row.generation_uuid });
+        }
+        return new CheckpointView(lease, { checkpointUuid: row.checkpoint_uuid, name: row.name, registryRevision: again.revision });
+      }
+      lease?.release();
+    }
+    throw new GfError('GF_IO', 'the checkpoint kept changing while it was being opened', { attempts: RESOLVE_ATTEMPTS });
+  }
+}
+
+/** Re-exported so callers have one import for receipts. */
+export type { CheckpointReceipt, CheckpointPage, CheckpointRow };
+export { isPlan };
