@@ -1,0 +1,129 @@
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { BENCH_SIZES, summarize } from './harness';
+import type { BenchResult, BenchSize, BenchSpec } from './harness';
+
+const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
+
+interface Args {
+  readonly size: BenchSize;
+  readonly only: string | null;
+}
+
+function parseArgs(argv: readonly string[]): Args {
+  let size: BenchSize = 'small';
+  let only: string | null = null;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--size') {
+      const v = argv[++i];
+      if (!(BENCH_SIZES as readonly string[]).includes(v ?? '')) throw new Error(`--size must be one of ${BENCH_SIZES.join(', ')}`);
+      size = v as BenchSize;
+    } else if (a === '--only') {
+      only = argv[++i] ?? null;
+      if (only === null) throw new Error('--only needs a prefix');
+    } else if (a?.startsWith('--size=')) {
+      return parseArgs([...argv.slice(0, i), '--size', a.slice(7), ...argv.slice(i + 1)]);
+    } else if (a?.startsWith('--only=')) {
+      return parseArgs([...argv.slice(0, i), '--only', a.slice(7), ...argv.slice(i + 1)]);
+    } else {
+      throw new Error(`unknown argument: ${String(a)}`);
+    }
+  }
+  return { size, only };
+}
+
+function findBenchFiles(): string[] {
+  return (readdirSync(BENCH_DIR, { recursive: true }) as string[])
+    .filter((f) => f.endsWith('.bench.ts') && !f.split(/[\\/]/).some((part) => part === 'node_modules' || part.startsWith('.')))
+    .map((f) => join(BENCH_DIR, f))
+    .sort();
+}
+
+function matches(spec: BenchSpec, only: string | null): boolean {
+  if (only === null) return true;
+  return spec.id.startsWith(only) || only.startsWith(spec.id) || Object.keys(spec.results).some((id) => id.startsWith(only));
+}
+
+function fmt(n: number): string {
+  if (!Number.isFinite(n)) return String(n);
+  if (Math.abs(n) >= 1000) return Math.round(n).toLocaleString('en-US');
+  return n.toPrecision(4);
+}
+
+function printTable(results: readonly BenchResult[]): void {
+  const head = ['id', 'unit', 'median', 'min', 'max', 'runs'];
+  const rows = results.map((r) => [r.id, r.unit, fmt(r.median), fmt(r.min), fmt(r.max), String(r.runs)]);
+  const widths = head.map((h, k) => Math.max(h.length, ...rows.map((r) => (r[k] as string).length)));
+  const line = (cells: readonly string[]): string => cells.map((c, k) => (k < 2 ? c.padEnd(widths[k] as number) : c.padStart(widths[k] as number))).join('  ');
+  console.log(line(head));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of rows) console.log(line(r));
+}
+
+async function runSpec(spec: BenchSpec, size: BenchSize): Promise<BenchResult[]> {
+  const tmp = mkdtempSync(join(tmpdir(), `gf-bench-${spec.id}-`));
+  try {
+    const state = await spec.setup({ size, tmpDir: tmp });
+    try {
+      const runs = spec.runs ?? 5;
+      await spec.run(state); // warm-up, not measured
+      const values = new Map<string, number[]>(Object.keys(spec.results).map((id) => [id, []]));
+      const ratios = new Map<string, number[]>((spec.ratios ?? []).map((r) => [r.id, []]));
+      for (let k = 0; k < runs; k++) {
+        const measured = await spec.run(state);
+        for (const id of Object.keys(spec.results)) {
+          const v = measured[id];
+          if (typeof v !== 'number') throw new Error(`${spec.id}: run did not measure ${id}`);
+          values.get(id)?.push(v);
+        }
+        for (const r of spec.ratios ?? []) {
+          ratios.get(r.id)?.push((measured[r.numerator] as number) / (measured[r.denominator] as number));
+        }
+      }
+      return [
+        ...[...values].map(([id, vs]) => summarize(id, spec.results[id] as string, vs)),
+        ...[...ratios].map(([id, vs]) => summarize(id, 'ratio', vs)),
+      ];
+    } finally {
+      await spec.teardown?.(state);
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+async function mainBench(argv: readonly string[]): Promise<number> {
+  const args = parseArgs(argv);
+  const specs: BenchSpec[] = [];
+  for (const file of findBenchFiles()) {
+    const mod = (await import(pathToFileURL(file).href)) as { benchmarks?: readonly BenchSpec[] };
+    if (!Array.isArray(mod.benchmarks)) throw new Error(`${relative(BENCH_DIR, file)} does not export benchmarks`);
+    specs.push(...mod.benchmarks.filter((s) => matches(s, args.only)));
+  }
+  if (specs.length === 0) {
+    console.error(`no benchmark matches ${args.only ?? '(all)'}`);
+    return 1;
+  }
+  const results: BenchResult[] = [];
+  for (const spec of specs) {
+    console.error(`running ${spec.id} (${args.size}) …`);
+    results.push(...(await runSpec(spec, args.size)));
+  }
+  printTable(results);
+  const cpuList = cpus();
+  const out = {
+    machine: { cpus: cpuList.length, model: cpuList[0]?.model ?? 'unknown', node: process.version, platform: process.platform, totalmem: totalmem() },
+    size: args.size,
+    results,
+  };
+  const dir = join(BENCH_DIR, 'results');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'latest.json'), `${JSON.stringify(out, null, 2)}\n`);
+  console.error(`wrote ${relative(process.cwd(), join(dir, 'latest.json'))}`);
+  return 0;
+}
+
+process.exitCode = await mainBench(process.argv.slice(2));
