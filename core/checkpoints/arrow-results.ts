@@ -1,0 +1,66 @@
+import { Field, Schema, Uint64, makeData, tableToIPC } from 'apache-arrow';
+import type { Data, Table } from 'apache-arrow';
+import { arrowFieldOf, buildColumn, tableOfColumns } from '../participants/columns';
+import type { CellValue, FieldSpec } from '../participants/columns';
+import type { CheckpointRow } from './listing';
+import type { CheckpointReceipt } from './registry-core';
+
+/** Schema-metadata key naming the result schema of an Arrow result. */
+export const RESULT_SCHEMA_KEY = 'graphforge.contract.result_schema';
+
+type Col = { readonly name: string; readonly kind: FieldSpec['kind'] | 'uint64'; readonly nullable: boolean };
+
+/** `checkpoint@1` fields in contract order (checkpoint-api-v1.json). */
+export const CHECKPOINT_FIELDS: readonly Col[] = [
+  { name: 'checkpoint_uuid', kind: 'uuid', nullable: false },
+  { name: 'name', kind: 'utf8', nullable: false },
+  { name: 'description', kind: 'utf8', nullable: true },
+  { name: 'generation_uuid', kind: 'uuid', nullable: false },
+  { name: 'generation_manifest_sha256', kind: 'digest', nullable: false },
+  { name: 'created_at', kind: 'timestamp_us', nullable: false },
+  { name: 'created_by', kind: 'uuid', nullable: true },
+];
+
+/** `checkpoint_receipt@1` fields in contract order. */
+export const RECEIPT_FIELDS: readonly Col[] = [
+  { name: 'operation', kind: 'utf8', nullable: false },
+  { name: 'operation_uuid', kind: 'uuid', nullable: false },
+  { name: 'checkpoint_uuid', kind: 'uuid', nullable: false },
+  { name: 'name', kind: 'utf8', nullable: false },
+  { name: 'source_generation_uuid', kind: 'uuid', nullable: false },
+  { name: 'prior_current_generation_uuid', kind: 'uuid', nullable: true },
+  { name: 'result_generation_uuid', kind: 'uuid', nullable: true },
+  { name: 'registry_revision', kind: 'uint64', nullable: false },
+  { name: 'committed_at', kind: 'timestamp_us', nullable: false },
+];
+
+function column(c: Col, values: readonly CellValue[]): { field: Field; data: Data } {
+  if (c.kind === 'uint64') {
+    const data = new BigUint64Array(values.map((v) => BigInt(v as number)));
+    return { field: new Field(c.name, new Uint64(), c.nullable), data: makeData({ type: new Uint64(), length: values.length, nullCount: 0, data }) };
+  }
+  const spec: FieldSpec = { name: c.name, kind: c.kind, nullable: c.nullable };
+  const cells = c.kind === 'timestamp_us' ? values.map((v) => (v === null ? null : BigInt(v as number))) : values;
+  return { field: arrowFieldOf(spec), data: buildColumn(spec, cells) };
+}
+
+function table(schemaName: string, cols: readonly Col[], rows: readonly object[]): Table {
+  const built = cols.map((c) => column(c, rows.map((r) => (r as Record<string, CellValue>)[c.name] ?? null)));
+  const schema = new Schema(built.map((b) => b.field), new Map([[RESULT_SCHEMA_KEY, schemaName]]));
+  return tableOfColumns(schema, built.map((b) => b.data), rows.length);
+}
+
+/** Active checkpoints as a `checkpoint@1` Arrow table (rows in the given order). */
+export function checkpointTable(rows: readonly CheckpointRow[]): Table {
+  return table('checkpoint@1', CHECKPOINT_FIELDS, rows);
+}
+
+/** One receipt as a one-row `checkpoint_receipt@1` Arrow table. */
+export function receiptTable(receipt: CheckpointReceipt): Table {
+  return table('checkpoint_receipt@1', RECEIPT_FIELDS, [receipt]);
+}
+
+/** Arrow IPC stream bytes of a result table (what Node callers, IPC and `--arrow` carry). */
+export function toIpc(t: Table): Uint8Array {
+  return tableToIPC(t, 'stream');
+}
