@@ -40,6 +40,7 @@ export {
   decodePageToken,
   checkTokenRequest,
   checkTokenEndpoints,
+  snapshotGone,
 } from './page-token';
 export type { TokenEndpoint, TokenState, PagePosition, SummaryPosition, RecordPosition, TokenRequest } from './page-token';
 export { compareRecordKeys, compareFamilyKey, FamilyDiff } from './record-diff';
@@ -47,3 +48,6 @@ export type { RecordChange, RecordSortKey, FamilyPair } from './record-diff';
 export { RowFingerprinter } from './row-fingerprints';
 export { summaryTable, recordTable } from './result-tables';
 export type { SummaryRow } from './result-tables';
+export { diffCheckpoints, parseSelector } from './diff-checkpoints';
+export type { DiffSelector, EndpointResolver, DiffCheckpointsRequest, DiffShellOptions } from './diff-checkpoints';
+export { loadTokenSecret, TOKEN_SECRET_PATH } from './token-secret';

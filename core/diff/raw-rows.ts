@@ -3,16 +3,15 @@ import type { Data, Table } from 'apache-arrow';
 import { canonicalizeParticipant, tableFromRecords } from '../participants/index';
 import type { DiffAdapter } from './adapters';
 
-/** Compares row `i` of column chunk `a` with row `j` of column chunk `b` (same logical type). */
-export type CellCompare = (a: Data, i: number, b: Data, j: number) => number;
-/** True when the two cells are byte-identical (which implies canonically equal). */
-export type CellEqual = (a: Data, i: number, b: Data, j: number) => boolean;
+/** Compares row `i` of one bound column chunk with row `j` of the other. */
+export type RowCompare = (i: number, j: number) => number;
+/** True when the two bound cells are byte-identical (which implies canonically equal). */
+export type RowEqual = (i: number, j: number) => boolean;
 
-function valid(d: Data, i: number): boolean {
+/** The validity bitmap of a chunk, or null when it has no nulls. */
+function bitmapOf(d: Data): Uint8Array | null {
   const bm = d.nullBitmap;
-  if (bm === undefined || bm.length === 0 || d.nullCount === 0) return true;
-  const k = d.offset + i;
-  return (((bm[k >> 3] as number) >> (k & 7)) & 1) === 1;
+  return bm === undefined || bm.length === 0 || d.nullCount === 0 ? null : bm;
 }
 
 function bytesOf(v: ArrayBufferView): Uint8Array {
@@ -54,74 +53,109 @@ function fixedWidth(d: Data): number {
   }
 }
 
+function bitAt(bits: Uint8Array, k: number): number {
+  return ((bits[k >> 3] as number) >> (k & 7)) & 1;
+}
+
 /**
- * Total order of identity cells in the order participants are stored.
+ * Total order of identity cells of two chunks, in the order participants
+ * are stored.
  *
  * Byte order for UUIDs, digests and UTF-8 (UTF-8 byte order is code point
  * order, the participants' identity order); numeric for numbers; false
  * before true. Identity cells are never null.
  */
-export function identityCompare(kind: Data): CellCompare {
-  if (kind.typeId === Type.Utf8) {
-    return (a, i, b, j) => {
-      const ao = a.valueOffsets as Int32Array;
-      const bo = b.valueOffsets as Int32Array;
+export function bindIdentityCompare(a: Data, b: Data): RowCompare {
+  if (a.typeId === Type.Utf8) {
+    const ao = a.valueOffsets as Int32Array;
+    const bo = b.valueOffsets as Int32Array;
+    const av = a.values as Uint8Array;
+    const bv = b.values as Uint8Array;
+    return (i, j) => {
       const as = ao[i] as number;
       const bs = bo[j] as number;
-      return cmpRange(a.values as Uint8Array, as, (ao[i + 1] as number) - as, b.values as Uint8Array, bs, (bo[j + 1] as number) - bs);
+      return cmpRange(av, as, (ao[i + 1] as number) - as, bv, bs, (bo[j + 1] as number) - bs);
     };
   }
-  if (kind.typeId === Type.FixedSizeBinary) {
-    const w = fixedWidth(kind);
-    return (a, i, b, j) => cmpRange(a.values as Uint8Array, i * w, w, b.values as Uint8Array, j * w, w);
+  if (a.typeId === Type.FixedSizeBinary) {
+    const w = fixedWidth(a);
+    const av = a.values as Uint8Array;
+    const bv = b.values as Uint8Array;
+    if (w === 16) {
+      return (i, j) => {
+        const x = i * 16;
+        const y = j * 16;
+        for (let k = 0; k < 16; k++) {
+          const d = (av[x + k] as number) - (bv[y + k] as number);
+          if (d !== 0) return d < 0 ? -1 : 1;
+        }
+        return 0;
+      };
+    }
+    return (i, j) => cmpRange(av, i * w, w, bv, j * w, w);
   }
-  if (kind.typeId === Type.Bool) {
-    return (a, i, b, j) => {
-      const x = ((a.values as Uint8Array)[(a.offset + i) >> 3] as number) >> ((a.offset + i) & 7) & 1;
-      const y = ((b.values as Uint8Array)[(b.offset + j) >> 3] as number) >> ((b.offset + j) & 7) & 1;
-      return x - y;
-    };
+  if (a.typeId === Type.Bool) {
+    const av = a.values as Uint8Array;
+    const bv = b.values as Uint8Array;
+    return (i, j) => bitAt(av, a.offset + i) - bitAt(bv, b.offset + j);
   }
-  return (a, i, b, j) => {
-    const x = (a.values as ArrayLike<number | bigint>)[i] as number | bigint;
-    const y = (b.values as ArrayLike<number | bigint>)[j] as number | bigint;
+  const av = a.values as ArrayLike<number | bigint>;
+  const bv = b.values as ArrayLike<number | bigint>;
+  return (i, j) => {
+    const x = av[i] as number | bigint;
+    const y = bv[j] as number | bigint;
     return x < y ? -1 : x > y ? 1 : 0;
   };
 }
 
 /**
- * Byte equality of two cells (validity first, then the value bytes).
+ * Byte equality of the cells of two chunks (validity first, then value bytes).
  *
  * Equal bytes under the same schema imply equal canonical bytes; unequal
  * bytes do not imply a change (e.g. -0 and +0), so callers confirm a
  * candidate with record fingerprints.
  */
-export function cellEqual(kind: Data): CellEqual {
-  const withNulls = (eq: CellEqual): CellEqual => (a, i, b, j) => {
-    const va = valid(a, i);
-    if (va !== valid(b, j)) return false;
-    return !va || eq(a, i, b, j);
+export function bindCellEqual(a: Data, b: Data): RowEqual {
+  const am = bitmapOf(a);
+  const bm = bitmapOf(b);
+  const ao0 = a.offset;
+  const bo0 = b.offset;
+  const withNulls = (eq: RowEqual): RowEqual => {
+    if (am === null && bm === null) return eq;
+    return (i, j) => {
+      const va = am === null ? 1 : bitAt(am, ao0 + i);
+      const vb = bm === null ? 1 : bitAt(bm, bo0 + j);
+      if (va !== vb) return false;
+      return va === 0 || eq(i, j);
+    };
   };
-  if (kind.typeId === Type.Utf8 || kind.typeId === Type.Binary) {
-    return withNulls((a, i, b, j) => {
-      const ao = a.valueOffsets as Int32Array;
-      const bo = b.valueOffsets as Int32Array;
+  if (a.typeId === Type.Utf8 || a.typeId === Type.Binary) {
+    const ao = a.valueOffsets as Int32Array;
+    const bo = b.valueOffsets as Int32Array;
+    const av = a.values as Uint8Array;
+    const bv = b.values as Uint8Array;
+    return withNulls((i, j) => {
       const as = ao[i] as number;
       const bs = bo[j] as number;
       const n = (ao[i + 1] as number) - as;
-      return n === (bo[j + 1] as number) - bs && eqRange(a.values as Uint8Array, as, b.values as Uint8Array, bs, n);
+      return n === (bo[j + 1] as number) - bs && eqRange(av, as, bv, bs, n);
     });
   }
-  if (kind.typeId === Type.Bool) {
-    return withNulls((a, i, b, j) => {
-      const x = ((a.values as Uint8Array)[(a.offset + i) >> 3] as number) >> ((a.offset + i) & 7) & 1;
-      const y = ((b.values as Uint8Array)[(b.offset + j) >> 3] as number) >> ((b.offset + j) & 7) & 1;
-      return x === y;
-    });
+  if (a.typeId === Type.Bool) {
+    const av = a.values as Uint8Array;
+    const bv = b.values as Uint8Array;
+    return withNulls((i, j) => bitAt(av, ao0 + i) === bitAt(bv, bo0 + j));
   }
-  const w = fixedWidth(kind);
+  const w = fixedWidth(a);
   if (w === 0) return () => false; // unknown layout: always confirm by fingerprint
-  return withNulls((a, i, b, j) => eqRange(bytesOf(a.values as ArrayBufferView), i * w, bytesOf(b.values as ArrayBufferView), j * w, w));
+  const av = bytesOf(a.values as ArrayBufferView);
+  const bv = bytesOf(b.values as ArrayBufferView);
+  if (w === 8 && av.byteOffset % 4 === 0 && bv.byteOffset % 4 === 0) {
+    const a32 = new Uint32Array(av.buffer, av.byteOffset, av.length >> 2);
+    const b32 = new Uint32Array(bv.buffer, bv.byteOffset, bv.length >> 2);
+    return withNulls((i, j) => a32[2 * i] === b32[2 * j] && a32[2 * i + 1] === b32[2 * j + 1]);
+  }
+  return withNulls((i, j) => eqRange(av, i * w, bv, j * w, w));
 }
 
 /**
@@ -155,18 +189,27 @@ function sideOf(adapter: DiffAdapter, table: Table): RawSide {
   return { table, rows: table.numRows, columns: cols, identity };
 }
 
-/** Compares identity of row `i` of `x` with row `j` of `y`. */
-export function compareIdentity(cmps: readonly CellCompare[], x: RawSide, i: number, y: RawSide, j: number): number {
-  for (let k = 0; k < cmps.length; k++) {
-    const c = (cmps[k] as CellCompare)(x.identity[k] as Data, i, y.identity[k] as Data, j);
-    if (c !== 0) return c;
-  }
-  return 0;
+/** Compares the identity of row `i` of `x` with row `j` of `y`, field by field. */
+export function bindIdentity(x: RawSide, y: RawSide): RowCompare {
+  const cmps = x.identity.map((d, k) => bindIdentityCompare(d, y.identity[k] as Data));
+  if (cmps.length === 1) return cmps[0] as RowCompare;
+  return (i, j) => {
+    for (let k = 0; k < cmps.length; k++) {
+      const c = (cmps[k] as RowCompare)(i, j);
+      if (c !== 0) return c;
+    }
+    return 0;
+  };
 }
 
-/** The identity comparators of a side. */
-export function identityComparators(side: RawSide): CellCompare[] {
-  return side.identity.map(identityCompare);
+/** True when every cell of row `i` of `x` is byte-identical to row `j` of `y`. */
+export function bindRowEqual(x: RawSide, y: RawSide): RowEqual {
+  const eqs = x.columns.map((d, k) => bindCellEqual(d, y.columns[k] as Data));
+  const n = eqs.length;
+  return (i, j) => {
+    for (let k = 0; k < n; k++) if (!(eqs[k] as RowEqual)(i, j)) return false;
+    return true;
+  };
 }
 
 /**
@@ -179,9 +222,9 @@ export function prepareSide(adapter: DiffAdapter, table: Table): RawSide {
   if (table.numRows === 0) return sideOf(adapter, tableFromRecords(adapter.family, []));
   if (isPlainLayout(table)) {
     const side = sideOf(adapter, table);
-    const cmps = identityComparators(side);
+    const cmp = bindIdentity(side, side);
     let sorted = true;
-    for (let r = 1; r < side.rows && sorted; r++) sorted = compareIdentity(cmps, side, r - 1, side, r) < 0;
+    for (let r = 1; r < side.rows && sorted; r++) sorted = cmp(r - 1, r) < 0;
     if (sorted) return side;
   }
   return sideOf(adapter, canonicalizeParticipant(adapter.family, table));

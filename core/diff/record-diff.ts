@@ -2,8 +2,8 @@ import type { Data, Field } from 'apache-arrow';
 import type { DiffAdapter } from './adapters';
 import { CANCEL_CHECK_INTERVAL, checkCancelled } from './cancel';
 import type { RecordChangeKind } from './contract';
-import { cellEqual, compareIdentity, identityComparators, lowerBound } from './raw-rows';
-import type { CellEqual, RawSide } from './raw-rows';
+import { bindIdentity, bindRowEqual, lowerBound } from './raw-rows';
+import type { RawSide } from './raw-rows';
 import { RowFingerprinter } from './row-fingerprints';
 
 /**
@@ -163,30 +163,20 @@ export class FamilyDiff {
       }
       return;
     }
-    const cmps = identityComparators(from);
-    const eqs: CellEqual[] = from.columns.map(cellEqual);
-    const fc = from.columns;
-    const tc = to.columns;
-    const ncol = eqs.length;
+    const cmp = bindIdentity(from, to);
+    const same = bindRowEqual(from, to);
     while (a < na || b < nb) {
       if (--budget === 0) {
         checkCancelled(signal, 'records');
         budget = CANCEL_CHECK_INTERVAL;
       }
-      const c = a >= na ? 1 : b >= nb ? -1 : compareIdentity(cmps, from, a, to, b);
+      const c = a >= na ? 1 : b >= nb ? -1 : cmp(a, b);
       if (c < 0) {
         yield this.#one('removed', a++, -1) as RecordChange;
       } else if (c > 0) {
         yield this.#one('added', -1, b++) as RecordChange;
       } else {
-        let same = true;
-        for (let k = 0; k < ncol; k++) {
-          if (!(eqs[k] as CellEqual)(fc[k] as Data, a, tc[k] as Data, b)) {
-            same = false;
-            break;
-          }
-        }
-        if (!same) {
+        if (!same(a, b)) {
           const ch = this.#one('modified', a, b);
           if (ch !== null) yield ch;
         }

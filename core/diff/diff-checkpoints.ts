@@ -1,0 +1,104 @@
+import { GfError, hasCode } from '../errors';
+import type { DiffAdapter } from './adapters';
+import { checkCancelled } from './cancel';
+import { CURRENT_SELECTOR } from './contract';
+import type { DiffEndpoint, LeasedEndpoint } from './endpoint';
+import { diffEndpoints, pageState, validateDiffParams } from './engine';
+import type { DiffPage } from './engine';
+import { selectorsDigest, snapshotGone } from './page-token';
+
+/**
+ * A diff endpoint selector: the reserved `CURRENT`, or a checkpoint name.
+ *
+ * On the wire a bare string is accepted too: `"CURRENT"` is the reserved
+ * selector, any other string a name.
+ */
+export type DiffSelector = typeof CURRENT_SELECTOR | { readonly name: string };
+
+/**
+ * Pins diff endpoints (the port the shell needs from checkpoint views).
+ *
+ * `open` resolves a selector and holds its generation lease until
+ * `release`: a named checkpoint through the registry (an unknown or deleted
+ * name is `GF_CHECKPOINT_NOT_FOUND`), CURRENT through the project's
+ * CURRENT pointer with the synthetic endpoint UUID.
+ */
+export interface EndpointResolver {
+  open(selector: DiffSelector): LeasedEndpoint;
+}
+
+/** Request of `diffCheckpoints` (the contract's `diff_checkpoints` fields). */
+export interface DiffCheckpointsRequest {
+  readonly from: unknown;
+  readonly to: unknown;
+  readonly scope: unknown;
+  readonly detail: unknown;
+  readonly limit?: unknown;
+  readonly after?: unknown;
+  readonly signal?: AbortSignal;
+}
+
+/** What the shell is configured with. */
+export interface DiffShellOptions {
+  readonly resolver: EndpointResolver;
+  /** The per-project page-token key (see `loadTokenSecret`). */
+  readonly secret: Uint8Array;
+  /** Adapter registry override (tests only). */
+  readonly adapters?: readonly DiffAdapter[];
+}
+
+/** Parses a selector (`GF_VALIDATION` when it is neither `CURRENT` nor a non-empty name). */
+export function parseSelector(v: unknown, field: 'from' | 'to'): DiffSelector {
+  if (v === CURRENT_SELECTOR) return CURRENT_SELECTOR;
+  const name = typeof v === 'string' ? v : typeof v === 'object' && v !== null ? (v as { name?: unknown }).name : undefined;
+  if (typeof name !== 'string' || name.length === 0 || name.length > 1024) {
+    throw new GfError('GF_VALIDATION', 'a diff endpoint is CURRENT or a checkpoint name', { operation: 'diff_checkpoints', field });
+  }
+  return { name };
+}
+
+function selectorKey(s: DiffSelector): unknown {
+  return s === CURRENT_SELECTOR ? { current: true } : { name: s.name };
+}
+
+/** Pins one endpoint; with a page token, a vanished checkpoint is `GF_PAGE_SNAPSHOT_GONE`. */
+function pin(resolver: EndpointResolver, selector: DiffSelector, paging: boolean): LeasedEndpoint {
+  try {
+    return resolver.open(selector);
+  } catch (e) {
+    if (paging && hasCode(e, 'GF_CHECKPOINT_NOT_FOUND')) snapshotGone();
+    throw e;
+  }
+}
+
+/**
+ * `diff_checkpoints`: one page of the summary or record diff between two
+ * checkpoints (or a checkpoint and CURRENT).
+ *
+ * Order of judgement: request fields (`GF_VALIDATION`), then the page
+ * token against this request (`GF_PAGE_INVALID`), then both endpoints are
+ * lease-pinned for the call and compared with the token's
+ * (`GF_PAGE_SNAPSHOT_GONE` when deleted or re-targeted, never a silent
+ * advance). Both leases are released before returning, whatever happens.
+ * A cancelled call is `GF_CANCELLED` with no partial table.
+ */
+export function diffCheckpoints(req: DiffCheckpointsRequest, opts: DiffShellOptions): DiffPage {
+  const from = parseSelector(req.from, 'from');
+  const to = parseSelector(req.to, 'to');
+  const params = validateDiffParams(req);
+  const binding = { selectorsSha256: selectorsDigest(selectorKey(from), selectorKey(to)), signal: req.signal };
+  pageState(params, binding, opts.secret);
+  checkCancelled(req.signal, 'start');
+  const paging = params.after !== null;
+  const a = pin(opts.resolver, from, paging);
+  try {
+    const b = pin(opts.resolver, to, paging);
+    try {
+      return diffEndpoints(a as DiffEndpoint, b as DiffEndpoint, params, binding, { secret: opts.secret, adapters: opts.adapters });
+    } finally {
+      b.release();
+    }
+  } finally {
+    a.release();
+  }
+}

@@ -1,0 +1,98 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { GfError } from '../errors';
+import { TOKEN_SECRET_BYTES } from './page-token';
+
+/** Project-relative location of the page-token key (derived data, machine-owned names only). */
+export const TOKEN_SECRET_PATH = ['cache', 'diff', 'page-token.key'] as const;
+
+function io(op: string): GfError {
+  return new GfError('GF_IO', 'cannot read or create the page-token key', { operation: 'diff_checkpoints', phase: op });
+}
+
+function errno(e: unknown): string | undefined {
+  return (e as { code?: string } | null)?.code;
+}
+
+/** Creates `dir` as a real directory (never through a symlink). */
+function ensureDir(dir: string): void {
+  try {
+    fs.mkdirSync(dir, { mode: 0o700 });
+  } catch (e) {
+    if (errno(e) !== 'EEXIST') throw io('mkdir');
+  }
+  const st = fs.lstatSync(dir, { throwIfNoEntry: false });
+  if (st === undefined || !st.isDirectory()) throw io('mkdir');
+}
+
+/** The key bytes when `file` is a regular single-link file of exactly 32 bytes; otherwise undefined. */
+function readKey(file: string): Uint8Array | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  } catch (e) {
+    if (errno(e) === 'ENOENT' || errno(e) === 'ELOOP') return undefined;
+    throw io('open');
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile() || st.size !== TOKEN_SECRET_BYTES) return undefined;
+    const buf = Buffer.alloc(TOKEN_SECRET_BYTES);
+    if (fs.readSync(fd, buf, 0, TOKEN_SECRET_BYTES, 0) !== TOKEN_SECRET_BYTES) return undefined;
+    return new Uint8Array(buf);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function writeTemp(dir: string): string {
+  const tmp = path.join(dir, `.page-token.${randomBytes(8).toString('hex')}.tmp`);
+  const fd = fs.openSync(tmp, 'wx', 0o600);
+  try {
+    fs.writeSync(fd, randomBytes(TOKEN_SECRET_BYTES));
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return tmp;
+}
+
+/**
+ * The project's page-token HMAC key: 32 random bytes under `cache/diff/`,
+ * created once and then reused by every process.
+ *
+ * The key never appears in a token, an error or a log. Creation is
+ * race-free: a private temp file is hard-linked into place (exactly one
+ * creator wins, the others read the winner's key). A damaged key (wrong
+ * size, a symlink) is derived data: it is replaced, which only
+ * invalidates outstanding tokens (`GF_PAGE_INVALID`), never data.
+ */
+export function loadTokenSecret(projectRoot: string): Uint8Array {
+  const cache = path.join(projectRoot, TOKEN_SECRET_PATH[0]);
+  const dir = path.join(cache, TOKEN_SECRET_PATH[1]);
+  const file = path.join(dir, TOKEN_SECRET_PATH[2]);
+  const existing = readKey(file);
+  if (existing !== undefined) return existing;
+  try {
+    ensureDir(cache);
+    ensureDir(dir);
+    const tmp = writeTemp(dir);
+    try {
+      try {
+        fs.linkSync(tmp, file);
+      } catch (e) {
+        if (errno(e) !== 'EEXIST') throw e;
+        if (readKey(file) === undefined) fs.renameSync(tmp, file); // damaged: replace atomically
+      }
+    } finally {
+      fs.rmSync(tmp, { force: true });
+    }
+  } catch (e) {
+    if (e instanceof GfError) throw e;
+    throw io('create');
+  }
+  const key = readKey(file);
+  if (key === undefined) throw io('verify');
+  return key;
+}
