@@ -1,0 +1,163 @@
+import { randomBytes } from 'node:crypto';
+import type { Command } from 'commander';
+import type { Pool, PoolConfig } from 'pg';
+import { GfError } from '../../errors';
+import type { Clock } from '../port';
+import { PostgresCheckpointStore } from './postgres-store';
+
+/**
+ * How the app and the CLI point the chain store at PostgreSQL.
+ *
+ * The connection string comes from the environment (`GF_CHAIN_POSTGRES_URL`,
+ * preferred: it never shows in `ps`) or from `--chain-postgres-url`. It is
+ * held in memory only: nothing here writes it anywhere, and anything that
+ * must show or persist it uses `redactConnectionString` first.
+ */
+
+/** The environment variable that selects the Postgres chain store. */
+export const CHAIN_POSTGRES_URL_ENV = 'GF_CHAIN_POSTGRES_URL';
+
+/** The command-line option that selects the Postgres chain store (overrides the environment). */
+export const CHAIN_POSTGRES_URL_OPTION = '--chain-postgres-url';
+
+/** Where a connection string came from. */
+export const CHAIN_POSTGRES_URL_SOURCES = ['option', 'env'] as const;
+
+/** One source. */
+export type ChainPostgresUrlSource = (typeof CHAIN_POSTGRES_URL_SOURCES)[number];
+
+/** A validated connection string and its origin. */
+export interface ChainPostgresTarget {
+  /** The connection string, secret included: keep it in memory only. */
+  readonly url: string;
+  readonly source: ChainPostgresUrlSource;
+  /** The same string with its password replaced by `[REDACTED]`, safe to show or persist. */
+  readonly redacted: string;
+}
+
+const SCHEMES = new Set(['postgres:', 'postgresql:']);
+const SECRET_PARAMS = /^(password|sslpassword|sslkey|passfile)$/i;
+
+function parseUrl(url: string): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch (_e) {
+    throw new GfError('GF_VALIDATION', 'the chain Postgres connection string is not a URL', { field: 'chain_postgres_url' });
+  }
+  if (!SCHEMES.has(parsed.protocol)) {
+    throw new GfError('GF_VALIDATION', 'the chain Postgres connection string must start with postgres:// or postgresql://', { field: 'chain_postgres_url' });
+  }
+  if (parsed.hostname === '' && !parsed.searchParams.has('host')) {
+    throw new GfError('GF_VALIDATION', 'the chain Postgres connection string names no host', { field: 'chain_postgres_url' });
+  }
+  return parsed;
+}
+
+/**
+ * The connection string with every secret replaced by `[REDACTED]`.
+ *
+ * Covers the password in the user-info part and secret query parameters
+ * (`password`, `sslpassword`, `sslkey`, `passfile`). Text that is not a
+ * Postgres URL is redacted whole: it is never echoed.
+ */
+export function redactConnectionString(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = parseUrl(url);
+  } catch (_e) {
+    return '[REDACTED]';
+  }
+  const mark = `gfredacted${randomBytes(8).toString('hex')}`;
+  if (parsed.password !== '') parsed.password = mark;
+  for (const key of [...parsed.searchParams.keys()]) {
+    if (SECRET_PARAMS.test(key)) parsed.searchParams.set(key, mark);
+  }
+  return parsed.toString().split(mark).join('[REDACTED]');
+}
+
+/**
+ * Picks the connection string: the option if given, else the environment, else none.
+ *
+ * An empty value counts as not given. A malformed value is `GF_VALIDATION`
+ * (the value itself is never echoed).
+ */
+export function resolveChainPostgresTarget(input: { readonly option?: string | undefined; readonly env?: Readonly<Record<string, string | undefined>> }): ChainPostgresTarget | null {
+  const fromOption = input.option !== undefined && input.option !== '' ? input.option : undefined;
+  const fromEnv = input.env?.[CHAIN_POSTGRES_URL_ENV];
+  const url = fromOption ?? (fromEnv !== undefined && fromEnv !== '' ? fromEnv : undefined);
+  if (url === undefined) return null;
+  parseUrl(url);
+  return { url, source: fromOption !== undefined ? 'option' : 'env', redacted: redactConnectionString(url) };
+}
+
+/** Adds `--chain-postgres-url <url>` to a CLI command (the environment variable is the safer way). */
+export function addChainPostgresOption(command: Command): Command {
+  return command.option(
+    `${CHAIN_POSTGRES_URL_OPTION} <url>`,
+    `PostgreSQL connection string for the shared chain store (prefer the ${CHAIN_POSTGRES_URL_ENV} environment variable: options are visible to other users of the machine)`,
+  );
+}
+
+/** Pool sizing and store options for {@link openPostgresChainStore}. */
+export interface OpenPostgresChainStoreOptions {
+  /** Largest number of connections (default 10). */
+  readonly max?: number;
+  /** How long a caller waits for a connection before the pool's timeout error (default 5,000 ms). */
+  readonly connectionTimeoutMillis?: number;
+  /** How long an idle connection is kept (default 10,000 ms). */
+  readonly idleTimeoutMillis?: number;
+  /** The chain schema (default `gf_chain`). */
+  readonly schema?: string;
+  /** Source of `written_at`. */
+  readonly clock?: Clock;
+}
+
+/** A store together with the pool opened for it. */
+export interface OpenedPostgresChainStore {
+  readonly store: PostgresCheckpointStore;
+  /** The pool (owned by this handle, not by the store). */
+  readonly pool: Pool;
+  /** Closes the store, then ends the pool. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the Postgres chain store: creates the pool (the caller side), then the store over it, then its schema.
+ *
+ * `pg` is loaded here, on first use, so a process that never points at
+ * Postgres never loads a byte of Postgres code. Every connection starts
+ * with `synchronous_commit=on`, so commits are durable whatever the role's
+ * default. If setup fails, the pool is ended before the error propagates.
+ */
+export async function openPostgresChainStore(url: string, options: OpenPostgresChainStoreOptions = {}): Promise<OpenedPostgresChainStore> {
+  parseUrl(url);
+  const pg = (await import('pg')).default;
+  const config: PoolConfig = {
+    connectionString: url,
+    max: options.max ?? 10,
+    connectionTimeoutMillis: options.connectionTimeoutMillis ?? 5_000,
+    idleTimeoutMillis: options.idleTimeoutMillis ?? 10_000,
+    application_name: 'gf-chain',
+    options: '-c synchronous_commit=on',
+  };
+  const pool = new pg.Pool(config);
+  // An idle connection killed by the server is dropped by the pool; never crash the process for it.
+  pool.on('error', () => undefined);
+  const store = new PostgresCheckpointStore({ pool, ...(options.schema === undefined ? {} : { schema: options.schema }), ...(options.clock === undefined ? {} : { clock: options.clock }) });
+  let ended: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    ended ??= (async () => {
+      await store.close();
+      await pool.end();
+    })();
+    return ended;
+  };
+  try {
+    await store.setup();
+  } catch (e) {
+    await close();
+    throw e;
+  }
+  return { store, pool, close };
+}

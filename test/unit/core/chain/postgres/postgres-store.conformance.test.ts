@@ -1,0 +1,4 @@
+import { runChainConformance } from '../conformance';
+import { postgresInitializer } from './postgres-initializer';
+
+runChainConformance(postgresInitializer());
