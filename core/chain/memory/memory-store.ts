@@ -29,6 +29,7 @@ export class InMemoryCheckpointStore implements ChainStoreWithReaders {
 
   constructor(options: InMemoryCheckpointStoreOptions = {}) {
     this.#clock = options.clock ?? (() => new Date());
+    Object.freeze(this); // AC-14: no stray attributes; mutable state lives in private fields
   }
 
   async append(event: TransitionEvent): Promise<ChainHead> {

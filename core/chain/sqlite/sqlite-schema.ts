@@ -34,8 +34,12 @@ export const CHAIN_PRAGMAS = ['busy_timeout = 5000', 'journal_mode = WAL', 'sync
 
 const DIR_DOMAIN = new TextEncoder().encode('codegenie-checkpoint-dir/1\u0000');
 
-/** Directory names are exactly this shape (32 lowercase hex digits). */
-export const WORKFLOW_DIR_RE = /^[0-9a-f]{32}$/;
+const WORKFLOW_DIR_RE = /^[0-9a-f]{32}$/;
+
+/** True when a directory entry can be a workflow directory (32 lowercase hex digits). */
+export function isWorkflowDirName(name: string): boolean {
+  return WORKFLOW_DIR_RE.test(name);
+}
 
 /**
  * The directory name of a workflow: 32 hex digits of BLAKE3 over the id.

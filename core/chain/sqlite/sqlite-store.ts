@@ -8,7 +8,7 @@ import { GENESIS, nextHead, type ChainHead } from '../head';
 import type { ChainStoreWithReaders, Clock, PersistedRow } from '../port';
 import { decodeEventBytes, prepareAppend, type PreparedEvent } from '../store-support';
 import { WorkflowMutex } from '../workflow-mutex';
-import { CHAIN_DB_FILE, CHAIN_METADATA_SCHEMA, CHAIN_PRAGMAS, CHECKPOINT_CHAIN_SCHEMA, WORKFLOW_DIR_RE, workflowDirName } from './sqlite-schema';
+import { CHAIN_DB_FILE, CHAIN_METADATA_SCHEMA, CHAIN_PRAGMAS, CHECKPOINT_CHAIN_SCHEMA, isWorkflowDirName, workflowDirName } from './sqlite-schema';
 
 /** Options of the SQLite store. */
 export interface SqliteCheckpointStoreOptions {
@@ -71,6 +71,7 @@ export class SqliteCheckpointStore implements ChainStoreWithReaders {
     this.#root = root;
     this.#clock = options.clock ?? (() => new Date());
     this.#max = Math.max(1, options.maxOpenDatabases ?? 64);
+    Object.freeze(this); // AC-14: no stray attributes; mutable state lives in private fields
   }
 
   async append(event: TransitionEvent): Promise<ChainHead> {
@@ -149,7 +150,7 @@ export class SqliteCheckpointStore implements ChainStoreWithReaders {
     if (!existsSync(this.#root)) return [];
     const out: WorkflowId[] = [];
     for (const name of readdirSync(this.#root)) {
-      if (!WORKFLOW_DIR_RE.test(name)) continue;
+      if (!isWorkflowDirName(name)) continue;
       const file = join(this.#root, name, CHAIN_DB_FILE);
       if (!existsSync(file)) continue;
       const db = new Database(file, { readonly: true, fileMustExist: true });

@@ -1,0 +1,38 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { blake3 } from '@noble/hashes/blake3.js';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { GENESIS, isChainHead, nextHead } from '../../../../core/chain/head';
+
+describe('chain head', () => {
+  it('GENESIS is blake3: followed by 64 zeros', () => {
+    expect(GENESIS).toBe(`blake3:${'0'.repeat(64)}`);
+    expect(isChainHead(GENESIS)).toBe(true);
+  });
+
+  it('is BLAKE3 over domain ‖ 0x00 ‖ prior ‖ 0x00 ‖ bytes (independent recomputation)', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => {
+        const input = Buffer.concat([Buffer.from('codegenie-checkpoint-chain/1'), Buffer.from([0]), Buffer.from(GENESIS), Buffer.from([0]), Buffer.from(bytes)]);
+        expect(nextHead(GENESIS, bytes)).toBe(`blake3:${Buffer.from(blake3(input)).toString('hex')}`);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('is sensitive to the prior head and to every byte', () => {
+    const b = new TextEncoder().encode('{"a":1}');
+    const h1 = nextHead(GENESIS, b);
+    expect(nextHead(h1, b)).not.toBe(h1);
+    expect(nextHead(GENESIS, new TextEncoder().encode('{"a":2}'))).not.toBe(h1);
+    expect(nextHead(GENESIS, b)).toBe(h1);
+  });
+
+  it('purity fence: head.ts reads no clock, randomness or environment', () => {
+    const src = readFileSync(join(import.meta.dirname, '../../../../core/chain/head.ts'), 'utf8');
+    expect(src).not.toMatch(/Date|Math\.random|process\.|crypto\.getRandomValues|performance/);
+    const imports = [...src.matchAll(/from '([^']+)'/g)].map((m) => m[1]);
+    expect(imports).toEqual(['@noble/hashes/blake3.js', '@noble/hashes/utils.js']);
+  });
+});
