@@ -98,7 +98,6 @@ export function arrowFieldOf(spec: FieldSpec): Field {
 }
 
 const UTF8_DECODER = new TextDecoder('utf-8', { fatal: true });
-const UTF8_ENCODER = new TextEncoder();
 
 function notReadable(field: string, problem: string): never {
   throw new GfError('GF_VALIDATION', 'participant column does not match its declared kind', {
@@ -142,9 +141,7 @@ function readChunk(data: Data, spec: FieldSpec, out: CellValue[]): void {
           out.push(null);
           continue;
         }
-        const s = (base + j) * width;
-        const cell = bytes.subarray(s, s + width);
-        out.push(width === 16 ? formatUuid(cell) : toHex(cell));
+        out.push(width === 16 ? uuidText(bytes, (base + j) * 16) : toHex(bytes.subarray((base + j) * 32, (base + j + 1) * 32)));
       }
       return;
     }
@@ -234,44 +231,84 @@ export function normalizeCell(spec: FieldSpec, value: unknown, row: number, reco
     if (!spec.nullable) cellError(spec.name, row, recordFamilyId, 'participant.required_field');
     return null;
   }
-  const bad = (): never => cellError(spec.name, row, recordFamilyId, 'participant.field_type');
   switch (spec.kind) {
     case 'uuid':
-      if (typeof value !== 'string') return bad();
+      if (typeof value !== 'string') return cellError(spec.name, row, recordFamilyId, 'participant.field_type');
+      if (LOWER_UUID.test(value)) return value;
       try {
         return formatUuid(parseUuid(value));
       } catch (_e) {
-        return bad();
+        return cellError(spec.name, row, recordFamilyId, 'participant.field_type');
       }
     case 'digest':
-      if (typeof value !== 'string' || !/^[0-9a-fA-F]{64}$/.test(value)) return bad();
+      if (typeof value !== 'string' || !/^[0-9a-fA-F]{64}$/.test(value)) return cellError(spec.name, row, recordFamilyId, 'participant.field_type');
       return value.toLowerCase();
     case 'utf8':
-      if (typeof value !== 'string') return bad();
+      // A lone surrogate has no UTF-8 form; it is refused, never replaced by U+FFFD.
+      if (typeof value !== 'string' || LONE_SURROGATE.test(value)) {
+        return cellError(spec.name, row, recordFamilyId, 'participant.field_type');
+      }
       return value;
     case 'bool':
-      if (typeof value !== 'boolean') return bad();
+      if (typeof value !== 'boolean') return cellError(spec.name, row, recordFamilyId, 'participant.field_type');
       return value;
     case 'int32':
       if (typeof value !== 'number' || !Number.isInteger(value) || value < -0x80000000 || value > 0x7fffffff) {
-        return bad();
+        return cellError(spec.name, row, recordFamilyId, 'participant.field_type');
       }
       return value;
     case 'uint32':
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 0xffffffff) return bad();
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 0xffffffff) return cellError(spec.name, row, recordFamilyId, 'participant.field_type');
       return value;
     case 'float64':
-      if (typeof value !== 'number') return bad();
+      if (typeof value !== 'number') return cellError(spec.name, row, recordFamilyId, 'participant.field_type');
       return value;
     case 'timestamp_us':
       if (typeof value === 'bigint') {
-        if (value < -(2n ** 63n) || value >= 2n ** 63n) return bad();
+        if (value < I64_MIN || value > I64_MAX) return cellError(spec.name, row, recordFamilyId, 'participant.field_type');
         return value;
       }
       if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value);
-      return bad();
+      return cellError(spec.name, row, recordFamilyId, 'participant.field_type');
   }
 }
+
+const I64_MIN = -(2n ** 63n);
+const I64_MAX = 2n ** 63n - 1n;
+const LOWER_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Writes the bytes of normalized lowercase hex text (hyphens skipped) at `at`. */
+function writeHex(out: Uint8Array, at: number, text: string): void {
+  let k = at;
+  for (let i = 0; i < text.length; ) {
+    if (text.charCodeAt(i) === 0x2d) {
+      i++;
+      continue;
+    }
+    out[k++] = (nibble(text.charCodeAt(i)) << 4) | nibble(text.charCodeAt(i + 1));
+    i += 2;
+  }
+}
+
+function nibble(c: number): number {
+  return c <= 0x39 ? c - 0x30 : c - 0x57;
+}
+
+const HEX2 = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+/** Lowercase RFC text of the 16 bytes at `at`. */
+function uuidText(b: Uint8Array, at: number): string {
+  const H = HEX2 as readonly string[];
+  return (
+    (H[b[at] as number] as string) + H[b[at + 1] as number] + H[b[at + 2] as number] + H[b[at + 3] as number] + '-' +
+    H[b[at + 4] as number] + H[b[at + 5] as number] + '-' + H[b[at + 6] as number] + H[b[at + 7] as number] + '-' +
+    H[b[at + 8] as number] + H[b[at + 9] as number] + '-' + H[b[at + 10] as number] + H[b[at + 11] as number] +
+    H[b[at + 12] as number] + H[b[at + 13] as number] + H[b[at + 14] as number] + H[b[at + 15] as number]
+  );
+}
+
+/** With the `u` flag a surrogate pair is one code point, so this matches only lone surrogates. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
 function validityOf(values: readonly CellValue[]): { nullCount: number; nullBitmap?: Uint8Array } {
   let nullCount = 0;
@@ -303,30 +340,24 @@ export function buildColumn(spec: FieldSpec, values: readonly CellValue[]): Data
       const data = new Uint8Array(length * width);
       for (let i = 0; i < length; i++) {
         const v = values[i];
-        if (v === null) continue;
-        data.set(width === 16 ? parseUuid(v as string) : Buffer.from(v as string, 'hex'), i * width);
+        if (v !== null) writeHex(data, i * width, v as string);
       }
       return makeData({ type: type as FixedSizeBinary, data, ...common });
     }
     case 'utf8': {
-      const parts: Uint8Array[] = [];
       const valueOffsets = new Int32Array(length + 1);
       let total = 0;
       for (let i = 0; i < length; i++) {
         const v = values[i];
-        if (v !== null) {
-          const b = UTF8_ENCODER.encode(v as string);
-          parts.push(b);
-          total += b.length;
-        }
+        if (v !== null) total += Buffer.byteLength(v as string, 'utf8');
         valueOffsets[i + 1] = total;
       }
-      const data = new Uint8Array(total);
-      let at = 0;
-      for (const p of parts) {
-        data.set(p, at);
-        at += p.length;
+      const buf = Buffer.alloc(total);
+      for (let i = 0; i < length; i++) {
+        const v = values[i];
+        if (v !== null) buf.write(v as string, valueOffsets[i] as number, 'utf8');
       }
+      const data = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
       return makeData({ type: type as Utf8, data, valueOffsets, ...common });
     }
     case 'bool': {

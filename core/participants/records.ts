@@ -2,7 +2,7 @@ import type { Table } from 'apache-arrow';
 import { schemaFingerprint } from '../canonical';
 import { GfError } from '../errors';
 import { buildColumn, compareCells, normalizeCell, readColumn, tableOfColumns } from './columns';
-import type { CellValue, RecordValues } from './columns';
+import type { CellValue, FieldSpec, RecordValues } from './columns';
 import type { Columns, RecordFamily } from './family';
 
 /**
@@ -58,8 +58,10 @@ export function columnsOf(family: RecordFamily, table: Table): Columns {
  * rules are not run here (see `validateParticipant`).
  */
 export function tableFromRecords(family: RecordFamily, records: readonly object[]): Table {
-  const cols: CellValue[][] = family.fields.map(() => new Array<CellValue>(records.length));
-  records.forEach((rec, row) => {
+  const specs = family.fields;
+  const cols: CellValue[][] = specs.map(() => new Array<CellValue>(records.length));
+  for (let row = 0; row < records.length; row++) {
+    const rec = records[row];
     if (typeof rec !== 'object' || rec === null) {
       throw new GfError('GF_VALIDATION', 'a record must be an object', {
         rule: 'participant.field_type',
@@ -68,8 +70,8 @@ export function tableFromRecords(family: RecordFamily, records: readonly object[
       });
     }
     const values = rec as Readonly<Record<string, unknown>>;
-    for (const k of Object.keys(values)) {
-      if (family.field(k) === undefined) {
+    for (const k in values) {
+      if (Object.hasOwn(values, k) && family.field(k) === undefined) {
         throw new GfError('GF_VALIDATION', 'record has a field its family does not declare', {
           rule: 'participant.unknown_field',
           record_family_id: family.recordFamilyId,
@@ -77,10 +79,11 @@ export function tableFromRecords(family: RecordFamily, records: readonly object[
         });
       }
     }
-    family.fields.forEach((spec, i) => {
+    for (let i = 0; i < specs.length; i++) {
+      const spec = specs[i] as FieldSpec;
       (cols[i] as CellValue[])[row] = normalizeCell(spec, values[spec.name], row, family.recordFamilyId);
-    });
-  });
+    }
+  }
   return tableOfColumns(
     family.schema,
     family.fields.map((spec, i) => buildColumn(spec, cols[i] as CellValue[])),
@@ -107,6 +110,19 @@ export function recordsFromTable(family: RecordFamily, table: Table): RecordValu
 /** Compares rows `a` and `b` by the family's identity fields, in declared order. */
 export function identityComparator(family: RecordFamily, cols: Columns): (a: number, b: number) => number {
   const ids = family.identityFields.map((f) => cols.col(f));
+  const ascii = family.identityFields.map((f) => {
+    const kind = family.field(f)?.kind;
+    return kind === 'uuid' || kind === 'digest';
+  });
+  if (ids.length === 1 && ascii[0] === true) {
+    // The common case (one UUID): lowercase ASCII hex, so native string order is byte order.
+    const c = ids[0] as readonly string[];
+    return (a, b) => {
+      const x = c[a] as string;
+      const y = c[b] as string;
+      return x < y ? -1 : x > y ? 1 : 0;
+    };
+  }
   return (a, b) => {
     for (const c of ids) {
       const r = compareCells(c[a] ?? null, c[b] ?? null);

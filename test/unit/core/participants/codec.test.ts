@@ -140,6 +140,9 @@ describe('participant codec', () => {
       [{ ...nodes[0], label: null }, 'participant.required_field'],
       [{ ...nodes[0], created_at: 1.5 }, 'participant.field_type'],
       [{ ...nodes[0], secret_column: 'x' }, 'participant.unknown_field'],
+      // A lone surrogate has no UTF-8 form: refused, never replaced.
+      [{ ...nodes[0], label: 'a\uD800' }, 'participant.field_type'],
+      [{ ...nodes[0], created_at: 2n ** 63n }, 'participant.field_type'],
     ];
     for (const [bad, rule] of cases) {
       const e = codeOf(() => tableFromRecords(GRAPH_NODE, [nodes[1] as object, bad]));
