@@ -8,6 +8,8 @@ import { REGISTRY_FAILPOINTS, armRegistryFailpointForTesting } from '../../../..
 import type { RegistryFailpoint } from '../../../../core/checkpoints/failpoints';
 import { GfError } from '../../../../core/errors';
 import { creating, removeRoot, tempRoot, uuidN } from './registry-support';
+import { workspace } from './checkpoint-support';
+import type { Workspace } from './checkpoint-support';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const WRITER = path.join(here, 'fixtures', 'registry-writer.ts');
@@ -37,13 +39,16 @@ async function inBatches<T, R>(items: readonly T[], width: number, f: (t: T) => 
 }
 
 const roots: string[] = [];
+const spaces: Workspace[] = [];
 afterAll(() => {
   for (const r of roots.splice(0)) removeRoot(r);
+  for (const w of spaces.splice(0)) w.close();
 });
 afterEach(() => armRegistryFailpointForTesting(undefined));
 
 function dirEntries(root: string): string[] {
-  return fs.readdirSync(path.join(root, 'checkpoints')).sort();
+  const dir = path.join(root, 'checkpoints');
+  return fs.existsSync(dir) ? fs.readdirSync(dir).sort() : [];
 }
 
 describe('registry pair-commit under SIGKILL', () => {
@@ -53,36 +58,47 @@ describe('registry pair-commit under SIGKILL', () => {
       scenarios,
       4,
       async ({ fp, kind }) => {
-        const root = tempRoot('gf-crash-');
-        roots.push(root);
-        const store = new CheckpointRegistryStore(root);
-        if (kind === 'replace') store.mutate(creating('before', uuidN(1)));
-        const before = store.read();
-        const exit = await runWriter(root, 'after', uuidN(2), fp);
-        return { fp, kind, root, before, exit };
+        const w = await workspace();
+        spaces.push(w);
+        await w.publish('g1');
+        if (kind === 'replace') {
+          await w.cps.checkpoint({ name: 'before', idempotencyKey: uuidN(1) });
+          await w.publish('g2'); // later changes: the new checkpoint names a newer generation
+        }
+        const before = w.cps.registryState();
+        const target = w.project.current()!;
+        const exit = await runWriter(w.dir, 'after', uuidN(2), fp);
+        return { fp, kind, w, before, target, exit };
       },
     );
-    for (const { fp, kind, root, before, exit } of results) {
+    for (const { fp, kind, w, before, target, exit } of results) {
       const label = `${fp} (${kind})`;
       expect(exit.signal, label).toBe('SIGKILL');
-      const store = new CheckpointRegistryStore(root);
+      const again = await w.reopen();
       const want = expectedRevision(fp, before.revision);
       // A reader sees the settled outcome before any writer has acted …
-      const seen = store.read();
+      const seen = again.cps.registryState();
       expect(seen.revision, label).toBe(want);
       const names = (seen.doc?.active ?? []).map((r) => r.name);
       expect(names, label).toEqual(want > before.revision ? (kind === 'first' ? ['after'] : ['after', 'before']) : kind === 'first' ? [] : ['before']);
       if (want === before.revision) expect(seen.sha256, label).toBe(before.sha256);
-      // … and recovery under the writer makes the disk say the same thing, leaving exactly the pair.
-      expect(store.recover(), label).toEqual(seen);
+      else {
+        // … the new row names exactly the generation CURRENT named, and opens it.
+        const view = again.cps.openCheckpoint('after');
+        expect([view.generationUuid, view.manifestSha256], label).toEqual([target.generationUuid, target.manifestSha256]);
+        view.release();
+      }
+      // Recovery under the writer makes the disk say the same thing, leaving exactly the pair.
+      expect(await again.cps.recoverRegistry(), label).toEqual(seen);
       const files = want === 0 ? [] : ['registry.json', 'registry.json.sha256'];
-      expect(dirEntries(root), label).toEqual(files);
+      expect(dirEntries(w.dir), label).toEqual(files);
       // The interrupted operation can be retried with the same key: replay or completion, never a conflict.
-      const receipt = store.mutate(creating('after', uuidN(2)));
+      const receipt = await again.cps.checkpoint({ name: 'after', idempotencyKey: uuidN(2) });
       expect(receipt.registry_revision, label).toBe(before.revision + 1);
-      expect(store.read().revision, label).toBe(before.revision + 1);
+      expect(receipt.source_generation_uuid, label).toBe(target.generationUuid);
+      expect(again.cps.registryState().revision, label).toBe(before.revision + 1);
     }
-  }, 240_000);
+  }, 300_000);
 
   it('.error variants report committed truthfully and leave a settled registry', () => {
     for (const fp of REGISTRY_FAILPOINTS) {
