@@ -3,16 +3,10 @@
 // Electron, or, where the Electron binary is not installed, in browser mode
 // (printing the URL with its per-launch token).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const OUT = join(ROOT, 'out');
-const STAMP = join(OUT, '.build-stamp');
-const BUILD_INPUTS = ['core', 'electron', 'renderer', 'electron.vite.config.ts', 'package.json'];
-const BUILD_OUTPUTS = ['main/index.js', 'preload/index.cjs', 'renderer/index.html'];
+import { ROOT, buildIfNeeded } from './build-if-needed.mjs';
 
 function argValue(argv, flag) {
   const i = argv.indexOf(flag);
@@ -23,38 +17,6 @@ function argValue(argv, flag) {
     process.exit(2);
   }
   return v;
-}
-
-/** Newest modification time under a path (files only; skips dot folders). */
-function newestMtime(p) {
-  let st;
-  try {
-    st = statSync(p);
-  } catch {
-    return 0;
-  }
-  if (!st.isDirectory()) return st.mtimeMs;
-  let newest = 0;
-  for (const e of readdirSync(p, { withFileTypes: true })) {
-    if (e.name.startsWith('.') || e.name === 'node_modules') continue;
-    newest = Math.max(newest, newestMtime(join(p, e.name)));
-  }
-  return newest;
-}
-
-function buildIfNeeded() {
-  const complete = BUILD_OUTPUTS.every((f) => existsSync(join(OUT, f))) && existsSync(STAMP);
-  const stampTime = complete ? statSync(STAMP).mtimeMs : 0;
-  const sourceTime = Math.max(...BUILD_INPUTS.map((p) => newestMtime(join(ROOT, p))));
-  if (complete && stampTime >= sourceTime) return;
-  console.log('Checkpoint Studio: building the app (electron-vite build)…');
-  const r = spawnSync(process.execPath, [join(ROOT, 'node_modules/electron-vite/bin/electron-vite.js'), 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
-  if (r.status !== 0) {
-    console.error('npm start: the build failed');
-    process.exit(1);
-  }
-  mkdirSync(OUT, { recursive: true });
-  writeFileSync(STAMP, `${new Date().toISOString()}\n`);
 }
 
 /** `$XDG_DATA_HOME/checkpoint-studio` or `~/.local/share/checkpoint-studio`. */
@@ -103,7 +65,12 @@ async function browserMode(project) {
 
 const argv = process.argv.slice(2);
 const explicit = argValue(argv, '--project');
-buildIfNeeded();
+try {
+  buildIfNeeded();
+} catch {
+  console.error('npm start: the build failed');
+  process.exit(1);
+}
 const project = explicit !== undefined ? resolve(explicit) : ensureDemo();
 const electron = electronBinary();
 if (electron !== undefined) {

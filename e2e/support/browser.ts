@@ -1,0 +1,101 @@
+// The e2e harness: Debian Chromium through playwright-core, and the app in
+// browser mode (`gf serve`) as a real child process.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { chromium, type BrowserContext } from 'playwright-core';
+// @ts-expect-error plain ESM helper without type declarations
+import { buildIfNeeded } from '../../scripts/build-if-needed.mjs';
+
+/** The package root. */
+export const ROOT = resolve(import.meta.dirname, '..', '..');
+/** Screenshots and traces (gitignored). */
+export const RESULTS_DIR = join(ROOT, 'test-results');
+/** Debian's Chromium (installed by `.ci/run`). */
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** Chromium flags for a quiet, offline, headless run as root in a container. */
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+] as const;
+
+/** Builds the renderer when out/ is missing or stale. */
+export function ensureBuilt(): void {
+  (buildIfNeeded as (o: { log: (s: string) => void }) => boolean)({ log: () => undefined });
+}
+
+/** A Chromium context on a fresh user-data directory. */
+export interface BrowserHandle {
+  readonly context: BrowserContext;
+  close(): Promise<void>;
+}
+
+/** Launches Debian Chromium with a fresh profile. */
+export async function launchChromium(): Promise<BrowserHandle> {
+  const profile = mkdtempSync(join(tmpdir(), 'gf-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [...CHROMIUM_ARGS],
+    viewport: { width: 1280, height: 800 },
+  });
+  return {
+    context,
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A running `gf serve`. */
+export interface ServeHandle {
+  readonly url: string;
+  readonly origin: string;
+  readonly token: string;
+  readonly child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+const URL_LINE = /^(http:\/\/127\.0\.0\.1:\d+)\/#token=([A-Za-z0-9_-]+)$/;
+
+/** Starts `gf serve` (a child process) and resolves once it printed its URL. */
+export async function startServe(args: readonly string[]): Promise<ServeHandle> {
+  const child = spawn(process.execPath, [join(ROOT, 'bin/gf.mjs'), 'serve', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const lines = createInterface({ input: child.stdout! });
+  const url = await new Promise<RegExpMatchArray>((resolveUrl, reject) => {
+    lines.on('line', (line) => {
+      const m = URL_LINE.exec(line.trim());
+      if (m !== null) resolveUrl(m);
+    });
+    void exited.then((code) => reject(new Error(`gf serve exited (${code}) before printing its URL: ${stderr.trim()}`)));
+  });
+  return {
+    url: url[0],
+    origin: url[1]!,
+    token: url[2]!,
+    child,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** Path of a screenshot in test-results/. */
+export function screenshotPath(name: string): string {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  return join(RESULTS_DIR, `${name}.png`);
+}
