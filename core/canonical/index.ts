@@ -33,3 +33,15 @@ export {
   recordFingerprintsHex,
 } from './arrow-table';
 export type { RowBytes } from './arrow-table';
+export {
+  computeVectors,
+  computeCase,
+  sourceCasePayload,
+  runNegativeSource,
+  buildTable,
+  buildSchema,
+  buildField,
+  buildType,
+  buildData,
+} from './vectors';
+export type { VectorField, VectorSourceCase, CaseResult, VectorResult } from './vectors';
