@@ -51,3 +51,6 @@ export type { SummaryRow } from './result-tables';
 export { diffCheckpoints, parseSelector } from './diff-checkpoints';
 export type { DiffSelector, EndpointResolver, DiffCheckpointsRequest, DiffShellOptions } from './diff-checkpoints';
 export { loadTokenSecret, TOKEN_SECRET_PATH } from './token-secret';
+export { recordChangeBetween, recordChangeOf } from './record-change';
+export type { RecordChangeRequest, RecordChangeResult, RecordChangeKindOrUnchanged } from './record-change';
+export { checkpointsResolver, diffProjectCheckpoints, recordChange } from './project-diff';

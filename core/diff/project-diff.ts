@@ -1,0 +1,69 @@
+import type { Checkpoints } from '../checkpoints/checkpoints';
+import { GfError } from '../errors';
+import { CURRENT_SELECTOR } from './contract';
+import { diffCheckpoints } from './diff-checkpoints';
+import type { DiffCheckpointsRequest, DiffSelector, EndpointResolver } from './diff-checkpoints';
+import type { LeasedEndpoint } from './endpoint';
+import { currentEndpointUuid } from './endpoint';
+import type { DiffPage } from './engine';
+import { recordChangeOf } from './record-change';
+import type { RecordChangeRequest, RecordChangeResult } from './record-change';
+import { loadTokenSecret } from './token-secret';
+
+/**
+ * CURRENT pinned as a diff endpoint: the project's reader lease on the
+ * generation CURRENT names now, identified by the synthetic endpoint UUID.
+ */
+function leaseCurrentEndpoint(checkpoints: Checkpoints): LeasedEndpoint {
+  const lease = checkpoints.project.lease();
+  return {
+    checkpointUuid: currentEndpointUuid(lease.generationUuid, lease.manifestSha256),
+    generationUuid: lease.generationUuid,
+    manifestSha256: lease.manifestSha256,
+    participants: lease.manifest.participants,
+    readParticipantBytes: (entry) => {
+      const own = lease.participant(`${entry.capabilityId}/${entry.recordFamilyId}`);
+      if (own === undefined || own.contentSha256 !== entry.contentSha256) {
+        throw new GfError('GF_VALIDATION', 'participant is not part of this endpoint', { generation_uuid: lease.generationUuid });
+      }
+      return lease.readParticipantBytes(own);
+    },
+    release: () => lease.release(),
+  };
+}
+
+/**
+ * The endpoint resolver of a real project: names through `openCheckpoint`
+ * (lease-pinned read-only views; a deleted or unknown name is
+ * `GF_CHECKPOINT_NOT_FOUND`), `CURRENT` through a reader lease on CURRENT.
+ *
+ * The synthetic CURRENT UUID is never handed to `openCheckpoint`: a name
+ * is always looked up as a name.
+ */
+export function checkpointsResolver(checkpoints: Checkpoints): EndpointResolver {
+  return {
+    open: (selector: DiffSelector): LeasedEndpoint =>
+      selector === CURRENT_SELECTOR ? leaseCurrentEndpoint(checkpoints) : checkpoints.openCheckpoint(selector.name),
+  };
+}
+
+/**
+ * `diff_checkpoints` on a project: one page of the summary or record diff.
+ *
+ * See `diffCheckpoints` for the order of judgement and errors. The page
+ * token key is the project's own (`cache/diff/page-token.key`, created once).
+ */
+export function diffProjectCheckpoints(checkpoints: Checkpoints, req: DiffCheckpointsRequest): DiffPage {
+  return diffCheckpoints(req, { resolver: checkpointsResolver(checkpoints), secret: loadTokenSecret(checkpoints.project.root) });
+}
+
+/**
+ * Both versions of one record between two endpoints, read through pinned
+ * views, and the fields that differ (for the UI's record inspector).
+ *
+ * This is where values are shown, to the user who asked; the diff envelope
+ * itself never carries them.
+ */
+export function recordChange(checkpoints: Checkpoints, req: RecordChangeRequest): RecordChangeResult {
+  return recordChangeOf(req, checkpointsResolver(checkpoints));
+}

@@ -1,0 +1,150 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { toHex } from '../../../../core/canonical';
+import { TOKEN_SECRET_PATH, currentEndpointUuid, diffProjectCheckpoints, recordChange } from '../../../../core/diff';
+import type { DiffPage } from '../../../../core/diff';
+import { GRAPH_NODE, WORKSPACE_CONFIGURATION, encodeRecords } from '../../../../core/participants';
+import type { ParticipantChange } from '../../../../core/project';
+import { codeOf, workspace } from '../checkpoints/checkpoint-support';
+import type { Workspace } from '../checkpoints/checkpoint-support';
+import { uuidOf } from './diff-support';
+
+const T0 = 1_750_000_000_000_000n;
+
+function nodes(n: number, relabel: (i: number) => string | null): object[] {
+  const out: object[] = [];
+  for (let i = 0; i < n; i++) {
+    const label = relabel(i);
+    if (label === null) continue;
+    out.push({ node_uuid: uuidOf(`pn-${i}`), class_id: 'Paper', label, properties: null, created_at: T0 + BigInt(i), updated_at: null });
+  }
+  return out;
+}
+
+function put(records: object[], config: string): ParticipantChange[] {
+  return [
+    { kind: 'put', capabilityId: 'graph', recordFamilyId: 'node', bytes: encodeRecords(GRAPH_NODE, records) },
+    { kind: 'put', capabilityId: 'workspace', recordFamilyId: 'configuration', bytes: encodeRecords(WORKSPACE_CONFIGURATION, [{ key: 'demo.label', value: JSON.stringify(config) }]) },
+  ];
+}
+
+let ws: Workspace | undefined;
+afterEach(() => {
+  ws?.close();
+  ws = undefined;
+});
+
+async function publish(w: Workspace, records: object[], config: string): Promise<void> {
+  await w.project.publish({ parent: w.project.current()?.generationUuid ?? null, changes: put(records, config) });
+}
+
+let op = 0;
+function key(): string {
+  op++;
+  return `018f0f4e-7b8c-7000-8000-${op.toString(16).padStart(12, '0')}`;
+}
+
+function walk(w: Workspace, req: { from: string; to: string; scope: string; detail: string; limit: number }): string[] {
+  const rows: string[] = [];
+  let after: string | null = null;
+  for (;;) {
+    const page: DiffPage = diffProjectCheckpoints(w.cps, { ...req, after });
+    for (const r of page.table.toArray()) rows.push(JSON.stringify(r.toJSON(), (_k, v: unknown) => (v instanceof Uint8Array ? toHex(v) : typeof v === 'bigint' ? Number(v) : v)));
+    if (page.nextPageToken === null) return rows;
+    after = page.nextPageToken;
+  }
+}
+
+describe('diff on a real project (checkpoint views and CURRENT leases)', () => {
+  it('pages through a record diff between checkpoints; deletion or re-creation between pages is GF_PAGE_SNAPSHOT_GONE', async () => {
+    ws = await workspace();
+    const w = ws;
+    await publish(w, nodes(40, (i) => `node ${i}`), 'one');
+    await w.cps.checkpoint({ name: 'one', idempotencyKey: key() });
+    await publish(w, nodes(45, (i) => (i % 10 === 3 ? null : i % 7 === 0 ? `edited ${i}` : `node ${i}`)), 'two');
+    await w.cps.checkpoint({ name: 'two', idempotencyKey: key() });
+
+    const req = { from: 'one', to: 'two', scope: 'all', detail: 'records' } as const;
+    const all = diffProjectCheckpoints(w.cps, { ...req, limit: 10_000 });
+    const kinds = all.table.getChild('change_kind')!.toArray() as string[];
+    expect(kinds.filter((k) => k === 'added').length).toBe(4);
+    expect(kinds.filter((k) => k === 'removed').length).toBe(4);
+    expect(kinds.filter((k) => k === 'modified').length).toBeGreaterThan(4);
+    expect(walk(w, { ...req, limit: 3 }).length).toBe(all.table.numRows + 0);
+
+    // The page-token key: 32 bytes under cache/, never inside a token.
+    const keyFile = path.join(w.dir, ...TOKEN_SECRET_PATH);
+    const secret = fs.readFileSync(keyFile);
+    expect(secret.length).toBe(32);
+    const p1 = diffProjectCheckpoints(w.cps, { ...req, limit: 3 });
+    const token = p1.nextPageToken as string;
+    expect(Buffer.from(token.split('.')[0] as string, 'base64url').includes(secret)).toBe(false);
+    expect(token.includes(secret.toString('base64url'))).toBe(false);
+
+    // Deleted between pages.
+    await w.cps.deleteCheckpoint({ name: 'one', idempotencyKey: key() });
+    expect(await codeOf(() => diffProjectCheckpoints(w.cps, { ...req, limit: 3, after: token }))).toBe('GF_PAGE_SNAPSHOT_GONE');
+    // Re-created under the same name for another generation.
+    await publish(w, nodes(40, (i) => `node ${i}`), 'three');
+    await w.cps.checkpoint({ name: 'one', idempotencyKey: key() });
+    expect(await codeOf(() => diffProjectCheckpoints(w.cps, { ...req, limit: 3, after: token }))).toBe('GF_PAGE_SNAPSHOT_GONE');
+    // A fresh walk works against the new target.
+    expect(diffProjectCheckpoints(w.cps, { ...req, limit: 3 }).table.numRows).toBe(3);
+  });
+
+  it('diffs a checkpoint against CURRENT with the synthetic endpoint UUID; CURRENT moving is GF_PAGE_SNAPSHOT_GONE', async () => {
+    ws = await workspace();
+    const w = ws;
+    await publish(w, nodes(20, (i) => `node ${i}`), 'one');
+    await w.cps.checkpoint({ name: 'base', idempotencyKey: key() });
+    await publish(w, nodes(20, (i) => (i < 5 ? `changed ${i}` : `node ${i}`)), 'two');
+    const cur = w.project.current()!;
+    const synthetic = currentEndpointUuid(cur.generationUuid, cur.manifestSha256);
+
+    const summary = diffProjectCheckpoints(w.cps, { from: 'base', to: 'CURRENT', scope: 'all', detail: 'summary' });
+    expect(summary.to.checkpointUuid).toBe(synthetic);
+    const kinds = Object.fromEntries(summary.table.toArray().map((r) => [r.record_family_id as string, r.change_kind as string]));
+    expect(kinds).toEqual({ node: 'modified', configuration: 'modified' });
+
+    const page = diffProjectCheckpoints(w.cps, { from: 'base', to: 'CURRENT', scope: 'graph', detail: 'records', limit: 2 });
+    expect(page.table.numRows).toBe(2);
+    expect(toHex(page.table.getChild('to_checkpoint_uuid')!.get(0) as Uint8Array)).toBe(synthetic.replace(/-/g, ''));
+    // The synthetic UUID is not a checkpoint reference.
+    expect(await codeOf(() => w.cps.openCheckpoint(synthetic))).not.toBe('accepted');
+
+    await publish(w, nodes(20, (i) => `again ${i}`), 'three');
+    expect(await codeOf(() => diffProjectCheckpoints(w.cps, { from: 'base', to: 'CURRENT', scope: 'graph', detail: 'records', limit: 2, after: page.nextPageToken }))).toBe(
+      'GF_PAGE_SNAPSHOT_GONE',
+    );
+  });
+
+  it('recordChange shows both versions of one record and the differing fields', async () => {
+    ws = await workspace();
+    const w = ws;
+    await publish(w, nodes(10, (i) => `node ${i}`), 'one');
+    await w.cps.checkpoint({ name: 'a', idempotencyKey: key() });
+    await publish(w, nodes(12, (i) => (i === 4 ? 'renamed' : i === 2 ? null : `node ${i}`)), 'two');
+    const change = recordChange(w.cps, { from: 'a', to: 'CURRENT', record_family_id: 'node', identity: { node_uuid: uuidOf('pn-4') } });
+    expect(change.change_kind).toBe('modified');
+    expect(change.changed_fields).toEqual(['label']);
+    expect(change.from?.label).toBe('node 4');
+    expect(change.to?.label).toBe('renamed');
+    expect(change.from_record_fingerprint).not.toBe(change.to_record_fingerprint);
+    const removed = recordChange(w.cps, { from: 'a', to: 'CURRENT', record_family_id: 'node', identity: { node_uuid: uuidOf('pn-2') } });
+    expect([removed.change_kind, removed.to]).toEqual(['removed', null]);
+    const added = recordChange(w.cps, { from: 'a', to: 'CURRENT', record_family_id: 'node', identity: { node_uuid: uuidOf('pn-11') } });
+    expect(added.change_kind).toBe('added');
+    const same = recordChange(w.cps, { from: 'a', to: 'CURRENT', record_family_id: 'node', identity: { node_uuid: uuidOf('pn-5') } });
+    expect([same.change_kind, same.changed_fields]).toEqual(['unchanged', []]);
+    // The record diff's fingerprint for that record is the one recordChange reports.
+    const diff = diffProjectCheckpoints(w.cps, { from: 'a', to: 'CURRENT', scope: 'graph', detail: 'records', limit: 100 });
+    const fps = diff.table.getChild('to_record_fingerprint')!.toArray().map((v: Uint8Array | null) => (v === null ? null : toHex(v)));
+    expect(fps).toContain(change.to_record_fingerprint);
+    expect(await codeOf(() => recordChange(w.cps, { from: 'a', to: 'CURRENT', record_family_id: 'node', identity: { node_uuid: uuidOf('nope') } }))).toBe('GF_VALIDATION');
+    expect(await codeOf(() => recordChange(w.cps, { from: 'a', to: 'CURRENT', record_family_id: 'node', identity: { label: 'x' } }))).toBe('GF_VALIDATION');
+    expect(await codeOf(() => recordChange(w.cps, { from: 'gone', to: 'CURRENT', record_family_id: 'node', identity: { node_uuid: uuidOf('pn-4') } }))).toBe(
+      'GF_CHECKPOINT_NOT_FOUND',
+    );
+  });
+});
