@@ -1,8 +1,9 @@
 import { registerCanonicalCommands } from './canonical-command';
 import { registerCheckpointCommands } from './checkpoint-command';
+import { registerDiffCommand } from './diff-command';
 import type { CommandRegistrar } from './io';
 import { registerProjectCommands } from './project-command';
 import { registerServeCommand } from './serve-command';
 
 /** Every subcommand group of `gf`, in help order. Add a module's registrar here. */
-export const COMMANDS: readonly CommandRegistrar[] = [registerCanonicalCommands, registerServeCommand, registerProjectCommands, registerCheckpointCommands];
+export const COMMANDS: readonly CommandRegistrar[] = [registerCanonicalCommands, registerServeCommand, registerProjectCommands, registerCheckpointCommands, registerDiffCommand];
