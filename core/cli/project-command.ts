@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { createDemoWorkspace, DEMO_DEFAULT_RECORDS, DEMO_DEFAULT_SEED } from '../demo/index';
 import { GfError } from '../errors';
 import { openProject, registryCatalog } from '../project/index';
 import type { ParticipantChange } from '../project/index';
@@ -45,6 +46,7 @@ interface PublishOpts {
  * prints its code and `committed`.
  */
 export function registerProjectCommands(program: Command, io: CliIo): void {
+  registerDemoCommands(program, io);
   program
     .command('publish')
     .description('publish a new generation: CURRENT plus added, replaced or removed participants')
@@ -79,5 +81,37 @@ export function registerProjectCommands(program: Command, io: CliIo): void {
           removed_generations: r.cleanup.removedGenerations.length,
         })}\n`,
       );
+    });
+}
+
+function intOption(text: string | undefined, fallback: number, name: string): number {
+  if (text === undefined) return fallback;
+  const v = Number(text);
+  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(v)) throw new GfError('GF_VALIDATION', `${name} must be a non-negative integer`, {}, false);
+  return v;
+}
+
+/**
+ * `gf demo create DIR [--records N] [--seed S]`: the deterministic demo research workspace.
+ *
+ * Same (records, seed) → byte-identical objects and manifests. Prints one
+ * JSON line per generation built.
+ */
+export function registerDemoCommands(program: Command, io: CliIo): void {
+  const demo = program.command('demo').description('the demo research workspace');
+  demo
+    .command('create')
+    .description('create the demo workspace (a research knowledge graph with a real history)')
+    .argument('<dir>', 'new project directory (absent or empty)')
+    .option('--records <n>', `graph records (nodes + edges), default ${DEMO_DEFAULT_RECORDS}`)
+    .option('--seed <s>', `seed, default ${DEMO_DEFAULT_SEED}`)
+    .action(async (dir: string, opts: { records?: string; seed?: string }) => {
+      const r = await createDemoWorkspace(dir, {
+        records: intOption(opts.records, DEMO_DEFAULT_RECORDS, '--records'),
+        seed: intOption(opts.seed, DEMO_DEFAULT_SEED, '--seed'),
+      });
+      for (const g of r.generations) {
+        io.stdout(`${JSON.stringify({ step: g.step, generation_uuid: g.generationUuid, manifest_sha256: g.manifestSha256 })}\n`);
+      }
     });
 }

@@ -1,0 +1,83 @@
+import type { Table } from 'apache-arrow';
+import { GfError } from '../errors';
+import { createProject, registryCatalog } from '../project/index';
+import type { PublishResult } from '../project/index';
+import { demoClock, demoUuid, rngFor } from './rng';
+import { DEMO_STEPS } from './steps';
+import type { DemoContext, DemoState, DemoStep } from './steps';
+
+/** Bounds of `--records` (graph records: nodes + edges). */
+export const DEMO_MIN_RECORDS = 10;
+export const DEMO_MAX_RECORDS = 10_000_000;
+/** Defaults of `gf demo create`. */
+export const DEMO_DEFAULT_RECORDS = 1_000;
+export const DEMO_DEFAULT_SEED = 1;
+
+/** Options of `createDemoWorkspace`. */
+export interface DemoOptions {
+  readonly records?: number;
+  readonly seed?: number;
+  /** Steps appended after the built-in history (checkpoints, ledgers, a revert). */
+  readonly extraSteps?: readonly DemoStep[];
+}
+
+/** What was built: one entry per step that published, in order. */
+export interface DemoResult {
+  readonly records: number;
+  readonly seed: number;
+  readonly generations: readonly { readonly step: string; readonly generationUuid: string; readonly manifestSha256: string }[];
+}
+
+/**
+ * Builds the demo research workspace in `dir` through the public publish API.
+ *
+ * A pure function of (records, seed, steps): no wall clock, no ambient
+ * randomness, so two runs give byte-identical objects and manifests. The
+ * history keeps every generation (retention window covers it).
+ */
+export async function createDemoWorkspace(dir: string, opts: DemoOptions = {}): Promise<DemoResult> {
+  const records = opts.records ?? DEMO_DEFAULT_RECORDS;
+  const seed = opts.seed ?? DEMO_DEFAULT_SEED;
+  if (!Number.isSafeInteger(records) || records < DEMO_MIN_RECORDS || records > DEMO_MAX_RECORDS) {
+    throw new GfError('GF_VALIDATION', 'records out of range', { min: DEMO_MIN_RECORDS, max: DEMO_MAX_RECORDS }, false);
+  }
+  if (!Number.isSafeInteger(seed) || seed < 0 || seed > 0xffff_ffff) {
+    throw new GfError('GF_VALIDATION', 'seed must be an integer in [0, 2^32)', {}, false);
+  }
+  const steps = [...DEMO_STEPS, ...(opts.extraSteps ?? [])];
+  const project = await createProject<Table>(dir, { catalog: registryCatalog, retainAncestors: steps.length + 1 });
+  const clock = demoClock();
+  const state: DemoState = {
+    nodes: { uuid: [], cls: [], label: [], props: [], created: [], updated: [] },
+    events: [],
+    assertions: [],
+    assertionColumns: {},
+    hypotheses: { uuid: [], status: [], statement: [], from: [], recorded: [] },
+    supersessions: [],
+    ontologyStrict: false,
+  };
+  const generations: { step: string; generationUuid: string; manifestSha256: string }[] = [];
+  for (const step of steps) {
+    clock.advance(3600);
+    const ctx: DemoContext = {
+      project,
+      seed,
+      records,
+      clock,
+      rng: rngFor(seed, step.id),
+      state,
+      uuid: (label) => demoUuid(seed, `${step.id}/${label}`),
+      publish: async (changes): Promise<PublishResult> => {
+        const r = await project.publish({
+          parent: project.current()?.generationUuid ?? null,
+          changes,
+          transactionUuid: demoUuid(seed, `txn/${step.id}/${generations.filter((g) => g.step === step.id).length}`),
+        });
+        generations.push({ step: step.id, generationUuid: r.generationUuid, manifestSha256: r.manifestSha256 });
+        return r;
+      },
+    };
+    await step.run(ctx);
+  }
+  return { records, seed, generations };
+}

@@ -1,0 +1,351 @@
+import type { Table } from 'apache-arrow';
+import type { CellValue } from '../participants/index';
+import {
+  CAPABILITY_DECLARATION,
+  EPISTEMIC_HYPOTHESIS,
+  EPISTEMIC_SUPERSESSION,
+  GRAPH_EDGE,
+  GRAPH_NODE,
+  KNOWLEDGE_ASSERTION,
+  KNOWLEDGE_CONFIDENCE_ASSESSMENT,
+  KNOWLEDGE_EVIDENCE_LINK,
+  PROVENANCE_EVENT,
+  PROVENANCE_LINEAGE,
+  REGISTERED_CAPABILITIES,
+  WORKSPACE_CONFIGURATION,
+  WORKSPACE_ONTOLOGY,
+} from '../participants/index';
+import type { ParticipantChange, Project, PublishResult } from '../project/index';
+import type { DemoClock, Rng } from './rng';
+import { putColumns, removeFamily } from './tables';
+
+/** Mutable script state shared by the steps (what earlier steps created). */
+export interface DemoState {
+  readonly nodes: { uuid: string[]; cls: string[]; label: string[]; props: (string | null)[]; created: bigint[]; updated: (bigint | null)[] };
+  events: string[];
+  assertions: string[];
+  /** Every assertion's columns (assertion_uuid order of creation). */
+  readonly assertionColumns: Record<string, CellValue[]>;
+  hypotheses: { uuid: string[]; status: string[]; statement: string[]; from: bigint[]; recorded: bigint[] };
+  supersessions: [string, string, bigint][];
+  ontologyStrict: boolean;
+}
+
+/**
+ * What a step sees: the project, the size, deterministic randomness and time.
+ *
+ * `publish` derives the transaction UUID from the seed and the step id, so
+ * a step's generation is the same on every run with the same seed.
+ */
+export interface DemoContext {
+  readonly project: Project<Table>;
+  readonly seed: number;
+  /** Target number of graph records (nodes + edges). */
+  readonly records: number;
+  readonly clock: DemoClock;
+  /** This step's own PRNG (keyed by seed and step id). */
+  readonly rng: Rng;
+  readonly state: DemoState;
+  /** A UUID derived from the seed and a label. */
+  uuid(label: string): string;
+  /** Publishes one generation on top of CURRENT through the public API. */
+  publish(changes: readonly ParticipantChange[]): Promise<PublishResult>;
+}
+
+/**
+ * One scripted step of the demo history.
+ *
+ * Later modules append their own steps (named checkpoints, ledgers, a
+ * revert) through `createDemoWorkspace`'s `extraSteps`; ids are stable and
+ * key the step's randomness and transaction UUID.
+ */
+export interface DemoStep {
+  readonly id: string;
+  readonly description: string;
+  run(ctx: DemoContext): Promise<void>;
+}
+
+const CLASSES = ['paper', 'author', 'concept', 'dataset'] as const;
+const RELATIONS = [
+  ['cites', 'paper', 'paper'],
+  ['authored_by', 'paper', 'author'],
+  ['mentions', 'paper', 'concept'],
+  ['uses', 'paper', 'dataset'],
+] as const;
+
+function ontologyColumns(extra: boolean): Record<string, CellValue[]> {
+  const classes: string[] = [...CLASSES, ...(extra ? ['software'] : [])];
+  const relations: (readonly [string, string, string])[] = [...RELATIONS, ...(extra ? [['implements', 'software', 'concept'] as const] : [])];
+  return {
+    id: [...classes, ...relations.map((r) => r[0])],
+    kind: [...classes.map(() => 'class'), ...relations.map(() => 'relation')],
+    label: [...classes.map(cap), ...relations.map((r) => cap(r[0].replace('_', ' ')))],
+    parent_class_id: [...classes.map(() => null), ...relations.map(() => null)],
+    domain_class_id: [...classes.map(() => null), ...relations.map((r) => r[1])],
+    range_class_id: [...classes.map(() => null), ...relations.map((r) => r[2])],
+  };
+}
+
+function cap(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+function configColumns(ctx: DemoContext, mode: 'advisory' | 'strict'): Record<string, CellValue[]> {
+  return {
+    key: ['demo.records', 'demo.seed', 'ontology.mode', 'ui.page_size'],
+    value: [String(ctx.records), String(ctx.seed), JSON.stringify(mode), '100'],
+  };
+}
+
+function nodeCount(records: number): number {
+  return Math.max(3, Math.round(records * 0.4));
+}
+
+function addNodes(ctx: DemoContext, count: number, classes: readonly string[]): void {
+  const n = ctx.state.nodes;
+  const base = n.uuid.length;
+  const t = ctx.clock.now();
+  for (let i = 0; i < count; i++) {
+    const cls = classes[ctx.rng.int(classes.length)] as string;
+    n.uuid.push(ctx.rng.uuid());
+    n.cls.push(cls);
+    n.label.push(`${cap(cls)} ${base + i}`);
+    n.props.push(ctx.rng.int(4) === 0 ? `{"year":${1990 + ctx.rng.int(35)}}` : null);
+    n.created.push(t + BigInt(i));
+    n.updated.push(null);
+  }
+}
+
+function nodeChange(ctx: DemoContext): ParticipantChange {
+  const n = ctx.state.nodes;
+  return putColumns(GRAPH_NODE, {
+    node_uuid: n.uuid,
+    class_id: n.cls,
+    label: n.label,
+    properties: n.props,
+    created_at: n.created,
+    updated_at: n.updated,
+  });
+}
+
+/** Edges: node i links to node (i + k) mod N for k = 1, 2, …: unique identities, endpoints always exist. */
+function edgeChange(ctx: DemoContext, count: number): ParticipantChange {
+  const ids = ctx.state.nodes.uuid;
+  const n = ids.length;
+  const src: string[] = new Array<string>(count);
+  const dst: string[] = new Array<string>(count);
+  const kind: string[] = new Array<string>(count);
+  const weight: (number | null)[] = new Array<number | null>(count);
+  const created: bigint[] = new Array<bigint>(count);
+  const t = ctx.clock.now();
+  for (let i = 0; i < count; i++) {
+    const s = i % n;
+    const k = Math.floor(i / n) + 1;
+    src[i] = ids[s] as string;
+    dst[i] = ids[(s + k) % n] as string;
+    kind[i] = k === 1 ? 'cites' : `related_${k}`;
+    weight[i] = i % 5 === 0 ? null : Math.round(ctx.rng.float() * 1000) / 1000;
+    created[i] = t + BigInt(i);
+  }
+  return putColumns(GRAPH_EDGE, { source_node_uuid: src, target_node_uuid: dst, kind, weight, created_at: created });
+}
+
+function edgeCount(ctx: DemoContext): number {
+  const n = ctx.state.nodes.uuid.length;
+  return Math.min(Math.max(2, ctx.records - nodeCount(ctx.records)), n * Math.max(1, n - 1));
+}
+
+function assertionChange(ctx: DemoContext, count: number, events: readonly string[]): ParticipantChange[] {
+  const nodes = ctx.state.nodes.uuid;
+  const c = ctx.state.assertionColumns;
+  const t = ctx.clock.now();
+  for (let i = 0; i < count; i++) {
+    const id = ctx.rng.uuid();
+    ctx.state.assertions.push(id);
+    (c.assertion_uuid ??= []).push(id);
+    (c.subject_node_uuid ??= []).push(nodes[ctx.rng.int(nodes.length)] as string);
+    (c.predicate ??= []).push(RELATIONS[ctx.rng.int(RELATIONS.length)]?.[0] as string);
+    const literal = ctx.rng.int(3) === 0;
+    (c.object_node_uuid ??= []).push(literal ? null : (nodes[ctx.rng.int(nodes.length)] as string));
+    (c.object_literal ??= []).push(literal ? `value ${i}` : null);
+    (c.event_uuid ??= []).push(events.length === 0 || i % 4 === 3 ? null : (events[ctx.rng.int(events.length)] as string));
+    (c.asserted_at ??= []).push(t + BigInt(i));
+  }
+  const all = ctx.state.assertions;
+  return [
+    putColumns(KNOWLEDGE_ASSERTION, c),
+    putColumns(KNOWLEDGE_EVIDENCE_LINK, {
+      assertion_uuid: all,
+      evidence_sha256: all.map(() => digestHex(ctx)),
+      stance: all.map((_, i) => (['supports', 'refutes', 'mentions'] as const)[i % 3] as string),
+      locator: all.map((_, i) => (i % 2 === 0 ? `p. ${1 + (i % 300)}` : null)),
+      linked_at: all.map((_, i) => t + BigInt(i)),
+    }),
+  ];
+}
+
+function digestHex(ctx: DemoContext): string {
+  let s = '';
+  for (let i = 0; i < 8; i++) s += (ctx.rng.u32() | 0x01).toString(16).padStart(8, '0');
+  return s;
+}
+
+function hypothesisChange(ctx: DemoContext): ParticipantChange[] {
+  const h = ctx.state.hypotheses;
+  const s = ctx.state.supersessions;
+  return [
+    putColumns(EPISTEMIC_HYPOTHESIS, { hypothesis_uuid: h.uuid, statement: h.statement, status: h.status, valid_from: h.from, valid_to: h.uuid.map(() => null), recorded_at: h.recorded }),
+    putColumns(EPISTEMIC_SUPERSESSION, { superseded_hypothesis_uuid: s.map((x) => x[0]), superseding_hypothesis_uuid: s.map((x) => x[1]), recorded_at: s.map((x) => x[2]) }),
+  ];
+}
+
+/** The built-in history: imports, edits, a removed family and a schema-compatible ontology change. */
+export const DEMO_STEPS: readonly DemoStep[] = [
+  {
+    id: 'import-ontology',
+    description: 'Import the ontology, configuration and capability declarations',
+    async run(ctx) {
+      await ctx.publish([
+        putColumns(WORKSPACE_ONTOLOGY, ontologyColumns(false)),
+        putColumns(WORKSPACE_CONFIGURATION, configColumns(ctx, 'advisory')),
+        putColumns(CAPABILITY_DECLARATION, {
+          capability_id: REGISTERED_CAPABILITIES.map((c) => c.capabilityId),
+          capability_version: REGISTERED_CAPABILITIES.map((c) => c.capabilityVersion),
+          enabled: REGISTERED_CAPABILITIES.map(() => true),
+          declared_at: REGISTERED_CAPABILITIES.map(() => ctx.clock.now()),
+        }),
+      ]);
+    },
+  },
+  {
+    id: 'import-graph',
+    description: 'Import the research graph (papers, authors, concepts, datasets and their links)',
+    async run(ctx) {
+      addNodes(ctx, nodeCount(ctx.records), CLASSES);
+      await ctx.publish([nodeChange(ctx), edgeChange(ctx, edgeCount(ctx))]);
+    },
+  },
+  {
+    id: 'import-provenance',
+    description: 'Record the import and extraction activities and their lineage',
+    async run(ctx) {
+      const count = Math.max(4, Math.round(ctx.records / 200));
+      const t = ctx.clock.now();
+      const ev = Array.from({ length: count }, () => ctx.rng.uuid());
+      ctx.state.events = ev;
+      const nodes = ctx.state.nodes.uuid;
+      const lin = { event_uuid: [] as string[], entity_kind: [] as string[], entity_uuid: [] as string[], role: [] as string[] };
+      const seen = new Set<string>();
+      ev.forEach((e, i) => {
+        const add = (kind: string, entity: string, role: string): void => {
+          const key = `${e}|${kind}|${entity}|${role}`;
+          if (seen.has(key)) return;
+          seen.add(key);
+          lin.event_uuid.push(e);
+          lin.entity_kind.push(kind);
+          lin.entity_uuid.push(entity);
+          lin.role.push(role);
+        };
+        add('node', nodes[(i * 7) % nodes.length] as string, 'generated');
+        add('node', nodes[(i * 13 + 1) % nodes.length] as string, 'used');
+        if (i > 0) add('event', ev[i - 1] as string, 'used');
+      });
+      await ctx.publish([
+        putColumns(PROVENANCE_EVENT, {
+          event_uuid: ev,
+          activity: ev.map((_, i) => (['import', 'extract', 'curate', 'merge', 'infer'] as const)[i % 5] as string),
+          agent: ev.map((_, i) => (i % 3 === 0 ? null : `agent-${i % 7}`)),
+          started_at: ev.map((_, i) => t + BigInt(i) * 1_000_000n),
+          ended_at: ev.map((_, i) => (i % 4 === 0 ? null : t + BigInt(i) * 1_000_000n + 500_000n)),
+        }),
+        putColumns(PROVENANCE_LINEAGE, lin),
+      ]);
+    },
+  },
+  {
+    id: 'import-knowledge',
+    description: 'Import assertions with evidence and confidence assessments',
+    async run(ctx) {
+      const changes = assertionChange(ctx, Math.max(8, Math.round(ctx.records / 20)), ctx.state.events);
+      const a = ctx.state.assertions;
+      const t = ctx.clock.now();
+      changes.push(
+        putColumns(KNOWLEDGE_CONFIDENCE_ASSESSMENT, {
+          assessment_uuid: a.map(() => ctx.rng.uuid()),
+          assertion_uuid: a,
+          confidence: a.map(() => Math.round(ctx.rng.float() * 100) / 100),
+          method: a.map((_, i) => (['manual', 'model', 'aggregate'] as const)[i % 3] as string),
+          assessed_at: a.map((_, i) => t + BigInt(i)),
+        }),
+      );
+      await ctx.publish(changes);
+    },
+  },
+  {
+    id: 'import-epistemic',
+    description: 'Record research hypotheses',
+    async run(ctx) {
+      const count = Math.max(4, Math.round(ctx.records / 400));
+      const h = ctx.state.hypotheses;
+      const t = ctx.clock.now();
+      for (let i = 0; i < count; i++) {
+        h.uuid.push(ctx.rng.uuid());
+        h.statement.push(`Hypothesis ${i}: concept ${i % 17} explains result ${i % 11}`);
+        h.status.push(i % 3 === 0 ? 'supported' : 'proposed');
+        h.from.push(t);
+        h.recorded.push(t + BigInt(i));
+      }
+      await ctx.publish(hypothesisChange(ctx));
+    },
+  },
+  {
+    id: 'curate-graph',
+    description: 'Curate the graph: relabel some nodes, add new ones, relink',
+    async run(ctx) {
+      const n = ctx.state.nodes;
+      const t = ctx.clock.now();
+      const edits = Math.max(1, Math.round(n.uuid.length / 100));
+      for (let i = 0; i < edits; i++) {
+        const k = ctx.rng.int(n.uuid.length);
+        n.label[k] = `${n.label[k] as string} (curated)`;
+        n.updated[k] = t;
+      }
+      addNodes(ctx, Math.max(1, Math.round(n.uuid.length / 20)), CLASSES);
+      await ctx.publish([nodeChange(ctx), edgeChange(ctx, edgeCount(ctx) + Math.round(n.uuid.length / 20))]);
+    },
+  },
+  {
+    id: 'retire-confidence',
+    description: 'Retire the confidence assessments (a removed record family)',
+    async run(ctx) {
+      await ctx.publish([removeFamily(KNOWLEDGE_CONFIDENCE_ASSESSMENT)]);
+    },
+  },
+  {
+    id: 'strict-ontology',
+    description: 'Schema-compatible ontology change: add a class and a relation, then enforce the ontology strictly',
+    async run(ctx) {
+      ctx.state.ontologyStrict = true;
+      await ctx.publish([putColumns(WORKSPACE_ONTOLOGY, ontologyColumns(true)), putColumns(WORKSPACE_CONFIGURATION, configColumns(ctx, 'strict'))]);
+    },
+  },
+  {
+    id: 'revise-knowledge',
+    description: 'Add software nodes and assertions; supersede a hypothesis',
+    async run(ctx) {
+      addNodes(ctx, 3, ['software']);
+      const changes = assertionChange(ctx, Math.max(4, Math.round(ctx.records / 200)), ctx.state.events);
+      const h = ctx.state.hypotheses;
+      const t = ctx.clock.now();
+      const successor = ctx.uuid('hypothesis/successor');
+      h.uuid.push(successor);
+      h.statement.push('Refined hypothesis: concept 0 explains result 0 under curation');
+      h.status.push('proposed');
+      h.from.push(t);
+      h.recorded.push(t);
+      h.status[0] = 'superseded';
+      ctx.state.supersessions.push([h.uuid[0] as string, successor, t]);
+      await ctx.publish([nodeChange(ctx), ...changes, ...hypothesisChange(ctx)]);
+    },
+  },
+];
