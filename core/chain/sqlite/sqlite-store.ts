@@ -192,6 +192,22 @@ export class SqliteCheckpointStore implements ChainStoreWithReaders {
     return join(this.#root, workflowDirName(workflowId), CHAIN_DB_FILE);
   }
 
+  /**
+   * The pragmas in force on this store's connection to a workflow (opens it if needed).
+   *
+   * Diagnostics: lets tests and `gf chain` show durability settings as the store really runs them.
+   */
+  connectionPragmas(workflowId: WorkflowId): { readonly journal_mode: string; readonly synchronous: number; readonly busy_timeout: number } {
+    this.#assertOpen();
+    assertWorkflowId(workflowId);
+    const c = this.#connect(workflowId, true) as Conn;
+    return {
+      journal_mode: String(c.db.pragma('journal_mode', { simple: true })),
+      synchronous: Number(c.db.pragma('synchronous', { simple: true })),
+      busy_timeout: Number(c.db.pragma('busy_timeout', { simple: true })),
+    };
+  }
+
   #insert(c: Conn, prepared: PreparedEvent): ChainHead {
     const writtenAt = toMicrosIso(this.#clock());
     const prior = (c.tail.get()?.next_head ?? GENESIS) as ChainHead;
