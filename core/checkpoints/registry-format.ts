@@ -267,6 +267,28 @@ function createIdentityHolds(r: ActiveRow): boolean {
  */
 export function decodeRegistry(bytes: Uint8Array): RegistryDoc {
   if (bytes.length > REGISTRY_LIMITS.registryBytes) throw registryCorrupt('registry.json', 'oversized', { limit: REGISTRY_LIMITS.registryBytes });
+  // Pure function of the exact bytes: a document already fully validated is reused by its SHA-256.
+  const key = sha256Hex(bytes);
+  const hit = decoded.get(key);
+  if (hit !== undefined) return hit;
+  const doc = decodeUncached(bytes);
+  if (decoded.size >= DECODE_CACHE_ENTRIES) decoded.delete(decoded.keys().next().value as string);
+  decoded.set(key, doc);
+  return doc;
+}
+
+const DECODE_CACHE_ENTRIES = 8;
+const decoded = new Map<string, RegistryDoc>();
+
+function freezeDoc(doc: RegistryDoc): RegistryDoc {
+  for (const r of doc.active) Object.freeze(r);
+  for (const r of doc.tombstones) Object.freeze(r);
+  Object.freeze(doc.active);
+  Object.freeze(doc.tombstones);
+  return Object.freeze(doc);
+}
+
+function decodeUncached(bytes: Uint8Array): RegistryDoc {
   const raw = parseCanonical(bytes, 'registry.json');
   if (!keysExactly(raw, REGISTRY_FIELDS)) throw registryCorrupt('registry.json', 'fields');
   if (raw.format !== REGISTRY_FORMAT || raw.format_version !== REGISTRY_FORMAT_VERSION) throw registryCorrupt('registry.json', 'format');
@@ -327,7 +349,7 @@ export function decodeRegistry(bytes: Uint8Array): RegistryDoc {
   }
   const doc: RegistryDoc = { format: REGISTRY_FORMAT, format_version: REGISTRY_FORMAT_VERSION, revision, active, tombstones };
   if (!sameBytes(encodeRegistry(doc), bytes)) throw registryCorrupt('registry.json', 'noncanonical');
-  return doc;
+  return freezeDoc(doc);
 }
 
 /**
