@@ -70,6 +70,12 @@ function graphNodeSchema(): Schema {
   ]);
 }
 
+const kindStrings = strings(KINDS);
+/** One dictionary shared by every batch (the Arrow file format has no replacement dictionaries). */
+const KIND_DICTIONARY = makeVector(
+  makeData({ type: new Utf8(), length: KINDS.length, nullCount: 0, valueOffsets: kindStrings.offsets, data: kindStrings.data }),
+);
+
 function buildBatch(schema: Schema, start: number, length: number, rand: () => number): RecordBatch {
   const f = schema.fields;
   const uuids = new Uint8Array(length * 16);
@@ -80,8 +86,6 @@ function buildBatch(schema: Schema, start: number, length: number, rand: () => n
   }
   const labels = strings(Array.from({ length }, (_, r) => `node ${start + r} ${rand().toString(36).slice(2, 2 + Math.floor(rand() * 12))}`));
   const kindIdx = Int32Array.from({ length }, () => Math.floor(rand() * KINDS.length));
-  const kinds = strings(KINDS);
-  const dictionary = makeVector(makeData({ type: new Utf8(), length: KINDS.length, nullCount: 0, valueOffsets: kinds.offsets, data: kinds.data }));
   const created = BigInt64Array.from({ length }, (_, r) => 1_700_000_000_000_000n + BigInt(start + r) * 1_000_003n);
   const weightNulls = new Uint8Array(Math.ceil(length / 8)).fill(0xff);
   const weights = Float64Array.from({ length }, (_, r) => {
@@ -127,7 +131,7 @@ function buildBatch(schema: Schema, start: number, length: number, rand: () => n
   const children = [
     makeData({ type: f[0]?.type as FixedSizeBinary, length, nullCount: 0, data: uuids }),
     makeData({ type: new Utf8(), length, nullCount: 0, valueOffsets: labels.offsets, data: labels.data }),
-    makeData({ type: f[2]?.type as Dictionary<Utf8, Int32>, length, nullCount: 0, data: kindIdx, dictionary }),
+    makeData({ type: f[2]?.type as Dictionary<Utf8, Int32>, length, nullCount: 0, data: kindIdx, dictionary: KIND_DICTIONARY }),
     makeData({ type: f[3]?.type as TimestampMicrosecond, length, nullCount: 0, data: created }),
     makeData({ type: new Float64(), length, nullCount: weightNullCount, nullBitmap: weightNulls, data: weights }),
     makeData({ type: mapType, length, nullCount: mapNullCount, nullBitmap: mapNulls, valueOffsets: mapOffsets, child: entriesData }),

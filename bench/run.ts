@@ -108,9 +108,15 @@ async function mainBench(argv: readonly string[]): Promise<number> {
     return 1;
   }
   const results: BenchResult[] = [];
+  let failed = 0;
   for (const spec of specs) {
     console.error(`running ${spec.id} (${args.size}) …`);
-    results.push(...(await runSpec(spec, args.size)));
+    try {
+      results.push(...(await runSpec(spec, args.size)));
+    } catch (e) {
+      failed++;
+      console.error(`benchmark ${spec.id} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    }
   }
   printTable(results);
   const cpuList = cpus();
@@ -123,7 +129,7 @@ async function mainBench(argv: readonly string[]): Promise<number> {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'latest.json'), `${JSON.stringify(out, null, 2)}\n`);
   console.error(`wrote ${relative(process.cwd(), join(dir, 'latest.json'))}`);
-  return 0;
+  return failed === 0 ? 0 : 1;
 }
 
 process.exitCode = await mainBench(process.argv.slice(2));
