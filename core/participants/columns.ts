@@ -118,7 +118,7 @@ function readChunk(data: Data, spec: FieldSpec, out: CellValue[]): void {
     for (const d of dict.data) readChunk(d, spec, values);
     const idx = data.values as ArrayLike<number | bigint>;
     for (let j = 0; j < n; j++) {
-      if (hasNulls && !data.getValid(j)) {
+      if (hasNulls && !isValid(data, j)) {
         out.push(null);
         continue;
       }
@@ -137,7 +137,7 @@ function readChunk(data: Data, spec: FieldSpec, out: CellValue[]): void {
       }
       const bytes = data.values as Uint8Array;
       for (let j = 0; j < n; j++) {
-        if (hasNulls && !data.getValid(j)) {
+        if (hasNulls && !isValid(data, j)) {
           out.push(null);
           continue;
         }
@@ -150,7 +150,7 @@ function readChunk(data: Data, spec: FieldSpec, out: CellValue[]): void {
       const offsets = data.valueOffsets as Int32Array | BigInt64Array;
       const bytes = data.values as Uint8Array;
       for (let j = 0; j < n; j++) {
-        if (hasNulls && !data.getValid(j)) {
+        if (hasNulls && !isValid(data, j)) {
           out.push(null);
           continue;
         }
@@ -172,7 +172,7 @@ function readChunk(data: Data, spec: FieldSpec, out: CellValue[]): void {
       if (data.typeId !== Type.Timestamp || t.unit !== TimeUnit.MICROSECOND) notReadable(spec.name, 'type');
       const values = data.values as BigInt64Array;
       for (let j = 0; j < n; j++) {
-        out.push(hasNulls && !data.getValid(j) ? null : (values[base + j] as bigint));
+        out.push(hasNulls && !isValid(data, j) ? null : (values[base + j] as bigint));
       }
       return;
     }
@@ -191,7 +191,7 @@ function readChunk(data: Data, spec: FieldSpec, out: CellValue[]): void {
       if (!expected) notReadable(spec.name, 'type');
       const v = makeVector(data as Data) as Vector;
       for (let j = 0; j < n; j++) {
-        out.push(hasNulls && !data.getValid(j) ? null : (v.get(j) as number | boolean));
+        out.push(hasNulls && !isValid(data, j) ? null : (v.get(j) as number | boolean));
       }
       return;
     }
@@ -294,21 +294,45 @@ function nibble(c: number): number {
   return c <= 0x39 ? c - 0x30 : c - 0x57;
 }
 
-const HEX2 = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+const HEX_CODES = Array.from({ length: 16 }, (_, i) => i.toString(16).charCodeAt(0));
+const UUID_CODES = new Array<number>(36);
 
-/** Lowercase RFC text of the 16 bytes at `at`. */
+/**
+ * Lowercase RFC text of the 16 bytes at `at`.
+ *
+ * Built with one `String.fromCharCode` call so the result is a flat string:
+ * concatenation would yield rope strings that make every later comparison
+ * (identity sort, key sets) several times slower.
+ */
 function uuidText(b: Uint8Array, at: number): string {
-  const H = HEX2 as readonly string[];
-  return (
-    (H[b[at] as number] as string) + H[b[at + 1] as number] + H[b[at + 2] as number] + H[b[at + 3] as number] + '-' +
-    H[b[at + 4] as number] + H[b[at + 5] as number] + '-' + H[b[at + 6] as number] + H[b[at + 7] as number] + '-' +
-    H[b[at + 8] as number] + H[b[at + 9] as number] + '-' + H[b[at + 10] as number] + H[b[at + 11] as number] +
-    H[b[at + 12] as number] + H[b[at + 13] as number] + H[b[at + 14] as number] + H[b[at + 15] as number]
-  );
+  let k = 0;
+  for (let i = 0; i < 16; i++) {
+    if (i === 4 || i === 6 || i === 8 || i === 10) UUID_CODES[k++] = 0x2d;
+    const v = b[at + i] as number;
+    UUID_CODES[k++] = HEX_CODES[v >> 4] as number;
+    UUID_CODES[k++] = HEX_CODES[v & 15] as number;
+  }
+  return String.fromCharCode(...UUID_CODES);
 }
 
 /** With the `u` flag a surrogate pair is one code point, so this matches only lone surrogates. */
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+function fill<A extends { [i: number]: number | bigint }>(out: A, values: readonly CellValue[], zero: number | bigint): A {
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    out[i] = (v === null ? zero : v) as number | bigint;
+  }
+  return out;
+}
+
+/** Validity of row `j` of a chunk, read from the bitmap (no bitmap: every row valid). */
+function isValid(data: Data, j: number): boolean {
+  const bitmap = data.nullBitmap as Uint8Array | undefined;
+  if (bitmap === undefined || bitmap.length === 0) return true;
+  const k = data.offset + j;
+  return ((bitmap[k >> 3] as number) & (1 << (k & 7))) !== 0;
+}
 
 function validityOf(values: readonly CellValue[]): { nullCount: number; nullBitmap?: Uint8Array } {
   let nullCount = 0;
@@ -366,18 +390,125 @@ export function buildColumn(spec: FieldSpec, values: readonly CellValue[]): Data
       return makeData({ type: type as Bool, data, ...common });
     }
     case 'int32':
-      return makeData({ type: type as Int32, data: Int32Array.from(values, (v) => (v ?? 0) as number), ...common });
+      return makeData({ type: type as Int32, data: fill(new Int32Array(length), values, 0), ...common });
     case 'uint32':
-      return makeData({ type: type as Uint32, data: Uint32Array.from(values, (v) => (v ?? 0) as number), ...common });
+      return makeData({ type: type as Uint32, data: fill(new Uint32Array(length), values, 0), ...common });
     case 'float64':
-      return makeData({ type: type as Float64, data: Float64Array.from(values, (v) => (v ?? 0) as number), ...common });
+      return makeData({ type: type as Float64, data: fill(new Float64Array(length), values, 0), ...common });
     case 'timestamp_us':
-      return makeData({
-        type: type as Timestamp,
-        data: BigInt64Array.from(values, (v) => (v ?? 0n) as bigint),
-        ...common,
-      });
+      return makeData({ type: type as Timestamp, data: fill(new BigInt64Array(length), values, 0n), ...common });
   }
+}
+
+function byteWidthOf(kind: ColumnKind): number {
+  switch (kind) {
+    case 'uuid':
+      return 16;
+    case 'digest':
+      return 32;
+    case 'int32':
+    case 'uint32':
+      return 4;
+    case 'float64':
+    case 'timestamp_us':
+      return 8;
+    case 'utf8':
+    case 'bool':
+      return 0;
+  }
+}
+
+/**
+ * A fresh column holding the rows `order` of `vector`, copied at the byte level.
+ *
+ * Gives exactly what `buildColumn(spec, order.map(i => readColumn(vector, spec)[i]))`
+ * gives, without turning cells into JS values. Returns undefined when the
+ * column is not one plain chunk of the declared type (dictionary, several
+ * chunks, LargeUtf8), so the caller falls back to the value path.
+ */
+export function gatherColumn(vector: Vector, spec: FieldSpec, order: readonly number[]): Data | undefined {
+  if (vector.data.length !== 1) return undefined;
+  const src = vector.data[0] as Data;
+  const expected = arrowTypeOf(spec.kind);
+  if (src.typeId !== expected.typeId || String(src.type) !== String(expected)) return undefined;
+  const n = order.length;
+  const base = src.offset;
+  const hasNulls = src.nullCount > 0;
+  const valid = new Array<boolean>(n);
+  let nullCount = 0;
+  for (let i = 0; i < n; i++) {
+    const ok = !hasNulls || isValid(src, order[i] as number);
+    valid[i] = ok;
+    if (!ok) nullCount++;
+  }
+  let nullBitmap: Uint8Array | undefined;
+  if (nullCount > 0) {
+    nullBitmap = new Uint8Array(Math.ceil(n / 8));
+    for (let i = 0; i < n; i++) if (valid[i] === true) nullBitmap[i >> 3] = (nullBitmap[i >> 3] as number) | (1 << (i & 7));
+  }
+  const common = { length: n, nullCount, ...(nullBitmap === undefined ? {} : { nullBitmap }) };
+  if (spec.kind === 'utf8') {
+    const offsets = src.valueOffsets as Int32Array;
+    const bytes = src.values as Uint8Array;
+    const valueOffsets = new Int32Array(n + 1);
+    let total = 0;
+    for (let i = 0; i < n; i++) {
+      const r = base + (order[i] as number);
+      if (valid[i] === true) total += (offsets[r + 1] as number) - (offsets[r] as number);
+      valueOffsets[i + 1] = total;
+    }
+    const data = new Uint8Array(total);
+    for (let i = 0; i < n; i++) {
+      if (valid[i] !== true) continue;
+      const r = base + (order[i] as number);
+      data.set(bytes.subarray(offsets[r] as number, offsets[r + 1] as number), valueOffsets[i] as number);
+    }
+    return makeData({ type: expected as Utf8, data, valueOffsets, ...common });
+  }
+  if (spec.kind === 'bool') {
+    const bits = src.values as Uint8Array;
+    const data = new Uint8Array(Math.ceil(n / 8));
+    for (let i = 0; i < n; i++) {
+      const k = base + (order[i] as number);
+      if (valid[i] === true && ((bits[k >> 3] as number) & (1 << (k & 7))) !== 0) {
+        data[i >> 3] = (data[i >> 3] as number) | (1 << (i & 7));
+      }
+    }
+    return makeData({ type: expected as Bool, data, ...common });
+  }
+  const width = byteWidthOf(spec.kind);
+  const values = src.values as ArrayBufferView;
+  const from = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
+  const data = new Uint8Array(n * width);
+  for (let i = 0; i < n; i++) {
+    // Null slots stay zero, as `buildColumn` writes them.
+    if (valid[i] !== true) continue;
+    const at = (base + (order[i] as number)) * width;
+    for (let b = 0; b < width; b++) data[i * width + b] = from[at + b] as number;
+  }
+  switch (spec.kind) {
+    case 'uuid':
+    case 'digest':
+      return makeData({ type: expected as FixedSizeBinary, data, ...common });
+    case 'int32':
+      return makeData({ type: expected as Int32, data: new Int32Array(data.buffer), ...common });
+    case 'uint32':
+      return makeData({ type: expected as Uint32, data: new Uint32Array(data.buffer), ...common });
+    case 'float64':
+      return makeData({ type: expected as Float64, data: new Float64Array(data.buffer), ...common });
+    case 'timestamp_us':
+      return makeData({ type: expected as Timestamp, data: new BigInt64Array(data.buffer), ...common });
+  }
+}
+
+/** Row of the first null in a column, or -1. */
+export function firstNullRow(vector: Vector): number {
+  let row = 0;
+  for (const d of vector.data) {
+    if (d.nullCount > 0) for (let j = 0; j < d.length; j++) if (!isValid(d, j)) return row + j;
+    row += d.length;
+  }
+  return -1;
 }
 
 /** A one-batch table of `schema` from column data of equal length. */

@@ -1,7 +1,7 @@
-import type { Table } from 'apache-arrow';
+import type { Table, Vector } from 'apache-arrow';
 import { schemaFingerprint } from '../canonical';
 import { GfError } from '../errors';
-import { buildColumn, compareCells, normalizeCell, readColumn, tableOfColumns } from './columns';
+import { buildColumn, compareCells, firstNullRow, gatherColumn, normalizeCell, readColumn, tableOfColumns } from './columns';
 import type { CellValue, FieldSpec, RecordValues } from './columns';
 import type { Columns, RecordFamily } from './family';
 
@@ -132,6 +132,16 @@ export function identityComparator(family: RecordFamily, cols: Columns): (a: num
   };
 }
 
+/** Row numbers in identity order (stable: equal identities keep input order); no sort when already sorted. */
+function sortedOrder(cols: Columns, cmp: (a: number, b: number) => number): number[] {
+  const n = cols.rowCount;
+  const order = Array.from({ length: n }, (_, i) => i);
+  let sorted = true;
+  for (let i = 1; i < n && sorted; i++) sorted = cmp(i - 1, i) < 0;
+  if (!sorted) order.sort((a, b) => cmp(a, b) || a - b);
+  return order;
+}
+
 /**
  * The participant in canonical physical form: rows sorted by identity, one
  * batch, fresh buffers.
@@ -146,8 +156,7 @@ export function canonicalizeParticipant(family: RecordFamily, table: Table): Tab
   const cols = columnsOf(family, table);
   const cmp = identityComparator(family, cols);
   const n = cols.rowCount;
-  const order = Array.from({ length: n }, (_, i) => i);
-  order.sort((a, b) => cmp(a, b) || a - b);
+  const order = sortedOrder(cols, cmp);
   for (let i = 1; i < n; i++) {
     if (cmp(order[i - 1] as number, order[i] as number) === 0) {
       throw new GfError('GF_VALIDATION', 'two records share one identity', {
@@ -158,9 +167,9 @@ export function canonicalizeParticipant(family: RecordFamily, table: Table): Tab
     }
   }
   const columns = family.fields.map((spec) => {
-    const src = cols.col(spec.name);
+    const vector = table.getChild(spec.name) as Vector;
     if (!spec.nullable) {
-      const row = src.indexOf(null);
+      const row = firstNullRow(vector);
       if (row >= 0) {
         throw new GfError('GF_VALIDATION', 'a required field is null', {
           rule: 'participant.required_field',
@@ -170,6 +179,9 @@ export function canonicalizeParticipant(family: RecordFamily, table: Table): Tab
         });
       }
     }
+    const fast = gatherColumn(vector, spec, order);
+    if (fast !== undefined) return fast;
+    const src = cols.col(spec.name);
     return buildColumn(
       spec,
       order.map((i) => src[i] ?? null),
