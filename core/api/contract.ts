@@ -92,6 +92,15 @@ const boundedText = (maxBytes: number) =>
 
 const workflowIdSchema = z.string().regex(WORKFLOW_ID_PATTERN);
 const identifierSchema = z.string().regex(/^[a-z][a-z0-9_-]{0,127}$/);
+/**
+ * A record identity: the family's identity field names → values.
+ *
+ * Timestamps travel as decimal microsecond text (no precision loss); the
+ * facade converts each value to its field's kind.
+ */
+const identitySchema = z
+  .record(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/), z.union([z.string().max(1024), z.number(), z.boolean(), z.null()]))
+  .refine((r) => Object.keys(r).length >= 1 && Object.keys(r).length <= 8, 'identity has 1–8 fields');
 const digestSchema = z.string().regex(/^(sha256|blake3):[0-9a-f]{64}$/);
 
 /** Result kinds: a JSON value, or an Arrow IPC stream (with its next-page token). */
@@ -163,8 +172,8 @@ export const OPERATIONS = {
     z.object({ view: handleSchema, capability_id: identifierSchema, record_family_id: identifierSchema, limit: limitSchema, after: afterSchema }).strict(),
     'arrow', false, 'A page of one participant\'s records.'),
   'view.record': spec(
-    z.object({ view: handleSchema, capability_id: identifierSchema, record_family_id: identifierSchema, identity_fingerprint: z.string().regex(/^[0-9a-f]{64}$/) }).strict(),
-    'arrow', false, 'One record by its identity fingerprint.'),
+    z.object({ view: handleSchema, capability_id: identifierSchema, record_family_id: identifierSchema, identity: identitySchema }).strict(),
+    'arrow', false, 'One record by its identity values (zero or one row).'),
   'chain.list': spec(z.object({ project: handleSchema }).strict(), 'json', false, 'Workflows with a ledger in the project\'s chain store.'),
   'chain.read': spec(
     z.object({ project: handleSchema, workflow_id: workflowIdSchema, limit: limitSchema, after: afterSchema }).strict(),

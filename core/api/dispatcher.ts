@@ -47,6 +47,10 @@ export function validateRequest<N extends OperationName>(op: N, payload: unknown
     const declared = new Set(Object.keys(schema.shape ?? {}));
     const fields = [...new Set(parsed.error.issues.map((i) => String(i.path[0] ?? '')).filter((k) => declared.has(k)))].sort();
     const extra = parsed.error.issues.some((i) => i.code === 'unrecognized_keys');
+    if (!extra && fields.length === 1 && fields[0] === 'after') {
+      // A page token that cannot be one is a bad page, as the engine itself says for tokens it rejects.
+      throw new GfError('GF_PAGE_INVALID', 'the page token is not valid', { operation: op });
+    }
     throw new GfError('GF_VALIDATION', 'request does not match the operation contract', {
       operation: op,
       fields,

@@ -5,6 +5,9 @@ import { OPERATIONS, type OperationName, type ProjectOpened } from './contract';
 import { unwrapEnvelope } from './wire';
 import { createDispatcher, type Dispatcher, type Implementations } from './dispatcher';
 import { projectOperations, type ProjectSession } from './project-operations';
+import { Cancellations, checkpointOperations } from './checkpoint-operations';
+import { chainOperations } from './chain-operations';
+import type { CheckpointView } from '../views/checkpoint-view';
 import { SessionTable } from './sessions';
 
 /** Which surface hosts this facade (reported by `app.session`). */
@@ -15,6 +18,8 @@ export interface FacadeOptions {
   readonly mode: SurfaceMode;
   /** Engine clock (UTC); injected so tests and replays are deterministic. */
   readonly clock?: () => Date;
+  /** Engine clock in UTC microseconds for checkpoint records (defaults to the system clock). */
+  readonly micros?: () => number;
 }
 
 /** A facade instance: its implementations, its dispatcher and its sessions. */
@@ -36,10 +41,14 @@ export interface Facade {
 export function createFacade(options: FacadeOptions): Facade {
   let launch: ProjectOpened | null = null;
   const projects = new SessionTable<ProjectSession>('project');
+  const views = new SessionTable<CheckpointView>('view');
+  const cancellations = new Cancellations();
 
   const implementations: Implementations = {
     'app.session': async () => ({ project: launch, mode: options.mode, operations: dispatcher.available }),
     ...projectOperations(projects),
+    ...checkpointOperations(projects, views, cancellations, options.micros),
+    ...chainOperations(projects),
   };
 
   const dispatcher = createDispatcher(implementations);
@@ -55,6 +64,7 @@ export function createFacade(options: FacadeOptions): Facade {
       return launch;
     },
     async close() {
+      await views.closeAll();
       await projects.closeAll();
     },
   };

@@ -2,7 +2,8 @@
 import { isAbsolute, basename } from 'node:path';
 import type { Table } from 'apache-arrow';
 import { GfError } from '../errors';
-import { createProject, openProject, registryCatalog, type Project } from '../project/index';
+import { createProject, registryCatalog, type Project } from '../project/index';
+import { openCheckpointedProject } from '../checkpoints/checkpoints';
 import { WORKSPACE_RESTORATION_TRANSITION, familyKey, recordsFromTable } from '../participants/index';
 import type { GenerationSummary, ProjectOpened, RestorationSummary } from './contract';
 import type { Implementations } from './dispatcher';
@@ -67,8 +68,12 @@ function restorationOf(project: Project<Table>, generationUuid: string, manifest
 /** project.* implementations over `core/project`. */
 export function projectOperations(projects: SessionTable<ProjectSession>): Implementations {
   return {
-    'project.open': async ({ path }) => register(projects, await openProject<Table>(requireAbsolute(path), { catalog: registryCatalog }), path),
-    'project.create': async ({ path }) => register(projects, await createProject<Table>(requireAbsolute(path), { catalog: registryCatalog }), path),
+    // Opened with the checkpoint retention pins, so cleanup never drops a checkpointed generation.
+    'project.open': async ({ path }) => register(projects, await openCheckpointedProject(requireAbsolute(path)), path),
+    'project.create': async ({ path }) => {
+      const created = await createProject<Table>(requireAbsolute(path), { catalog: registryCatalog });
+      return register(projects, await openCheckpointedProject(created.root), path);
+    },
     'project.close': async ({ project }) => ({ closed: await projects.close(project) }),
     'project.summary': async ({ project }) => {
       const p = projects.get(project).project;

@@ -1,0 +1,126 @@
+// checkpoints.* / view.* / diff operations over core/checkpoints, core/views
+// and core/diff.
+import { Checkpoints, type MicrosClock } from '../checkpoints/checkpoints';
+import { checkpointTable, receiptTable } from '../checkpoints/arrow-results';
+import { diffProjectCheckpoints } from '../diff/index';
+import { GfError } from '../errors';
+import { familyByKey, type CellValue } from '../participants/index';
+import type { CheckpointView } from '../views/checkpoint-view';
+import { arrowResult, arrowResultFromBytes } from './arrow-result';
+import type { ParticipantEntry } from './contract';
+import type { Implementations } from './dispatcher';
+import type { ProjectSession } from './project-operations';
+import type { SessionTable } from './sessions';
+
+/** Running diffs by operation id, and ids cancelled before their diff started. */
+export class Cancellations {
+  readonly #running = new Map<string, AbortController>();
+  readonly #early = new Set<string>();
+
+  /** A signal for a diff call; already aborted when `cancel` came first. */
+  begin(operationId: string | undefined): { readonly signal: AbortSignal | undefined; readonly end: () => void } {
+    if (operationId === undefined) return { signal: undefined, end: () => undefined };
+    const c = new AbortController();
+    if (this.#early.delete(operationId)) c.abort();
+    this.#running.set(operationId, c);
+    return { signal: c.signal, end: () => this.#running.delete(operationId) };
+  }
+
+  /** Cancels a running diff (true), or marks the id so its diff is cancelled when it starts (false). */
+  cancel(operationId: string): boolean {
+    const c = this.#running.get(operationId);
+    if (c !== undefined) {
+      c.abort();
+      return true;
+    }
+    if (this.#early.size >= 1024) this.#early.delete(this.#early.values().next().value as string);
+    this.#early.add(operationId);
+    return false;
+  }
+}
+
+/** Converts contract identity values to the family's cell kinds (timestamps as bigint microseconds). */
+function identityCells(familyKey: string, identity: Readonly<Record<string, string | number | boolean | null>>): Record<string, CellValue> {
+  const family = familyByKey(familyKey);
+  if (family === undefined) throw new GfError('GF_VALIDATION', 'not a registered record family', { field: 'record_family_id' });
+  const out: Record<string, CellValue> = {};
+  for (const [k, v] of Object.entries(identity)) {
+    const kind = family.field(k)?.kind;
+    if (kind === 'timestamp_us' && v !== null) {
+      const text = String(v);
+      if (!/^-?\d{1,19}$/.test(text)) throw new GfError('GF_VALIDATION', 'timestamp identity values are integer microseconds', { field: 'identity' });
+      out[k] = BigInt(text);
+    } else out[k] = v;
+  }
+  return out;
+}
+
+function participantEntries(view: CheckpointView): ParticipantEntry[] {
+  return view.participants.map((p) => ({
+    capability_id: p.capabilityId,
+    capability_version: p.capabilityVersion,
+    record_family_id: p.recordFamilyId,
+    record_version: p.recordVersion,
+    relative_path: p.relativePath,
+    encoding: p.encoding,
+    byte_length: p.byteLength,
+    row_count: p.rowCount,
+    schema_fingerprint: p.schemaFingerprint,
+    content_sha256: p.contentSha256,
+  }));
+}
+
+/** checkpoints.*, view.*, checkpoints.diff and operation.cancel implementations. */
+export function checkpointOperations(
+  projects: SessionTable<ProjectSession>,
+  views: SessionTable<CheckpointView>,
+  cancellations: Cancellations,
+  clock: MicrosClock | undefined,
+): Implementations {
+  const checkpoints = (handle: string): Checkpoints => new Checkpoints(projects.get(handle).project, clock === undefined ? {} : { clock });
+  return {
+    'checkpoints.list': async ({ project, limit, after }) => {
+      const page = checkpoints(project).listCheckpoints({ limit, after: after ?? undefined });
+      return arrowResult(checkpointTable(page.rows), page.next);
+    },
+    'checkpoints.create': async ({ project, name, description, idempotency_key, actor_uuid }) => {
+      const receipt = await checkpoints(project).checkpoint({ name, description: description ?? undefined, idempotencyKey: idempotency_key, actorUuid: actor_uuid ?? undefined });
+      return arrowResult(receiptTable(receipt), null);
+    },
+    'checkpoints.delete': async ({ project, name, idempotency_key, actor_uuid }) => {
+      const receipt = await checkpoints(project).deleteCheckpoint({ name, idempotencyKey: idempotency_key, actorUuid: actor_uuid ?? undefined });
+      return arrowResult(receiptTable(receipt), null);
+    },
+    'checkpoints.diff': async ({ project, from, to, scope, detail, limit, after, operation_id }) => {
+      const cps = checkpoints(project);
+      const run = cancellations.begin(operation_id);
+      try {
+        // Let a cancel that is already queued run before the (synchronous) diff starts.
+        await new Promise<void>((r) => setImmediate(r));
+        const page = diffProjectCheckpoints(cps, { from, to, scope, detail, limit, after: after ?? undefined, signal: run.signal });
+        return arrowResult(page.table, page.nextPageToken);
+      } finally {
+        run.end();
+      }
+    },
+    'operation.cancel': async ({ operation_id }) => ({ cancelled: cancellations.cancel(operation_id) }),
+    'view.open': async ({ project, name }) => {
+      const session = projects.get(project);
+      const view = checkpoints(project).openCheckpoint(name);
+      const handle = views.add({ value: view, close: () => view.release() });
+      session.closers.add(() => views.close(handle).then(() => undefined));
+      return { view: handle, checkpoint_uuid: view.checkpointUuid, generation_uuid: view.generationUuid, manifest_sha256: view.manifestSha256 };
+    },
+    'view.close': async ({ view }) => ({ closed: await views.close(view) }),
+    'view.participants': async ({ view }) => ({ participants: participantEntries(views.get(view)) }),
+    'view.records': async ({ view, capability_id, record_family_id, limit, after }) => {
+      const page = views.get(view).readRecords(`${capability_id}/${record_family_id}`, { limit, after: after ?? undefined });
+      return arrowResultFromBytes(page.bytes, page.next);
+    },
+    'view.record': async ({ view, capability_id, record_family_id, identity }) => {
+      const key = `${capability_id}/${record_family_id}`;
+      const page = views.get(view).readRecord(key, identityCells(key, identity));
+      return arrowResultFromBytes(page.bytes, null);
+    },
+  };
+}
