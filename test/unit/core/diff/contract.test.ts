@@ -1,0 +1,126 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { FixedSizeBinary, Uint64, Utf8 } from 'apache-arrow';
+import type { Field, Schema, Table } from 'apache-arrow';
+import {
+  CURRENT_ENDPOINT_DOMAIN,
+  DIFF_ADAPTER_CONTRACT,
+  DIFF_API_VERSION,
+  DIFF_PAGE_LIMITS,
+  DIFF_SCOPES,
+  RECORD_CHANGE_KINDS,
+  RECORD_DIFF_SCHEMA,
+  RECORD_DIFF_SORT,
+  SUMMARY_CHANGE_KINDS,
+  SUMMARY_DIFF_SCHEMA,
+  SUMMARY_DIFF_SORT,
+  diffEndpoints,
+  selectorsDigest,
+  validateDiffParams,
+} from '../../../../core/diff';
+import { sampleRecords } from '../participants/sample-workspace';
+import { SECRET, endpoint, uuidOf, workspace } from './diff-support';
+
+const CONTRACT = JSON.parse(readFileSync(fileURLToPath(new URL('../../../fixtures/checkpoint-api-v1.json', import.meta.url)), 'utf8')) as {
+  contract: string;
+  record_diff_adapter: Record<string, unknown>;
+  limits: Record<string, number>;
+  scopes: string[];
+  operations: Record<string, { request: string[]; result_schemas?: string[] }>;
+  schemas: Record<string, { sort: string[]; fields: [string, string, boolean][] }>;
+};
+
+/** The contract's type spelling of an Arrow field type (enumerated Utf8 spelled as the contract does). */
+function spelling(f: Field): string {
+  const t = f.type;
+  if (t instanceof FixedSizeBinary) return `FixedSizeBinary(${t.byteWidth})`;
+  if (t instanceof Uint64) return 'UInt64';
+  if (t instanceof Utf8) return 'Utf8';
+  return String(t);
+}
+
+/** `Utf8(a|b)` is a Utf8 column with an enumerated value set. */
+function baseType(type: string): string {
+  return type.startsWith('Utf8') ? 'Utf8' : type;
+}
+
+function enumOf(type: string): string[] | null {
+  const m = /^Utf8\((.*)\)$/.exec(type);
+  return m === null ? null : (m[1] as string).split('|');
+}
+
+function checkSchema(name: string, schema: Schema, sort: readonly string[], kinds: readonly string[]): void {
+  const c = CONTRACT.schemas[name];
+  expect(c).toBeDefined();
+  expect(schema.fields.map((f) => f.name)).toEqual(c!.fields.map((f) => f[0]));
+  schema.fields.forEach((f, k) => {
+    const [, type, nullable] = c!.fields[k] as [string, string, boolean];
+    expect(spelling(f)).toBe(baseType(type));
+    expect(f.nullable).toBe(nullable);
+    const e = enumOf(type);
+    if (e !== null) expect([...kinds].sort()).toEqual([...e].sort());
+  });
+  expect([...sort]).toEqual(c!.sort);
+}
+
+function isSorted(t: Table, keys: readonly string[]): boolean {
+  const rows = t.toArray().map((r) => r.toJSON() as Record<string, unknown>);
+  const bytes = (v: unknown): Buffer => (v === null ? Buffer.alloc(0) : v instanceof Uint8Array ? Buffer.from(v) : Buffer.from(String(v), 'utf8'));
+  for (let i = 1; i < rows.length; i++) {
+    let c = 0;
+    for (const k of keys) {
+      const a = (rows[i - 1] as Record<string, unknown>)[k];
+      const b = (rows[i] as Record<string, unknown>)[k];
+      if (a === null && b !== null) c = -1;
+      else if (a !== null && b === null) c = 1;
+      else c = Buffer.compare(bytes(a), bytes(b));
+      if (c !== 0) break;
+    }
+    if (c >= 0) return false;
+  }
+  return true;
+}
+
+describe('diff result schemas and constants match checkpoint-api-v1.json', () => {
+  it('checkpoint_summary_diff@1: names, types, nullability, sort, enum spellings', () => {
+    checkSchema('checkpoint_summary_diff@1', SUMMARY_DIFF_SCHEMA, SUMMARY_DIFF_SORT, SUMMARY_CHANGE_KINDS);
+  });
+
+  it('checkpoint_record_diff@1: names, types, nullability, sort, enum spellings', () => {
+    checkSchema('checkpoint_record_diff@1', RECORD_DIFF_SCHEMA, RECORD_DIFF_SORT, RECORD_CHANGE_KINDS);
+  });
+
+  it('limits, scopes, request fields and adapter contract', () => {
+    expect(DIFF_API_VERSION).toBe(CONTRACT.contract);
+    expect(DIFF_PAGE_LIMITS.max).toBe(CONTRACT.limits.diff_page_max);
+    expect(DIFF_PAGE_LIMITS.default).toBe(CONTRACT.limits.diff_page_default);
+    expect([...DIFF_SCOPES]).toEqual(CONTRACT.scopes);
+    expect(CONTRACT.operations.diff_checkpoints?.request).toEqual(['from', 'to', 'scope', 'detail', 'limit', 'after', 'cancellation']);
+    expect(CONTRACT.operations.diff_checkpoints?.result_schemas).toEqual(['checkpoint_summary_diff@1', 'checkpoint_record_diff@1']);
+    expect(CONTRACT.record_diff_adapter.contract).toBe(DIFF_ADAPTER_CONTRACT);
+    expect(CONTRACT.record_diff_adapter.current_endpoint_uuid_domain).toBe(CURRENT_ENDPOINT_DOMAIN);
+    expect(CONTRACT.record_diff_adapter.unregistered_participant).toBe('GF_SCHEMA_MISMATCH');
+    expect(CONTRACT.record_diff_adapter.physical_byte_fallback).toBe(false);
+  });
+
+  it('produced tables carry exactly these schemas and are sorted by the contract keys', () => {
+    const base = sampleRecords();
+    const next = structuredClone(base) as Record<string, Record<string, unknown>[]>;
+    for (const recs of Object.values(next)) recs.pop();
+    const from = endpoint(uuidOf('f'), workspace(base));
+    const to = endpoint(uuidOf('t'), workspace(next));
+    const binding = { selectorsSha256: selectorsDigest('a', 'b') };
+    const summary = diffEndpoints(from, to, validateDiffParams({ scope: 'all', detail: 'summary' }), binding, { secret: SECRET }).table;
+    const records = diffEndpoints(from, to, validateDiffParams({ scope: 'all', detail: 'records', limit: 10_000 }), binding, { secret: SECRET }).table;
+    expect(summary.schema.fields.map((f) => [f.name, spelling(f), f.nullable])).toEqual(CONTRACT.schemas['checkpoint_summary_diff@1']!.fields.map(([n, t, z]) => [n, baseType(t), z]));
+    expect(records.schema.fields.map((f) => [f.name, spelling(f), f.nullable])).toEqual(
+      CONTRACT.schemas['checkpoint_record_diff@1']!.fields.map(([n, t, z]) => [n, baseType(t), z]),
+    );
+    expect(summary.numRows).toBeGreaterThan(5);
+    expect(records.numRows).toBeGreaterThan(5);
+    expect(new Set(records.getChild('scope')!.toArray() as string[]).size).toBeGreaterThan(3);
+    expect(isSorted(summary, SUMMARY_DIFF_SORT)).toBe(true);
+    expect(isSorted(records, RECORD_DIFF_SORT)).toBe(true);
+  });
+});
