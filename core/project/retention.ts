@@ -5,7 +5,8 @@ import { GfError, hasCode } from '../errors';
 import { checkDir, fsyncDir, listDir, removeTree, renameEntry, unlinkIfPresent } from './durable-fs';
 import { failpoint } from './failpoints';
 import type { Manifest } from './formats';
-import { LAYOUT, generationDir, isObjectName, leasePlace, place } from './layout';
+import { listJournals, readJournal } from './journal';
+import { LAYOUT, generationDir, isObjectName, journalPlace, leasePlace, place } from './layout';
 import { loadManifest, readCurrent, readManifestBytes } from './lease';
 import { tryExclusive } from './sqlite-lock';
 import type { HeldLock } from './sqlite-lock';
@@ -39,6 +40,8 @@ export interface CleanupReport {
   readonly removedGenerations: readonly string[];
   /** Objects deleted (no kept manifest refers to them). */
   readonly removedObjects: number;
+  /** Finished journals (PUBLISHED or ABORTED) whose generation no longer exists, deleted. */
+  readonly removedJournals: number;
   /** True when some kept generation's manifest could not be read: no object was deleted. */
   readonly objectsSkipped: boolean;
   /** Unknown directories, files and symlinks: reported, never traversed or deleted. */
@@ -59,6 +62,7 @@ function emptyReport(reason: CleanupReport['skippedReason'], unknown: string[]):
     leased: [],
     removedGenerations: [],
     removedObjects: 0,
+    removedJournals: 0,
     objectsSkipped: reason !== null,
     unknown,
   };
@@ -205,6 +209,7 @@ export function cleanupLocked(root: string, opts: CleanupOptions = {}): CleanupR
         removedObjects += removedHere;
       }
     }
+    const removedJournals = pruneJournals(root);
     if (moved.length > 0 || removedObjects > 0) failpoint('project.after_gc_delete');
     return {
       skipped: false,
@@ -213,6 +218,7 @@ export function cleanupLocked(root: string, opts: CleanupOptions = {}): CleanupR
       leased: leased.sort(),
       removedGenerations: moved,
       removedObjects,
+      removedJournals,
       objectsSkipped,
       unknown,
     };
@@ -229,6 +235,29 @@ function isPlainTree(abs: string): boolean {
     } else if (!ent.isFile()) return false;
   }
   return true;
+}
+
+/**
+ * Deletes finished journals whose generation directory is gone.
+ *
+ * Keeps the journal set bounded by retained generations, so recovery (which
+ * reads every journal) stays O(retained), not O(history).
+ */
+function pruneJournals(root: string): number {
+  let removed = 0;
+  for (const txn of listJournals(root).transactions) {
+    const j = readJournal(root, txn);
+    if (j === undefined || (j.state !== 'PUBLISHED' && j.state !== 'ABORTED')) continue;
+    if (generationExists(root, j.generationUuid)) continue;
+    const p = journalPlace(root, txn);
+    unlinkIfPresent(p.abs, p.rel);
+    removed++;
+  }
+  if (removed > 0) {
+    const d = place(root, LAYOUT.transactions);
+    fsyncDir(d.abs, d.rel);
+  }
+  return removed;
 }
 
 /** Generation directories present on disk with their manifest's parent (history for the UI). */

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { checkFile, corrupt, ioError } from './durable-fs';
 
@@ -30,12 +31,25 @@ export function createLockFile(abs: string, rel: string): void {
   try {
     db = new Database(abs);
     db.pragma('page_size = 512');
-    db.pragma('journal_mode = DELETE');
+    // The file is private until its directory is published: no rollback journal, one fsync below.
+    db.pragma('journal_mode = OFF');
+    db.pragma('synchronous = OFF');
     db.exec('CREATE TABLE gf_lock(version INTEGER NOT NULL); INSERT INTO gf_lock VALUES (1);');
+    db.pragma('journal_mode = DELETE');
   } catch (e) {
     throw ioError(e, 'create lock', rel);
   } finally {
     db?.close();
+  }
+  // Safe only here: nobody (this process included) holds a lock on the new file yet.
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    fs.fsyncSync(fd);
+  } catch (e) {
+    throw ioError(e, 'fsync lock', rel);
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
   }
 }
 

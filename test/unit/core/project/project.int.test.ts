@@ -345,6 +345,8 @@ describe('retention', () => {
       for (const o of fs.readdirSync(path.join(dir, 'objects', 'sha256', fan))) onDisk.add(fan + o);
     }
     expect(onDisk).toEqual(referenced);
+    // Finished journals of removed generations are pruned: one journal per kept generation.
+    expect(fs.readdirSync(path.join(dir, 'transactions')).length).toBe(kept.size);
     leased.release();
     const report = await q.cleanup();
     expect(report.removedGenerations).toContain(gens[0]);
