@@ -1,4 +1,5 @@
 import type { Table } from 'apache-arrow';
+import { withDemoCheckpoints } from '../checkpoints/demo-checkpoints';
 import { GfError } from '../errors';
 import { createProject, registryCatalog } from '../project/index';
 import type { PublishResult } from '../project/index';
@@ -44,7 +45,7 @@ export async function createDemoWorkspace(dir: string, opts: DemoOptions = {}): 
   if (!Number.isSafeInteger(seed) || seed < 0 || seed > 0xffff_ffff) {
     throw new GfError('GF_VALIDATION', 'seed must be an integer in [0, 2^32)', {}, false);
   }
-  const steps = [...DEMO_STEPS, ...(opts.extraSteps ?? [])];
+  const steps = withDemoCheckpoints([...DEMO_STEPS, ...(opts.extraSteps ?? [])]);
   const project = await createProject<Table>(dir, { catalog: registryCatalog, retainAncestors: steps.length + 1 });
   const clock = demoClock();
   const state: DemoState = {
