@@ -5,7 +5,7 @@ import { checkLimit, resolveLimits } from './arrow-limits';
 import type { CanonicalLimits, CanonicalOptions } from './arrow-limits';
 import { writeSchema } from './arrow-schema';
 import { compileField } from './arrow-values';
-import type { RowWriter } from './arrow-values';
+import type { FieldEncoder, RowWriter } from './arrow-values';
 import { ByteWriter } from './arrow-writer';
 import { fingerprintHeader } from './fingerprint';
 import type { DomainTag } from './fingerprint';
@@ -27,11 +27,15 @@ function located(e: unknown, where: Readonly<Record<string, number>>, options: C
   throw e;
 }
 
-/** Canonical schema bytes of `schema` (used as the constant table prefix). */
-function schemaBytes(schema: Schema, limits: CanonicalLimits): Uint8Array {
-  const w = new ByteWriter(limits.maxPayloadBytes, 256);
-  writeSchema(w, schema, limits);
-  return w.toBytes();
+/** Canonical schema bytes of `schema` (used as the constant table prefix); errors name the domain. */
+function schemaBytes(schema: Schema, limits: CanonicalLimits, options: CanonicalOptions | undefined): Uint8Array {
+  try {
+    const w = new ByteWriter(limits.maxPayloadBytes, 256);
+    writeSchema(w, schema, limits);
+    return w.toBytes();
+  } catch (e) {
+    return located(e, {}, options);
+  }
 }
 
 /**
@@ -47,7 +51,12 @@ function forEachRow(
   onRow: (writeRow: (w: ByteWriter) => void, row: number) => void,
 ): void {
   const fields = table.schema.fields;
-  const encoders = fields.map((f) => compileField(f, f.name, 1, limits));
+  let encoders: FieldEncoder[];
+  try {
+    encoders = fields.map((f) => compileField(f, f.name, 1, limits));
+  } catch (e) {
+    located(e, {}, options);
+  }
   let row = 0;
   let batchIndex = 0;
   for (const batch of table.batches) {
@@ -82,7 +91,7 @@ function forEachRow(
 export function canonicalTableBytes(table: Table, options?: CanonicalOptions): Uint8Array {
   const limits = resolveLimits(options);
   checkLimit('rows', table.numRows, limits.maxRows, 'table');
-  const schema = schemaBytes(table.schema, limits);
+  const schema = schemaBytes(table.schema, limits, options);
   const w = new ByteWriter(limits.maxPayloadBytes, 64 * 1024);
   w.bytes(GFT1);
   w.u64(schema.length);
@@ -138,7 +147,7 @@ export function rowCanonicalBytes(table: Table, options?: CanonicalOptions): Row
 export function recordFingerprints(table: Table, domain: DomainTag, options?: CanonicalOptions): Uint8Array {
   const limits = resolveLimits(options);
   checkLimit('rows', table.numRows, limits.maxRows, 'table');
-  const schema = schemaBytes(table.schema, limits);
+  const schema = schemaBytes(table.schema, limits, { ...options, domain });
   const header = fingerprintHeader(domain, 0);
   const lengthAt = header.length - 8;
   const payloadPrefix = 4 + 8 + schema.length + 8;

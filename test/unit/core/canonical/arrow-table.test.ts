@@ -261,6 +261,23 @@ describe('table bytes, row bytes and record fingerprints', () => {
     expect(toHex(rowCanonicalBytes(dict).bytes)).toBe(toHex(rowCanonicalBytes(ours).bytes));
   });
 
+  it('schema-level errors also name the domain', () => {
+    const bad = buildTable({ kind: 'table', fields: [{ name: 't', nullable: true, type: { timestamp: { unit: 'second', timezone: 'Asia/Tokyo' } } }], batches: [] });
+    for (const run of [
+      () => recordFingerprints(bad, 'graphforge/arrow-result'),
+      () => canonicalTableBytes(bad, { domain: 'graphforge/arrow-result' }),
+      () => rowCanonicalBytes(bad, { domain: 'graphforge/arrow-result' }),
+    ]) {
+      try {
+        run();
+        expect.unreachable();
+      } catch (e) {
+        expect((e as { code: string }).code).toBe('GF_CANONICAL_TEMPORAL');
+        expect((e as { details: unknown }).details).toMatchObject({ domain: 'graphforge/arrow-result', position: 't', contract_version: 1 });
+      }
+    }
+  });
+
   it('an unknown domain is GF_CANONICAL_DOMAIN', () => {
     expect(codeOf(() => recordFingerprints(t, 'graphforge/nope' as never))).toBe('GF_CANONICAL_DOMAIN');
   });
