@@ -1,4 +1,5 @@
 import { registerCanonicalCommands } from './canonical-command';
+import { registerChainCommands } from './chain-command';
 import { registerCheckpointCommands } from './checkpoint-command';
 import { registerDiffCommand } from './diff-command';
 import type { CommandRegistrar } from './io';
@@ -6,4 +7,4 @@ import { registerProjectCommands } from './project-command';
 import { registerServeCommand } from './serve-command';
 
 /** Every subcommand group of `gf`, in help order. Add a module's registrar here. */
-export const COMMANDS: readonly CommandRegistrar[] = [registerCanonicalCommands, registerServeCommand, registerProjectCommands, registerCheckpointCommands, registerDiffCommand];
+export const COMMANDS: readonly CommandRegistrar[] = [registerCanonicalCommands, registerServeCommand, registerProjectCommands, registerCheckpointCommands, registerDiffCommand, registerChainCommands];

@@ -1,0 +1,167 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { ChainError } from '../chain/errors';
+import { assertWorkflowId, type WorkflowId } from '../chain/event';
+import { isChainHead } from '../chain/head';
+import { SqliteCheckpointStore } from '../chain/sqlite/sqlite-store';
+import { decodeEventBytes } from '../chain/store-support';
+import { verify, type VerifyResult } from '../chain/verify';
+import { GfError } from '../errors';
+import type { CliIo } from './io';
+
+interface CommonOpts {
+  readonly project: string;
+  readonly json?: boolean;
+}
+
+interface VerifyOpts extends CommonOpts {
+  readonly all?: boolean;
+  readonly expectHead?: string;
+}
+
+/** One line of `verify --json`. */
+interface VerifyReport {
+  readonly workflow_id: string;
+  readonly status: VerifyResult['status'];
+  readonly first_bad_sequence: number | null;
+  readonly rows: number;
+  readonly tail_head: string;
+}
+
+/** The chain root of a project: `<project>/chain` (the project directory must exist). */
+function chainRoot(project: string): string {
+  if (!existsSync(project)) throw new GfError('GF_IO', 'project directory not found', {}, false);
+  return join(project, 'chain');
+}
+
+async function withStore<T>(project: string, fn: (s: SqliteCheckpointStore) => Promise<T>): Promise<T> {
+  const store = new SqliteCheckpointStore(chainRoot(project));
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+function workflowArg(text: string): WorkflowId {
+  assertWorkflowId(text); // error carries no caller text
+  return text;
+}
+
+async function requireRows(store: SqliteCheckpointStore, id: WorkflowId): Promise<void> {
+  for await (const _row of store.readPersistedRows(id)) return;
+  throw new ChainError('workflows.workflow_not_found', 'no chain for this workflow in the project');
+}
+
+async function report(store: SqliteCheckpointStore, id: WorkflowId): Promise<VerifyReport> {
+  const v = await verify(store, id);
+  return { workflow_id: id, status: v.status, first_bad_sequence: v.first_bad_sequence ?? null, rows: v.rows, tail_head: v.tail_head };
+}
+
+function reportLine(r: VerifyReport): string {
+  const where = r.first_bad_sequence === null ? '' : ` at sequence ${r.first_bad_sequence}`;
+  return `${r.workflow_id}: ${r.status}${where} (${r.rows} rows, tail ${r.tail_head})\n`;
+}
+
+function failureFor(reports: readonly VerifyReport[]): ChainError | undefined {
+  if (reports.some((r) => r.status === 'torn_write')) return new ChainError('workflows.checkpoint_torn_write', 'a chain has a torn row');
+  if (reports.some((r) => r.status === 'chain_mismatch')) return new ChainError('workflows.checkpoint_chain_mismatch', 'a chain head does not match its recomputation');
+  return undefined;
+}
+
+/**
+ * `gf chain list|show|verify`: inspect and verify a project's workflow ledgers.
+ *
+ * The store is `<project>/chain` (SQLite, one database per workflow).
+ * `verify` recomputes every head; a damaged chain, or a tail different from
+ * `--expect-head` (a head recorded elsewhere, which exposes a truncated
+ * tail), exits 1 with the error id on stderr after printing the report.
+ */
+export function registerChainCommands(program: Command, io: CliIo): void {
+  const chain = program.command('chain').description('inspect and verify hash-chained workflow ledgers');
+
+  chain
+    .command('list')
+    .description('list the workflows that have a ledger')
+    .requiredOption('--project <dir>', 'project directory (ledgers live in <dir>/chain)')
+    .option('--json', 'print JSON')
+    .action(async (opts: CommonOpts) => {
+      const rows = await withStore(opts.project, async (store) => {
+        const out: { workflow_id: string; rows: number; tail_head: string }[] = [];
+        for (const id of await store.listWorkflows()) {
+          let n = 0;
+          for await (const _r of store.readPersistedRows(id)) n += 1;
+          out.push({ workflow_id: id, rows: n, tail_head: await store.tailChainHead(id) });
+        }
+        return out;
+      });
+      if (opts.json === true) io.stdout(`${JSON.stringify(rows)}\n`);
+      else for (const r of rows) io.stdout(`${r.workflow_id}\t${r.rows} rows\t${r.tail_head}\n`);
+    });
+
+  chain
+    .command('show')
+    .description('show the persisted rows of one workflow (not verified: use verify)')
+    .argument('<workflow>', 'workflow id')
+    .requiredOption('--project <dir>', 'project directory (ledgers live in <dir>/chain)')
+    .option('--json', 'print JSON')
+    .action(async (workflow: string, opts: CommonOpts) => {
+      const id = workflowArg(workflow);
+      const rows = await withStore(opts.project, async (store) => {
+        await requireRows(store, id);
+        const out: Record<string, unknown>[] = [];
+        for await (const r of store.readPersistedRows(id)) {
+          let event: unknown = null;
+          try {
+            event = decodeEventBytes(r.event_bytes);
+          } catch (_e) {
+            event = null; // torn row: shown without its event; verify classifies it
+          }
+          out.push({ sequence: r.sequence, transition_id: r.transition_id, prior_head: r.prior_head, next_head: r.next_head, written_at: r.written_at, event });
+        }
+        return out;
+      });
+      if (opts.json === true) {
+        io.stdout(`${JSON.stringify({ workflow_id: id, rows })}\n`);
+        return;
+      }
+      for (const r of rows) {
+        const e = r.event as { prior_state_id: string; next_state_id: string; occurred_at: string; triggering_outcome: { kind: string } } | null;
+        const what = e === null ? '(unreadable event bytes)' : `${e.prior_state_id} -> ${e.next_state_id}  ${e.triggering_outcome.kind}  ${e.occurred_at}`;
+        io.stdout(`#${String(r.sequence)}  ${what}  ${String(r.next_head)}\n`);
+      }
+    });
+
+  chain
+    .command('verify')
+    .description('recompute every chain head of one workflow (or --all) from the persisted bytes')
+    .argument('[workflow]', 'workflow id')
+    .option('--all', 'verify every workflow in the project')
+    .option('--expect-head <head>', 'fail unless the tail head equals this recorded head (detects a truncated tail)')
+    .requiredOption('--project <dir>', 'project directory (ledgers live in <dir>/chain)')
+    .option('--json', 'print JSON')
+    .action(async (workflow: string | undefined, opts: VerifyOpts) => {
+      if ((workflow === undefined) === (opts.all !== true)) throw new GfError('GF_VALIDATION', 'give exactly one of WORKFLOW or --all');
+      if (opts.expectHead !== undefined && (opts.all === true || !isChainHead(opts.expectHead))) {
+        throw new GfError('GF_VALIDATION', '--expect-head takes one chain head (blake3:<64 hex>) and one WORKFLOW');
+      }
+      const reports = await withStore(opts.project, async (store) => {
+        if (opts.all === true) {
+          const out: VerifyReport[] = [];
+          for (const id of await store.listWorkflows()) out.push(await report(store, id));
+          return out;
+        }
+        const id = workflowArg(workflow as string);
+        await requireRows(store, id);
+        return [await report(store, id)];
+      });
+      if (opts.json === true) io.stdout(`${JSON.stringify(opts.all === true ? reports : reports[0])}\n`);
+      else for (const r of reports) io.stdout(reportLine(r));
+      const failure = failureFor(reports);
+      if (failure !== undefined) throw failure;
+      if (opts.expectHead !== undefined && reports[0]?.tail_head !== opts.expectHead) {
+        throw new ChainError('workflows.checkpoint_head_unexpected', 'the tail head differs from the expected head');
+      }
+    });
+}
