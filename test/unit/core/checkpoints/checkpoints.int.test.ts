@@ -113,6 +113,17 @@ describe('checkpoints through the public API', () => {
     expect(await codeOf(() => w.cps.showCheckpoint('zulu'))).toBe('GF_CHECKPOINT_NOT_FOUND');
   });
 
+  it('opens only active names: never a generation UUID, the CURRENT selector or a path', async () => {
+    const w = await ws();
+    const gen = await w.publish('a');
+    await w.cps.checkpoint({ name: 'real', idempotencyKey: op(1) });
+    expect(await codeOf(() => w.cps.openCheckpoint(gen))).toBe('GF_CHECKPOINT_NOT_FOUND');
+    expect(await codeOf(() => w.cps.openCheckpoint('CURRENT'))).toBe('GF_CHECKPOINT_NOT_FOUND');
+    expect(await codeOf(() => w.cps.openCheckpoint(path.join(w.dir, 'generations', gen)))).toBe('GF_VALIDATION');
+    expect(await codeOf(() => w.cps.openCheckpoint('../generations'))).toBe('GF_VALIDATION');
+    expect(Object.getOwnPropertyNames(Object.getPrototypeOf(w.cps)).filter((k) => /generation|path/i.test(k))).toEqual([]);
+  });
+
   it('refuses to checkpoint an uninitialized project, changing nothing', async () => {
     const w = await ws();
     expect(await codeOf(() => w.cps.checkpoint({ name: 'x', idempotencyKey: op(1) }))).toBe('GF_PROJECT_UNINITIALIZED');
