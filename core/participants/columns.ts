@@ -494,8 +494,12 @@ export function gatherColumn(vector: Vector, spec: FieldSpec, order: readonly nu
       return makeData({ type: expected as Int32, data: new Int32Array(data.buffer), ...common });
     case 'uint32':
       return makeData({ type: expected as Uint32, data: new Uint32Array(data.buffer), ...common });
-    case 'float64':
-      return makeData({ type: expected as Float64, data: new Float64Array(data.buffer), ...common });
+    case 'float64': {
+      // Every NaN payload becomes the one NaN a JS assignment writes, as on the value path.
+      const f = new Float64Array(data.buffer);
+      for (let i = 0; i < n; i++) if (Number.isNaN(f[i])) f[i] = Number.NaN;
+      return makeData({ type: expected as Float64, data: f, ...common });
+    }
     case 'timestamp_us':
       return makeData({ type: expected as Timestamp, data: new BigInt64Array(data.buffer), ...common });
   }

@@ -6,6 +6,7 @@ import type { GfError } from '../../../../core/errors';
 import {
   GRAPH_EDGE,
   GRAPH_NODE,
+  KNOWLEDGE_CONFIDENCE_ASSESSMENT,
   RECORD_FAMILIES,
   WORKSPACE_CONFIGURATION,
   WORKSPACE_ONTOLOGY,
@@ -124,6 +125,18 @@ describe('participant codec', () => {
     const dictTable = new Table([new RecordBatch(schema, struct)]);
     expect(dictTable.schema.fields[1]?.type).toBeInstanceOf(Dictionary);
     expect(Buffer.from(encodeParticipant(GRAPH_NODE, dictTable)).equals(Buffer.from(one))).toBe(true);
+  });
+
+  it('writes one NaN whatever the payload of the input NaN', () => {
+    const f = KNOWLEDGE_CONFIDENCE_ASSESSMENT;
+    const records = (sampleRecords()[f.key] ?? []).map((r, i) => (i === 1 ? { ...r, confidence: Number.NaN } : r));
+    const reference = encodeRecords(f, records);
+    const table = canonicalizeParticipant(f, tableFromRecords(f, records));
+    const values = table.getChild('confidence')?.data[0]?.values as Float64Array;
+    const raw = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
+    raw.set([1, 0, 0, 0, 0, 0, 0xf8, 0xff], 8); // negative NaN with a payload, row 1
+    expect(Number.isNaN(values[1])).toBe(true);
+    expect(Buffer.from(encodeParticipant(f, table)).equals(Buffer.from(reference))).toBe(true);
   });
 
   it('keeps microsecond timestamps exact beyond double precision', () => {
