@@ -1,0 +1,169 @@
+// checkpoint_surface_parity (the part the landed modules allow): one scripted
+// scenario through the facade, the `gf` CLI (`--arrow`, in-process) and the
+// HTTP bridge; Arrow bytes and error codes must be identical.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Schema, Table, tableFromIPC, tableToIPC } from 'apache-arrow';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NEXT_PAGE_TOKEN_KEY, type ArrowResult } from '../../../../core/api/contract';
+import { createFacade, type Facade } from '../../../../core/api/facade';
+import { startBridge, type Bridge } from '../../../../core/api/http-bridge';
+import { decodeHttpResponse, type Envelope } from '../../../../core/api/wire';
+import { main } from '../../../../core/cli/main';
+import { buildApiWorkspace, type ApiWorkspace } from '../../../support/api-workspace';
+import { testUuid } from '../../../support/project-fixtures';
+
+let root: string;
+let ws: ApiWorkspace;
+let facade: Facade;
+let bridgeFacade: Facade;
+let bridge: Bridge;
+let project: string;
+let bridgeProject: string;
+
+interface CliRun {
+  readonly code: number;
+  readonly stdout: Buffer;
+  readonly stderr: string;
+}
+
+async function cli(...argv: string[]): Promise<CliRun> {
+  const out: Buffer[] = [];
+  let err = '';
+  const code = await main(argv, { stdout: (c) => void out.push(Buffer.from(c)), stderr: (c) => void (err += c) });
+  return { code, stdout: Buffer.concat(out), stderr: err };
+}
+
+async function viaBridge(op: string, req: object): Promise<Envelope> {
+  const res = await fetch(`${bridge.origin}/api/${op}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${bridge.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(req),
+  });
+  return decodeHttpResponse(res);
+}
+
+function bytesOf(env: Envelope): Buffer {
+  if (!env.ok) throw new Error(`${env.error.code}: ${env.error.message}`);
+  return Buffer.from((env.value as ArrowResult).bytes);
+}
+const codeOf = (env: Envelope): string => (env.ok ? 'ok' : env.error.code);
+/** The GF code a failing CLI run printed first on stderr. */
+const cliCode = (r: CliRun): string => (r.code === 0 ? 'ok' : (/GF_[A-Z_]+/.exec(r.stderr)?.[0] ?? `exit ${r.code}`));
+
+/** The same table without the next-page token in its schema metadata (what a token-less `--arrow` writes). */
+function withoutToken(bytes: Buffer): Buffer {
+  const t = tableFromIPC(bytes);
+  const md = new Map(t.schema.metadata);
+  md.delete(NEXT_PAGE_TOKEN_KEY);
+  return Buffer.from(tableToIPC(new Table(new Schema(t.schema.fields, md), t.batches.map((b) => b)), 'stream'));
+}
+
+/** Runs one operation through the facade and the bridge (each over its own session of the same workspace). */
+async function both(op: string, req: Record<string, unknown>): Promise<[Envelope, Envelope]> {
+  return [await facade.dispatcher.dispatch(op, { ...req, project }), await viaBridge(op, { ...req, project: bridgeProject })];
+}
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'gf-parity-'));
+  ws = await buildApiWorkspace(join(root, 'ws'));
+  facade = createFacade({ mode: 'library' });
+  bridgeFacade = createFacade({ mode: 'browser' });
+  bridge = await startBridge({ dispatcher: bridgeFacade.dispatcher });
+  project = (await facade.launch(ws.dir)).project;
+  bridgeProject = (await bridgeFacade.launch(ws.dir)).project;
+});
+
+afterAll(async () => {
+  await bridge.close();
+  await bridgeFacade.close();
+  await facade.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('checkpoint_surface_parity', () => {
+  it('create (and its replays), list, read, diff, delete and chain verify give identical bytes and codes', async () => {
+    // create through the facade; the CLI and the bridge replay the same operation → the original receipt.
+    const key = testUuid('parity-create');
+    const created = await facade.dispatcher.dispatch('checkpoints.create', { project, name: 'parity', idempotency_key: key });
+    const cliCreate = await cli('checkpoint', 'create', 'parity', '--project', ws.dir, '--idempotency-key', key, '--arrow');
+    const bridgeCreate = await viaBridge('checkpoints.create', { project: bridgeProject, name: 'parity', idempotency_key: key });
+    expect(cliCreate.code).toBe(0);
+    expect(cliCreate.stdout.equals(bytesOf(created))).toBe(true);
+    expect(bytesOf(bridgeCreate).equals(bytesOf(created))).toBe(true);
+
+    // list (one page)
+    const [fl, bl] = await both('checkpoints.list', {});
+    const cl = await cli('checkpoint', 'list', '--project', ws.dir, '--arrow');
+    expect(tableFromIPC(bytesOf(fl)).getChild('name')?.toArray()).toEqual(['baseline', 'more nodes', 'parity']);
+    expect(cl.stdout.equals(bytesOf(fl))).toBe(true);
+    expect(bytesOf(bl).equals(bytesOf(fl))).toBe(true);
+
+    // open and read: one page of records of a view
+    const fv = await facade.dispatcher.dispatch('view.open', { project, name: 'baseline' });
+    const bv = await viaBridge('view.open', { project: bridgeProject, name: 'baseline' });
+    const fr = await facade.dispatcher.dispatch('view.records', { view: (fv as { value: { view: string } }).value.view, capability_id: 'graph', record_family_id: 'node' });
+    const br = await viaBridge('view.records', { view: (bv as { value: { view: string } }).value.view, capability_id: 'graph', record_family_id: 'node' });
+    const cr = await cli('checkpoint', 'open', 'baseline', '--project', ws.dir, '--arrow', '--', 'records', 'graph/node');
+    expect(tableFromIPC(bytesOf(fr)).numRows).toBe(6);
+    expect(cr.stdout.equals(bytesOf(fr))).toBe(true);
+    expect(bytesOf(br).equals(bytesOf(fr))).toBe(true);
+
+    // diff summary
+    const [fs, bs] = await both('checkpoints.diff', { from: 'baseline', to: 'CURRENT', scope: 'all', detail: 'summary' });
+    const cs = await cli('checkpoint', 'diff', 'baseline', 'CURRENT', '--project', ws.dir, '--scope', 'all', '--detail', 'summary', '--arrow');
+    expect(cs.stdout.equals(bytesOf(fs))).toBe(true);
+    expect(bytesOf(bs).equals(bytesOf(fs))).toBe(true);
+
+    // diff records across pages (token of page 1 feeds page 2 on each surface)
+    const [f1, b1] = await both('checkpoints.diff', { from: 'baseline', to: 'CURRENT', scope: 'graph', detail: 'records', limit: 2 });
+    const token = (f1 as { value: ArrowResult }).value.next_page_token;
+    expect(token).not.toBeNull();
+    expect(bytesOf(b1).equals(bytesOf(f1))).toBe(true);
+    const c1 = await cli('checkpoint', 'diff', 'baseline', 'CURRENT', '--project', ws.dir, '--scope', 'graph', '--detail', 'records', '--limit', '2', '--arrow');
+    // The diff CLI writes the token to stderr, not into the schema metadata: the records are the same bytes without it.
+    expect(c1.stdout.equals(withoutToken(bytesOf(f1)))).toBe(true);
+    expect(c1.stderr).toContain(token);
+    const [f2, b2] = await both('checkpoints.diff', { from: 'baseline', to: 'CURRENT', scope: 'graph', detail: 'records', limit: 2, after: token });
+    const c2 = await cli('checkpoint', 'diff', 'baseline', 'CURRENT', '--project', ws.dir, '--scope', 'graph', '--detail', 'records', '--limit', '2', '--after', token!, '--arrow');
+    expect(bytesOf(b2).equals(bytesOf(f2))).toBe(true);
+    expect(c2.stdout.equals(withoutToken(bytesOf(f2)))).toBe(true);
+
+    // cancel a diff (facade and bridge; the CLI has no cancel surface: Ctrl-C ends its process)
+    const op = testUuid('parity-cancel');
+    await facade.dispatcher.dispatch('operation.cancel', { operation_id: op });
+    await viaBridge('operation.cancel', { operation_id: op });
+    const [fc, bc] = await both('checkpoints.diff', { from: 'baseline', to: 'CURRENT', scope: 'all', detail: 'records', operation_id: op });
+    expect([codeOf(fc), codeOf(bc)]).toEqual(['GF_CANCELLED', 'GF_CANCELLED']);
+
+    // delete: facade deletes, CLI and bridge replay the same key → the same receipt
+    const dkey = testUuid('parity-delete');
+    const deleted = await facade.dispatcher.dispatch('checkpoints.delete', { project, name: 'parity', idempotency_key: dkey });
+    const cd = await cli('checkpoint', 'delete', 'parity', '--project', ws.dir, '--idempotency-key', dkey, '--arrow');
+    const bd = await viaBridge('checkpoints.delete', { project: bridgeProject, name: 'parity', idempotency_key: dkey });
+    expect(cd.stdout.equals(bytesOf(deleted))).toBe(true);
+    expect(bytesOf(bd).equals(bytesOf(deleted))).toBe(true);
+
+    // chain verify (facade and bridge; `gf chain` has not landed)
+    const [fvf, bvf] = await both('chain.verify', {});
+    expect(JSON.stringify(bvf)).toBe(JSON.stringify(fvf));
+    expect(JSON.stringify(fvf)).toContain('"chain_mismatch"');
+  });
+
+  it('failures carry the same code on every surface', async () => {
+    const cases: { readonly op: string; readonly req: Record<string, unknown>; readonly argv: string[]; readonly code: string }[] = [
+      { op: 'view.open', req: { name: 'missing' }, argv: ['checkpoint', 'open', 'missing', '--project', ws.dir], code: 'GF_CHECKPOINT_NOT_FOUND' },
+      { op: 'checkpoints.diff', req: { from: 'missing', to: 'CURRENT', scope: 'all', detail: 'summary' }, argv: ['checkpoint', 'diff', 'missing', 'CURRENT', '--project', ws.dir, '--scope', 'all', '--detail', 'summary', '--arrow'], code: 'GF_CHECKPOINT_NOT_FOUND' },
+      { op: 'checkpoints.create', req: { name: 'baseline', idempotency_key: testUuid('parity-exists') }, argv: ['checkpoint', 'create', 'baseline', '--project', ws.dir, '--idempotency-key', testUuid('parity-exists'), '--arrow'], code: 'GF_CHECKPOINT_EXISTS' },
+      { op: 'checkpoints.list', req: { after: 'AAAA' }, argv: ['checkpoint', 'list', '--project', ws.dir, '--after', 'AAAA', '--arrow'], code: 'GF_PAGE_INVALID' },
+      { op: 'checkpoints.delete', req: { name: 'missing', idempotency_key: testUuid('parity-del-missing') }, argv: ['checkpoint', 'delete', 'missing', '--project', ws.dir, '--idempotency-key', testUuid('parity-del-missing'), '--arrow'], code: 'GF_CHECKPOINT_NOT_FOUND' },
+    ];
+    for (const c of cases) {
+      const [f, b] = await both(c.op, c.req);
+      const r = await cli(...c.argv);
+      expect([codeOf(f), codeOf(b), cliCode(r)], c.op).toEqual([c.code, c.code, c.code]);
+      expect(r.code).toBe(1);
+    }
+  });
+});
