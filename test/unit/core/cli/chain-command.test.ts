@@ -1,0 +1,123 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_PATCH_STEPS, DEMO_TAMPERED_WORKFLOW_ID, DEMO_WORKFLOWS, tamperDemoLedger, writeDemoLedgers } from '../../../../core/chain/demo-ledgers';
+import { SqliteCheckpointStore } from '../../../../core/chain/sqlite/sqlite-store';
+import { tamperSqliteRow } from '../../../../core/chain/sqlite/sqlite-tamper';
+import { main } from '../../../../core/cli/main';
+
+let project: string;
+let heads: Map<string, string>;
+
+async function gf(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await main(argv, { stdout: (c) => void (out += String(c)), stderr: (c) => void (err += c) });
+  return { code, out, err };
+}
+
+beforeAll(async () => {
+  project = mkdtempSync(join(tmpdir(), 'gf-chain-cli-'));
+  const store = new SqliteCheckpointStore(join(project, 'chain'));
+  await writeDemoLedgers(store, { manifestSha256: Array.from({ length: DEMO_PATCH_STEPS }, () => 'c'.repeat(64)) });
+  heads = new Map();
+  for (const w of DEMO_WORKFLOWS) heads.set(w.workflow_id, await store.tailChainHead(w.workflow_id));
+  await store.close();
+  await tamperDemoLedger(join(project, 'chain'));
+});
+
+afterAll(() => rmSync(project, { recursive: true, force: true }));
+
+describe('gf chain', () => {
+  it('list --json shows every workflow with rows and tail head', async () => {
+    const r = await gf('chain', 'list', '--project', project, '--json');
+    expect(r.code).toBe(0);
+    const rows = JSON.parse(r.out) as { workflow_id: string; rows: number; tail_head: string }[];
+    expect(rows.map((x) => x.workflow_id)).toEqual(DEMO_WORKFLOWS.map((w) => w.workflow_id).sort());
+    for (const x of rows) expect(x.tail_head).toBe(heads.get(x.workflow_id));
+    expect(rows.find((x) => x.workflow_id === 'demo-retry-recovery')?.rows).toBe(5);
+  });
+
+  it('show prints the persisted rows with their events', async () => {
+    const r = await gf('chain', 'show', 'demo-clean-completion', '--project', project, '--json');
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.out) as { rows: { sequence: number; event: { next_state_id: string } }[] };
+    expect(doc.rows.map((x) => [x.sequence, x.event.next_state_id])).toEqual([[1, 'plan_ready'], [2, 'patch_applied'], [3, 'completed']]);
+    const text = await gf('chain', 'show', 'demo-clean-completion', '--project', project);
+    expect(text.out).toContain('#2  plan_ready -> patch_applied');
+  });
+
+  it('verify --all --json reports every chain and fails on the tampered one', async () => {
+    const r = await gf('chain', 'verify', '--all', '--json', '--project', project);
+    expect(r.code).toBe(1);
+    expect(r.err.trim()).toBe('workflows.checkpoint_chain_mismatch');
+    const reports = JSON.parse(r.out) as { workflow_id: string; status: string; first_bad_sequence: number | null; rows: number; tail_head: string }[];
+    expect(Object.keys(reports[0] ?? {}).sort()).toEqual(['first_bad_sequence', 'rows', 'status', 'tail_head', 'workflow_id']);
+    for (const x of reports) {
+      if (x.workflow_id === DEMO_TAMPERED_WORKFLOW_ID) expect([x.status, x.first_bad_sequence]).toEqual(['chain_mismatch', 2]);
+      else expect([x.status, x.first_bad_sequence]).toEqual(['ok', null]);
+    }
+  });
+
+  it('verify WORKFLOW succeeds on an intact chain and honours --expect-head', async () => {
+    const ok = await gf('chain', 'verify', 'demo-failed', '--project', project);
+    expect([ok.code, ok.err]).toEqual([0, '']);
+    expect(ok.out).toContain('demo-failed: ok (3 rows');
+    const same = await gf('chain', 'verify', 'demo-failed', '--project', project, '--expect-head', heads.get('demo-failed') ?? '');
+    expect(same.code).toBe(0);
+    const other = await gf('chain', 'verify', 'demo-failed', '--project', project, '--expect-head', heads.get('demo-clean-completion') ?? '');
+    expect([other.code, other.err.trim()]).toEqual([1, 'workflows.checkpoint_head_unexpected']);
+  });
+
+  it('a truncated tail verifies ok on its own but fails against the recorded head', async () => {
+    const p2 = mkdtempSync(join(tmpdir(), 'gf-chain-cli-trunc-'));
+    try {
+      const store = new SqliteCheckpointStore(join(p2, 'chain'));
+      await writeDemoLedgers(store, { manifestSha256: ['d'.repeat(64)] });
+      const recorded = await store.tailChainHead('demo-clean-completion');
+      const db = (await import('better-sqlite3')).default(store.databasePath('demo-clean-completion'));
+      db.prepare('DELETE FROM checkpoint_chain WHERE sequence = 3').run();
+      db.close();
+      await store.close();
+      expect((await gf('chain', 'verify', 'demo-clean-completion', '--project', p2)).code).toBe(0);
+      const r = await gf('chain', 'verify', 'demo-clean-completion', '--project', p2, '--expect-head', recorded);
+      expect([r.code, r.err.trim()]).toEqual([1, 'workflows.checkpoint_head_unexpected']);
+    } finally {
+      rmSync(p2, { recursive: true, force: true });
+    }
+  });
+
+  it('a torn row fails with workflows.checkpoint_torn_write', async () => {
+    const p3 = mkdtempSync(join(tmpdir(), 'gf-chain-cli-torn-'));
+    try {
+      const store = new SqliteCheckpointStore(join(p3, 'chain'));
+      await writeDemoLedgers(store, { manifestSha256: ['e'.repeat(64)] });
+      await store.close();
+      tamperSqliteRow(join(p3, 'chain'), 'demo-failed', 2, { event_bytes: new TextEncoder().encode('{"trunc') });
+      const r = await gf('chain', 'verify', 'demo-failed', '--project', p3, '--json');
+      expect([r.code, r.err.trim()]).toEqual([1, 'workflows.checkpoint_torn_write']);
+      expect(JSON.parse(r.out)).toMatchObject({ status: 'torn_write', first_bad_sequence: 2, rows: 3 });
+    } finally {
+      rmSync(p3, { recursive: true, force: true });
+    }
+  });
+
+  it('bad input: invalid or unknown workflow ids, bad options, missing project — stable ids, no caller text echoed', async () => {
+    const bad = await gf('chain', 'show', '../../etc/passwd', '--project', project);
+    expect([bad.code, bad.err.trim()]).toEqual([1, 'workflows.invalid_workflow_id']);
+    expect(bad.err).not.toContain('passwd');
+    const unknown = await gf('chain', 'verify', 'no-such-workflow', '--project', project);
+    expect([unknown.code, unknown.err.trim()]).toEqual([1, 'workflows.workflow_not_found']);
+    expect((await gf('chain', 'verify', '--project', project)).err).toContain('GF_VALIDATION');
+    expect((await gf('chain', 'verify', 'demo-failed', '--all', '--project', project)).err).toContain('GF_VALIDATION');
+    expect((await gf('chain', 'verify', 'demo-failed', '--expect-head', 'nope', '--project', project)).err).toContain('GF_VALIDATION');
+    const missing = await gf('chain', 'list', '--project', join(project, 'does-not-exist'));
+    expect([missing.code, missing.err]).toEqual([1, 'GF_IO: project directory not found (committed: false)\n']);
+    const empty = mkdtempSync(join(tmpdir(), 'gf-chain-cli-empty-'));
+    mkdirSync(join(empty, 'x'));
+    expect(await gf('chain', 'list', '--project', empty, '--json')).toEqual({ code: 0, out: '[]\n', err: '' });
+    rmSync(empty, { recursive: true, force: true });
+    expect((await gf('chain', 'list')).code).toBe(2);
+  });
+});
