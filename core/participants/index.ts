@@ -56,3 +56,4 @@ export type {
   SnapshotRule,
   SnapshotValidationOptions,
 } from './validate';
+export { identityProjection, identityFingerprints, wholeRecordFingerprints, recordUuids } from './fingerprints';
