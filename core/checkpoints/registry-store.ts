@@ -278,17 +278,21 @@ export class CheckpointRegistryStore {
     const intent = d.intent;
     if (intent !== null) {
       for (const action of d.actions) {
-        if (action === 'install_next_checksum') {
-          fs.renameSync(this.#abs(intent.checksum_temp), this.#abs(REGISTRY_PATHS.checksum));
-          fsyncDir(this.#dir, REGISTRY_PATHS.dir);
-        } else if (action === 'remove_intent') {
-          // The intent goes first: a crash after this leaves only strays, never an intent without its temps.
-          fs.unlinkSync(this.#abs(REGISTRY_PATHS.intent));
-          fsyncDir(this.#dir, REGISTRY_PATHS.dir);
-        } else {
-          unlinkIfPresent(this.#abs(intent.registry_temp));
-          unlinkIfPresent(this.#abs(intent.checksum_temp));
-          fsyncDir(this.#dir, REGISTRY_PATHS.dir);
+        try {
+          if (action === 'install_next_checksum') {
+            fs.renameSync(this.#abs(intent.checksum_temp), this.#abs(REGISTRY_PATHS.checksum));
+            fsyncDir(this.#dir, REGISTRY_PATHS.dir);
+          } else if (action === 'remove_intent') {
+            // The intent goes first: a crash after this leaves only strays, never an intent without its temps.
+            fs.unlinkSync(this.#abs(REGISTRY_PATHS.intent));
+            fsyncDir(this.#dir, REGISTRY_PATHS.dir);
+          } else {
+            unlinkIfPresent(this.#abs(intent.registry_temp));
+            unlinkIfPresent(this.#abs(intent.checksum_temp));
+            fsyncDir(this.#dir, REGISTRY_PATHS.dir);
+          }
+        } catch (e) {
+          throw ioFailure(e, `recovery ${action}`, REGISTRY_PATHS.intent);
         }
       }
     } else if (this.#dirExists()) {
