@@ -1,3 +1,11 @@
+// core/participants: the closed registry of record families a workspace generation is made of.
+//
+// A family fixes (capability id/version, record family id/version, scope,
+// encoding), an Arrow schema and its fingerprint, owner-declared identity
+// fields, domain rules and cross-domain references. Participants are stored
+// in canonical physical form (sorted by identity, one batch) as Arrow IPC
+// files or canonical JSON documents; `validateParticipant` and
+// `validateSnapshot` judge them with stable rule ids.
 export { SCOPES, isScope } from './scopes';
 export type { Scope } from './scopes';
 export {

@@ -255,6 +255,14 @@ describe('cross-domain validation', () => {
     expect(e.details.family_key).toBe('graph/ghost');
   });
 
+  it('rejects a participant whose schema is not its family\'s as GF_SCHEMA_MISMATCH', () => {
+    const tables = validSnapshotTables();
+    tables.set('graph/node', tables.get('graph/edge') as Table);
+    const e = errorOf(() => validateSnapshot(snapshotOf(tables)));
+    expect(e.code).toBe('GF_SCHEMA_MISMATCH');
+    expect(e.details.record_family_id).toBe('node');
+  });
+
   it('runs domain rules of changed participants too, unless told not to', () => {
     const records = sampleRecords();
     records['provenance/event'] = at(0, { ended_at: 0n })(records['provenance/event'] ?? []);
