@@ -2,6 +2,7 @@
 import { join } from 'node:path';
 import { SqliteCheckpointStore } from '../chain/sqlite/sqlite-store';
 import { verify } from '../chain/verify';
+import { ChainError } from '../chain/errors';
 import { GfError } from '../errors';
 import type { ChainEvent, VerifyEntry } from './contract';
 import type { Implementations } from './dispatcher';
@@ -29,16 +30,15 @@ function decodeAfter(after: string | null | undefined): number {
   return Number(m[1]);
 }
 
-async function verifyOne(store: SqliteCheckpointStore, workflowId: string, expectHead: string | undefined): Promise<VerifyEntry> {
+/** Refuses a workflow with no persisted row (as `gf chain show|verify` do). */
+async function requireRows(store: SqliteCheckpointStore, workflowId: string): Promise<void> {
+  for await (const _row of store.readPersistedRows(workflowId)) return;
+  throw new ChainError('workflows.workflow_not_found', 'no chain for this workflow in the project');
+}
+
+async function verifyOne(store: SqliteCheckpointStore, workflowId: string): Promise<VerifyEntry> {
   const r = await verify(store, workflowId);
-  const headMismatch = r.status === 'ok' && expectHead !== undefined && r.tail_head !== expectHead;
-  return {
-    workflow_id: workflowId,
-    status: headMismatch ? 'head_mismatch' : r.status,
-    first_bad_sequence: r.first_bad_sequence ?? null,
-    rows: r.rows,
-    tail_head: r.tail_head,
-  };
+  return { workflow_id: workflowId, status: r.status, first_bad_sequence: r.first_bad_sequence ?? null, rows: r.rows, tail_head: r.tail_head };
 }
 
 /** chain.list / chain.read / chain.verify / chain.health implementations. */
@@ -56,6 +56,7 @@ export function chainOperations(projects: SessionTable<ProjectSession>): Impleme
     'chain.read': async ({ project, workflow_id, limit, after }) => {
       const store = storeOf(projects.get(project));
       const skip = decodeAfter(after);
+      await requireRows(store, workflow_id);
       const max = limit ?? 100;
       const events: ChainEvent[] = [];
       let sequence = 0;
@@ -73,10 +74,19 @@ export function chainOperations(projects: SessionTable<ProjectSession>): Impleme
     },
     'chain.verify': async ({ project, workflow_id, expect_head }) => {
       const store = storeOf(projects.get(project));
-      const ids = workflow_id === undefined ? await store.listWorkflows() : [workflow_id];
-      const results: VerifyEntry[] = [];
-      for (const id of ids) results.push(await verifyOne(store, id, expect_head));
-      return { results };
+      if (workflow_id === undefined) {
+        if (expect_head !== undefined) throw new GfError('GF_VALIDATION', 'expect_head needs one workflow_id', { field: 'expect_head' });
+        const results: VerifyEntry[] = [];
+        for (const id of await store.listWorkflows()) results.push(await verifyOne(store, id));
+        return { results };
+      }
+      await requireRows(store, workflow_id);
+      const one = await verifyOne(store, workflow_id);
+      // A tail other than the head recorded elsewhere exposes a truncated chain (the CLI's --expect-head).
+      if (one.status === 'ok' && expect_head !== undefined && one.tail_head !== expect_head) {
+        throw new ChainError('workflows.checkpoint_head_unexpected', 'the tail head differs from the expected head');
+      }
+      return { results: [one] };
     },
     'chain.health': async ({ project }) => {
       const store = storeOf(projects.get(project));

@@ -274,7 +274,7 @@ export interface ChainEvent {
 /** A verification result (`gf chain verify --json` row). */
 export interface VerifyEntry {
   readonly workflow_id: string;
-  readonly status: 'ok' | 'chain_mismatch' | 'torn_write' | 'head_mismatch';
+  readonly status: 'ok' | 'chain_mismatch' | 'torn_write';
   readonly first_bad_sequence: number | null;
   readonly rows: number;
   readonly tail_head: string;

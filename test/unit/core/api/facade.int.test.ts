@@ -114,8 +114,9 @@ describe('chain operations', () => {
     const expectOk = value<JsonResults['chain.verify']>(await call('chain.verify', { project, workflow_id: 'demo-clean-completion', expect_head: clean.tail_head }));
     expect(expectOk.results[0]?.status).toBe('ok');
     const wrongHead = `blake3:${'0'.repeat(64)}`;
-    const expectBad = value<JsonResults['chain.verify']>(await call('chain.verify', { project, workflow_id: 'demo-clean-completion', expect_head: wrongHead }));
-    expect(expectBad.results[0]?.status).toBe('head_mismatch');
+    expect(code(await call('chain.verify', { project, workflow_id: 'demo-clean-completion', expect_head: wrongHead }))).toBe('workflows.checkpoint_head_unexpected');
+    expect(code(await call('chain.verify', { project, workflow_id: 'no-such-flow' }))).toBe('workflows.workflow_not_found');
+    expect(code(await call('chain.verify', { project, expect_head: wrongHead }))).toBe('GF_VALIDATION');
 
     const a = value<JsonResults['chain.read']>(await call('chain.read', { project, workflow_id: 'demo-clean-completion', limit: 2 }));
     expect(a.events.map((e) => e.sequence)).toEqual([1, 2]);

@@ -50,7 +50,7 @@ function bytesOf(env: Envelope): Buffer {
 }
 const codeOf = (env: Envelope): string => (env.ok ? 'ok' : env.error.code);
 /** The GF code a failing CLI run printed first on stderr. */
-const cliCode = (r: CliRun): string => (r.code === 0 ? 'ok' : (/GF_[A-Z_]+/.exec(r.stderr)?.[0] ?? `exit ${r.code}`));
+const cliCode = (r: CliRun): string => (r.code === 0 ? 'ok' : (/GF_[A-Z_]+|workflows\.[a-z_]+/.exec(r.stderr)?.[0] ?? `exit ${r.code}`));
 
 /** The same table without the next-page token in its schema metadata (what a token-less `--arrow` writes). */
 function withoutToken(bytes: Buffer): Buffer {
@@ -145,10 +145,14 @@ describe('checkpoint_surface_parity', () => {
     expect(cd.stdout.equals(bytesOf(deleted))).toBe(true);
     expect(bytesOf(bd).equals(bytesOf(deleted))).toBe(true);
 
-    // chain verify (facade and bridge; `gf chain` has not landed)
+    // chain verify --all: the same report on every surface (the CLI then exits 1: a chain is tampered)
     const [fvf, bvf] = await both('chain.verify', {});
+    const cvf = await cli('chain', 'verify', '--all', '--project', ws.dir, '--json');
+    const results = (fvf as { value: { results: unknown[] } }).value.results;
     expect(JSON.stringify(bvf)).toBe(JSON.stringify(fvf));
-    expect(JSON.stringify(fvf)).toContain('"chain_mismatch"');
+    expect(JSON.parse(cvf.stdout.toString())).toEqual(results);
+    expect(JSON.stringify(results)).toContain('"chain_mismatch"');
+    expect(cvf.stderr).toContain('workflows.checkpoint_chain_mismatch');
   });
 
   it('failures carry the same code on every surface', async () => {
@@ -157,6 +161,7 @@ describe('checkpoint_surface_parity', () => {
       { op: 'checkpoints.diff', req: { from: 'missing', to: 'CURRENT', scope: 'all', detail: 'summary' }, argv: ['checkpoint', 'diff', 'missing', 'CURRENT', '--project', ws.dir, '--scope', 'all', '--detail', 'summary', '--arrow'], code: 'GF_CHECKPOINT_NOT_FOUND' },
       { op: 'checkpoints.create', req: { name: 'baseline', idempotency_key: testUuid('parity-exists') }, argv: ['checkpoint', 'create', 'baseline', '--project', ws.dir, '--idempotency-key', testUuid('parity-exists'), '--arrow'], code: 'GF_CHECKPOINT_EXISTS' },
       { op: 'checkpoints.list', req: { after: 'AAAA' }, argv: ['checkpoint', 'list', '--project', ws.dir, '--after', 'AAAA', '--arrow'], code: 'GF_PAGE_INVALID' },
+      { op: 'chain.verify', req: { workflow_id: 'no-such-flow' }, argv: ['chain', 'verify', 'no-such-flow', '--project', ws.dir, '--json'], code: 'workflows.workflow_not_found' },
       { op: 'checkpoints.delete', req: { name: 'missing', idempotency_key: testUuid('parity-del-missing') }, argv: ['checkpoint', 'delete', 'missing', '--project', ws.dir, '--idempotency-key', testUuid('parity-del-missing'), '--arrow'], code: 'GF_CHECKPOINT_NOT_FOUND' },
     ];
     for (const c of cases) {
