@@ -27,6 +27,8 @@ export interface SnapshotTables<T> {
   families(): Iterable<string>;
   /** The decoded table of one family, or undefined when absent. */
   get(familyKey: string): T | undefined;
+  /** The content SHA-256 of one family's participant (lets a catalog reuse results keyed by content). */
+  contentSha256?(familyKey: string): string | undefined;
 }
 
 /** The registry port used by publication and by leases. */

@@ -293,8 +293,9 @@ export class Project<T = unknown> {
       },
       leaseCurrent: () => leaseCurrent(root, opts.catalog),
       publish: (req) => {
-        const catalog = opts.catalog;
-        if (catalog === undefined) throw new GfError('GF_VALIDATION', 'no participant catalog configured', {}, false);
+        const base = opts.catalog;
+        if (base === undefined) throw new GfError('GF_VALIDATION', 'no participant catalog configured', {}, false);
+        const catalog = req.wrapCatalog === undefined ? base : req.wrapCatalog(base);
         const r = publishLocked({ root, catalog, meter: opts.meter }, req);
         let report: CleanupReport;
         try {

@@ -64,6 +64,12 @@ export interface PublishRequest {
   readonly generationUuid?: string;
   /** Caller metadata recorded durably in the journal before any participant byte is staged. */
   readonly journalExtension?: JsonValue;
+  /**
+   * Wraps the project's catalog for this one publication (e.g. a validation
+   * memo keyed by content digests, as revert uses). The wrapper must delegate
+   * to the catalog it is given; the protocol's steps are unchanged.
+   */
+  readonly wrapCatalog?: <T>(catalog: ParticipantCatalog<T>) => ParticipantCatalog<T>;
 }
 
 /** What a successful publication returns. */
@@ -411,6 +417,7 @@ function snapshotOf<T>(
   const cache = new Map<string, T>();
   return {
     families: () => next.keys(),
+    contentSha256: (key) => next.get(key)?.contentSha256,
     get: (key) => {
       const s = staged.get(key);
       if (s !== undefined) return s.table;
