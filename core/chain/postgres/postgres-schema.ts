@@ -73,6 +73,8 @@ export interface ChainSql {
    * inserts nothing on any unique conflict: 0 rows means "re-read the tail".
    */
   readonly insertLinked: string;
+  /** The prepared-statement name of `insertLinked` (per schema, so the text never differs). */
+  readonly insertLinkedName: string;
   /** `$1` workflow: the last row's sequence and next head (no row: empty). */
   readonly tail: string;
   /** `$1` workflow, `$2` transition id: one row when the id is already persisted. */
@@ -93,6 +95,7 @@ SELECT $2::text, $3::bigint, $4::text, $5::text, $6::text, $7::bytea, $8::text F
 WHERE ($3::bigint = 1 AND $5::text = '${GENESIS}')
    OR EXISTS (SELECT 1 FROM ${t} p WHERE p.workflow_id = $2::text AND p.sequence = $3::bigint - 1 AND p.next_head = $5::text)
 ON CONFLICT DO NOTHING`,
+    insertLinkedName: `gf_chain_insert_linked_1_${schema}`,
     tail: `SELECT sequence, next_head FROM ${t} WHERE workflow_id = $1 ORDER BY sequence DESC LIMIT 1`,
     hasTransition: `SELECT 1 AS present FROM ${t} WHERE workflow_id = $1 AND transition_id = $2`,
     rowsPage: `SELECT sequence, transition_id, prior_head, next_head, event_bytes, written_at FROM ${t}

@@ -102,6 +102,31 @@ function storeError(e: unknown, operation: string, committed?: boolean): unknown
   return new GfError('GF_CHAIN_STORE', `postgres chain store: the database rejected ${operation}`, { operation, reason: 'database_error', sqlstate }, committed);
 }
 
+/** Stores per pool that rely on the shared idle-error guard. */
+const guardedPools = new WeakMap<PostgresPool, number>();
+
+/**
+ * An idle connection terminated by the server makes the pool emit 'error';
+ * with no listener that would crash the process. The pool has already
+ * discarded the connection and the next checkout opens a fresh one, so the
+ * event needs no handling, only a listener (one per pool, shared by its stores).
+ */
+function ignoreIdleError(): void {}
+
+function guardPool(pool: PostgresPool): void {
+  const n = guardedPools.get(pool) ?? 0;
+  if (n === 0) pool.on('error', ignoreIdleError);
+  guardedPools.set(pool, n + 1);
+}
+
+function unguardPool(pool: PostgresPool): void {
+  const n = guardedPools.get(pool) ?? 0;
+  if (n <= 1) {
+    pool.off('error', ignoreIdleError);
+    guardedPools.delete(pool);
+  } else guardedPools.set(pool, n - 1);
+}
+
 function toBytes(value: unknown): Uint8Array {
   if (value instanceof Uint8Array) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength).slice();
   throw new CheckpointStoreCorruptError('event_bytes_not_binary');
@@ -131,10 +156,6 @@ export class PostgresCheckpointStore implements ChainStoreWithReaders {
   readonly #mutex = new WorkflowMutex();
   readonly #held = new AsyncLocalStorage<HeldTransaction>();
   readonly #tails = new Map<WorkflowId, TailHint>();
-  readonly #onPoolError = (): void => {
-    // An idle client was terminated by the server: the pool has already
-    // discarded it; the next checkout opens a fresh connection.
-  };
   #setupDone = false;
   #setupRunning: Promise<void> | undefined;
   #lastWriteAt: number | undefined;
@@ -147,7 +168,8 @@ export class PostgresCheckpointStore implements ChainStoreWithReaders {
     this.#sql = chainSql(this.#schema);
     this.#clock = options.clock ?? (() => new Date());
     this.#now = options.monotonicNow ?? (() => performance.now());
-    this.#pool.on('error', this.#onPoolError);
+    guardPool(this.#pool);
+    Object.freeze(this);
   }
 
   /** The schema this store writes to. */
@@ -270,7 +292,7 @@ export class PostgresCheckpointStore implements ChainStoreWithReaders {
   async #tryLinkedInsert(client: PoolClient, p: PreparedEvent, tail: TailHint): Promise<ChainHead | null> {
     const id = p.event.workflow_id;
     const next = nextHead(tail.head, p.bytes);
-    const r = await client.query(this.#sql.insertLinked, [
+    const r = await client.query({ name: this.#sql.insertLinkedName, text: this.#sql.insertLinked, values: [
       workflowLockKey(this.#schema, id),
       id,
       tail.sequence + 1,
@@ -279,7 +301,7 @@ export class PostgresCheckpointStore implements ChainStoreWithReaders {
       next,
       Buffer.from(p.bytes.buffer, p.bytes.byteOffset, p.bytes.byteLength),
       toMicrosIso(this.#clock()),
-    ]);
+    ] });
     if (r.rowCount !== 1) return null;
     this.#rememberTail(id, { sequence: tail.sequence + 1, head: next });
     return next;
@@ -438,7 +460,7 @@ export class PostgresCheckpointStore implements ChainStoreWithReaders {
     if (this.#closed) return;
     this.#closed = true;
     this.#tails.clear();
-    this.#pool.off('error', this.#onPoolError);
+    unguardPool(this.#pool);
   }
 
   async listWorkflows(): Promise<readonly WorkflowId[]> {

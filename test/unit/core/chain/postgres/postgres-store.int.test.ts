@@ -1,0 +1,488 @@
+import { execFile } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it, vi } from 'vitest';
+import { GfError, isGfError } from '../../../../../core/errors';
+import { GENESIS, nextHead, type ChainHead } from '../../../../../core/chain/head';
+import { openPostgresChainStore } from '../../../../../core/chain/postgres/postgres-config';
+import { PostgresCheckpointStore, type PostgresChainHealth } from '../../../../../core/chain/postgres/postgres-store';
+import type { ChainStoreWithReaders } from '../../../../../core/chain/port';
+import { prepareAppend } from '../../../../../core/chain/store-support';
+import { verify } from '../../../../../core/chain/verify';
+import { usePostgres } from '../../../../support/postgres';
+import { collect, countingPool, event, freshSchema } from './postgres-support';
+
+const run = promisify(execFile);
+const server = usePostgres();
+let admin: pg.Pool;
+
+beforeAll(() => {
+  admin = new pg.Pool({ connectionString: server().url, max: 2 });
+  admin.on('error', () => undefined);
+});
+afterAll(async () => {
+  await admin.end();
+});
+
+function newPool(config: pg.PoolConfig = {}): pg.Pool {
+  return new pg.Pool({ connectionString: server().url, connectionTimeoutMillis: 10_000, ...config });
+}
+
+async function withStore<T>(config: pg.PoolConfig, fn: (store: PostgresCheckpointStore, pool: pg.Pool) => Promise<T>): Promise<T> {
+  const pool = newPool(config);
+  const store = new PostgresCheckpointStore({ pool, schema: freshSchema() });
+  try {
+    return await fn(store, pool);
+  } finally {
+    await store.close();
+    await pool.end();
+  }
+}
+
+/** One linear, contiguous, verified chain whose rows are exactly the acknowledged appends, each appender's in its own order. */
+async function expectLinearHistory(store: PostgresCheckpointStore, wf: string, acks: readonly (readonly { transition_id: string; head: ChainHead }[])[], total: number): Promise<void> {
+  const rows = await collect(store.readPersistedRows(wf));
+  expect(rows.length).toBe(total);
+  expect(rows.map((r) => r.sequence)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+  let prior: string = GENESIS;
+  for (const r of rows) {
+    expect(r.prior_head).toBe(prior);
+    prior = r.next_head;
+  }
+  const v = await verify(store, wf);
+  expect([v.status, v.rows]).toEqual(['ok', total]);
+  const persisted = new Map(rows.map((r) => [r.transition_id, r]));
+  for (const mine of acks) {
+    let lastSeq = 0;
+    for (const ack of mine) {
+      const row = persisted.get(ack.transition_id);
+      expect(row?.next_head).toBe(ack.head);
+      expect(row?.sequence ?? 0).toBeGreaterThan(lastSeq);
+      lastSeq = row?.sequence ?? 0;
+    }
+  }
+  expect(new Set(acks.flat().map((a) => a.head)).size).toBe(total);
+}
+
+describe('PostgresCheckpointStore — package surface (A)', () => {
+  it('A2: structurally implements the chain-store port and its read-side ports, plus setup() and health()', async () => {
+    expectTypeOf<PostgresCheckpointStore>().toMatchTypeOf<ChainStoreWithReaders>();
+    const pool = newPool();
+    try {
+      const store: ChainStoreWithReaders = new PostgresCheckpointStore({ pool });
+      for (const op of ['append', 'readAllForWorkflow', 'tailChainHead', 'lock', 'close', 'listWorkflows', 'readPersistedRows', 'setup', 'health'] as const) {
+        expect(typeof (store as unknown as Record<string, unknown>)[op], op).toBe('function');
+      }
+      // The pool is injected: constructing the store opens no connection and sends nothing.
+      expect(pool.totalCount).toBe(0);
+      await store.close();
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('rejects a schema name that is not a plain lowercase identifier, before any I/O', () => {
+    const pool = newPool();
+    try {
+      expect(() => new PostgresCheckpointStore({ pool, schema: 'x"; DROP TABLE y; --' })).toThrow(GfError);
+      try {
+        new PostgresCheckpointStore({ pool, schema: 'Bad-Name' });
+      } catch (e) {
+        expect((e as GfError).code).toBe('GF_VALIDATION');
+      }
+      expect(pool.totalCount).toBe(0);
+    } finally {
+      void pool.end();
+    }
+  });
+});
+
+describe('PostgresCheckpointStore — setup (B)', () => {
+  it('B1: setup() creates the schema with the fork-guard constraints, in one round trip', async () => {
+    const { pool, sent } = countingPool({ connectionString: server().url });
+    const schema = freshSchema('b1');
+    const store = new PostgresCheckpointStore({ pool, schema });
+    try {
+      await store.setup();
+      expect(sent()).toBe(1);
+      const r = await admin.query<{ conname: string; contype: string }>(
+        `SELECT conname, contype FROM pg_constraint WHERE conrelid = to_regclass($1) ORDER BY conname`,
+        [`${schema}.checkpoint_chain`],
+      );
+      const named = r.rows.filter((c) => c.contype === 'p' || c.contype === 'u').map((c) => c.conname);
+      expect(named).toEqual(['checkpoint_chain_pkey', 'checkpoint_chain_prior_head_key', 'checkpoint_chain_transition_id_key']);
+      // Idempotent DDL: a second instance on the same schema sets up again without error.
+      const again = new PostgresCheckpointStore({ pool, schema });
+      await again.setup();
+      await again.close();
+    } finally {
+      await store.close();
+      await pool.end();
+    }
+  });
+
+  it('B2: a second setup() (and concurrent first calls) send nothing more to the server', async () => {
+    const { pool, sent } = countingPool({ connectionString: server().url });
+    const store = new PostgresCheckpointStore({ pool, schema: freshSchema('b2') });
+    try {
+      await Promise.all([store.setup(), store.setup(), store.setup()]);
+      expect(sent()).toBe(1);
+      await store.setup();
+      await store.setup();
+      expect(sent()).toBe(1);
+      // Operations call setup() implicitly: still no DDL again, one statement per warm append.
+      await store.append(event('wf-b2', 0));
+      const afterFirst = sent();
+      await store.append(event('wf-b2', 1));
+      expect(sent() - afterFirst).toBe(1);
+    } finally {
+      await store.close();
+      await pool.end();
+    }
+  });
+
+  it('refuses a server session where commits would not be durable (synchronous_commit off)', async () => {
+    await withStore({ options: '-c synchronous_commit=off' }, async (store) => {
+      const e = await store.setup().then(() => null, (x: unknown) => x);
+      expect(isGfError(e)).toBe(true);
+      expect((e as GfError).code).toBe('GF_CHAIN_STORE');
+      expect((e as GfError).details.reason).toBe('not_durable');
+    });
+  });
+});
+
+describe('PostgresCheckpointStore — health() (C)', () => {
+  it('C1: health() has exactly pool_in_use, pool_idle, last_write_age_seconds, all numbers', async () => {
+    await withStore({}, async (store) => {
+      const h = store.health();
+      expect(Object.keys(h).sort()).toEqual(['last_write_age_seconds', 'pool_idle', 'pool_in_use']);
+      for (const v of Object.values(h)) expect(typeof v).toBe('number');
+      expectTypeOf(h).toEqualTypeOf<PostgresChainHealth>();
+    });
+  });
+
+  it('C2: with min 2 / max 4 and two checked-out clients, pool_in_use is 2 and pool_idle in {0,1,2}', async () => {
+    await withStore({ min: 2, max: 4 }, async (store, pool) => {
+      const a = await pool.connect();
+      const b = await pool.connect();
+      try {
+        const h = store.health();
+        expect(h.pool_in_use).toBe(2);
+        expect([0, 1, 2]).toContain(h.pool_idle);
+      } finally {
+        a.release();
+        b.release();
+      }
+      const after = store.health();
+      expect(after.pool_in_use).toBe(0);
+      expect(after.pool_idle).toBe(2);
+    });
+  });
+
+  it('C3: last_write_age_seconds is Infinity before the first write, < 1 right after, and follows the monotonic clock', async () => {
+    let now = 1_000;
+    const pool = newPool();
+    const store = new PostgresCheckpointStore({ pool, schema: freshSchema('c3'), monotonicNow: () => now });
+    const real = new PostgresCheckpointStore({ pool, schema: freshSchema('c3') });
+    try {
+      expect(store.health().last_write_age_seconds).toBe(Number.POSITIVE_INFINITY);
+      expect(real.health().last_write_age_seconds).toBe(Number.POSITIVE_INFINITY);
+      await store.setup();
+      await store.tailChainHead('wf-c3');
+      expect(store.health().last_write_age_seconds).toBe(Number.POSITIVE_INFINITY); // reads are not writes
+      await store.append(event('wf-c3', 0));
+      expect(store.health().last_write_age_seconds).toBe(0);
+      now += 2_500;
+      expect(store.health().last_write_age_seconds).toBe(2.5);
+      await real.append(event('wf-c3', 0));
+      expect(real.health().last_write_age_seconds).toBeLessThan(1);
+    } finally {
+      await store.close();
+      await real.close();
+      await pool.end();
+    }
+  });
+
+  it('C4: concurrent health() calls check out no connection, send nothing and agree', async () => {
+    await withStore({ max: 3 }, async (store, pool) => {
+      await store.setup();
+      const held = await pool.connect();
+      let acquired = 0;
+      const onAcquire = (): void => {
+        acquired += 1;
+      };
+      pool.on('acquire', onAcquire);
+      try {
+        const before = { total: pool.totalCount, idle: pool.idleCount };
+        const results = await Promise.all(Array.from({ length: 500 }, async () => store.health()));
+        expect(new Set(results.map((h) => `${h.pool_in_use}/${h.pool_idle}`))).toEqual(new Set(['1/0']));
+        expect(acquired).toBe(0);
+        expect({ total: pool.totalCount, idle: pool.idleCount }).toEqual(before);
+      } finally {
+        pool.off('acquire', onAcquire);
+        held.release();
+      }
+    });
+    // Works even when the server is unreachable: health never talks to it.
+    const dead = new pg.Pool({ host: '127.0.0.1', port: 1, connectionTimeoutMillis: 200 });
+    const store = new PostgresCheckpointStore({ pool: dead });
+    expect(store.health()).toEqual({ pool_in_use: 0, pool_idle: 0, last_write_age_seconds: Number.POSITIVE_INFINITY });
+    await store.close();
+    await dead.end();
+  });
+});
+
+describe('PostgresCheckpointStore — failures (D)', () => {
+  it("D1/D2: with the pool's only connection held, a write fails within the pool timeout with the pool's own error; health still works; the next write succeeds", async () => {
+    await withStore({ max: 1, min: 1, connectionTimeoutMillis: 500 }, async (store, pool) => {
+      await store.setup();
+      const held = await pool.connect();
+      const t0 = performance.now();
+      let error: unknown;
+      try {
+        await store.append(event('wf-d1', 0));
+      } catch (e) {
+        error = e;
+      }
+      const elapsed = performance.now() - t0;
+      try {
+        expect(error).toBeInstanceOf(Error);
+        expect((error as Error).message).toBe('timeout exceeded when trying to connect');
+        expect(isGfError(error)).toBe(false); // not wrapped
+        expect((error as { errorId?: unknown }).errorId).toBeUndefined();
+        expect(elapsed).toBeGreaterThanOrEqual(450);
+        expect(elapsed).toBeLessThan(5_000);
+        // D2: no broken state.
+        expect(store.health()).toEqual({ pool_in_use: 1, pool_idle: 0, last_write_age_seconds: Number.POSITIVE_INFINITY });
+      } finally {
+        held.release();
+      }
+      const head = await store.append(event('wf-d1', 0));
+      expect(await store.tailChainHead('wf-d1')).toBe(head);
+      expect(store.health().last_write_age_seconds).toBeLessThan(1);
+      expect((await verify(store, 'wf-d1')).status).toBe('ok');
+    });
+  });
+
+  it('an idle connection terminated by the server does not crash the process; the next call succeeds', async () => {
+    await withStore({ max: 1, application_name: 'gf-idle-kill' }, async (store, pool) => {
+      await store.append(event('wf-idle', 0));
+      expect(pool.idleCount).toBe(1);
+      const killed = await admin.query(`SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = 'gf-idle-kill'`);
+      expect(killed.rows).toEqual([{ ok: true }]);
+      // The pool notices the dead idle client and drops it (it emits 'error'; the store's guard keeps the process alive).
+      await vi.waitFor(() => expect(pool.totalCount).toBe(0), { timeout: 10_000, interval: 20 });
+      const head = await store.append(event('wf-idle', 1));
+      expect(await store.tailChainHead('wf-idle')).toBe(head);
+      expect((await verify(store, 'wf-idle')).rows).toBe(2);
+    });
+  });
+
+  it('a connection killed mid-transaction (inside lock) fails that call with GF_CHAIN_STORE connection_lost; nothing half-written; the next append succeeds', async () => {
+    await withStore({ max: 2, application_name: 'gf-busy-kill' }, async (store) => {
+      const wf = 'wf-busy';
+      const first = await store.append(event(wf, 0));
+      let error: unknown;
+      try {
+        await store.lock(wf, async () => {
+          await store.append(event(wf, 1));
+          const r = await admin.query(`SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = 'gf-busy-kill' AND state = 'idle in transaction'`);
+          expect(r.rows).toEqual([{ ok: true }]);
+          return 'done';
+        });
+      } catch (e) {
+        error = e;
+      }
+      expect(isGfError(error)).toBe(true);
+      expect((error as GfError).code).toBe('GF_CHAIN_STORE');
+      expect((error as GfError).details.reason).toBe('connection_lost');
+      expect(JSON.stringify((error as GfError).details)).not.toContain(server().password);
+      // The in-lock append was never committed: the chain still ends at the first row.
+      expect(await store.tailChainHead(wf)).toBe(first);
+      const next = event(wf, 2);
+      const head = await store.append(next);
+      expect(head).toBe(nextHead(first, prepareAppend(next).bytes));
+      const v = await verify(store, wf);
+      expect([v.status, v.rows]).toEqual(['ok', 2]);
+    });
+  });
+});
+
+describe('PostgresCheckpointStore — concurrency and correctness (E)', () => {
+  it('E1: 20 workflows x 10 checkpoints concurrently on one pool (min 2, max 20): 200 committed, chains verify, no timeout', async () => {
+    await withStore({ min: 2, max: 20, connectionTimeoutMillis: 10_000 }, async (store, pool) => {
+      await store.setup();
+      const ids = Array.from({ length: 20 }, (_, i) => `wf-e1-${i}`);
+      const heads = await Promise.all(
+        ids.map(async (id) => {
+          const out: ChainHead[] = [];
+          for (let n = 0; n < 10; n++) out.push(await store.append(event(id, n)));
+          return out;
+        }),
+      );
+      const count = await admin.query<{ n: string }>(`SELECT count(*) AS n FROM "${store.schema}".checkpoint_chain`);
+      expect(Number(count.rows[0]?.n)).toBe(200);
+      for (const [i, id] of ids.entries()) {
+        const v = await verify(store, id);
+        expect([v.status, v.rows, v.tail_head]).toEqual(['ok', 10, heads[i]?.[9]]);
+      }
+      const h = store.health();
+      expect(h.pool_in_use + h.pool_idle).toBe(pool.totalCount);
+      expect(h.pool_in_use + h.pool_idle).toBe(20);
+      expect(h.pool_in_use).toBe(0);
+      expect(await store.listWorkflows()).toEqual([...ids].sort());
+    });
+  });
+
+  it('E2: a second process with a fresh adapter reads byte-identical events and heads', async () => {
+    await withStore({}, async (store) => {
+      const wf = 'wf-e2';
+      const events = Array.from({ length: 6 }, (_, n) => event(wf, n, n === 3 ? 'token ghp_0123456789abcdefghijABCDEFGHIJ0123456789 leaked' : `step ${n}`));
+      const heads: ChainHead[] = [];
+      for (const e of events) heads.push(await store.append(e));
+      const mine = await collect(store.readPersistedRows(wf));
+      const child = join(import.meta.dirname, 'postgres-reader.child.ts');
+      const { stdout } = await run(process.execPath, ['--import', 'tsx', child, store.schema, wf], {
+        env: { ...process.env, GF_CHAIN_POSTGRES_URL: server().url },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      const theirs = JSON.parse(stdout) as { pid: number; rows: { sequence: number; transition_id: string; prior_head: string; next_head: string; event_bytes: string; written_at: string }[]; events: unknown[]; tail: string };
+      expect(theirs.pid).not.toBe(process.pid);
+      expect(theirs.rows.map((r) => r.next_head)).toEqual(heads);
+      expect(theirs.tail).toBe(heads[5]);
+      expect(theirs.rows.map((r) => Buffer.from(r.event_bytes, 'base64'))).toEqual(mine.map((r) => Buffer.from(r.event_bytes)));
+      expect(theirs.rows.map((r) => [r.sequence, r.transition_id, r.prior_head, r.written_at])).toEqual(mine.map((r) => [r.sequence, r.transition_id, r.prior_head, r.written_at]));
+      expect(theirs.events).toEqual(JSON.parse(JSON.stringify(await collect(store.readAllForWorkflow(wf)))));
+      expect(stdout).not.toContain('ghp_0123456789');
+    });
+  }, 90_000);
+
+  it('E3: 1,024 create/use/close cycles leak no connections, checkouts or file descriptors (pools recycled every 64 cycles)', async () => {
+    const fds = (): number => readdirSync('/proc/self/fd').length;
+    const serverConnections = async (): Promise<number> =>
+      Number((await admin.query<{ n: string }>(`SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'gf-e3'`)).rows[0]?.n);
+    const schema = freshSchema('e3');
+    const before = fds();
+    let pool = newPool({ max: 2, application_name: 'gf-e3' });
+    try {
+      for (let i = 0; i < 1024; i++) {
+        if (i > 0 && i % 64 === 0) {
+          expect(pool.totalCount - pool.idleCount).toBe(0); // every checkout was given back
+          await pool.end();
+          pool = newPool({ max: 2, application_name: 'gf-e3' });
+        }
+        const store = new PostgresCheckpointStore({ pool, schema });
+        const id = `wf-e3-${i}`;
+        const head = await store.append(event(id, i));
+        expect(await store.tailChainHead(id)).toBe(head);
+        await store.close();
+      }
+      expect(pool.listenerCount('error')).toBe(0); // closed stores leave no listener behind
+    } finally {
+      await pool.end();
+    }
+    expect(fds()).toBeLessThanOrEqual(before + 4);
+    await vi.waitFor(async () => expect(await serverConnections()).toBe(0), { timeout: 15_000, interval: 50 });
+    const count = await admin.query<{ n: string }>(`SELECT count(*) AS n FROM "${schema}".checkpoint_chain`);
+    expect(Number(count.rows[0]?.n)).toBe(1024);
+  }, 120_000);
+
+  it('16 concurrent appenders on one workflow x 500 appends: one linear, contiguous, verified chain equal to the acknowledged history', async () => {
+    const APPENDERS = 16;
+    const PER = 500;
+    await withStore({ max: 8 }, async (store) => {
+      const wf = 'wf-linear';
+      const acks = await Promise.all(
+        Array.from({ length: APPENDERS }, async (_, a) => {
+          const mine: { transition_id: string; head: ChainHead }[] = [];
+          for (let n = 0; n < PER; n++) {
+            const e = event(wf, a * PER + n);
+            mine.push({ transition_id: e.transition_id, head: await store.append(e) });
+          }
+          return mine;
+        }),
+      );
+      await expectLinearHistory(store, wf, acks, APPENDERS * PER);
+    });
+  }, 300_000);
+
+  it('4 stores as 4 machines x 4 appenders on one workflow: the database alone keeps the chain linear under contention', async () => {
+    const pool = newPool({ max: 8 });
+    const schema = freshSchema('machines');
+    const stores = Array.from({ length: 4 }, () => new PostgresCheckpointStore({ pool, schema }));
+    const wf = 'wf-machines';
+    try {
+      const acks = await Promise.all(
+        Array.from({ length: 16 }, async (_, a) => {
+          const store = stores[a % stores.length] as PostgresCheckpointStore;
+          const mine: { transition_id: string; head: ChainHead }[] = [];
+          for (let n = 0; n < 25; n++) {
+            const e = event(wf, a * 25 + n);
+            mine.push({ transition_id: e.transition_id, head: await store.append(e) });
+          }
+          return mine;
+        }),
+      );
+      await expectLinearHistory(stores[0] as PostgresCheckpointStore, wf, acks, 400);
+    } finally {
+      for (const s of stores) await s.close();
+      await pool.end();
+    }
+  }, 120_000);
+
+  it('two stores with stale tails (two machines) never fork: the loser re-reads and links to the winner', async () => {
+    const { pool, sent } = countingPool({ connectionString: server().url, max: 4 });
+    const schema = freshSchema('stale');
+    const a = new PostgresCheckpointStore({ pool, schema });
+    const b = new PostgresCheckpointStore({ pool, schema });
+    try {
+      await a.setup();
+      await b.setup();
+      const wf = 'wf-stale';
+      const e0 = event(wf, 0);
+      const e1 = event(wf, 1);
+      const e2 = event(wf, 2);
+      const h0 = await a.append(e0);
+      const h1 = await b.append(e1); // b has never seen the workflow: its optimistic GENESIS insert is refused
+      const s0 = sent();
+      const h2 = await a.append(e2); // a's tail hint (h0) is stale now
+      expect(sent() - s0).toBeGreaterThan(1); // the refused optimistic insert, then the locked re-read
+      expect(h1).toBe(nextHead(h0, prepareAppend(e1).bytes));
+      expect(h2).toBe(nextHead(h1, prepareAppend(e2).bytes));
+      const v = await verify(a, wf);
+      expect([v.status, v.rows]).toEqual(['ok', 3]);
+      // And the database itself refuses a forked row, whoever sends it.
+      const fork = await admin.query(
+        `INSERT INTO "${schema}".checkpoint_chain (workflow_id, sequence, transition_id, prior_head, next_head, event_bytes, written_at)
+         VALUES ($1, 99, '01JZZZZZZZZZZZZZZZZZZZZZZZ', $2, $3, '\\x7b7d', 'x')`,
+        [wf, h0, nextHead(h0, new Uint8Array([1]))],
+      ).then(() => 'inserted', (e: { code?: string; constraint?: string }) => `${e.code}/${e.constraint}`);
+      expect(fork).toBe('23505/checkpoint_chain_prior_head_key');
+    } finally {
+      await a.close();
+      await b.close();
+      await pool.end();
+    }
+  });
+});
+
+describe('openPostgresChainStore (the caller side)', () => {
+  it('creates the pool, sets the schema up and closes both; an unreachable server fails with the driver error and leaves no pool', async () => {
+    const opened = await openPostgresChainStore(server().url, { schema: freshSchema('open'), max: 2 });
+    try {
+      const head = await opened.store.append(event('wf-open', 0));
+      expect(await opened.store.tailChainHead('wf-open')).toBe(head);
+      const sc = await opened.pool.query<{ v: string }>("SELECT current_setting('synchronous_commit') AS v");
+      expect(sc.rows[0]?.v).toBe('on');
+    } finally {
+      await opened.close();
+      await opened.close();
+    }
+    expect(opened.pool.ending).toBe(true);
+    const e = await openPostgresChainStore('postgres://u:p@127.0.0.1:1/none', { connectionTimeoutMillis: 2_000 }).then(() => null, (x: unknown) => x);
+    expect((e as { code?: string }).code).toBe('ECONNREFUSED');
+  });
+});
