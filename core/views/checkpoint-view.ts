@@ -1,5 +1,6 @@
 import { tableToIPC } from 'apache-arrow';
-import type { Table } from 'apache-arrow';
+import type { Data, Field, Table } from 'apache-arrow';
+import { RowFingerprinter } from '../diff/row-fingerprints';
 import { orderedJson, sha256Hex } from '../canonical';
 import { GfError } from '../errors';
 import { columnsOf, compareCells, familyByKey } from '../participants/index';
@@ -229,6 +230,39 @@ export class CheckpointView {
     });
     const slice = f.table.slice(at, hit ? at + 1 : at);
     return { bytes: tableToIPC(slice, 'stream'), rowCount: hit ? 1 : 0, next: null };
+  }
+
+  /**
+   * One record by its identity fingerprint (64 hex), as Arrow IPC stream bytes (zero or one row).
+   *
+   * The fingerprint is the family's canonical identity fingerprint (domain
+   * `identityFingerprintDomain`, over the identity projection of the family
+   * schema), exactly what record diff rows carry in
+   * `record_identity_fingerprint`. Linear in the family's rows.
+   */
+  readRecordByFingerprint(familyKey: string, identityFingerprint: string): RecordPage {
+    if (typeof identityFingerprint !== 'string' || !/^[0-9a-f]{64}$/.test(identityFingerprint)) {
+      throw new GfError('GF_VALIDATION', 'identity fingerprint must be 64 lowercase hex', { field: 'identity_fingerprint' });
+    }
+    const f = this.#family(familyKey);
+    const want = Buffer.from(identityFingerprint, 'hex');
+    const fields = f.family.schema.fields;
+    const idFields = f.family.identityFields.map((n) => fields.find((x) => x.name === n) as Field);
+    const got = new Uint8Array(32);
+    let offset = 0;
+    for (const batch of f.table.batches) {
+      const columns = f.family.identityFields.map((n) => batch.getChild(n)?.data[0] as Data);
+      const fp = new RowFingerprinter(idFields, f.family.schema.metadata, columns, f.family.identityFingerprintDomain);
+      for (let r = 0; r < batch.numRows; r++) {
+        fp.into(r, got, 0);
+        if (want.equals(got)) {
+          const at = offset + r;
+          return { bytes: tableToIPC(f.table.slice(at, at + 1), 'stream'), rowCount: 1, next: null };
+        }
+      }
+      offset += batch.numRows;
+    }
+    return { bytes: tableToIPC(f.table.slice(0, 0), 'stream'), rowCount: 0, next: null };
   }
 
   /** Drops the lease (idempotent). The generation becomes eligible for ordinary retention. */
