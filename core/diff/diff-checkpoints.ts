@@ -1,5 +1,6 @@
 import { GfError, hasCode } from '../errors';
 import type { DiffAdapter } from './adapters';
+import type { ChangeCache } from './change-cache';
 import { checkCancelled } from './cancel';
 import { CURRENT_SELECTOR } from './contract';
 import type { DiffEndpoint, LeasedEndpoint } from './endpoint';
@@ -45,6 +46,8 @@ export interface DiffShellOptions {
   readonly secret: Uint8Array;
   /** Adapter registry override (tests only). */
   readonly adapters?: readonly DiffAdapter[];
+  /** Derived change-list cache (the project's `cache/diff/changes/`), optional. */
+  readonly cache?: ChangeCache;
 }
 
 /** Parses a selector (`GF_VALIDATION` when it is neither `CURRENT` nor a non-empty name). */
@@ -94,7 +97,7 @@ export function diffCheckpoints(req: DiffCheckpointsRequest, opts: DiffShellOpti
   try {
     const b = pin(opts.resolver, to, paging);
     try {
-      return diffEndpoints(a as DiffEndpoint, b as DiffEndpoint, params, binding, { secret: opts.secret, adapters: opts.adapters });
+      return diffEndpoints(a as DiffEndpoint, b as DiffEndpoint, params, binding, { secret: opts.secret, adapters: opts.adapters, cache: opts.cache });
     } finally {
       b.release();
     }

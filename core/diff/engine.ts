@@ -5,12 +5,14 @@ import type { Scope } from '../participants/index';
 import { DIFF_ADAPTERS, adaptersFor, resolveAdapter } from './adapters';
 import type { DiffAdapter } from './adapters';
 import { checkCancelled } from './cancel';
+import { CachedChanges, changeCacheKey, changesTable } from './change-cache';
+import type { ChangeCache } from './change-cache';
 import { DIFF_DETAILS, DIFF_PAGE_LIMITS, DIFF_SCOPES, RECORD_DIFF_SCHEMA, RECORD_DIFF_SCHEMA_NAME, SUMMARY_DIFF_SCHEMA_NAME } from './contract';
 import type { DiffDetail, DiffScope, SummaryChangeKind } from './contract';
 import type { DiffEndpoint, EndpointParticipant } from './endpoint';
 import { checkTokenEndpoints, checkTokenRequest, decodePageToken, encodePageToken } from './page-token';
 import type { PagePosition, RecordPosition, SummaryPosition, TokenEndpoint, TokenState } from './page-token';
-import { prepareSide } from './raw-rows';
+import { lowerBound, prepareSide } from './raw-rows';
 import type { RawSide } from './raw-rows';
 import { FamilyDiff, compareFamilyKey, compareRecordKeys } from './record-diff';
 import type { RecordChange, RecordSortKey } from './record-diff';
@@ -65,6 +67,8 @@ export interface DiffEngineOptions {
   readonly secret: Uint8Array;
   /** The closed adapter registry (default: `DIFF_ADAPTERS`). */
   readonly adapters?: readonly DiffAdapter[];
+  /** Derived store of complete per-family change lists (default: none). */
+  readonly cache?: ChangeCache;
 }
 
 /** One page of a diff. */
@@ -242,6 +246,7 @@ export function* orderedChanges(
   after: RecordSortKey | null,
   signal: AbortSignal | undefined,
   adapters: readonly DiffAdapter[] = DIFF_ADAPTERS,
+  cache?: ChangeCache,
 ): Generator<RecordChange> {
   const plans = planFamilies(from, to, scope, adapters);
   for (const plan of plans) {
@@ -249,6 +254,10 @@ export function* orderedChanges(
     const rel = after === null ? 1 : compareFamilyKey(plan, after);
     if (rel < 0) continue;
     if (plan.from !== undefined && plan.to !== undefined && sameContent(plan.from, plan.to)) continue;
+    if (cache !== undefined) {
+      yield* cachedFamily(plan, from, to, rel === 0 ? after : null, signal, cache);
+      continue;
+    }
     const fd = new FamilyDiff(
       {
         adapter: plan.adapter,
@@ -268,6 +277,40 @@ export function* orderedChanges(
     for (const ch of all) {
       if (cursor === null || compareRecordKeys(ch, cursor) > 0) yield ch;
     }
+  }
+}
+
+/**
+ * A family's changes through the derived change cache: on a miss, the
+ * whole family is merged once (memory O(changes)), sorted and stored; a
+ * page then seeks in the sorted list by binary search, without reading
+ * either participant again.
+ */
+function* cachedFamily(
+  plan: FamilyPlan,
+  from: DiffEndpoint,
+  to: DiffEndpoint,
+  cursor: RecordSortKey | null,
+  signal: AbortSignal | undefined,
+  cache: ChangeCache,
+): Generator<RecordChange> {
+  const key = changeCacheKey(plan.adapter, plan.from, plan.to);
+  let table = cache.load(key);
+  if (table === undefined) {
+    const fd = new FamilyDiff(
+      { adapter: plan.adapter, from: readSide(plan.adapter, from, plan.from, signal), to: readSide(plan.adapter, to, plan.to, signal) },
+      signal,
+    );
+    const all = [...fd.changes()].sort(compareRecordKeys);
+    table = changesTable(all);
+    cache.store(key, table);
+  }
+  checkCancelled(signal, 'participant');
+  const rows = new CachedChanges(table, plan.adapter);
+  let i = cursor === null ? 0 : lowerBound(rows.rows, (k) => compareRecordKeys(rows.at(k), cursor), false);
+  for (; i < rows.rows; i++) {
+    if ((i & 4095) === 4095) checkCancelled(signal, 'records');
+    yield rows.at(i);
   }
 }
 
@@ -332,7 +375,7 @@ export function diffEndpoints(from: DiffEndpoint, to: DiffEndpoint, params: Diff
   const after = state === null ? null : keyOfPosition(state.last as RecordPosition);
   const page: RecordChange[] = [];
   let more = false;
-  for (const ch of orderedChanges(from, to, params.scope, after, signal, adapters)) {
+  for (const ch of orderedChanges(from, to, params.scope, after, signal, adapters, opts.cache)) {
     if (page.length === params.limit) {
       more = true;
       break;
@@ -362,13 +405,13 @@ export function diffAllRecords(
   from: DiffEndpoint,
   to: DiffEndpoint,
   scope: DiffScope,
-  opts: { readonly batchRows?: number; readonly signal?: AbortSignal; readonly adapters?: readonly DiffAdapter[] } = {},
+  opts: { readonly batchRows?: number; readonly signal?: AbortSignal; readonly adapters?: readonly DiffAdapter[]; readonly cache?: ChangeCache } = {},
 ): Table {
   if (scope === 'summary') validation('scope', 'summary_scope_has_no_records');
   const size = opts.batchRows ?? DIFF_PAGE_LIMITS.max;
   const tables: Table[] = [];
   let batch: RecordChange[] = [];
-  for (const ch of orderedChanges(from, to, scope, null, opts.signal, opts.adapters)) {
+  for (const ch of orderedChanges(from, to, scope, null, opts.signal, opts.adapters, opts.cache)) {
     batch.push(ch);
     if (batch.length === size) {
       tables.push(recordTable(from.checkpointUuid, to.checkpointUuid, batch));

@@ -53,4 +53,6 @@ export type { DiffSelector, EndpointResolver, DiffCheckpointsRequest, DiffShellO
 export { loadTokenSecret, TOKEN_SECRET_PATH } from './token-secret';
 export { recordChangeBetween, recordChangeOf } from './record-change';
 export type { RecordChangeRequest, RecordChangeResult, RecordChangeKindOrUnchanged } from './record-change';
-export { checkpointsResolver, diffProjectCheckpoints, recordChange } from './project-diff';
+export { checkpointsResolver, diffProjectCheckpoints, diffProjectAllRecords, recordChange } from './project-diff';
+export { CHANGE_CACHE_DIR, CHANGE_CACHE_FORMAT, DiskChangeCache, changeCacheKey, changesTable } from './change-cache';
+export type { ChangeCache } from './change-cache';

@@ -1,11 +1,15 @@
 import type { Checkpoints } from '../checkpoints/checkpoints';
 import { GfError } from '../errors';
+import { DiskChangeCache } from './change-cache';
 import { CURRENT_SELECTOR } from './contract';
 import { diffCheckpoints } from './diff-checkpoints';
+import { parseSelector } from './diff-checkpoints';
 import type { DiffCheckpointsRequest, DiffSelector, EndpointResolver } from './diff-checkpoints';
 import type { LeasedEndpoint } from './endpoint';
 import { currentEndpointUuid } from './endpoint';
+import { diffAllRecords, validateDiffParams } from './engine';
 import type { DiffPage } from './engine';
+import type { Table } from 'apache-arrow';
 import { recordChangeOf } from './record-change';
 import type { RecordChangeRequest, RecordChangeResult } from './record-change';
 import { loadTokenSecret } from './token-secret';
@@ -54,7 +58,11 @@ export function checkpointsResolver(checkpoints: Checkpoints): EndpointResolver 
  * token key is the project's own (`cache/diff/page-token.key`, created once).
  */
 export function diffProjectCheckpoints(checkpoints: Checkpoints, req: DiffCheckpointsRequest): DiffPage {
-  return diffCheckpoints(req, { resolver: checkpointsResolver(checkpoints), secret: loadTokenSecret(checkpoints.project.root) });
+  return diffCheckpoints(req, {
+    resolver: checkpointsResolver(checkpoints),
+    secret: loadTokenSecret(checkpoints.project.root),
+    cache: new DiskChangeCache(checkpoints.project.root),
+  });
 }
 
 /**
@@ -66,4 +74,33 @@ export function diffProjectCheckpoints(checkpoints: Checkpoints, req: DiffCheckp
  */
 export function recordChange(checkpoints: Checkpoints, req: RecordChangeRequest): RecordChangeResult {
   return recordChangeOf(req, checkpointsResolver(checkpoints));
+}
+
+/**
+ * The whole record diff between two selectors in one Arrow table
+ * (`checkpoint_record_diff@1`, contract order, batches of at most 10,000
+ * rows), both endpoints lease-pinned for the call.
+ *
+ * For revert previews and exports; memory is O(changes), each changed
+ * participant is read once. Cancellation: `GF_CANCELLED`, no table.
+ */
+export function diffProjectAllRecords(
+  checkpoints: Checkpoints,
+  req: { readonly from: unknown; readonly to: unknown; readonly scope: unknown; readonly signal?: AbortSignal },
+): Table {
+  const fromSel = parseSelector(req.from, 'from');
+  const toSel = parseSelector(req.to, 'to');
+  const { scope } = validateDiffParams({ scope: req.scope, detail: 'records' });
+  const resolver = checkpointsResolver(checkpoints);
+  const a = resolver.open(fromSel);
+  try {
+    const b = resolver.open(toSel);
+    try {
+      return diffAllRecords(a, b, scope, { signal: req.signal, cache: new DiskChangeCache(checkpoints.project.root) });
+    } finally {
+      b.release();
+    }
+  } finally {
+    a.release();
+  }
 }
