@@ -4,23 +4,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProject, registryCatalog } from '../core/project/index';
-import { putConfig, putNodes } from '../test/support/project-fixtures';
+import { DEMO_WORKFLOWS } from '../core/chain/demo-ledgers';
+import { buildApiWorkspace, type ApiWorkspace } from '../test/support/api-workspace';
 import { ensureBuilt, launchChromium, screenshotPath, startServe, type BrowserHandle, type ServeHandle } from './support/browser';
 
 let dir: string;
 let serve: ServeHandle;
 let browser: BrowserHandle;
-const generations: string[] = [];
+let ws: ApiWorkspace;
 
 beforeAll(async () => {
   ensureBuilt();
   dir = join(mkdtempSync(join(tmpdir(), 'gf-e2e-')), 'workspace');
-  const p = await createProject(dir, { catalog: registryCatalog });
-  const g1 = await p.publish({ parent: null, changes: [putNodes(3, 'a'), putConfig('one')] });
-  const g2 = await p.publish({ parent: g1.generationUuid, changes: [putNodes(5, 'a')] });
-  const g3 = await p.publish({ parent: g2.generationUuid, changes: [putConfig('three')] });
-  generations.push(g3.generationUuid, g2.generationUuid, g1.generationUuid);
+  ws = await buildApiWorkspace(dir);
   serve = await startServe(['--project', dir]);
   browser = await launchChromium();
 });
@@ -32,7 +28,7 @@ afterAll(async () => {
 });
 
 describe('browser mode smoke', () => {
-  it('loads the renderer through the bridge and shows the project history', async () => {
+  it('loads the renderer through the bridge and shows the real history, checkpoints (Arrow) and ledgers', async () => {
     const page = await browser.context.newPage();
     const problems: string[] = [];
     page.on('console', (m) => {
@@ -41,14 +37,19 @@ describe('browser mode smoke', () => {
     page.on('pageerror', (e) => problems.push(e.message));
     await page.goto(serve.url);
     await page.getByTestId('generation-count').waitFor();
-    expect(await page.getByTestId('generation-count').textContent()).toBe('3');
+    expect(await page.getByTestId('generation-count').textContent()).toBe(String(ws.generations.length));
     expect(await page.getByTestId('mode').textContent()).toContain('browser mode over http');
     expect(await page.getByTestId('project-label').textContent()).toBe('workspace');
-    const rows = await page.locator('section[aria-label="Generations"] tbody tr td:first-child').allTextContents();
-    expect(rows).toEqual(generations);
+    // Checkpoint names come from checkpoint@1 Arrow bytes decoded in the page.
+    await page.getByTestId('checkpoint-label').first().waitFor();
+    expect((await page.getByTestId('checkpoint-label').allTextContents()).sort()).toEqual([...ws.checkpoints].sort());
+    await page.screenshot({ path: screenshotPath('smoke-browser-mode'), fullPage: true });
+    await page.getByRole('button', { name: 'Ledgers' }).click();
+    await page.getByTestId('workflow-id').first().waitFor();
+    expect((await page.getByTestId('workflow-id').allTextContents()).sort()).toEqual(DEMO_WORKFLOWS.map((w) => w.workflow_id).sort());
     // The token left the address bar and lives only in memory.
     expect(page.url()).not.toContain(serve.token);
-    await page.screenshot({ path: screenshotPath('smoke-browser-mode'), fullPage: true });
+    await page.screenshot({ path: screenshotPath('smoke-browser-mode-ledgers'), fullPage: true });
     // Our own bundle runs under the strict CSP without a single violation.
     expect(problems).toEqual([]);
   });
