@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Table } from 'apache-arrow';
 import { GfError, hasCode } from '../errors';
 import { openProject, registryCatalog, objectPlace } from '../project/index';
@@ -52,8 +53,8 @@ export function checkpointPins(projectRoot: string): RetentionPins {
  * pass `checkpointPins` itself): otherwise cleanup would not see checkpoints.
  */
 export async function openCheckpointedProject(dir: string, opts: Omit<ProjectOptions<Table>, 'catalog' | 'pins'> = {}): Promise<Project<Table>> {
-  const first = await openProject<Table>(dir, { ...opts, catalog: registryCatalog, recover: false });
-  return openProject<Table>(dir, { ...opts, catalog: registryCatalog, pins: checkpointPins(first.root) });
+  // `openProject` resolves the directory the same way; the pins read the registry of exactly that root.
+  return openProject<Table>(dir, { ...opts, catalog: registryCatalog, pins: checkpointPins(path.resolve(dir)) });
 }
 
 const RESOLVE_ATTEMPTS = 16;
