@@ -13,7 +13,7 @@ const dataHome = mkdtempSync(join(tmpdir(), 'gf-start-'));
 afterAll(() => rmSync(dataHome, { recursive: true, force: true }));
 
 describe.skipIf(!('skip' in electronExecutable()))('npm start without the Electron binary', () => {
-  it('falls back to browser mode in one line and serves the app', async () => {
+  it('creates the demo on first run, falls back to browser mode in one line and serves it', async () => {
     ensureBuilt();
     const child = spawn(process.execPath, [join(ROOT, 'scripts/start.mjs')], {
       cwd: ROOT,
@@ -38,6 +38,10 @@ describe.skipIf(!('skip' in electronExecutable()))('npm start without the Electr
         await page.goto(url);
         await page.getByTestId('mode').waitFor();
         expect(await page.getByTestId('mode').textContent()).toContain('browser mode');
+        // The demo workspace created on first run is open, with its real history.
+        expect(await page.getByTestId('project-label').textContent()).toBe('demo');
+        await page.getByTestId('generation-count').waitFor();
+        expect(Number(await page.getByTestId('generation-count').textContent())).toBeGreaterThan(1);
       } finally {
         await browser.close();
       }

@@ -2,7 +2,7 @@
 // workspace on first run in the user data directory, and opens it in
 // Electron, or, where the Electron binary is not installed, in browser mode
 // (printing the URL with its per-launch token).
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -25,19 +25,29 @@ function userDataDir() {
   return join(xdg !== undefined && xdg !== '' ? xdg : join(homedir(), '.local', 'share'), 'checkpoint-studio');
 }
 
-/** Creates the demo workspace once (via `gf demo create`); returns its directory or undefined. */
-function ensureDemo() {
+/** Loads the TypeScript engine in this process (tsx), once. */
+let tsxReady = false;
+async function engine(path) {
+  if (!tsxReady) {
+    const { register } = await import('tsx/esm/api');
+    register();
+    tsxReady = true;
+  }
+  return import(path);
+}
+
+/** Creates the demo workspace once, exactly as `gf demo create DIR` does (in-process); returns its directory or undefined. */
+async function ensureDemo() {
   const dir = join(userDataDir(), 'demo');
   if (existsSync(join(dir, 'FORMAT'))) return dir;
   mkdirSync(dirname(dir), { recursive: true });
   console.log(`Checkpoint Studio: creating the demo workspace in ${dir} …`);
-  const r = spawnSync(process.execPath, [join(ROOT, 'bin/gf.mjs'), 'demo', 'create', dir], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
-  if (r.status === 0 && existsSync(join(dir, 'FORMAT'))) return dir;
-  if (r.status === 2) {
-    console.log('Checkpoint Studio: this build has no demo builder (`gf demo create`); starting without a workspace.');
-  } else {
-    console.error(`npm start: creating the demo failed: ${(r.stderr ?? '').trim().split('\n')[0] ?? ''}`);
-  }
+  const { main } = await engine('../core/cli/main.ts');
+  let err = '';
+  const code = await main(['demo', 'create', dir], { stdout: () => undefined, stderr: (s) => void (err += s) });
+  if (code === 0 && existsSync(join(dir, 'FORMAT'))) return dir;
+  if (code === 2) console.log('Checkpoint Studio: this build has no demo builder (`gf demo create`); starting without a workspace.');
+  else console.error(`npm start: creating the demo failed: ${err.trim().split('\n')[0] ?? ''}`);
   return undefined;
 }
 
@@ -51,9 +61,7 @@ function electronBinary() {
 }
 
 async function browserMode(project) {
-  const { register } = await import('tsx/esm/api');
-  register();
-  const { serve } = await import('../core/cli/serve-command.ts');
+  const { serve } = await engine('../core/cli/serve-command.ts');
   const { bridge, stop } = await serve({ project });
   console.log(`Checkpoint Studio (browser mode): ${bridge.url}`);
   const shutdown = () => {
@@ -71,7 +79,7 @@ try {
   console.error('npm start: the build failed');
   process.exit(1);
 }
-const project = explicit !== undefined ? resolve(explicit) : ensureDemo();
+const project = explicit !== undefined ? resolve(explicit) : await ensureDemo();
 const electron = electronBinary();
 if (electron !== undefined) {
   const args = [ROOT, ...(project !== undefined ? ['--project', project] : [])];
