@@ -1,0 +1,195 @@
+// Logical checkpoint diff: time to the first record page (10k and large),
+// whole record diff and its peak memory, beside sqldiff, git and DuckDB on the
+// same two tables, in one run.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Table } from 'apache-arrow';
+import { DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { Checkpoints, checkpointPins } from '../core/checkpoints/checkpoints';
+import { diffProjectAllRecords, diffProjectCheckpoints } from '../core/diff/index';
+import { createProject, registryCatalog } from '../core/project/index';
+import { benchNodes, nodeCsv, nodeParticipantBytes } from './diff-data';
+import { defineBench } from './harness';
+import type { BenchSize } from './harness';
+import { writeSqliteCopy } from './sqlite-diff-peer';
+
+const SMALL = 10_000;
+/** The "large" workspace: 1,000,000 records for `--size large`, 100,000 for the default quick run. */
+const LARGE: Readonly<Record<BenchSize, number>> = { small: 100_000, large: 1_000_000 };
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+interface Side {
+  readonly cps: Checkpoints;
+  readonly dir: string;
+  readonly changes: number;
+}
+
+interface State {
+  readonly small: Side;
+  readonly large: Side;
+  readonly sqlite: readonly [string, string];
+  readonly csv: readonly [string, string];
+  readonly parquet: readonly [string, string];
+  readonly duck: DuckDBConnection;
+  readonly largeRecords: number;
+}
+
+let op = 0;
+function opKey(): string {
+  op++;
+  return `018f0f4e-7b8c-7000-8000-${op.toString(16).padStart(12, '0')}`;
+}
+
+async function workspaceOf(dir: string, n: number): Promise<{ side: Side; nodes: ReturnType<typeof benchNodes> }> {
+  const nodes = benchNodes(n);
+  const project = await createProject<Table>(join(dir, 'ws'), { catalog: registryCatalog, pins: checkpointPins(join(dir, 'ws')) });
+  const cps = new Checkpoints(project);
+  const put = (bytes: Uint8Array): { kind: 'put'; capabilityId: string; recordFamilyId: string; bytes: Uint8Array } => ({
+    kind: 'put',
+    capabilityId: 'graph',
+    recordFamilyId: 'node',
+    bytes,
+  });
+  await project.publish({ parent: null, changes: [put(nodeParticipantBytes(nodes.from))] });
+  await cps.checkpoint({ name: 'from', idempotencyKey: opKey() });
+  await project.publish({ parent: project.current()?.generationUuid ?? null, changes: [put(nodeParticipantBytes(nodes.to))] });
+  await cps.checkpoint({ name: 'to', idempotencyKey: opKey() });
+  const changes = Math.floor(n / 100) + 2 * Math.floor(n / 200) + (n % 200 > 7 ? 1 : 0) + (n % 200 > 11 ? 1 : 0);
+  return { side: { cps, dir: join(dir, 'ws'), changes }, nodes };
+}
+
+function timed<T>(fn: () => T): { value: T; ms: number } {
+  const t0 = performance.now();
+  const value = fn();
+  return { value, ms: performance.now() - t0 };
+}
+
+async function timedAsync<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const t0 = performance.now();
+  const value = await fn();
+  return { value, ms: performance.now() - t0 };
+}
+
+/** Drops the derived change-list cache, so the next diff reads and merges both participants (cold). */
+function coldCache(side: Side): void {
+  rmSync(join(side.dir, 'cache', 'diff', 'changes'), { recursive: true, force: true });
+}
+
+function firstPage(side: Side): number {
+  const { value, ms } = timed(() => diffProjectCheckpoints(side.cps, { from: 'from', to: 'to', scope: 'graph', detail: 'records', limit: 100 }));
+  if (value.table.numRows !== 100 || value.nextPageToken === null) throw new Error('diff bench: first page is not a full page');
+  return ms;
+}
+
+function duckSql(a: string, b: string): string {
+  const cols = ['class_id', 'label', 'properties', 'created_at', 'updated_at'];
+  return `SELECT coalesce(f.node_uuid, t.node_uuid) AS node_uuid,
+    CASE WHEN f.node_uuid IS NULL THEN 'added' WHEN t.node_uuid IS NULL THEN 'removed' ELSE 'modified' END AS change_kind
+  FROM read_parquet('${a}') f FULL OUTER JOIN read_parquet('${b}') t ON f.node_uuid = t.node_uuid
+  WHERE f.node_uuid IS NULL OR t.node_uuid IS NULL OR ${cols.map((c) => `f.${c} IS DISTINCT FROM t.${c}`).join(' OR ')}
+  ORDER BY 1`;
+}
+
+export const benchmarks = [
+  defineBench<State>({
+    id: 'diff',
+    results: {
+      'diff.first_page_ms.small': 'ms',
+      'diff.first_page_ms.large': 'ms',
+      'diff.first_page_cached_ms.small': 'ms',
+      'diff.first_page_cached_ms.large': 'ms',
+      'diff.full_ms.large': 'ms',
+      'diff.peak_rss_mb.large': 'MB',
+      'diff.large_records': 'records',
+      'peer.sqldiff_ms.large': 'ms',
+      'peer.git_diff_ms.large': 'ms',
+      'peer.duckdb_ms.large': 'ms',
+    },
+    ratios: [
+      { id: 'diff.ratio.first_page_large_vs_small', numerator: 'diff.first_page_ms.large', denominator: 'diff.first_page_ms.small' },
+      { id: 'diff.ratio.first_page_cached_large_vs_small', numerator: 'diff.first_page_cached_ms.large', denominator: 'diff.first_page_cached_ms.small' },
+      { id: 'diff.ratio.full_vs_duckdb', numerator: 'diff.full_ms.large', denominator: 'peer.duckdb_ms.large' },
+      { id: 'diff.ratio.sqldiff_vs_full', numerator: 'peer.sqldiff_ms.large', denominator: 'diff.full_ms.large' },
+      { id: 'diff.ratio.git_vs_full', numerator: 'peer.git_diff_ms.large', denominator: 'diff.full_ms.large' },
+    ],
+    runs: 5,
+    async setup(ctx) {
+      const n = LARGE[ctx.size];
+      const t0 = performance.now();
+      mkdirSync(join(ctx.tmpDir, 'small'));
+      mkdirSync(join(ctx.tmpDir, 'large'));
+      const small = (await workspaceOf(join(ctx.tmpDir, 'small'), SMALL)).side;
+      const { side: large, nodes } = await workspaceOf(join(ctx.tmpDir, 'large'), n);
+      const peer = (name: string): string => join(ctx.tmpDir, name);
+      const sqlite = [peer('from.db'), peer('to.db')] as const;
+      writeSqliteCopy(sqlite[0], nodes.from);
+      writeSqliteCopy(sqlite[1], nodes.to);
+      const csv = [peer('from.csv'), peer('to.csv')] as const;
+      writeFileSync(csv[0], nodeCsv(nodes.from));
+      writeFileSync(csv[1], nodeCsv(nodes.to));
+      const parquet = [peer('from.parquet'), peer('to.parquet')] as const;
+      const duck = await (await DuckDBInstance.create(':memory:')).connect();
+      for (let k = 0; k < 2; k++) {
+        await duck.run(`COPY (SELECT * FROM read_csv('${csv[k]}', header = true, all_varchar = false)) TO '${parquet[k]}' (FORMAT parquet)`);
+      }
+      console.error(`diff bench: generated ${SMALL} and ${n} records in ${Math.round(performance.now() - t0)} ms`);
+      return { small, large, sqlite, csv, parquet, duck, largeRecords: n };
+    },
+    async run(s) {
+      // Cold: no derived cache, both participants read, verified and merged.
+      coldCache(s.small);
+      const pageSmall = firstPage(s.small);
+      coldCache(s.large);
+      const pageLarge = firstPage(s.large);
+      // Warm: the change list the cold page stored under cache/ answers the page.
+      const cachedSmall = firstPage(s.small);
+      const cachedLarge = firstPage(s.large);
+      coldCache(s.large);
+      const full = timed(() => diffProjectAllRecords(s.large.cps, { from: 'from', to: 'to', scope: 'graph' }));
+      if (full.value.numRows !== s.large.changes) throw new Error(`diff bench: ${full.value.numRows} changes, expected ${s.large.changes}`);
+
+      coldCache(s.large);
+      const child = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', 'diff-rss-child.ts'), s.large.dir], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        maxBuffer: 1 << 20,
+      });
+      if (child.status !== 0) throw new Error(`diff bench child failed: ${child.stderr}`);
+      const rss = JSON.parse(child.stdout) as { rows: number; max_rss_mb: number };
+      if (rss.rows !== s.large.changes) throw new Error('diff bench child: wrong change count');
+
+      const sq = timed(() => spawnSync('sqldiff', ['--primarykey', s.sqlite[0], s.sqlite[1]], { encoding: 'utf8', maxBuffer: 1 << 28 }));
+      let sqldiffMs = Number.NaN;
+      if (sq.value.error === undefined && sq.value.status === 0) {
+        const statements = sq.value.stdout.split('\n').filter((l) => l.length > 0).length;
+        if (statements !== s.large.changes) throw new Error(`diff bench: sqldiff printed ${statements} statements, expected ${s.large.changes}`);
+        sqldiffMs = sq.ms;
+      } else console.error('diff bench: sqldiff unavailable (Debian package sqlite3-tools); peer.sqldiff_ms.large = NaN');
+
+      const git = timed(() => spawnSync('git', ['diff', '--no-index', '--stat', s.csv[0], s.csv[1]], { encoding: 'utf8', maxBuffer: 1 << 24 }));
+      if (git.value.status !== 1) throw new Error('diff bench: git diff --no-index found no difference');
+
+      const duck = await timedAsync(async () => (await s.duck.runAndReadAll(duckSql(s.parquet[0], s.parquet[1]))).getRows());
+      if (duck.value.length !== s.large.changes) throw new Error(`diff bench: duckdb found ${duck.value.length} changes`);
+
+      return {
+        'diff.first_page_ms.small': pageSmall,
+        'diff.first_page_ms.large': pageLarge,
+        'diff.first_page_cached_ms.small': cachedSmall,
+        'diff.first_page_cached_ms.large': cachedLarge,
+        'diff.full_ms.large': full.ms,
+        'diff.peak_rss_mb.large': rss.max_rss_mb,
+        'diff.large_records': s.largeRecords,
+        'peer.sqldiff_ms.large': sqldiffMs,
+        'peer.git_diff_ms.large': git.ms,
+        'peer.duckdb_ms.large': duck.ms,
+      };
+    },
+    teardown(s) {
+      s.duck.closeSync();
+    },
+  }),
+];
