@@ -2,7 +2,7 @@
 // workspace on first run in the user data directory, and opens it in
 // Electron, or, where the Electron binary is not installed, in browser mode
 // (printing the URL with its per-launch token).
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -82,6 +82,11 @@ try {
 const project = explicit !== undefined ? resolve(explicit) : await ensureDemo();
 const electron = electronBinary();
 if (electron !== undefined) {
+  // better-sqlite3 compiled for Electron's ABI (the Node build stays for tests and the CLI).
+  if (!existsSync(join(ROOT, '.cache', 'electron-native', 'better_sqlite3.node'))) {
+    const built = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-electron-native.mjs')], { cwd: ROOT, stdio: 'inherit' });
+    if (built.status !== 0) console.error('npm start: no Electron build of better-sqlite3; workspace operations may fail in the window');
+  }
   const args = [ROOT, ...(project !== undefined ? ['--project', project] : [])];
   const child = spawn(electron, args, { cwd: ROOT, stdio: 'inherit' });
   child.on('exit', (code) => process.exit(code ?? 0));
