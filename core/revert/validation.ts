@@ -1,0 +1,152 @@
+import type { Table } from 'apache-arrow';
+import { GfError } from '../errors';
+import { RECORD_FAMILIES, SNAPSHOT_RULES, assertFamilySchema, columnsOf, familyByKey, validateParticipant } from '../participants/index';
+import type { Columns, SnapshotColumns } from '../participants/index';
+import type { ParticipantCatalog, SnapshotTables } from '../project/index';
+
+/** Most results a memo keeps (oldest forgotten first). */
+export const VALIDATION_MEMO_MAX_ENTRIES = 4096;
+
+/**
+ * Results of validators that passed, keyed by the content digests they read.
+ *
+ * A domain rule set reads one participant, a cross-domain rule the families
+ * it declares in `reads`; its verdict is a pure function of those exact
+ * bytes (content-addressed, verified against their names before decoding).
+ * Only passes are remembered, and only after actually running here: a memo
+ * never vouches for bytes it has not checked. In-process and bounded.
+ */
+export class ValidationMemo {
+  readonly #passed = new Set<string>();
+  readonly #max: number;
+  hits = 0;
+  misses = 0;
+
+  constructor(maxEntries = VALIDATION_MEMO_MAX_ENTRIES) {
+    this.#max = maxEntries;
+  }
+
+  /** True when this exact check already passed. */
+  has(key: string): boolean {
+    const hit = this.#passed.has(key);
+    if (hit) this.hits++;
+    else this.misses++;
+    return hit;
+  }
+
+  /** Remembers a pass. */
+  add(key: string): void {
+    if (this.#passed.size >= this.#max) {
+      const oldest = this.#passed.values().next().value;
+      if (oldest !== undefined) this.#passed.delete(oldest);
+    }
+    this.#passed.add(key);
+  }
+
+  /** Number of remembered passes. */
+  get size(): number {
+    return this.#passed.size;
+  }
+
+  /** Forgets everything (tests, benchmarks' cold runs). */
+  clear(): void {
+    this.#passed.clear();
+    this.hits = 0;
+    this.misses = 0;
+  }
+}
+
+/** The process-wide memo revert uses by default. */
+export const REVERT_VALIDATION_MEMO = new ValidationMemo();
+
+function safeKey(key: string): string {
+  return /^[a-z0-9_]{1,64}\/[a-z0-9_]{1,64}$/.test(key) ? key : 'unprintable';
+}
+
+/**
+ * Every domain and cross-domain validator over a complete candidate snapshot.
+ *
+ * Same rules and order as `validateSnapshot` with nothing skipped: first each
+ * participant's domain rules (registry order), then every `SNAPSHOT_RULES`
+ * entry. A check whose inputs (family key + content SHA-256, or absence) are
+ * in `memo` as passed is not re-run; everything else is decoded and run, and
+ * passes are remembered. Without digests nothing is reused.
+ */
+export function validateCompleteSnapshot(snapshot: SnapshotTables<Table>, memo: ValidationMemo): void {
+  const present = new Map<string, string | undefined>();
+  for (const key of snapshot.families()) {
+    if (familyByKey(key) === undefined) {
+      throw new GfError('GF_SCHEMA_MISMATCH', 'participant of an unregistered record family', { family_key: safeKey(key) });
+    }
+    present.set(key, snapshot.contentSha256?.(key));
+  }
+  const cache = new Map<string, Columns | undefined>();
+  const view: SnapshotColumns = {
+    columns(key) {
+      if (cache.has(key)) return cache.get(key);
+      const family = familyByKey(key);
+      const table = present.has(key) ? snapshot.get(key) : undefined;
+      let cols: Columns | undefined;
+      if (family !== undefined && table !== undefined) {
+        assertFamilySchema(family, table);
+        cols = columnsOf(family, table);
+      }
+      cache.set(key, cols);
+      return cols;
+    },
+  };
+  const inputKey = (keys: readonly string[]): string | undefined => {
+    const parts: string[] = [];
+    for (const k of keys) {
+      if (!present.has(k)) parts.push(`${k}=-`);
+      else {
+        const d = present.get(k);
+        if (d === undefined) return undefined;
+        parts.push(`${k}=${d}`);
+      }
+    }
+    return parts.join(';');
+  };
+  for (const family of RECORD_FAMILIES) {
+    if (!present.has(family.key)) continue;
+    const memoKey = inputKey([family.key]);
+    if (memoKey !== undefined && memo.has(`domain|${memoKey}`)) continue;
+    const table = snapshot.get(family.key);
+    if (table === undefined) continue;
+    validateParticipant(family, table);
+    if (memoKey !== undefined) memo.add(`domain|${memoKey}`);
+  }
+  for (const rule of SNAPSHOT_RULES) {
+    const family = familyByKey(rule.subject);
+    if (family === undefined) continue;
+    const memoKey = inputKey(rule.reads);
+    if (memoKey !== undefined && memo.has(`rule|${rule.id}|${rule.subject}|${memoKey}`)) continue;
+    for (const v of rule.check(view)) {
+      throw new GfError('GF_VALIDATION', `participant breaks rule ${rule.id}`, {
+        rule: rule.id,
+        capability_id: family.capabilityId,
+        record_family_id: family.recordFamilyId,
+        row: v.row,
+        ...(v.field === undefined ? {} : { field: v.field }),
+      });
+    }
+    if (memoKey !== undefined) memo.add(`rule|${rule.id}|${rule.subject}|${memoKey}`);
+  }
+}
+
+/**
+ * Wraps a catalog so publication runs the complete validation above.
+ *
+ * Decoding and per-participant validation of staged bytes delegate to the
+ * project's catalog; the cross-domain step (`validateSnapshot`) becomes the
+ * complete, memoized check over every family of the candidate, whatever the
+ * `changed` set says: a revert replaces the whole workspace at once.
+ */
+export function completeValidationCatalog<T>(catalog: ParticipantCatalog<T>, memo: ValidationMemo): ParticipantCatalog<T> {
+  return {
+    family: (c, f) => catalog.family(c, f),
+    decode: (family, bytes) => catalog.decode(family, bytes),
+    validateParticipant: (family, table) => catalog.validateParticipant(family, table),
+    validateSnapshot: (snapshot) => validateCompleteSnapshot(snapshot as unknown as SnapshotTables<Table>, memo),
+  };
+}
