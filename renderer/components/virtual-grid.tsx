@@ -1,0 +1,175 @@
+// The one large-table component: @tanstack/react-table for the row model,
+// @tanstack/react-virtual for rendering only the visible rows, ARIA grid
+// semantics and keyboard navigation. Asks for the next engine page as the
+// user scrolls near the end (`onNeedMore`), so nothing loads a whole
+// participant up front.
+import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
+import { tableFeatures, useTable, type ColumnDef } from '@tanstack/react-table';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import type { DisplayRow } from '../arrow-rows';
+
+/** One displayed column. */
+export interface GridColumn {
+  readonly id: string;
+  readonly header: string;
+  /** CSS track size (e.g. `minmax(8rem, 1fr)`). */
+  readonly width?: string;
+  readonly render?: (row: DisplayRow) => ReactNode;
+  readonly mono?: boolean;
+}
+
+/** Grid props. */
+export interface VirtualGridProps {
+  readonly label: string;
+  readonly columns: readonly GridColumn[];
+  readonly rows: readonly DisplayRow[];
+  readonly rowKey: (row: DisplayRow, index: number) => string;
+  /** Total rows when known (aria-rowcount); otherwise -1 while more pages exist. */
+  readonly totalRows?: number;
+  readonly hasMore?: boolean;
+  readonly loading?: boolean;
+  readonly onNeedMore?: () => void;
+  readonly onActivate?: (row: DisplayRow, index: number) => void;
+  readonly selectedKey?: string | null;
+  readonly rowClass?: (row: DisplayRow) => string;
+  readonly testId?: string;
+  readonly emptyText?: string;
+  /** `short` for small fixed tables, `tall` for record browsing. */
+  readonly size?: 'short' | 'tall';
+}
+
+const features = tableFeatures({});
+const ROW_HEIGHT = 30;
+
+/** A virtualized, keyboard-navigable ARIA grid over display rows. */
+export function VirtualGrid(props: VirtualGridProps) {
+  const { label, columns, rows, rowKey, hasMore = false, loading = false, onNeedMore, onActivate, selectedKey = null, rowClass, testId, emptyText = 'No rows.', size = 'tall' } = props;
+  const gridId = useId();
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const [active, setActive] = useState(0);
+  const defs = useMemo<ColumnDef<typeof features, DisplayRow>[]>(
+    () => columns.map((c) => ({ id: c.id, header: c.header, accessorFn: (r: DisplayRow) => r[c.id] ?? null })),
+    [columns],
+  );
+  const data = useMemo(() => rows as DisplayRow[], [rows]);
+  const table = useTable({ features, columns: defs, data, getRowId: (r, i) => rowKey(r, i) });
+  const modelRows = table.getRowModel().rows;
+  const virtualizer = useVirtualizer({
+    count: modelRows.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 12,
+  });
+  const items = virtualizer.getVirtualItems();
+  const lastVisible = items.length === 0 ? -1 : items[items.length - 1]!.index;
+
+  useEffect(() => {
+    if (hasMore && !loading && onNeedMore !== undefined && lastVisible >= modelRows.length - 40) onNeedMore();
+  }, [hasMore, loading, onNeedMore, lastVisible, modelRows.length]);
+
+  useEffect(() => {
+    if (active >= modelRows.length && modelRows.length > 0) setActive(modelRows.length - 1);
+  }, [active, modelRows.length]);
+
+  const template = columns.map((c) => c.width ?? 'minmax(8rem, 1fr)').join(' ');
+  const cellId = (i: number) => `${gridId}-r${i}`;
+
+  const move = (to: number) => {
+    if (modelRows.length === 0) return;
+    const next = Math.max(0, Math.min(modelRows.length - 1, to));
+    setActive(next);
+    virtualizer.scrollToIndex(next, { align: 'auto' });
+  };
+  const onKey = (e: KeyboardEvent<HTMLDivElement>) => {
+    const page = Math.max(1, Math.floor((scrollRef.current?.clientHeight ?? 300) / ROW_HEIGHT) - 1);
+    const keys: Record<string, () => void> = {
+      ArrowDown: () => move(active + 1),
+      ArrowUp: () => move(active - 1),
+      PageDown: () => move(active + page),
+      PageUp: () => move(active - page),
+      Home: () => move(0),
+      End: () => move(modelRows.length - 1),
+      Enter: () => {
+        const r = modelRows[active];
+        if (r !== undefined) onActivate?.(r.original, active);
+      },
+      ' ': () => {
+        const r = modelRows[active];
+        if (r !== undefined) onActivate?.(r.original, active);
+      },
+    };
+    const f = keys[e.key];
+    if (f !== undefined) {
+      e.preventDefault();
+      f();
+    }
+  };
+
+  const totalRows = props.totalRows ?? (hasMore ? -1 : modelRows.length);
+  return (
+    <div className={`grid grid-${size}`} data-testid={testId}>
+      <div
+        ref={scrollRef}
+        className="grid-scroll"
+        role="grid"
+        aria-label={label}
+        aria-rowcount={totalRows < 0 ? -1 : totalRows + 1}
+        aria-colcount={columns.length}
+        aria-busy={loading}
+        tabIndex={0}
+        aria-activedescendant={modelRows.length > 0 ? cellId(active) : undefined}
+        onKeyDown={onKey}
+      >
+        <div role="rowgroup" className="grid-head">
+          <div role="row" aria-rowindex={1} className="grid-row" style={{ gridTemplateColumns: template }}>
+            {table.getHeaderGroups()[0]?.headers.map((h, i) => (
+              <div role="columnheader" aria-colindex={i + 1} key={h.id} className="grid-cell">
+                {columns[i]?.header}
+              </div>
+            ))}
+          </div>
+        </div>
+        <div role="rowgroup" className="grid-body" style={{ height: virtualizer.getTotalSize() }}>
+          {items.map((item) => {
+            const row = modelRows[item.index]!;
+            const key = row.id;
+            const classes = ['grid-row', 'grid-data-row'];
+            if (item.index === active) classes.push('is-active');
+            if (selectedKey !== null && key === selectedKey) classes.push('is-selected');
+            if (rowClass !== undefined) classes.push(rowClass(row.original));
+            return (
+              <div
+                role="row"
+                id={cellId(item.index)}
+                aria-rowindex={item.index + 2}
+                aria-selected={selectedKey !== null ? key === selectedKey : undefined}
+                key={key}
+                data-index={item.index}
+                className={classes.join(' ')}
+                style={{ gridTemplateColumns: template, transform: `translateY(${item.start}px)`, height: ROW_HEIGHT }}
+                onClick={() => {
+                  setActive(item.index);
+                  onActivate?.(row.original, item.index);
+                }}
+              >
+                {row.getAllCells().map((cell, ci) => {
+                  const col = columns[ci]!;
+                  const v = cell.getValue() as string | null;
+                  return (
+                    <div role="gridcell" aria-colindex={ci + 1} key={cell.id} className={col.mono === true ? 'grid-cell mono' : 'grid-cell'} title={v ?? ''}>
+                      {col.render !== undefined ? col.render(row.original) : v ?? '—'}
+                    </div>
+                  );
+                })}
+              </div>
+            );
+          })}
+        </div>
+        {modelRows.length === 0 && !loading && <p className="grid-empty muted">{emptyText}</p>}
+      </div>
+      <p className="grid-status muted" aria-live="polite">
+        {loading ? 'Loading…' : `${modelRows.length} row${modelRows.length === 1 ? '' : 's'}${hasMore ? ' loaded · scroll for more' : ''}`}
+      </p>
+    </div>
+  );
+}

@@ -1,0 +1,332 @@
+// Diff: from/to (checkpoints or CURRENT), scope, the per-participant summary,
+// a family's record diff paged as you scroll (colour-coded, filterable),
+// field-level before/after for a selected record, progress + Cancel, export.
+import { useCallback, useMemo, useRef, useState } from 'react';
+import { RecordBatch, Table, tableFromIPC, tableToIPC } from 'apache-arrow';
+import { DIFF_SCOPES, type ArrowResult, type DiffScope } from '../../core/api/contract';
+import { decodeArrow, type DisplayRow } from '../arrow-rows';
+import { ErrorBox } from '../components/error-box';
+import { VirtualGrid, type GridColumn } from '../components/virtual-grid';
+import { showError, type ShownError } from '../errors-text';
+import { invoke } from '../invoke';
+import { usePaged } from '../paged';
+import { useStudio } from '../store';
+
+const CURRENT = 'CURRENT';
+const SUMMARY_PAGE = 1000;
+const RECORD_PAGE = 500;
+const CHANGE_KINDS = ['added', 'removed', 'modified'] as const;
+type ChangeKind = (typeof CHANGE_KINDS)[number];
+
+/** One compared pair. */
+interface Compared {
+  readonly from: string;
+  readonly to: string;
+  readonly scope: DiffScope;
+  readonly rows: readonly DisplayRow[];
+  readonly pages: readonly Uint8Array[];
+}
+
+/** Saves bytes as a browser download. */
+function download(name: string, type: string, body: BlobPart): void {
+  const url = URL.createObjectURL(new Blob([body], { type }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+const csvCell = (v: string | null): string => (v === null ? '' : /[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+
+/** Rows as CSV text (header first). */
+export function toCsv(columns: readonly string[], rows: readonly DisplayRow[]): string {
+  return [columns.join(','), ...rows.map((r) => columns.map((c) => csvCell(r[c] ?? null)).join(','))].join('\n') + '\n';
+}
+
+/** Concatenates IPC pages into one Arrow file (one schema, all batches). */
+function concatArrow(pages: readonly Uint8Array[]): Uint8Array {
+  const tables = pages.map((p) => tableFromIPC(p));
+  const schema = tables[0]?.schema;
+  if (schema === undefined) return new Uint8Array();
+  const batches = tables.flatMap((t) => t.batches.map((b) => new RecordBatch(schema, b.data)));
+  return tableToIPC(batches.length === 0 ? new Table(schema) : new Table(schema, batches), 'file');
+}
+
+const SUMMARY_COLUMNS: readonly GridColumn[] = [
+  { id: 'scope', header: 'scope', width: '8rem' },
+  { id: 'capability_id', header: 'capability', width: '8rem' },
+  { id: 'record_family_id', header: 'family', width: 'minmax(8rem, 1fr)' },
+  { id: 'change_kind', header: 'change', width: '7rem' },
+  { id: 'from_row_count', header: 'from rows', width: '6rem' },
+  { id: 'to_row_count', header: 'to rows', width: '6rem' },
+];
+
+const RECORD_COLUMNS: readonly GridColumn[] = [
+  { id: 'change_kind', header: 'change', width: '6rem' },
+  { id: 'record_uuid', header: 'record uuid', width: 'minmax(10rem, 1fr)', mono: true },
+  { id: 'record_identity_fingerprint', header: 'identity fingerprint', width: 'minmax(10rem, 1fr)', mono: true },
+  { id: 'from_record_fingerprint', header: 'before', width: 'minmax(8rem, 1fr)', mono: true },
+  { id: 'to_record_fingerprint', header: 'after', width: 'minmax(8rem, 1fr)', mono: true },
+];
+
+/** The diff screen. */
+export function DiffScreen() {
+  const { checkpoints, workspace } = useStudio();
+  const names = checkpoints.map((c) => c['name'] ?? '');
+  const endpoints = [...names, CURRENT];
+  const [from, setFrom] = useState(names[0] ?? CURRENT);
+  const [to, setTo] = useState(CURRENT);
+  const [scope, setScope] = useState<DiffScope>('all');
+  const [running, setRunning] = useState<{ readonly id: string; readonly started: number } | null>(null);
+  const [compared, setCompared] = useState<Compared | null>(null);
+  const [error, setError] = useState<ShownError | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [family, setFamily] = useState<DisplayRow | null>(null);
+  const runId = useRef(0);
+
+  const compare = async () => {
+    if (workspace === null) return;
+    const id = crypto.randomUUID();
+    const mine = ++runId.current;
+    setRunning({ id, started: performance.now() });
+    setCompared(null);
+    setFamily(null);
+    setError(null);
+    setNotice(null);
+    const rows: DisplayRow[] = [];
+    const pages: Uint8Array[] = [];
+    try {
+      let after: string | null = null;
+      for (;;) {
+        const page: ArrowResult = await invoke('checkpoints.diff', { project: workspace.project, from, to, scope, detail: 'summary', limit: SUMMARY_PAGE, after, operation_id: id });
+        if (mine !== runId.current) return;
+        pages.push(page.bytes);
+        rows.push(...decodeArrow(page.bytes).rows);
+        after = page.next_page_token;
+        if (after === null) break;
+      }
+      // Shown only once complete: a cancelled or failed diff shows nothing partial.
+      setCompared({ from, to, scope, rows, pages });
+    } catch (e) {
+      if (mine !== runId.current) return;
+      const shown = showError(e);
+      if (shown.code === 'GF_CANCELLED') setNotice('Diff cancelled. No result is shown.');
+      else setError(shown);
+    } finally {
+      if (mine === runId.current) setRunning(null);
+    }
+  };
+
+  const cancel = async () => {
+    if (running === null) return;
+    const id = running.id;
+    runId.current++;
+    setRunning(null);
+    setCompared(null);
+    setNotice('Diff cancelled. No result is shown.');
+    await invoke('operation.cancel', { operation_id: id }).catch(() => undefined);
+  };
+
+  const changed = compared?.rows.filter((r) => r['change_kind'] !== 'unchanged').length ?? 0;
+  const unchanged = (compared?.rows.length ?? 0) - changed;
+
+  const exportSummary = (format: 'arrow' | 'csv' | 'json') => {
+    if (compared === null) return;
+    const base = `diff-summary-${compared.scope}`;
+    if (format === 'arrow') download(`${base}.arrow`, 'application/vnd.apache.arrow.file', concatArrow(compared.pages) as Uint8Array<ArrayBuffer>);
+    else if (format === 'csv') download(`${base}.csv`, 'text/csv', toCsv(SUMMARY_COLUMNS_ALL(compared.rows), compared.rows));
+    else download(`${base}.json`, 'application/json', JSON.stringify({ from: compared.from, to: compared.to, scope: compared.scope, rows: compared.rows }, null, 2));
+  };
+
+  return (
+    <section className="screen" aria-labelledby="diff-title">
+      <h2 id="diff-title">Diff</h2>
+      <form className="row-form" onSubmit={(e) => { e.preventDefault(); void compare(); }}>
+        <label htmlFor="diff-from">From</label>
+        <select id="diff-from" value={from} onChange={(e) => setFrom(e.target.value)}>
+          {endpoints.map((n) => <option key={n} value={n}>{n}</option>)}
+        </select>
+        <button type="button" onClick={() => { setFrom(to); setTo(from); }} aria-label="Swap from and to">⇄ Swap</button>
+        <label htmlFor="diff-to">To</label>
+        <select id="diff-to" value={to} onChange={(e) => setTo(e.target.value)}>
+          {endpoints.map((n) => <option key={n} value={n}>{n}</option>)}
+        </select>
+        <label htmlFor="diff-scope">Scope</label>
+        <select id="diff-scope" value={scope} onChange={(e) => setScope(e.target.value as DiffScope)}>
+          {DIFF_SCOPES.map((s) => <option key={s} value={s}>{s}</option>)}
+        </select>
+        <button type="submit" className="primary" disabled={running !== null}>Compare</button>
+      </form>
+      {running !== null && (
+        <div className="progress" role="status" data-testid="diff-progress">
+          <progress aria-label="Diff in progress" />
+          <span>Comparing {from} → {to}…</span>
+          <button type="button" onClick={() => void cancel()} data-testid="diff-cancel">Cancel</button>
+        </div>
+      )}
+      {notice !== null && <p className="notice" role="status" data-testid="diff-notice">{notice}</p>}
+      {error !== null && <ErrorBox error={error} testId="diff-error" />}
+      {compared !== null && (
+        <div className="stack" data-testid="diff-result">
+          <div className="screen-head">
+            <p>
+              <strong>{compared.from}</strong> → <strong>{compared.to}</strong> ({compared.scope}): <span data-testid="diff-changed">{changed}</span> changed,{' '}
+              <span data-testid="diff-unchanged">{unchanged}</span> unchanged participants
+            </p>
+            <div className="actions" role="group" aria-label="Export the summary">
+              <span className="muted">Export:</span>
+              <button type="button" onClick={() => exportSummary('arrow')}>Arrow</button>
+              <button type="button" onClick={() => exportSummary('csv')} data-testid="export-csv">CSV</button>
+              <button type="button" onClick={() => exportSummary('json')}>JSON</button>
+            </div>
+          </div>
+          <VirtualGrid
+            label="Diff summary by participant"
+            columns={SUMMARY_COLUMNS}
+            rows={compared.rows}
+            rowKey={(r) => `${r['capability_id'] ?? ''}/${r['record_family_id'] ?? ''}`}
+            onActivate={(r) => setFamily(r)}
+            selectedKey={family === null ? null : `${family['capability_id'] ?? ''}/${family['record_family_id'] ?? ''}`}
+            rowClass={(r) => `change-${r['change_kind'] ?? ''}`}
+            size="short"
+            testId="diff-summary"
+          />
+          {family !== null && workspace !== null && <RecordDiff project={workspace.project} compared={compared} family={family} />}
+        </div>
+      )}
+    </section>
+  );
+}
+
+const SUMMARY_COLUMNS_ALL = (rows: readonly DisplayRow[]): string[] => Object.keys(rows[0] ?? {});
+
+function RecordDiff({ project, compared, family }: { project: string; compared: Compared; family: DisplayRow }) {
+  const familyId = family['record_family_id'] ?? '';
+  const scope = (family['scope'] ?? 'all') as DiffScope;
+  const [kinds, setKinds] = useState<ReadonlySet<ChangeKind>>(new Set(CHANGE_KINDS));
+  const [selected, setSelected] = useState<DisplayRow | null>(null);
+  const key = `${compared.from}|${compared.to}|${scope}|${familyId}`;
+  const fetchPage = useCallback(
+    (after: string | null) => invoke('checkpoints.diff', { project, from: compared.from, to: compared.to, scope, detail: 'records', limit: RECORD_PAGE, after }),
+    [project, compared.from, compared.to, scope],
+  );
+  const paged = usePaged(key, fetchPage, (r) => r['record_family_id'] === familyId);
+  const shown = useMemo(() => paged.rows.filter((r) => kinds.has(r['change_kind'] as ChangeKind)), [paged.rows, kinds]);
+  const counts = useMemo(() => {
+    const c: Record<string, number> = { added: 0, removed: 0, modified: 0 };
+    for (const r of paged.rows) c[r['change_kind'] ?? ''] = (c[r['change_kind'] ?? ''] ?? 0) + 1;
+    return c;
+  }, [paged.rows]);
+  const exportRecords = (format: 'csv' | 'json') => {
+    const base = `diff-records-${familyId}`;
+    if (format === 'csv') download(`${base}.csv`, 'text/csv', toCsv(paged.columns, shown));
+    else download(`${base}.json`, 'application/json', JSON.stringify({ from: compared.from, to: compared.to, family: familyId, rows: shown }, null, 2));
+  };
+  return (
+    <div className="stack" data-testid="record-diff">
+      <h3>Records of <span className="mono">{family['capability_id']}/{familyId}</span> ({family['change_kind']})</h3>
+      <fieldset className="row-form">
+        <legend>Show change kinds</legend>
+        {CHANGE_KINDS.map((k) => (
+          <label key={k} className={`chip change-${k}`}>
+            <input
+              type="checkbox"
+              checked={kinds.has(k)}
+              onChange={(e) => {
+                const next = new Set(kinds);
+                if (e.target.checked) next.add(k);
+                else next.delete(k);
+                setKinds(next);
+              }}
+            />{' '}
+            {k} <span data-testid={`count-${k}`}>{counts[k]}</span>
+          </label>
+        ))}
+        <span className="muted">Export loaded rows:</span>
+        <button type="button" onClick={() => exportRecords('csv')}>CSV</button>
+        <button type="button" onClick={() => exportRecords('json')}>JSON</button>
+      </fieldset>
+      {paged.error !== null && <ErrorBox error={paged.error} testId="record-diff-error" />}
+      <div className="split">
+        <VirtualGrid
+          label={`Record changes of ${familyId}`}
+          columns={RECORD_COLUMNS}
+          rows={shown}
+          rowKey={(r) => `${r['record_identity_fingerprint'] ?? ''}/${r['change_kind'] ?? ''}`}
+          hasMore={paged.hasMore}
+          loading={paged.loading}
+          onNeedMore={paged.more}
+          onActivate={(r) => setSelected(r)}
+          selectedKey={selected === null ? null : `${selected['record_identity_fingerprint'] ?? ''}/${selected['change_kind'] ?? ''}`}
+          rowClass={(r) => `change-${r['change_kind'] ?? ''}`}
+          testId="record-diff-grid"
+          emptyText={paged.hasMore ? 'Loading more pages…' : 'No record changes of these kinds.'}
+        />
+        {selected !== null && <RecordDetail project={project} compared={compared} family={family} row={selected} />}
+      </div>
+    </div>
+  );
+}
+
+/** Loads one record by its uuid identity from a checkpoint view (null when not possible). */
+async function recordAt(project: string, name: string, capability: string, familyId: string, uuid: string): Promise<DisplayRow | null> {
+  const v = await invoke('view.open', { project, name });
+  try {
+    const page = await invoke('view.record', { view: v.view, capability_id: capability, record_family_id: familyId, identity: { [`${familyId}_uuid`]: uuid } });
+    return decodeArrow(page.bytes).rows[0] ?? null;
+  } finally {
+    await invoke('view.close', { view: v.view }).catch(() => undefined);
+  }
+}
+
+function RecordDetail({ project, compared, family, row }: { project: string; compared: Compared; family: DisplayRow; row: DisplayRow }) {
+  const [fields, setFields] = useState<{ readonly before: DisplayRow | null; readonly after: DisplayRow | null } | null>(null);
+  const [note, setNote] = useState<string | null>(null);
+  const uuid = row['record_uuid'];
+  const capability = family['capability_id'] ?? '';
+  const familyId = family['record_family_id'] ?? '';
+  const canLoad = uuid !== null && uuid !== undefined && compared.from !== CURRENT && compared.to !== CURRENT;
+  const load = async () => {
+    if (!canLoad) return;
+    setNote(null);
+    try {
+      const [before, after] = await Promise.all([recordAt(project, compared.from, capability, familyId, uuid), recordAt(project, compared.to, capability, familyId, uuid)]);
+      setFields({ before, after });
+    } catch (e) {
+      setNote(`${showError(e).code}: field values are not available for this family by record uuid.`);
+    }
+  };
+  const changedFields = fields === null ? [] : [...new Set([...Object.keys(fields.before ?? {}), ...Object.keys(fields.after ?? {})])].filter((k) => (fields.before?.[k] ?? null) !== (fields.after?.[k] ?? null));
+  return (
+    <aside className="record-detail" aria-label="Selected record change" data-testid="record-detail">
+      <h4 className={`change-${row['change_kind'] ?? ''}`}>{row['change_kind']} record</h4>
+      <dl className="record-fields">
+        <div><dt>record uuid</dt><dd className="mono">{uuid ?? '—'}</dd></div>
+        <div><dt>identity fingerprint</dt><dd className="mono">{row['record_identity_fingerprint']}</dd></div>
+        <div><dt>before fingerprint</dt><dd className="mono">{row['from_record_fingerprint'] ?? '—'}</dd></div>
+        <div><dt>after fingerprint</dt><dd className="mono">{row['to_record_fingerprint'] ?? '—'}</dd></div>
+      </dl>
+      {canLoad ? (
+        <button type="button" onClick={() => void load()} data-testid="load-fields">Show changed fields</button>
+      ) : (
+        <p className="muted small">Field values need two checkpoint endpoints and a record uuid (the diff itself carries fingerprints only).</p>
+      )}
+      {note !== null && <p className="muted small">{note}</p>}
+      {fields !== null && (
+        <table className="fields-table" data-testid="changed-fields">
+          <caption>Fields that changed</caption>
+          <thead><tr><th scope="col">field</th><th scope="col">before</th><th scope="col">after</th></tr></thead>
+          <tbody>
+            {changedFields.map((k) => (
+              <tr key={k}><th scope="row" className="mono">{k}</th><td className="mono change-removed">{fields.before?.[k] ?? '—'}</td><td className="mono change-added">{fields.after?.[k] ?? '—'}</td></tr>
+            ))}
+            {changedFields.length === 0 && <tr><td colSpan={3}>No field differs.</td></tr>}
+          </tbody>
+        </table>
+      )}
+    </aside>
+  );
+}

@@ -1,0 +1,162 @@
+// History: the generation timeline (parents, restorations), named
+// checkpoints as labels, create (validated as typed) and delete (confirmed).
+import { useMemo, useState, type FormEvent } from 'react';
+import { Dialog } from '../components/dialog';
+import { ErrorBox } from '../components/error-box';
+import { showError, type ShownError } from '../errors-text';
+import { invoke } from '../invoke';
+import { nameProblem } from '../names';
+import { useStudio, type CheckpointRow } from '../store';
+
+const short = (u: string | null | undefined): string => (u === null || u === undefined ? '—' : u.slice(0, 8));
+
+/** The history screen. */
+export function HistoryScreen() {
+  const { summary, checkpoints, workspace, refresh, go, has, lastRevertGeneration } = useStudio();
+  const [creating, setCreating] = useState(false);
+  const [deleting, setDeleting] = useState<string | null>(null);
+  const labels = useMemo(() => {
+    const m = new Map<string, CheckpointRow[]>();
+    for (const c of checkpoints) {
+      const g = c['generation_uuid'] ?? '';
+      m.set(g, [...(m.get(g) ?? []), c]);
+    }
+    return m;
+  }, [checkpoints]);
+  const byUuid = useMemo(() => new Map(checkpoints.map((c) => [c['checkpoint_uuid'] ?? '', c['name'] ?? ''])), [checkpoints]);
+  if (summary === null || workspace === null) return <p className="muted">Loading history…</p>;
+  const gens = summary.generations;
+  return (
+    <section className="screen" aria-labelledby="history-title">
+      <div className="screen-head">
+        <h2 id="history-title">History</h2>
+        <div className="actions">
+          <button type="button" onClick={() => setCreating(true)} disabled={!has('checkpoints.create') || summary.current === null} data-testid="create-checkpoint">
+            Create checkpoint
+          </button>
+          <button type="button" onClick={() => void refresh()}>Refresh</button>
+        </div>
+      </div>
+      <p className="muted">
+        <span data-testid="generation-count">{gens.length}</span> generations · <span data-testid="checkpoint-count">{checkpoints.length}</span> active checkpoints
+      </p>
+      <section aria-label="Generations">
+        <table className="timeline" data-testid="timeline">
+          <caption className="sr-only">Generations, newest first</caption>
+          <thead>
+            <tr><th scope="col">generation</th><th scope="col">parent</th><th scope="col">checkpoints</th><th scope="col">participants</th><th scope="col">produced by</th></tr>
+          </thead>
+          <tbody>
+            {gens.map((g) => (
+              <tr key={g.generation_uuid} className={g.generation_uuid === lastRevertGeneration ? 'is-new' : undefined} data-testid="generation-row">
+                <td className="mono" title={g.generation_uuid}>{g.generation_uuid}</td>
+                <td className="mono" title={g.parent_generation_uuid ?? ''}>{short(g.parent_generation_uuid)}</td>
+                <td>
+                  {g.is_current && <span className="badge badge-current">CURRENT</span>}
+                  {(labels.get(g.generation_uuid) ?? []).map((c) => (
+                    <span className="label-chip" key={c['checkpoint_uuid']}>
+                      <button type="button" className="link" onClick={() => go('checkpoint', c['name'])} data-testid="checkpoint-label" title={c['description'] ?? ''}>
+                        {c['name']}
+                      </button>
+                      <button type="button" className="icon" aria-label={`Delete checkpoint ${c['name'] ?? ''}`} onClick={() => setDeleting(c['name'] ?? '')} disabled={!has('checkpoints.delete')}>
+                        ×
+                      </button>
+                    </span>
+                  ))}
+                </td>
+                <td>{g.participant_count}</td>
+                <td data-testid="produced-by">
+                  {g.restoration === null ? (
+                    g.parent_generation_uuid === null ? 'first publication' : 'publication'
+                  ) : (
+                    <span className="restoration">
+                      <span className="badge badge-revert">revert</span> to {byUuid.get(g.restoration.checkpoint_uuid) ?? short(g.restoration.checkpoint_uuid)} (source {short(g.restoration.source_generation_uuid)}, at{' '}
+                      {g.restoration.restored_at})
+                    </span>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+      <p className="muted small">Deleted checkpoints (tombstones) are kept by the engine but the contract does not list them yet.</p>
+      {creating && <CreateDialog project={workspace.project} existing={checkpoints.map((c) => c['name'] ?? '')} onClose={() => setCreating(false)} onDone={() => void refresh()} />}
+      {deleting !== null && <DeleteDialog project={workspace.project} name={deleting} onClose={() => setDeleting(null)} onDone={() => void refresh()} />}
+    </section>
+  );
+}
+
+function CreateDialog({ project, existing, onClose, onDone }: { project: string; existing: readonly string[]; onClose: () => void; onDone: () => void }) {
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [touched, setTouched] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ShownError | null>(null);
+  const [key] = useState(() => crypto.randomUUID());
+  const problem = nameProblem(name) ?? (existing.includes(name.normalize('NFC')) ? 'A checkpoint with this name already exists.' : null);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setTouched(true);
+    if (problem !== null) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await invoke('checkpoints.create', { project, name, description: description === '' ? null : description, idempotency_key: key });
+      onDone();
+      onClose();
+    } catch (err) {
+      setError(showError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog title="Create a checkpoint" onClose={onClose} testId="create-dialog">
+      <form onSubmit={(e) => void submit(e)} className="stack">
+        <p className="muted">Names the current generation.</p>
+        <label htmlFor="cp-name">Name</label>
+        <input id="cp-name" value={name} onChange={(e) => { setName(e.target.value); setTouched(true); }} aria-invalid={touched && problem !== null} aria-describedby="cp-name-help" autoComplete="off" />
+        <p id="cp-name-help" className={touched && problem !== null ? 'field-error' : 'muted small'} data-testid="name-problem" aria-live="polite">
+          {touched && problem !== null ? problem : 'Letters, numbers, spaces, "_", "-", "."; 1–128 UTF-8 bytes.'}
+        </p>
+        <label htmlFor="cp-description">Description (optional)</label>
+        <textarea id="cp-description" value={description} onChange={(e) => setDescription(e.target.value)} rows={2} />
+        {error !== null && <ErrorBox error={error} testId="create-error" />}
+        <div className="actions">
+          <button type="button" onClick={onClose}>Cancel</button>
+          <button type="submit" className="primary" disabled={busy || problem !== null}>{busy ? 'Creating…' : 'Create'}</button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+function DeleteDialog({ project, name, onClose, onDone }: { project: string; name: string; onClose: () => void; onDone: () => void }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ShownError | null>(null);
+  const [key] = useState(() => crypto.randomUUID());
+  const confirm = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await invoke('checkpoints.delete', { project, name, idempotency_key: key });
+      onDone();
+      onClose();
+    } catch (err) {
+      setError(showError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog title={`Delete checkpoint “${name}”?`} onClose={onClose} testId="delete-dialog">
+      <p>The name is removed; its generation stays until ordinary retention. This cannot be undone from here.</p>
+      {error !== null && <ErrorBox error={error} testId="delete-error" />}
+      <div className="actions">
+        <button type="button" onClick={onClose}>Keep it</button>
+        <button type="button" className="danger" onClick={() => void confirm()} disabled={busy}>{busy ? 'Deleting…' : 'Delete'}</button>
+      </div>
+    </Dialog>
+  );
+}

@@ -1,0 +1,43 @@
+// Open a workspace: a typed folder path (the one place a path is sent),
+// recent workspaces, and how to make the demo.
+import { useState, type FormEvent } from 'react';
+import { ErrorBox } from '../components/error-box';
+import { useStudio } from '../store';
+
+/** The open-workspace screen. */
+export function OpenScreen() {
+  const { recents, openPath, opening, openError } = useStudio();
+  const [path, setPath] = useState('');
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (path.trim() !== '') void openPath(path.trim());
+  };
+  return (
+    <section className="screen" aria-labelledby="open-title">
+      <h2 id="open-title">Open a workspace</h2>
+      <form className="row-form" onSubmit={submit}>
+        <label htmlFor="open-path">Workspace folder (absolute path)</label>
+        <input id="open-path" className="wide mono" value={path} onChange={(e) => setPath(e.target.value)} placeholder="/home/me/research-workspace" spellCheck={false} autoComplete="off" />
+        <button type="submit" disabled={opening || path.trim() === ''}>{opening ? 'Opening…' : 'Open'}</button>
+      </form>
+      {openError !== null && <ErrorBox error={openError} testId="open-error" />}
+      <h3>Recent workspaces</h3>
+      {recents.length === 0 ? (
+        <p className="muted">None yet.</p>
+      ) : (
+        <ul className="plain-list" aria-label="Recent workspaces">
+          {recents.map((r) => (
+            <li key={r}>
+              <button type="button" className="link mono" onClick={() => void openPath(r)} disabled={opening}>{r}</button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <h3>The demo</h3>
+      <p className="muted">
+        Create the demo research workspace with <code>npx gf demo create DIR</code> (checkpoints, a deleted checkpoint, ledgers), then open <code>DIR</code> here or start
+        with <code>npx gf serve --project DIR</code>.
+      </p>
+    </section>
+  );
+}

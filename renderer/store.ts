@@ -1,0 +1,146 @@
+// The renderer's state (zustand): the open workspace, its history and
+// checkpoints, the current screen, and recent workspaces. Every engine call
+// goes through `invoke` (the operation contract).
+import { create } from 'zustand';
+import type { ArrowResult, JsonResults, OperationName, ProjectSummary } from '../core/api/contract';
+import { decodeArrow, type DisplayRow } from './arrow-rows';
+import { showError, type ShownError } from './errors-text';
+import { invoke } from './invoke';
+
+/** The main screens. */
+export const SCREENS = ['open', 'history', 'checkpoint', 'diff', 'revert', 'ledgers'] as const;
+/** One main screen. */
+export type Screen = (typeof SCREENS)[number];
+
+/** An open workspace. */
+export interface OpenWorkspace {
+  readonly project: string;
+  readonly label: string;
+}
+
+/** A checkpoint row (checkpoint@1) as displayed. */
+export type CheckpointRow = DisplayRow;
+
+const RECENTS_KEY = 'gf.recent-workspaces';
+const RECENTS_MAX = 8;
+
+function loadRecents(): string[] {
+  try {
+    const v: unknown = JSON.parse(localStorage.getItem(RECENTS_KEY) ?? '[]');
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string').slice(0, RECENTS_MAX) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The store's shape. */
+export interface StudioState {
+  readonly booted: boolean;
+  readonly mode: JsonResults['app.session']['mode'] | null;
+  readonly operations: readonly OperationName[];
+  readonly workspace: OpenWorkspace | null;
+  readonly summary: ProjectSummary | null;
+  readonly checkpoints: readonly CheckpointRow[];
+  readonly screen: Screen;
+  /** Checkpoint name the checkpoint/revert screen starts on. */
+  readonly focusName: string | null;
+  readonly fatal: ShownError | null;
+  readonly openError: ShownError | null;
+  readonly opening: boolean;
+  readonly recents: readonly string[];
+  /** Generation UUID of the last revert (highlighted in the history). */
+  readonly lastRevertGeneration: string | null;
+  boot(): Promise<void>;
+  openPath(path: string): Promise<boolean>;
+  refresh(): Promise<void>;
+  go(screen: Screen, focusName?: string | null): void;
+  has(op: OperationName): boolean;
+  closeWorkspace(): Promise<void>;
+  markRevert(generation: string): void;
+}
+
+/** Fetches every active checkpoint (pages of 500). */
+async function listCheckpoints(project: string): Promise<CheckpointRow[]> {
+  const rows: CheckpointRow[] = [];
+  let after: string | null = null;
+  for (let i = 0; i < 1000; i++) {
+    const page: ArrowResult = await invoke('checkpoints.list', { project, limit: 500, after });
+    rows.push(...decodeArrow(page.bytes).rows);
+    after = page.next_page_token;
+    if (after === null) break;
+  }
+  return rows;
+}
+
+/** The studio store. */
+export const useStudio = create<StudioState>((set, get) => ({
+  booted: false,
+  mode: null,
+  operations: [],
+  workspace: null,
+  summary: null,
+  checkpoints: [],
+  screen: 'open',
+  focusName: null,
+  fatal: null,
+  openError: null,
+  opening: false,
+  recents: loadRecents(),
+  lastRevertGeneration: null,
+  async boot() {
+    try {
+      const session = await invoke('app.session', {});
+      set({ mode: session.mode, operations: session.operations });
+      if (session.project !== null) {
+        set({ workspace: session.project, screen: 'history' });
+        await get().refresh();
+      }
+      set({ booted: true });
+    } catch (e) {
+      set({ fatal: showError(e), booted: true });
+    }
+  },
+  async openPath(path) {
+    set({ opening: true, openError: null });
+    try {
+      const opened = await invoke('project.open', { path });
+      const previous = get().workspace;
+      const recents = [path, ...get().recents.filter((p) => p !== path)].slice(0, RECENTS_MAX);
+      localStorage.setItem(RECENTS_KEY, JSON.stringify(recents));
+      set({ workspace: opened, recents, screen: 'history', summary: null, checkpoints: [] });
+      if (previous !== null && previous.project !== opened.project) void invoke('project.close', { project: previous.project }).catch(() => undefined);
+      await get().refresh();
+      return true;
+    } catch (e) {
+      set({ openError: showError(e) });
+      return false;
+    } finally {
+      set({ opening: false });
+    }
+  },
+  async refresh() {
+    const ws = get().workspace;
+    if (ws === null) return;
+    try {
+      const [summary, checkpoints] = await Promise.all([invoke('project.summary', { project: ws.project }), listCheckpoints(ws.project)]);
+      set({ summary, checkpoints, openError: null });
+    } catch (e) {
+      // A workspace that cannot be summarized goes back to the open screen with its error.
+      set({ openError: showError(e), screen: 'open', workspace: null, summary: null, checkpoints: [] });
+    }
+  },
+  go(screen, focusName = null) {
+    set({ screen, focusName });
+  },
+  has(op) {
+    return get().operations.includes(op);
+  },
+  async closeWorkspace() {
+    const ws = get().workspace;
+    set({ workspace: null, summary: null, checkpoints: [], screen: 'open' });
+    if (ws !== null) await invoke('project.close', { project: ws.project }).catch(() => undefined);
+  },
+  markRevert(generation) {
+    set({ lastRevertGeneration: generation });
+  },
+}));
