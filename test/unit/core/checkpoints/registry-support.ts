@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { isPlan, planCreate, planDelete, prepareCreate, prepareDelete } from '../../../../core/checkpoints/registry-core';
 import type { CheckpointReceipt } from '../../../../core/checkpoints/registry-core';
-import type { RegistryDoc } from '../../../../core/checkpoints/registry-format';
+import { REGISTRY_FORMAT, REGISTRY_FORMAT_VERSION, compareActive, compareTombstones } from '../../../../core/checkpoints/registry-format';
+import type { ActiveRow, RegistryDoc, TombstoneRow } from '../../../../core/checkpoints/registry-format';
 
 /** A bare directory with `locks/`: enough for the registry shell on its own. */
 export function tempRoot(prefix = 'gf-reg-'): string {
@@ -52,9 +53,6 @@ export function docWith(names: readonly string[]): RegistryDoc {
 
 export type { CheckpointReceipt };
 
-import { prepareCreate as pc, prepareDelete as pd } from '../../../../core/checkpoints/registry-core';
-import { REGISTRY_FORMAT, REGISTRY_FORMAT_VERSION, compareActive, compareTombstones } from '../../../../core/checkpoints/registry-format';
-import type { ActiveRow, TombstoneRow } from '../../../../core/checkpoints/registry-format';
 
 /** Builds a large valid document directly (no O(n²) replays): `active` rows then `tombstones`. */
 export function bigDoc(active: number, tombstones: number, description: string | null = null): RegistryDoc {
@@ -62,7 +60,7 @@ export function bigDoc(active: number, tombstones: number, description: string |
   const dead: TombstoneRow[] = [];
   let revision = 0;
   const row = (i: number): ActiveRow => {
-    const req = pc({ name: `cp ${String(i).padStart(6, '0')}`, description, idempotencyKey: uuidN(i, '018f0f4e-7b8c-7000-8000-') });
+    const req = prepareCreate({ name: `cp ${String(i).padStart(6, '0')}`, description, idempotencyKey: uuidN(i, '018f0f4e-7b8c-7000-8000-') });
     revision += 1;
     return {
       checkpoint_uuid: req.checkpointUuid,
@@ -79,7 +77,7 @@ export function bigDoc(active: number, tombstones: number, description: string |
   };
   for (let i = 0; i < tombstones; i++) {
     const r = row(i);
-    const del = pd({ name: r.name, idempotencyKey: uuidN(i, '018f0f4e-7b8c-7000-9000-') });
+    const del = prepareDelete({ name: r.name, idempotencyKey: uuidN(i, '018f0f4e-7b8c-7000-9000-') });
     revision += 1;
     dead.push({ ...r, deleted_at: r.created_at + 1, deleted_by: null, delete_operation_uuid: del.operationUuid, delete_request_sha256: del.requestSha256, deleted_revision: revision });
   }
