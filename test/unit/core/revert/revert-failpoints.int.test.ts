@@ -1,0 +1,128 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Table } from 'apache-arrow';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openCheckpointedProject } from '../../../../core/checkpoints/checkpoints';
+import type { CheckpointReceipt } from '../../../../core/checkpoints/registry-core';
+import { FAILPOINT_NAMES, armFailpointForTesting, committedAt } from '../../../../core/project/index';
+import type { FailpointName, Project } from '../../../../core/project/index';
+import { RevertEngine, ValidationMemo } from '../../../../core/revert/index';
+import { putConfig } from '../../../support/project-fixtures';
+import { observe } from '../../../support/project-state';
+import type { ObservedState } from '../../../support/project-state';
+import { demoProject, laterChangesEverywhere, tempDir } from './revert-support';
+
+// revert_publication_failpoint_matrix: a real child process reverting a demo
+// workspace (later changes in every scope) is SIGKILLed at every publication
+// failpoint of the workspace store; each `.error` variant runs in-process.
+// On reopen the selected generation is exactly the prior one before the
+// CURRENT rename and exactly the restored one from it on, never a mixture;
+// a replay with the same key then completes or returns the original receipt.
+
+const BATCH = 4;
+const NAME = 'Graph imported';
+const REASON = 'Crash-test revert';
+const KEY = '018f0f4e-7b8c-7000-8000-00000000c0de';
+const AT = 1_765_000_000_000_000;
+const POINTS = FAILPOINT_NAMES.filter((n) => n !== 'project.after_format_fsync' && n !== 'project.after_container_dir_fsync');
+
+let tmp: string;
+let fixture: string;
+let child: string;
+let before: ObservedState;
+let after: ObservedState;
+let receipt: CheckpointReceipt;
+const memo = new ValidationMemo();
+
+function revert(p: Project<Table>): Promise<CheckpointReceipt> {
+  return new RevertEngine(p, { clock: () => AT, memo }).revertToCheckpoint({ name: NAME, reason: REASON, idempotencyKey: KEY });
+}
+
+function copy(label: string): string {
+  const d = path.join(tmp, label.replace(/[^a-z0-9_.]/gi, '_'));
+  fs.cpSync(fixture, d, { recursive: true });
+  return d;
+}
+
+function runChild(dir: string, failpoint: string): Promise<{ signal: NodeJS.Signals | null; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [child, dir, NAME, REASON, KEY, String(AT)], {
+      env: { ...process.env, GF_FAILPOINT: failpoint, NODE_PATH: path.resolve('node_modules') },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let stdout = '';
+    proc.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    proc.on('error', reject);
+    proc.on('close', (_code, signal) => resolve({ signal, stdout }));
+  });
+}
+
+beforeAll(async () => {
+  tmp = tempDir('gf-revert-crash-');
+  fixture = path.join(tmp, 'fixture');
+  const p = await demoProject(fixture, 100);
+  await laterChangesEverywhere(p);
+  // Two more plain generations, so the revert's cleanup has an unpinned ancestor to move to trash (gc failpoints).
+  await p.publish({ parent: p.current()?.generationUuid ?? null, changes: [putConfig('later-1')] });
+  await p.publish({ parent: p.current()?.generationUuid ?? null, changes: [putConfig('later-2')] });
+  before = await observe(fixture);
+  const ref = copy('reference');
+  receipt = await revert(await openCheckpointedProject(ref));
+  after = await observe(ref);
+  const out = path.join(tmp, 'revert-child.cjs');
+  await build({ entryPoints: [path.resolve('test/unit/core/revert/revert-child.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: out, external: ['better-sqlite3'], logLevel: 'error' });
+  child = out;
+}, 180_000);
+
+afterAll(() => {
+  armFailpointForTesting(undefined);
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+async function checkThenReplay(dir: string, name: FailpointName): Promise<void> {
+  const seen = await observe(dir);
+  expect({ failpoint: name, ...seen }).toEqual({ failpoint: name, ...(committedAt(name) ? after : before) });
+  const replayed = await revert(await openCheckpointedProject(dir));
+  expect({ failpoint: name, ...replayed }).toEqual({ failpoint: name, ...receipt });
+  expect({ failpoint: name, ...(await observe(dir)) }).toEqual({ failpoint: name, ...after });
+}
+
+describe('revert_publication_failpoint_matrix', () => {
+  it('the reference revert changes the workspace (the matrix can tell prior from restored)', () => {
+    expect(after.generationUuid).toBe(receipt.result_generation_uuid);
+    expect(after.generationUuid).not.toBe(before.generationUuid);
+    expect(after.participants.map((p) => p.family)).toContain('workspace/restoration_transition');
+  });
+
+  it('SIGKILL at every publication failpoint: prior or restored on reopen, then replay completes with the original receipt', { timeout: 300_000 }, async () => {
+    for (let i = 0; i < POINTS.length; i += BATCH) {
+      const batch = POINTS.slice(i, i + BATCH);
+      const dirs = batch.map((n) => copy(`kill-${n}`));
+      const results = await Promise.all(batch.map((n, k) => runChild(dirs[k] as string, n)));
+      results.forEach((r, k) => expect({ failpoint: batch[k], signal: r.signal, stdout: r.stdout }).toEqual({ failpoint: batch[k], signal: 'SIGKILL', stdout: '' }));
+      for (let k = 0; k < batch.length; k++) await checkThenReplay(dirs[k] as string, batch[k] as FailpointName);
+      for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+    }
+  });
+
+  it('every .error variant reports committed truthfully; reopen and replay as above', { timeout: 300_000 }, async () => {
+    for (const name of POINTS) {
+      const dir = copy(`error-${name}`);
+      const p = await openCheckpointedProject(dir);
+      armFailpointForTesting(`${name}.error`);
+      let err: { code?: string; committed?: boolean } | undefined;
+      try {
+        await revert(p);
+      } catch (e) {
+        err = e as { code?: string; committed?: boolean };
+      } finally {
+        armFailpointForTesting(undefined);
+      }
+      expect({ name, code: err?.code, committed: err?.committed }).toEqual({ name, code: 'GF_IO', committed: committedAt(name) });
+      await checkThenReplay(dir, name);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
