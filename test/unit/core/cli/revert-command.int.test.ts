@@ -1,0 +1,68 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { tableFromIPC } from 'apache-arrow';
+import { afterAll, describe, expect, it } from 'vitest';
+import { main } from '../../../../core/cli/main';
+import { Checkpoints, openCheckpointedProject } from '../../../../core/checkpoints/checkpoints';
+import { createProject, registryCatalog } from '../../../../core/project/index';
+import { putConfig, putNodes } from '../../../support/project-fixtures';
+import { counterClock, tempDir } from '../revert/revert-support';
+
+const tmp = tempDir('gf-revert-cli-');
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+async function gf(...argv: string[]): Promise<{ code: number; out: string; err: string; bytes: Uint8Array }> {
+  const chunks: Uint8Array[] = [];
+  let out = '';
+  let err = '';
+  const code = await main(argv, {
+    stdout: (c) => {
+      if (typeof c === 'string') out += c;
+      else chunks.push(c);
+    },
+    stderr: (c) => {
+      err += c;
+    },
+  });
+  return { code, out, err, bytes: Buffer.concat(chunks) };
+}
+
+describe('gf checkpoint revert', () => {
+  it('reverts with a generated key (printed), replays with it, refuses a missing reason and unknown names', async () => {
+    const dir = path.join(tmp, 'p');
+    const p = await createProject(dir, { catalog: registryCatalog });
+    await p.publish({ parent: null, changes: [putNodes(3, 'a'), putConfig('a')] });
+    const project = await openCheckpointedProject(dir);
+    const cp = await new Checkpoints(project, { clock: counterClock() }).checkpoint({ name: 'Base', idempotencyKey: '018f0f4e-7b8c-7000-8000-000000000b01' });
+    await project.publish({ parent: project.current()?.generationUuid ?? null, changes: [putNodes(5, 'b')] });
+    const prior = project.current()?.generationUuid;
+
+    const r = await gf('checkpoint', 'revert', 'Base', '--project', dir, '--reason', ' bad import ', '--json');
+    expect(r.code).toBe(0);
+    const key = /idempotency key: ([0-9a-f-]{36})/.exec(r.err)?.[1];
+    expect(key).toBeDefined();
+    const receipt = JSON.parse(r.out) as Record<string, unknown>;
+    expect(receipt).toMatchObject({ operation: 'revert_to_checkpoint', operation_uuid: key, name: 'Base', source_generation_uuid: cp.source_generation_uuid, prior_current_generation_uuid: prior });
+    expect(project.current()?.generationUuid).toBe(receipt['result_generation_uuid']);
+
+    const again = await gf('checkpoint', 'revert', 'Base', '--project', dir, '--reason', 'bad import', '--idempotency-key', key!, '--arrow');
+    expect(again.code).toBe(0);
+    const t = tableFromIPC(again.bytes);
+    expect(t.schema.metadata.get('graphforge.contract.result_schema')).toBe('checkpoint_receipt@1');
+    expect(t.numRows).toBe(1);
+    expect(project.current()?.generationUuid).toBe(receipt['result_generation_uuid']);
+
+    const conflict = await gf('checkpoint', 'revert', 'Base', '--project', dir, '--reason', 'other', '--idempotency-key', key!);
+    expect(conflict.code).toBe(1);
+    expect(conflict.err).toContain('GF_IDEMPOTENCY_CONFLICT');
+    expect(conflict.err).not.toContain('other');
+    const missing = await gf('checkpoint', 'revert', 'Base', '--project', dir);
+    expect(missing.code).toBe(2);
+    const blank = await gf('checkpoint', 'revert', 'Base', '--project', dir, '--reason', '   ');
+    expect(blank.code).toBe(1);
+    expect(blank.err).toContain('GF_VALIDATION');
+    const unknown = await gf('checkpoint', 'revert', 'Nope', '--project', dir, '--reason', 'x');
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toContain('GF_CHECKPOINT_NOT_FOUND');
+  });
+});
