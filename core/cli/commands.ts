@@ -4,7 +4,8 @@ import { registerCheckpointCommands } from './checkpoint-command';
 import { registerDiffCommand } from './diff-command';
 import type { CommandRegistrar } from './io';
 import { registerProjectCommands } from './project-command';
+import { registerRevertCommand } from './revert-command';
 import { registerServeCommand } from './serve-command';
 
 /** Every subcommand group of `gf`, in help order. Add a module's registrar here. */
-export const COMMANDS: readonly CommandRegistrar[] = [registerCanonicalCommands, registerServeCommand, registerProjectCommands, registerCheckpointCommands, registerDiffCommand, registerChainCommands];
+export const COMMANDS: readonly CommandRegistrar[] = [registerCanonicalCommands, registerServeCommand, registerProjectCommands, registerCheckpointCommands, registerDiffCommand, registerRevertCommand, registerChainCommands];
