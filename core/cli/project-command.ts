@@ -1,8 +1,9 @@
+import { openCheckpointedProject } from '../checkpoints/checkpoints';
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { createDemoWorkspace, DEMO_DEFAULT_RECORDS, DEMO_DEFAULT_SEED } from '../demo/index';
 import { GfError } from '../errors';
-import { openProject, registryCatalog } from '../project/index';
+import { registryCatalog } from '../project/index';
 import type { ParticipantChange } from '../project/index';
 import type { CliIo } from './io';
 
@@ -70,7 +71,8 @@ export function registerProjectCommands(program: Command, io: CliIo): void {
       if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 0) {
         throw new GfError('GF_VALIDATION', '--timeout-ms must be a non-negative integer', {}, false);
       }
-      const project = await openProject(opts.project, { catalog: registryCatalog });
+      // Opened with the checkpoint registry's pins: every publish runs cleanup, which must keep checkpointed generations.
+      const project = await openCheckpointedProject(opts.project);
       const r = await project.withWriter((w) => w.publish({ parent: w.current()?.generationUuid ?? null, changes }), { timeoutMs });
       io.stdout(
         `${JSON.stringify({

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../../core/cli/main';
+import { Checkpoints, openCheckpointedProject } from '../../../../core/checkpoints/checkpoints';
 import { openProject } from '../../../../core/project/index';
 import { putConfig, putEdges, putNodes } from '../../../support/project-fixtures';
 
@@ -52,5 +53,23 @@ describe('gf publish', () => {
     expect(unknown.err).toContain('GF_VALIDATION');
     expect(unknown.err).not.toContain('etc');
     expect((await gf('publish', '--project', path.join(tmp, 'nowhere'), '--remove', 'graph/edge')).err).toContain('GF_UNSUPPORTED_PROJECT_FORMAT');
+  });
+
+  it('keeps every checkpointed generation through repeated publishes (cleanup honours the registry pins)', async () => {
+    const dir = path.join(tmp, 'pins');
+    expect((await gf('demo', 'create', dir, '--records', '50', '--seed', '3')).code).toBe(0);
+    const before = new Checkpoints(await openCheckpointedProject(dir)).listCheckpoints({ limit: 100 });
+    expect(before.rows.length).toBeGreaterThan(2);
+    for (let i = 0; i < 4; i++) {
+      const cfg = putConfig(`pins-${i}`);
+      if (cfg.kind !== 'put') throw new Error('put');
+      expect((await gf('publish', '--project', dir, '--family', 'workspace/configuration', '--file', file(`pins-${i}.json`, cfg.bytes))).code).toBe(0);
+    }
+    const cps = new Checkpoints(await openCheckpointedProject(dir));
+    for (const row of before.rows) {
+      const view = await cps.openCheckpoint(row.name);
+      expect(view.generationUuid).toBe(row.generation_uuid);
+      view.release();
+    }
   });
 });
