@@ -6,7 +6,7 @@ import type { DomainTag } from '../canonical/index';
 import { checkLimit } from '../canonical/arrow-limits';
 import { writeSchema } from '../canonical/arrow-schema';
 import { compileField } from '../canonical/arrow-values';
-import type { RowWriter } from '../canonical/arrow-values';
+import type { FieldEncoder, RowWriter } from '../canonical/arrow-values';
 import { ByteWriter } from '../canonical/arrow-writer';
 
 const GFT1 = Uint8Array.of(0x47, 0x46, 0x54, 0x31);
@@ -26,14 +26,20 @@ export class RowFingerprinter {
   readonly #lengthAt: number;
   readonly #payloadPrefix: number;
   readonly #maxPayload: number;
-  readonly #writers: readonly RowWriter[];
+  readonly #encoders: readonly FieldEncoder[];
+  readonly #columns: readonly Data[];
+  readonly #window: number;
+  readonly #bound = new Map<number, readonly RowWriter[]>();
 
   /**
    * @param fields the fingerprinted fields (a whole schema, or an identity projection of it)
    * @param metadata the schema metadata of the fingerprinted schema
    * @param columns one `Data` chunk per field, same order, one batch
+   * @param window rows per lazily bound window: binding validates a window's
+   *   cells (e.g. UTF-8) once, so a page that hashes a few rows of a large
+   *   participant never walks the whole column
    */
-  constructor(fields: readonly Field[], metadata: ReadonlyMap<string, string>, columns: readonly Data[], domain: DomainTag) {
+  constructor(fields: readonly Field[], metadata: ReadonlyMap<string, string>, columns: readonly Data[], domain: DomainTag, window = 4096) {
     const limits = resolveLimits();
     const schema = new Schema([...fields], new Map(metadata));
     const sw = new ByteWriter(limits.maxPayloadBytes, 256);
@@ -51,14 +57,33 @@ export class RowFingerprinter {
     w.u64(1);
     this.#prefixEnd = w.pos;
     this.#w = w;
-    this.#writers = fields.map((f, k) => compileField(f, f.name, 1, limits).bind(columns[k] as Data));
+    this.#encoders = fields.map((f) => compileField(f, f.name, 1, limits));
+    this.#columns = columns;
+    this.#window = window;
+  }
+
+  /** The writers of the window holding `row`, bound on first use. */
+  #writersFor(win: number): readonly RowWriter[] {
+    let ws = this.#bound.get(win);
+    if (ws === undefined) {
+      const start = win * this.#window;
+      ws = this.#encoders.map((e, k) => {
+        const col = this.#columns[k] as Data;
+        const n = Math.min(this.#window, col.length - start);
+        return e.bind(start === 0 && n === col.length ? col : col.slice(start, n));
+      });
+      this.#bound.set(win, ws);
+    }
+    return ws;
   }
 
   /** The fingerprint of row `row` written into `out` at `at` (32 bytes). */
   into(row: number, out: Uint8Array, at: number): void {
     const w = this.#w;
     w.pos = this.#prefixEnd;
-    for (const write of this.#writers) write(row, w);
+    const win = Math.floor(row / this.#window);
+    const local = row - win * this.#window;
+    for (const write of this.#writersFor(win)) write(local, w);
     const payloadLength = this.#payloadPrefix + (w.pos - this.#prefixEnd);
     if (payloadLength > this.#maxPayload) checkLimit('payload_bytes', payloadLength, this.#maxPayload, 'payload');
     w.patchU64(this.#lengthAt, payloadLength);

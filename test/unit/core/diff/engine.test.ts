@@ -217,8 +217,11 @@ describe('RowFingerprinter', () => {
       if (t.numRows === 0) continue;
       const all = recordFingerprints(t, f.fingerprintDomain);
       const cols = (t.batches[0] as { data: { children: unknown[] } }).data.children as never[];
-      const fp = new RowFingerprinter(f.schema.fields, f.schema.metadata, cols, f.fingerprintDomain);
-      for (let r = 0; r < t.numRows; r++) expect(toHex(fp.of(r))).toBe(toHex(all.subarray(r * 32, r * 32 + 32)));
+      // Whole-batch binding and tiny windows (sliced chunks) must agree with the canonical module.
+      for (const window of [4096, 1, 2]) {
+        const fp = new RowFingerprinter(f.schema.fields, f.schema.metadata, cols, f.fingerprintDomain, window);
+        for (let r = t.numRows - 1; r >= 0; r--) expect(toHex(fp.of(r))).toBe(toHex(all.subarray(r * 32, r * 32 + 32)));
+      }
     }
   });
 });
