@@ -3,6 +3,7 @@
 import { Checkpoints, type MicrosClock } from '../checkpoints/checkpoints';
 import { checkpointTable, receiptTable } from '../checkpoints/arrow-results';
 import { diffProjectCheckpoints } from '../diff/index';
+import { RevertEngine } from '../revert/index';
 import { GfError } from '../errors';
 import { familyByKey, type CellValue } from '../participants/index';
 import type { CheckpointView } from '../views/checkpoint-view';
@@ -102,6 +103,28 @@ export function checkpointOperations(
       } finally {
         run.end();
       }
+    },
+    'revert.preview': async ({ project, name }) => {
+      const p = projects.get(project).project;
+      const preview = new RevertEngine(p, clock === undefined ? {} : { clock }).previewRevert(name, { scope: 'all', detail: 'summary', limit: 10_000 });
+      const kinds = preview.diff.table.getChild('change_kind');
+      const changes = { added: 0, removed: 0, modified: 0, unchanged: 0 };
+      for (let i = 0; i < preview.diff.table.numRows; i++) {
+        const k = kinds?.get(i) as keyof typeof changes;
+        if (k in changes) changes[k] += 1;
+      }
+      return {
+        checkpoint_uuid: preview.checkpoint_uuid,
+        source_generation_uuid: preview.source_generation_uuid,
+        source_manifest_sha256: preview.source_manifest_sha256,
+        current_generation_uuid: preview.current_generation_uuid,
+        participant_changes: changes,
+      };
+    },
+    'checkpoints.revert': async ({ project, name, reason, idempotency_key, actor_uuid }) => {
+      const p = projects.get(project).project;
+      const receipt = await new RevertEngine(p, clock === undefined ? {} : { clock }).revertToCheckpoint({ name, reason, idempotencyKey: idempotency_key, actorUuid: actor_uuid ?? undefined });
+      return arrowResult(receiptTable(receipt), null);
     },
     'operation.cancel': async ({ operation_id }) => ({ cancelled: cancellations.cancel(operation_id) }),
     'view.open': async ({ project, name }) => {

@@ -307,6 +307,8 @@ export interface JsonResults {
     readonly source_generation_uuid: string;
     readonly source_manifest_sha256: string;
     readonly current_generation_uuid: string;
+    /** Participants the revert would add, remove, modify or keep (summary diff CURRENT → checkpoint). */
+    readonly participant_changes: { readonly added: number; readonly removed: number; readonly modified: number; readonly unchanged: number };
   };
   readonly 'view.open': { readonly view: string; readonly checkpoint_uuid: string; readonly generation_uuid: string; readonly manifest_sha256: string };
   readonly 'view.close': { readonly closed: boolean };

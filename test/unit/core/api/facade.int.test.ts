@@ -130,3 +130,35 @@ describe('chain operations', () => {
     expect(code(await call('chain.read', { project, workflow_id: '../etc' }))).toBe('GF_VALIDATION');
   });
 });
+
+describe('revert operations', () => {
+  it('previews, reverts with a reason, records the restoration in the summary and replays by key', async () => {
+    const current = readFileSync(join(ws.dir, 'CURRENT'));
+    expect(code(await call('checkpoints.revert', { project, name: 'baseline', reason: '   ', idempotency_key: testUuid('rv-empty') }))).toBe('GF_VALIDATION');
+    expect(code(await call('checkpoints.revert', { project, name: 'gone', reason: 'why', idempotency_key: testUuid('rv-gone') }))).toBe('GF_CHECKPOINT_NOT_FOUND');
+    expect(readFileSync(join(ws.dir, 'CURRENT')).equals(current)).toBe(true);
+
+    const preview = value<JsonResults['revert.preview']>(await call('revert.preview', { project, name: 'baseline' }));
+    expect(preview.source_generation_uuid).toBe(ws.generations[1]);
+    expect(preview.current_generation_uuid).toBe(ws.generations[0]);
+    expect(preview.participant_changes.modified).toBeGreaterThanOrEqual(1);
+
+    const key = testUuid('rv-ok');
+    const r = value<ArrowResult>(await call('checkpoints.revert', { project, name: 'baseline', reason: 'the second import was wrong', idempotency_key: key }));
+    const receipt = tableFromIPC(r.bytes);
+    expect(receipt.getChild('operation')?.get(0)).toBe('revert_to_checkpoint');
+    const again = value<ArrowResult>(await call('checkpoints.revert', { project, name: 'baseline', reason: 'the second import was wrong', idempotency_key: key }));
+    expect(Buffer.from(again.bytes).equals(Buffer.from(r.bytes))).toBe(true);
+
+    const s = value<JsonResults['project.summary']>(await call('project.summary', { project }));
+    expect(s.generations).toHaveLength(3);
+    const restored = s.generations[0]!;
+    expect(restored.parent_generation_uuid).toBe(ws.generations[0]);
+    expect(restored.restoration?.checkpoint_uuid).toBe(preview.checkpoint_uuid);
+    expect(restored.restoration?.source_generation_uuid).toBe(ws.generations[1]);
+    expect(restored.restoration?.restored_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    expect(JSON.stringify(s)).not.toContain('the second import was wrong');
+    expect(s.generations.slice(1).every((g) => g.restoration === null)).toBe(true);
+  });
+});
+

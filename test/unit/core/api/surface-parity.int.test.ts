@@ -83,7 +83,7 @@ afterAll(async () => {
 });
 
 describe('checkpoint_surface_parity', () => {
-  it('create (and its replays), list, read, diff, delete and chain verify give identical bytes and codes', async () => {
+  it('create (and its replays), list, read, diff, cancel, delete, revert and chain verify give identical bytes and codes', async () => {
     // create through the facade; the CLI and the bridge replay the same operation → the original receipt.
     const key = testUuid('parity-create');
     const created = await facade.dispatcher.dispatch('checkpoints.create', { project, name: 'parity', idempotency_key: key });
@@ -144,6 +144,18 @@ describe('checkpoint_surface_parity', () => {
     const bd = await viaBridge('checkpoints.delete', { project: bridgeProject, name: 'parity', idempotency_key: dkey });
     expect(cd.stdout.equals(bytesOf(deleted))).toBe(true);
     expect(bytesOf(bd).equals(bytesOf(deleted))).toBe(true);
+
+    // revert: the facade reverts; the CLI and the bridge replay the same operation → the same receipt
+    const rkey = testUuid('parity-revert');
+    const reverted = await facade.dispatcher.dispatch('checkpoints.revert', { project, name: 'baseline', reason: 'parity check', idempotency_key: rkey });
+    const crv = await cli('checkpoint', 'revert', 'baseline', '--project', ws.dir, '--reason', 'parity check', '--idempotency-key', rkey, '--arrow');
+    const brv = await viaBridge('checkpoints.revert', { project: bridgeProject, name: 'baseline', reason: 'parity check', idempotency_key: rkey });
+    expect(crv.code).toBe(0);
+    expect(crv.stdout.equals(bytesOf(reverted))).toBe(true);
+    expect(bytesOf(brv).equals(bytesOf(reverted))).toBe(true);
+    const reuse = await cli('checkpoint', 'revert', 'baseline', '--project', ws.dir, '--reason', 'another reason', '--idempotency-key', rkey, '--arrow');
+    const [fReuse, bReuse] = await both('checkpoints.revert', { name: 'baseline', reason: 'another reason', idempotency_key: rkey });
+    expect([codeOf(fReuse), codeOf(bReuse), cliCode(reuse)]).toEqual(['GF_IDEMPOTENCY_CONFLICT', 'GF_IDEMPOTENCY_CONFLICT', 'GF_IDEMPOTENCY_CONFLICT']);
 
     // chain verify --all: the same report on every surface (the CLI then exits 1: a chain is tampered)
     const [fvf, bvf] = await both('chain.verify', {});
