@@ -96,9 +96,13 @@ const ULID_RE = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 const OCCURRED_AT_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const DIGEST_RE = /^(sha256|blake3):[0-9a-f]{64}$/;
 
-/** True when `id` is a well-formed workflow id. */
+function hasWorkflowIdFormat(id: unknown): id is WorkflowId {
+  return typeof id === 'string' && WORKFLOW_ID_RE.test(id) && id !== '.' && id !== '..';
+}
+
+/** True when `id` is a well-formed workflow id (and does not look like a credential). */
 export function isWorkflowId(id: unknown): id is WorkflowId {
-  return typeof id === 'string' && WORKFLOW_ID_RE.test(id) && id !== '.' && id !== '..' && !looksLikeCredential(id);
+  return hasWorkflowIdFormat(id) && !looksLikeCredential(id);
 }
 
 /** Throws `workflows.invalid_workflow_id` unless `id` is a well-formed workflow id. */
@@ -144,7 +148,7 @@ function isWellFormedText(text: string): boolean {
 /** The strict shape of a transition event (unknown keys rejected). */
 export const transitionEventSchema = z.strictObject({
   transition_id: z.string().regex(ULID_RE),
-  workflow_id: z.string().refine(isWorkflowId),
+  workflow_id: z.string().refine(hasWorkflowIdFormat),
   prior_state_id: stateSchema,
   next_state_id: stateSchema,
   triggering_outcome: z.strictObject({
@@ -218,7 +222,7 @@ export interface EventBuilderDeps {
  * not cap size and does not check the boundary rule: those are store rules.
  */
 export function buildTransitionEvent(input: TransitionEventInput, deps: EventBuilderDeps = {}): TransitionEvent {
-  assertWorkflowId(input.workflow_id);
+  assertWorkflowId(input.workflow_id); // format and not credential-shaped (parsing checks the format only)
   if (!stateSchema.safeParse(input.prior_state_id).success) throw new InvalidTransitionEventError('prior_state_id');
   if (!stateSchema.safeParse(input.next_state_id).success) throw new InvalidTransitionEventError('next_state_id');
   if (!isLegalTransition(input.prior_state_id, input.next_state_id)) {

@@ -92,9 +92,20 @@ export function isSecretKey(key: string): boolean {
   return SECRET_KEY_RE.test(key);
 }
 
+// One pass per text: the patterns joined into a case-sensitive and a case-insensitive alternation.
+const COMBINED: readonly RegExp[] = [false, true].map(
+  (ci) =>
+    new RegExp(
+      CREDENTIAL_PATTERNS.filter((p) => p.re.flags.includes('i') === ci)
+        .map((p) => `(?:${p.re.source})`)
+        .join('|'),
+      ci ? 'i' : '',
+    ),
+);
+
 /** True when `text` contains a known credential shape. */
 export function looksLikeCredential(text: string): boolean {
-  return CREDENTIAL_PATTERNS.some((p) => p.re.test(text));
+  return COMBINED.some((re) => re.test(text));
 }
 
 /** True when a string value must become the sentinel. */

@@ -22,7 +22,7 @@ export const APPEND_CASES: readonly ConformanceCase[] = [
   {
     id: 'chain-forward-extension',
     operation: 'append',
-    invariant: 'chain-forward extension: each append returns and persists nextHead(previous head, persisted bytes)',
+    invariant: 'AC-7 chain-forward extension: each append returns and persists nextHead(previous head, persisted bytes)',
     async run(ctx) {
       await fc.assert(
         fc.asyncProperty(fc.array(eventSpecArb, { minLength: 1, maxLength: 8 }), async (specs) => {
@@ -41,7 +41,7 @@ export const APPEND_CASES: readonly ConformanceCase[] = [
   {
     id: 'boundary-only-writes',
     operation: 'append',
-    invariant: 'boundary-only writes: a non-boundary next_state_id (needs_plan) is rejected and nothing is written',
+    invariant: 'AC-4/AC-13 boundary-only writes: a non-boundary next_state_id (needs_plan) is rejected and nothing is written',
     async run(ctx) {
       const wf = ctx.freshWorkflowId();
       const first = simpleEvent(wf);
@@ -63,7 +63,7 @@ export const APPEND_CASES: readonly ConformanceCase[] = [
   {
     id: 'payload-cap',
     operation: 'append',
-    invariant: 'payload cap: persisted bytes of exactly 65,536 are accepted, 65,537 rejected with workflows.checkpoint_payload_too_large and nothing written',
+    invariant: 'AC-10 payload cap: persisted bytes of exactly 65,536 are accepted, 65,537 rejected with workflows.checkpoint_payload_too_large and nothing written',
     async run(ctx) {
       const wf = ctx.freshWorkflowId();
       const base = persistedBytes(simpleEvent(wf, { detail: '' })).byteLength;
@@ -88,7 +88,7 @@ export const APPEND_CASES: readonly ConformanceCase[] = [
   {
     id: 'sanitizing',
     operation: 'append',
-    invariant: 'sanitizing: secret-shaped values are persisted as [REDACTED], never as the secret',
+    invariant: 'AC-12 sanitizing: secret-shaped values are persisted as [REDACTED], never as the secret',
     async run(ctx) {
       const wf = ctx.freshWorkflowId();
       const texts = SECRET_SAMPLES.flatMap((s) => (s.standalone === true ? [s.secret] : [s.secret, `gate said: ${s.secret} (retrying)`]));
@@ -109,7 +109,7 @@ export const APPEND_CASES: readonly ConformanceCase[] = [
   {
     id: 'clock-injection',
     operation: 'append',
-    invariant: 'clock injection: written_at comes from the injected clock and never influences the chain',
+    invariant: 'AC-13 clock injection: written_at comes from the injected clock and never influences the chain',
     async run(ctx) {
       const fixed = await ctx.extraStore(() => new Date(Date.UTC(2026, 0, 1)));
       const other = await ctx.extraStore(() => new Date(Date.UTC(2031, 5, 7, 8, 9, 10, 11)));

@@ -9,7 +9,7 @@ export const READ_ALL_CASES: readonly ConformanceCase[] = [
   {
     id: 'append-order-reads',
     operation: 'readAllForWorkflow',
-    invariant: 'append-order reads: readAllForWorkflow yields exactly the appended (sanitized) events in append order',
+    invariant: 'AC-8 append-order reads: readAllForWorkflow yields exactly the appended (sanitized) events in append order',
     async run(ctx) {
       await fc.assert(
         fc.asyncProperty(fc.array(eventSpecArb, { minLength: 0, maxLength: 8 }), async (specs) => {
@@ -28,7 +28,7 @@ export const READ_ALL_CASES: readonly ConformanceCase[] = [
   {
     id: 'cross-workflow-filtering',
     operation: 'readAllForWorkflow',
-    invariant: 'cross-workflow filtering: interleaved appends to A and B read back as only A events (A order) and only B events (B order)',
+    invariant: 'AC-8 cross-workflow filtering: interleaved appends to A and B read back as only A events (A order) and only B events (B order)',
     async run(ctx) {
       await fc.assert(
         fc.asyncProperty(fc.array(fc.tuple(fc.boolean(), eventSpecArb), { minLength: 1, maxLength: 10 }), async (draws) => {

@@ -10,7 +10,7 @@ export const PERSISTED_ROWS_CASES: readonly ConformanceCase[] = [
   {
     id: 'persisted-rows',
     operation: 'readPersistedRows',
-    invariant: 'persisted rows: sequence 1..n, linked prior/next heads, canonical sanitized bytes, and the verifier accepts them',
+    invariant: 'AC-6 persisted rows (parity): sequence 1..n, linked prior/next heads, canonical sanitized bytes, and the verifier accepts them',
     async run(ctx) {
       await fc.assert(
         fc.asyncProperty(fc.array(eventSpecArb, { minLength: 1, maxLength: 6 }), async (specs) => {

@@ -11,7 +11,7 @@ export const TAIL_CASES: readonly ConformanceCase[] = [
   {
     id: 'stability',
     operation: 'tailChainHead',
-    invariant: 'stability: tailChainHead is GENESIS for an empty workflow and byte-equal across calls, equal to the last append result',
+    invariant: 'AC-7 stability: tailChainHead is GENESIS for an empty workflow and byte-equal across calls, equal to the last append result',
     async run(ctx) {
       expect(await ctx.store.tailChainHead(ctx.freshWorkflowId())).toBe(GENESIS);
       await fc.assert(
@@ -31,7 +31,7 @@ export const TAIL_CASES: readonly ConformanceCase[] = [
   {
     id: 'cross-workflow-isolation',
     operation: 'tailChainHead',
-    invariant: 'cross-workflow isolation: appends to workflow A never change tailChainHead of workflow B',
+    invariant: 'AC-7 cross-workflow isolation: appends to workflow A never change tailChainHead of workflow B',
     async run(ctx) {
       await fc.assert(
         fc.asyncProperty(fc.array(eventSpecArb, { minLength: 0, maxLength: 4 }), fc.array(eventSpecArb, { minLength: 1, maxLength: 6 }), async (bSpecs, aSpecs) => {
@@ -53,7 +53,7 @@ export const TAIL_CASES: readonly ConformanceCase[] = [
   {
     id: 'detection-substrate',
     operation: 'tailChainHead',
-    invariant: 'detection substrate: a tampered persisted head is returned as persisted (never recomputed); only the verifier flags it',
+    invariant: 'AC-11 detection substrate: a tampered persisted head is returned as persisted (never recomputed); only the verifier flags it',
     async run(ctx) {
       const wf = ctx.freshWorkflowId();
       const events = [
