@@ -22,12 +22,15 @@ export function Dialog({ title, onClose, children, testId }: DialogProps) {
     (first ?? ref.current)?.focus();
     return () => opener?.focus();
   }, []);
+  // Escape closes even when focus fell out of the dialog (e.g. onto a button that became disabled).
+  useEffect(() => {
+    const onDocKey = (e: globalThis.KeyboardEvent) => {
+      if (e.key === 'Escape') onClose();
+    };
+    document.addEventListener('keydown', onDocKey);
+    return () => document.removeEventListener('keydown', onDocKey);
+  }, [onClose]);
   const onKeyDown = (e: React.KeyboardEvent<HTMLDivElement>) => {
-    if (e.key === 'Escape') {
-      e.stopPropagation();
-      onClose();
-      return;
-    }
     if (e.key !== 'Tab' || ref.current === null) return;
     const items = Array.from(ref.current.querySelectorAll<HTMLElement>(FOCUSABLE));
     if (items.length === 0) return;

@@ -18,7 +18,7 @@ export function scopeOf(p: { readonly capability_id: string; readonly record_fam
   return p.capability_id === 'workspace' ? p.record_family_id : p.capability_id;
 }
 
-const PAGE = 200;
+const PAGE = 100;
 
 /** The checkpoint view screen. */
 export function CheckpointScreen() {
