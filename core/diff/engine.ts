@@ -215,7 +215,7 @@ function readSide(adapter: DiffAdapter, endpoint: DiffEndpoint, p: EndpointParti
   checkCancelled(signal, 'participant');
   const table = adapter.decode(endpoint.readParticipantBytes(p));
   checkCancelled(signal, 'participant');
-  return prepareSide(adapter, table);
+  return prepareSide(adapter, table, p.contentSha256);
 }
 
 function keyOfPosition(pos: RecordPosition): RecordSortKey {

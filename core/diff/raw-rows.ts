@@ -213,19 +213,42 @@ export function bindRowEqual(x: RawSide, y: RawSide): RowEqual {
 }
 
 /**
+ * Objects (family + content digest) already found in plain, identity-sorted
+ * layout by this process.
+ *
+ * A derived fact about immutable content-addressed bytes (the caller has
+ * verified the bytes against the digest), so it never needs invalidation;
+ * bounded, oldest forgotten first.
+ */
+const SORTED_OBJECTS = new Set<string>();
+const SORTED_OBJECTS_MAX = 4096;
+
+function rememberSorted(key: string): void {
+  if (SORTED_OBJECTS.size >= SORTED_OBJECTS_MAX) {
+    const oldest = SORTED_OBJECTS.values().next().value;
+    if (oldest !== undefined) SORTED_OBJECTS.delete(oldest);
+  }
+  SORTED_OBJECTS.add(key);
+}
+
+/**
  * Brings a decoded participant into the merge-join form (see `RawSide`).
  *
  * O(n) identity comparisons when the layout is already canonical (the
  * stored case); otherwise one logical re-canonicalization.
  */
-export function prepareSide(adapter: DiffAdapter, table: Table): RawSide {
+export function prepareSide(adapter: DiffAdapter, table: Table, contentSha256?: string): RawSide {
   if (table.numRows === 0) return sideOf(adapter, tableFromRecords(adapter.family, []));
   if (isPlainLayout(table)) {
     const side = sideOf(adapter, table);
+    if (contentSha256 !== undefined && SORTED_OBJECTS.has(`${adapter.family.key}:${contentSha256}`)) return side;
     const cmp = bindIdentity(side, side);
     let sorted = true;
     for (let r = 1; r < side.rows && sorted; r++) sorted = cmp(r - 1, r) < 0;
-    if (sorted) return side;
+    if (sorted) {
+      if (contentSha256 !== undefined) rememberSorted(`${adapter.family.key}:${contentSha256}`);
+      return side;
+    }
   }
   return sideOf(adapter, canonicalizeParticipant(adapter.family, table));
 }

@@ -83,7 +83,7 @@ function findIn(adapters: readonly DiffAdapter[], adapter: DiffAdapter, e: DiffE
   }
   resolveAdapter(adapters, entry);
   checkCancelled(signal, 'participant');
-  const side = prepareSide(adapter, adapter.decode(e.readParticipantBytes(entry)));
+  const side = prepareSide(adapter, adapter.decode(e.readParticipantBytes(entry)), entry.contentSha256);
   const cmps = side.identity.map((d, k) => bindIdentityCompare(d, probe[k] as Data));
   const cmp = (row: number): number => {
     for (const c of cmps) {
