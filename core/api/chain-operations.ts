@@ -1,5 +1,7 @@
 // chain.* operations over the project's SQLite chain store (core/chain).
 import { join } from 'node:path';
+import type { ChainStoreWithReaders } from '../chain/port';
+import { openPostgresChainStore, type OpenedPostgresChainStore } from '../chain/postgres/postgres-config';
 import { SqliteCheckpointStore } from '../chain/sqlite/sqlite-store';
 import { verify } from '../chain/verify';
 import { ChainError } from '../chain/errors';
@@ -9,18 +11,62 @@ import type { Implementations } from './dispatcher';
 import type { ProjectSession } from './project-operations';
 import type { SessionTable } from './sessions';
 
-const stores = new WeakMap<ProjectSession, SqliteCheckpointStore>();
+/**
+ * Where ledgers live: each project's own SQLite store (`<project>/chain`), or
+ * one shared PostgreSQL store when many machines write (connection string
+ * from `GF_CHAIN_POSTGRES_URL`; kept in memory only).
+ */
+export type ChainBackend = { readonly kind: 'sqlite' } | { readonly kind: 'postgres'; readonly url: string };
 
-/** The project's chain store (`<project>/chain`), opened once per session and closed with it. */
-function storeOf(session: ProjectSession): SqliteCheckpointStore {
-  let s = stores.get(session);
-  if (s === undefined) {
-    const store = new SqliteCheckpointStore(join(session.project.root, 'chain'));
-    stores.set(session, store);
-    session.closers.add(() => store.close());
-    s = store;
+/** The chain store(s) of one facade. */
+export class ChainStores {
+  readonly #backend: ChainBackend;
+  readonly #sqlite = new WeakMap<ProjectSession, SqliteCheckpointStore>();
+  #postgres: Promise<OpenedPostgresChainStore> | undefined;
+
+  constructor(backend: ChainBackend) {
+    this.#backend = backend;
   }
-  return s;
+
+  get kind(): ChainBackend['kind'] {
+    return this.#backend.kind;
+  }
+
+  /** The store for a project session (opened once, closed with the session or the facade). */
+  async storeOf(session: ProjectSession): Promise<ChainStoreWithReaders> {
+    if (this.#backend.kind === 'postgres') return (await this.#pg()).store;
+    let s = this.#sqlite.get(session);
+    if (s === undefined) {
+      const store = new SqliteCheckpointStore(join(session.project.root, 'chain'));
+      this.#sqlite.set(session, store);
+      session.closers.add(() => store.close());
+      s = store;
+    }
+    return s;
+  }
+
+  /** Pool counters of the shared Postgres store (Infinity becomes null on the wire). */
+  async postgresHealth(): Promise<Readonly<Record<string, number | null>>> {
+    const h = (await this.#pg()).store.health();
+    return { pool_in_use: h.pool_in_use, pool_idle: h.pool_idle, last_write_age_seconds: Number.isFinite(h.last_write_age_seconds) ? h.last_write_age_seconds : null };
+  }
+
+  #pg(): Promise<OpenedPostgresChainStore> {
+    if (this.#backend.kind !== 'postgres') throw new Error('invariant violated: not a Postgres chain backend');
+    const url = this.#backend.url;
+    this.#postgres ??= openPostgresChainStore(url).catch((e: unknown) => {
+      this.#postgres = undefined;
+      throw e;
+    });
+    return this.#postgres;
+  }
+
+  /** Closes the shared store (per-project stores close with their sessions). */
+  async close(): Promise<void> {
+    const pg = this.#postgres;
+    this.#postgres = undefined;
+    if (pg !== undefined) await (await pg).close();
+  }
 }
 
 function decodeAfter(after: string | null | undefined): number {
@@ -31,21 +77,21 @@ function decodeAfter(after: string | null | undefined): number {
 }
 
 /** Refuses a workflow with no persisted row (as `gf chain show|verify` do). */
-async function requireRows(store: SqliteCheckpointStore, workflowId: string): Promise<void> {
+async function requireRows(store: ChainStoreWithReaders, workflowId: string): Promise<void> {
   for await (const _row of store.readPersistedRows(workflowId)) return;
   throw new ChainError('workflows.workflow_not_found', 'no chain for this workflow in the project');
 }
 
-async function verifyOne(store: SqliteCheckpointStore, workflowId: string): Promise<VerifyEntry> {
+async function verifyOne(store: ChainStoreWithReaders, workflowId: string): Promise<VerifyEntry> {
   const r = await verify(store, workflowId);
   return { workflow_id: workflowId, status: r.status, first_bad_sequence: r.first_bad_sequence ?? null, rows: r.rows, tail_head: r.tail_head };
 }
 
 /** chain.list / chain.read / chain.verify / chain.health implementations. */
-export function chainOperations(projects: SessionTable<ProjectSession>): Implementations {
+export function chainOperations(projects: SessionTable<ProjectSession>, stores: ChainStores): Implementations {
   return {
     'chain.list': async ({ project }) => {
-      const store = storeOf(projects.get(project));
+      const store = await stores.storeOf(projects.get(project));
       const workflows = [];
       for (const id of await store.listWorkflows()) {
         const r = await verify(store, id);
@@ -54,7 +100,7 @@ export function chainOperations(projects: SessionTable<ProjectSession>): Impleme
       return { workflows };
     },
     'chain.read': async ({ project, workflow_id, limit, after }) => {
-      const store = storeOf(projects.get(project));
+      const store = await stores.storeOf(projects.get(project));
       const skip = decodeAfter(after);
       await requireRows(store, workflow_id);
       const max = limit ?? 100;
@@ -73,7 +119,7 @@ export function chainOperations(projects: SessionTable<ProjectSession>): Impleme
       return { events, next_page_token: more ? `s${skip + events.length}` : null };
     },
     'chain.verify': async ({ project, workflow_id, expect_head }) => {
-      const store = storeOf(projects.get(project));
+      const store = await stores.storeOf(projects.get(project));
       if (workflow_id === undefined) {
         if (expect_head !== undefined) throw new GfError('GF_VALIDATION', 'expect_head needs one workflow_id', { field: 'expect_head' });
         const results: VerifyEntry[] = [];
@@ -89,8 +135,10 @@ export function chainOperations(projects: SessionTable<ProjectSession>): Impleme
       return { results: [one] };
     },
     'chain.health': async ({ project }) => {
-      const store = storeOf(projects.get(project));
-      return { backend: 'sqlite', workflows: (await store.listWorkflows()).length, details: {} };
+      const store = await stores.storeOf(projects.get(project));
+      const workflows = (await store.listWorkflows()).length;
+      if (stores.kind === 'postgres') return { backend: 'postgres', workflows, details: await stores.postgresHealth() };
+      return { backend: 'sqlite', workflows, details: {} };
     },
   };
 }

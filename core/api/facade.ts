@@ -6,7 +6,7 @@ import { unwrapEnvelope } from './wire';
 import { createDispatcher, type Dispatcher, type Implementations } from './dispatcher';
 import { projectOperations, type ProjectSession } from './project-operations';
 import { Cancellations, checkpointOperations } from './checkpoint-operations';
-import { chainOperations } from './chain-operations';
+import { ChainStores, chainOperations, type ChainBackend } from './chain-operations';
 import type { CheckpointView } from '../views/checkpoint-view';
 import { SessionTable } from './sessions';
 
@@ -20,6 +20,8 @@ export interface FacadeOptions {
   readonly clock?: () => Date;
   /** Engine clock in UTC microseconds for checkpoint records (defaults to the system clock). */
   readonly micros?: () => number;
+  /** Chain ledgers: per-project SQLite (default) or one shared PostgreSQL store. */
+  readonly chain?: ChainBackend;
 }
 
 /** A facade instance: its implementations, its dispatcher and its sessions. */
@@ -43,12 +45,13 @@ export function createFacade(options: FacadeOptions): Facade {
   const projects = new SessionTable<ProjectSession>('project');
   const views = new SessionTable<CheckpointView>('view');
   const cancellations = new Cancellations();
+  const chainStores = new ChainStores(options.chain ?? { kind: 'sqlite' });
 
   const implementations: Implementations = {
     'app.session': async () => ({ project: launch, mode: options.mode, operations: dispatcher.available }),
     ...projectOperations(projects),
     ...checkpointOperations(projects, views, cancellations, options.micros),
-    ...chainOperations(projects),
+    ...chainOperations(projects, chainStores),
   };
 
   const dispatcher = createDispatcher(implementations);
@@ -66,6 +69,7 @@ export function createFacade(options: FacadeOptions): Facade {
     async close() {
       await views.closeAll();
       await projects.closeAll();
+      await chainStores.close();
     },
   };
 }

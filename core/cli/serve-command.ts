@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InvalidArgumentError, type Command } from 'commander';
 import { createFacade } from '../api/facade';
+import { addChainPostgresOption, resolveChainPostgresTarget } from '../chain/postgres/postgres-config';
 import { startBridge, type Bridge } from '../api/http-bridge';
 import type { CliIo } from './io';
 
@@ -21,11 +22,16 @@ export interface ServeOptions {
   readonly project?: string;
   readonly port?: number;
   readonly rendererDir?: string;
+  /** Shared PostgreSQL chain store (default: each project's SQLite ledgers). */
+  readonly chainPostgresUrl?: string;
 }
 
 /** Starts browser mode; resolves to the running bridge and a stop function. */
 export async function serve(options: ServeOptions): Promise<{ readonly bridge: Bridge; readonly stop: () => Promise<void> }> {
-  const facade = createFacade({ mode: 'browser' });
+  const facade = createFacade({
+    mode: 'browser',
+    chain: options.chainPostgresUrl === undefined ? { kind: 'sqlite' } : { kind: 'postgres', url: options.chainPostgresUrl },
+  });
   try {
     if (options.project !== undefined) await facade.launch(resolve(options.project));
     const rendererDir = options.rendererDir ?? BUILT_RENDERER_DIR;
@@ -62,15 +68,17 @@ function untilSignal(): Promise<void> {
 
 /** `gf serve [--project DIR] [--port N]`. */
 export function registerServeCommand(program: Command, io: CliIo): void {
-  program
+  const cmd = program
     .command('serve')
     .description('serve the app in a browser: a loopback-only HTTP bridge with a per-launch token')
     .option('--project <dir>', 'workspace to open (default: none; the page can open one)')
     .option('--port <n>', 'port on 127.0.0.1 (default: a free one)', parsePort)
     .option('--renderer <dir>', 'built renderer directory (default: out/renderer of this package)')
     .addHelpText('after', '\nExample:\n  gf serve --project ./my-workspace --port 8765\n  → prints http://127.0.0.1:8765/#token=… ; open it in a browser. Ctrl-C stops.\n')
-    .action(async (opts: { project?: string; port?: number; renderer?: string }) => {
-      const { bridge, stop } = await serve({ project: opts.project, port: opts.port, rendererDir: opts.renderer });
+    .action(async (opts: { project?: string; port?: number; renderer?: string; chainPostgresUrl?: string }) => {
+      const target = resolveChainPostgresTarget({ option: opts.chainPostgresUrl, env: process.env });
+      const { bridge, stop } = await serve({ project: opts.project, port: opts.port, rendererDir: opts.renderer, chainPostgresUrl: target?.url });
+      if (target !== null) io.stderr(`gf serve: ledgers from the shared PostgreSQL store ${target.redacted}\n`);
       if (!existsSync(resolve(opts.renderer ?? BUILT_RENDERER_DIR, 'index.html'))) {
         io.stderr('gf serve: the renderer is not built (run `npm run build`); serving the API only\n');
       }
@@ -78,4 +86,5 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       await untilSignal();
       await stop();
     });
+  addChainPostgresOption(cmd);
 }
