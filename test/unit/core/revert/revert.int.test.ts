@@ -64,7 +64,7 @@ describe('revert', () => {
     // Later changes exist in every scope between the checkpoint and CURRENT.
     const before = diffProjectCheckpoints(cps, { from: 'CURRENT', to: 'Graph imported', scope: 'summary', detail: 'summary', limit: 1000 });
     const changedScopes = new Set(before.table.toArray().filter((r) => r.toJSON()['change_kind'] !== 'unchanged').map((r) => String(r.toJSON()['scope'])));
-    expect([...changedScopes].sort()).toEqual(['capabilities', 'configuration', 'epistemic', 'graph', 'knowledge', 'ontology', 'provenance']);
+    expect([...changedScopes].sort()).toEqual(['capabilities', 'configuration', 'epistemic', 'graph', 'knowledge', 'ontology', 'provenance', 'workspace']);
 
     const receipt = await engine().revertToCheckpoint({ name: 'Graph imported', reason: '  Undo the imports for review  ', idempotencyKey: KEY(1) });
     // The same project instance reads the restored generation at once.
