@@ -1,5 +1,6 @@
 import type { Table } from 'apache-arrow';
 import { withDemoCheckpoints } from '../checkpoints/demo-checkpoints';
+import { withDemoRevert } from '../revert/demo-revert';
 import { GfError } from '../errors';
 import { createProject, registryCatalog } from '../project/index';
 import type { PublishResult } from '../project/index';
@@ -45,7 +46,7 @@ export async function createDemoWorkspace(dir: string, opts: DemoOptions = {}): 
   if (!Number.isSafeInteger(seed) || seed < 0 || seed > 0xffff_ffff) {
     throw new GfError('GF_VALIDATION', 'seed must be an integer in [0, 2^32)', {}, false);
   }
-  const steps = withDemoCheckpoints([...DEMO_STEPS, ...(opts.extraSteps ?? [])]);
+  const steps = withDemoRevert(withDemoCheckpoints([...DEMO_STEPS, ...(opts.extraSteps ?? [])]));
   const project = await createProject<Table>(dir, { catalog: registryCatalog, retainAncestors: steps.length + 1 });
   const clock = demoClock();
   const state: DemoState = {
@@ -68,6 +69,7 @@ export async function createDemoWorkspace(dir: string, opts: DemoOptions = {}): 
       rng: rngFor(seed, step.id),
       state,
       uuid: (label) => demoUuid(seed, `${step.id}/${label}`),
+      recordGeneration: (g) => generations.push({ step: step.id, generationUuid: g.generationUuid, manifestSha256: g.manifestSha256 }),
       publish: async (changes): Promise<PublishResult> => {
         const r = await project.publish({
           parent: project.current()?.generationUuid ?? null,

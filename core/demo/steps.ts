@@ -50,6 +50,8 @@ export interface DemoContext {
   uuid(label: string): string;
   /** Publishes one generation on top of CURRENT through the public API. */
   publish(changes: readonly ParticipantChange[]): Promise<PublishResult>;
+  /** Records a generation a step published through another public API (a revert) in the demo's history. */
+  recordGeneration(g: { readonly generationUuid: string; readonly manifestSha256: string }): void;
 }
 
 /**
