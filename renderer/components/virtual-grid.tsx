@@ -16,6 +16,8 @@ export interface GridColumn {
   readonly width?: string;
   readonly render?: (row: DisplayRow) => ReactNode;
   readonly mono?: boolean;
+  /** Minimum width in rem (default 8); the grid scrolls sideways below the sum. */
+  readonly minRem?: number;
 }
 
 /** Grid props. */
@@ -71,7 +73,8 @@ export function VirtualGrid(props: VirtualGridProps) {
     if (active >= modelRows.length && modelRows.length > 0) setActive(modelRows.length - 1);
   }, [active, modelRows.length]);
 
-  const template = columns.map((c) => c.width ?? 'minmax(8rem, 1fr)').join(' ');
+  const template = columns.map((c) => c.width ?? `minmax(${c.minRem ?? 8}rem, 1fr)`).join(' ');
+  const minWidth = `${columns.reduce((n, c) => n + (c.minRem ?? 8), 0) + 1}rem`;
   const cellId = (i: number) => `${gridId}-r${i}`;
 
   const move = (to: number) => {
@@ -120,6 +123,7 @@ export function VirtualGrid(props: VirtualGridProps) {
         aria-activedescendant={modelRows.length > 0 ? cellId(active) : undefined}
         onKeyDown={onKey}
       >
+        <div className="grid-inner" style={{ minWidth }}>
         <div role="rowgroup" className="grid-head">
           <div role="row" aria-rowindex={1} className="grid-row" style={{ gridTemplateColumns: template }}>
             {table.getHeaderGroups()[0]?.headers.map((h, i) => (
@@ -164,6 +168,7 @@ export function VirtualGrid(props: VirtualGridProps) {
               </div>
             );
           })}
+        </div>
         </div>
         {modelRows.length === 0 && !loading && <p className="grid-empty muted">{emptyText}</p>}
       </div>

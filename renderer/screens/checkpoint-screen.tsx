@@ -63,10 +63,12 @@ export function CheckpointScreen() {
     <section className="screen" aria-labelledby="cp-title">
       <div className="screen-head">
         <h2 id="cp-title">Checkpoint <span className="badge">read-only</span></h2>
-        <label htmlFor="cp-select">Checkpoint</label>
-        <select id="cp-select" value={name} onChange={(e) => setName(e.target.value)}>
-          {names.map((n) => <option key={n} value={n}>{n}</option>)}
-        </select>
+        <div className="actions">
+          <label htmlFor="cp-select">Checkpoint</label>
+          <select id="cp-select" value={name} onChange={(e) => setName(e.target.value)}>
+            {names.map((n) => <option key={n} value={n}>{n}</option>)}
+          </select>
+        </div>
       </div>
       {error !== null && <ErrorBox error={error} testId="view-error" />}
       {view !== null && (
@@ -105,7 +107,7 @@ export function CheckpointScreen() {
 function RecordsPane({ view, family }: { view: string; family: ParticipantEntry }) {
   const key = `${view}|${family.capability_id}/${family.record_family_id}`;
   const paged = usePaged(key, (after) => invoke('view.records', { view, capability_id: family.capability_id, record_family_id: family.record_family_id, limit: PAGE, after }));
-  const columns = useMemo<GridColumn[]>(() => paged.columns.map((c) => ({ id: c, header: c, mono: /uuid|sha256|fingerprint/.test(c) })), [paged.columns]);
+  const columns = useMemo<GridColumn[]>(() => paged.columns.map((c) => ({ id: c, header: c, mono: /uuid|sha256|fingerprint/.test(c), minRem: /uuid|sha256|fingerprint/.test(c) ? 20 : 9 })), [paged.columns]);
   return (
     <div className="stack">
       <h3>

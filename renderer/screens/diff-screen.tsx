@@ -250,7 +250,7 @@ function RecordDiff({ project, compared, family }: { project: string; compared: 
         <button type="button" onClick={() => exportRecords('json')}>JSON</button>
       </fieldset>
       {paged.error !== null && <ErrorBox error={paged.error} testId="record-diff-error" />}
-      <div className="split">
+      <div className="split-detail">
         <VirtualGrid
           label={`Record changes of ${familyId}`}
           columns={RECORD_COLUMNS}
