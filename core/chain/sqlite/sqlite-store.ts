@@ -234,7 +234,9 @@ export class SqliteCheckpointStore implements ChainStoreWithReaders {
     const db = new Database(file, { fileMustExist: !create });
     try {
       for (const p of CHAIN_PRAGMAS) db.pragma(p);
-      db.transaction(() => {
+      const hasSchema = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name IN ('checkpoint_chain', 'chain_workflow')").all().length === 2;
+      // Readers of an existing database take no write lock; creators set it up under BEGIN IMMEDIATE.
+      if (!hasSchema) db.transaction(() => {
         db.exec(CHECKPOINT_CHAIN_SCHEMA);
         db.exec(CHAIN_METADATA_SCHEMA);
         db.prepare('INSERT OR IGNORE INTO chain_workflow (singleton, workflow_id) VALUES (1, ?)').run(workflowId);
