@@ -301,7 +301,8 @@ function* cachedFamily(
       { adapter: plan.adapter, from: readSide(plan.adapter, from, plan.from, signal), to: readSide(plan.adapter, to, plan.to, signal) },
       signal,
     );
-    const all = [...fd.changes()].sort(compareRecordKeys);
+    // A family ordered by its record UUID already yields contract order.
+    const all = fd.seekable ? [...fd.changes()] : [...fd.changes()].sort(compareRecordKeys);
     table = changesTable(all);
     cache.store(key, table);
   }

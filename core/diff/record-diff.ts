@@ -41,6 +41,7 @@ function cmpText(a: string, b: string): number {
 
 /** Compares `(scope, record_family_id)` pairs by UTF-8 bytes (the contract's sort). */
 export function compareFamilyKey(a: { scope: string; recordFamilyId: string }, b: { scope: string; recordFamilyId: string }): number {
+  if (a.scope === b.scope && a.recordFamilyId === b.recordFamilyId) return 0;
   return cmpText(a.scope, b.scope) || cmpText(a.recordFamilyId, b.recordFamilyId);
 }
 
@@ -54,7 +55,7 @@ export function compareRecordKeys(a: RecordSortKey, b: RecordSortKey): number {
     const u = cmpBytes(a.recordUuid, b.recordUuid);
     if (u !== 0) return u;
   }
-  return cmpBytes(a.identityFingerprint, b.identityFingerprint) || cmpText(a.changeKind, b.changeKind);
+  return cmpBytes(a.identityFingerprint, b.identityFingerprint) || (a.changeKind === b.changeKind ? 0 : cmpText(a.changeKind, b.changeKind));
 }
 
 /** A family to diff record by record: its adapter and both prepared sides (null = participant absent there). */
