@@ -190,10 +190,11 @@ function inOntologyRule(id: string, subject: string, field: string, kind: 'class
     subject,
     reads: [CONFIGURATION, ONTOLOGY, subject],
     *check(snapshot) {
-      const rows = snapshot.columns(subject);
-      if (rows === undefined || rows.rowCount === 0) return;
+      // The (small) ontology and configuration first: outside strict mode the subject is never decoded.
       const ontology = strictOntology(snapshot);
       if (ontology === undefined) return;
+      const rows = snapshot.columns(subject);
+      if (rows === undefined || rows.rowCount === 0) return;
       const allowed = ontologyIds(ontology, kind);
       const values = rows.col(field);
       for (let row = 0; row < rows.rowCount; row++) if (!allowed.has(values[row] ?? null)) yield { row, field };
