@@ -233,7 +233,7 @@ describe('diffCheckpoints', () => {
 
   it('checkpoint_diff_cancellation_has_no_partial_output', () => {
     const { m, opts } = setup();
-    const big = 3 * CANCEL_CHECK_INTERVAL + 100;
+    const big = 2 * CANCEL_CHECK_INTERVAL + 100;
     m.named.set('big-a', endpoint(uuidOf('big-a'), [storedRecords(GRAPH_NODE, nodes(big, 'a'))]));
     m.named.set('big-b', endpoint(uuidOf('big-b'), [storedRecords(GRAPH_NODE, nodes(big, 'b', 1000))]));
     const req = { from: 'big-a', to: 'big-b', scope: 'all', detail: 'records', limit: 10_000 } as const;

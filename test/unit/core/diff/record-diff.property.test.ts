@@ -150,7 +150,7 @@ describe('record diff matches the set-difference + fingerprint model', () => {
             expect(got).toEqual(model(family, from, next));
           },
         ),
-        { numRuns: 15 },
+        { numRuns: 12 },
       );
     });
   }
