@@ -1,4 +1,4 @@
-import { GfError } from '../errors';
+import { defineFailpoints } from '../failpoints';
 
 /**
  * Failpoints of the registry pair-commit protocol, in protocol order.
@@ -21,27 +21,13 @@ export const REGISTRY_FAILPOINTS = [
 ] as const;
 export type RegistryFailpoint = (typeof REGISTRY_FAILPOINTS)[number];
 
-/** The environment variable shared with the project's failpoints. */
-export const FAILPOINT_ENV = 'GF_FAILPOINT';
+export { FAILPOINT_ENV } from '../failpoints';
 
-interface Armed {
-  readonly name: RegistryFailpoint;
-  readonly mode: 'kill' | 'error';
-}
-
-function parseSpec(spec: string | undefined): Armed | undefined {
-  if (spec === undefined || spec === '') return undefined;
-  const isError = spec.endsWith('.error');
-  const name = isError ? spec.slice(0, -'.error'.length) : spec;
-  if (!(REGISTRY_FAILPOINTS as readonly string[]).includes(name)) return undefined;
-  return { name: name as RegistryFailpoint, mode: isError ? 'error' : 'kill' };
-}
-
-let armed: Armed | undefined = parseSpec(process.env[FAILPOINT_ENV]);
+const points = defineFailpoints(REGISTRY_FAILPOINTS);
 
 /** Arms (or disarms with `undefined`) one registry failpoint in this process, for `.error` tests. */
 export function armRegistryFailpointForTesting(spec: string | undefined): void {
-  armed = parseSpec(spec);
+  points.arm(spec);
 }
 
 /**
@@ -52,12 +38,5 @@ export function armRegistryFailpointForTesting(spec: string | undefined): void {
  * reports whether the next revision became visible.
  */
 export function registryFailpoint(name: RegistryFailpoint): void {
-  if (armed === undefined || armed.name !== name) return;
-  const mode = armed.mode;
-  armed = undefined;
-  if (mode === 'kill') {
-    process.kill(process.pid, 'SIGKILL');
-    for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);
-  }
-  throw new GfError('GF_IO', 'injected failure', { failpoint: name });
+  points.hit(name);
 }

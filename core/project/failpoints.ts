@@ -1,4 +1,4 @@
-import { GfError } from '../errors';
+import { defineFailpoints } from '../failpoints';
 
 /**
  * The public failpoint vocabulary of GENERATIONS.md, in protocol order.
@@ -36,8 +36,7 @@ export const FAILPOINT_NAMES = [
 /** One named failpoint. */
 export type FailpointName = (typeof FAILPOINT_NAMES)[number];
 
-/** The environment variable the harness sets; read once, at module load. */
-export const FAILPOINT_ENV = 'GF_FAILPOINT';
+export { FAILPOINT_ENV } from '../failpoints';
 
 const FIRST_COMMITTED: FailpointName = 'project.after_current_replace';
 
@@ -52,20 +51,7 @@ export function committedAt(name: FailpointName): boolean {
   return FAILPOINT_NAMES.indexOf(name) >= FAILPOINT_NAMES.indexOf(FIRST_COMMITTED);
 }
 
-interface Armed {
-  readonly name: FailpointName;
-  readonly mode: 'kill' | 'error';
-}
-
-function parseSpec(spec: string | undefined): Armed | undefined {
-  if (spec === undefined || spec === '') return undefined;
-  const isError = spec.endsWith('.error');
-  const name = isError ? spec.slice(0, -'.error'.length) : spec;
-  if (!(FAILPOINT_NAMES as readonly string[]).includes(name)) return undefined;
-  return { name: name as FailpointName, mode: isError ? 'error' : 'kill' };
-}
-
-let armed: Armed | undefined = parseSpec(process.env[FAILPOINT_ENV]);
+const points = defineFailpoints(FAILPOINT_NAMES, committedAt);
 
 /**
  * Arms (or with `undefined` disarms) one failpoint in this process.
@@ -74,24 +60,16 @@ let armed: Armed | undefined = parseSpec(process.env[FAILPOINT_ENV]);
  * uses the environment variable in a child process. Unknown names disarm.
  */
 export function armFailpointForTesting(spec: string | undefined): void {
-  armed = parseSpec(spec);
+  points.arm(spec);
 }
 
 /**
  * Marks one protocol instant; inert unless this exact failpoint is armed.
  *
- * Each fires once. The plain variant ends the process abruptly (SIGKILL to
- * itself, as if the machine stopped); the `.error` variant throws `GF_IO`
- * carrying the `committed` value the protocol promises at that instant.
+ * Each fires once. The plain variant ends the process abruptly; the `.error`
+ * variant throws `GF_IO` carrying the `committed` value the protocol promises
+ * at that instant.
  */
 export function failpoint(name: FailpointName): void {
-  if (armed === undefined || armed.name !== name) return;
-  const mode = armed.mode;
-  armed = undefined;
-  if (mode === 'kill') {
-    process.kill(process.pid, 'SIGKILL');
-    // SIGKILL is delivered asynchronously on some kernels; never continue past the instant.
-    for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);
-  }
-  throw new GfError('GF_IO', 'injected failure', { failpoint: name }, committedAt(name));
+  points.hit(name);
 }
