@@ -15,8 +15,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ArrowResult, JsonResults, OperationName } from '../core/api/contract';
 import { createFacade, type Facade } from '../core/api/facade';
 import { unwrapEnvelope } from '../core/api/wire';
-import { tamperDemoLedger, writeDemoLedgers } from '../core/chain/demo-ledgers';
-import { SqliteCheckpointStore } from '../core/chain/sqlite/sqlite-store';
 import { openProject, registryCatalog } from '../core/project/index';
 import { ROOT, RESULTS_DIR, ensureBuilt, launchChromium, startServe, type BrowserHandle, type ServeHandle } from './support/browser';
 
@@ -57,17 +55,8 @@ beforeAll(async () => {
   execFileSync(process.execPath, [join(ROOT, 'bin/gf.mjs'), 'demo', 'create', dir, '--records', '300'], { cwd: ROOT, stdio: 'ignore' });
   facade = createFacade({ mode: 'library' });
   project = (await call('project.open', { path: dir })).project;
-  if (!existsSync(join(dir, 'chain'))) {
-    // The demo script does not write its ledgers yet: add them the way it will (one tampered).
-    const summary = await call('project.summary', { project });
-    const store = new SqliteCheckpointStore(join(dir, 'chain'));
-    try {
-      await writeDemoLedgers(store, { manifestSha256: [...summary.generations].reverse().map((g) => g.manifest_sha256) });
-    } finally {
-      await store.close();
-    }
-    await tamperDemoLedger(join(dir, 'chain'));
-  }
+  // `gf demo create` writes the scripted workflows' ledgers (one tampered) into <project>/chain.
+  expect(existsSync(join(dir, 'chain'))).toBe(true);
   serve = await startServe(['--project', dir]);
   browser = await launchChromium();
   page = await browser.context.newPage();

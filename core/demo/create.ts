@@ -4,7 +4,9 @@ import { withDemoRevert } from '../revert/demo-revert';
 import { GfError } from '../errors';
 import { createProject, registryCatalog } from '../project/index';
 import type { PublishResult } from '../project/index';
-import { demoClock, demoUuid, rngFor } from './rng';
+import type { DemoLedgerLink } from '../chain/demo-ledgers';
+import { writeDemoChain } from './ledgers';
+import { DEMO_EPOCH_US, demoClock, demoUuid, rngFor } from './rng';
 import { DEMO_STEPS } from './steps';
 import type { DemoContext, DemoState, DemoStep } from './steps';
 
@@ -28,6 +30,8 @@ export interface DemoResult {
   readonly records: number;
   readonly seed: number;
   readonly generations: readonly { readonly step: string; readonly generationUuid: string; readonly manifestSha256: string }[];
+  /** The ledgers' `patch_applied` transitions and the generation (`sha256:<manifest>`) each cites. */
+  readonly ledgers: readonly DemoLedgerLink[];
 }
 
 /**
@@ -35,7 +39,9 @@ export interface DemoResult {
  *
  * A pure function of (records, seed, steps): no wall clock, no ambient
  * randomness, so two runs give byte-identical objects and manifests. The
- * history keeps every generation (retention window covers it).
+ * history keeps every generation (retention window covers it). The scripted
+ * workflows' ledgers go to `<dir>/chain` (one chain deliberately tampered),
+ * their patch steps citing the demo's generations in order.
  */
 export async function createDemoWorkspace(dir: string, opts: DemoOptions = {}): Promise<DemoResult> {
   const records = opts.records ?? DEMO_DEFAULT_RECORDS;
@@ -82,5 +88,10 @@ export async function createDemoWorkspace(dir: string, opts: DemoOptions = {}): 
     };
     await step.run(ctx);
   }
-  return { records, seed, generations };
+  const ledgers = await writeDemoChain(
+    dir,
+    generations.map((g) => g.manifestSha256),
+    new Date(Number(DEMO_EPOCH_US / 1000n)),
+  );
+  return { records, seed, generations, ledgers };
 }
