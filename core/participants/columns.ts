@@ -108,8 +108,9 @@ function notReadable(field: string, problem: string): never {
 }
 
 function readChunk(data: Data, spec: FieldSpec, out: CellValue[]): void {
+  // Arrow JS slices offsets and fixed-width value buffers with the Data, so
+  // they are indexed from 0; only the validity bitmap keeps `data.offset`.
   const n = data.length;
-  const base = data.offset;
   const hasNulls = data.nullCount > 0;
   if (data.typeId === Type.Dictionary) {
     const dict = data.dictionary;
@@ -122,7 +123,7 @@ function readChunk(data: Data, spec: FieldSpec, out: CellValue[]): void {
         out.push(null);
         continue;
       }
-      const k = Number(idx[base + j]);
+      const k = Number(idx[j]);
       if (!(k >= 0 && k < values.length)) notReadable(spec.name, 'dictionary_index');
       out.push(values[k] as CellValue);
     }
@@ -141,7 +142,7 @@ function readChunk(data: Data, spec: FieldSpec, out: CellValue[]): void {
           out.push(null);
           continue;
         }
-        out.push(width === 16 ? uuidText(bytes, (base + j) * 16) : toHex(bytes.subarray((base + j) * 32, (base + j + 1) * 32)));
+        out.push(width === 16 ? uuidText(bytes, j * 16) : toHex(bytes.subarray(j * 32, (j + 1) * 32)));
       }
       return;
     }
@@ -154,8 +155,8 @@ function readChunk(data: Data, spec: FieldSpec, out: CellValue[]): void {
           out.push(null);
           continue;
         }
-        const a = Number(offsets[base + j]);
-        const b = Number(offsets[base + j + 1]);
+        const a = Number(offsets[j]);
+        const b = Number(offsets[j + 1]);
         try {
           out.push(UTF8_DECODER.decode(bytes.subarray(a, b)));
         } catch (_e) {
@@ -172,7 +173,7 @@ function readChunk(data: Data, spec: FieldSpec, out: CellValue[]): void {
       if (data.typeId !== Type.Timestamp || t.unit !== TimeUnit.MICROSECOND) notReadable(spec.name, 'type');
       const values = data.values as BigInt64Array;
       for (let j = 0; j < n; j++) {
-        out.push(hasNulls && !isValid(data, j) ? null : (values[base + j] as bigint));
+        out.push(hasNulls && !isValid(data, j) ? null : (values[j] as bigint));
       }
       return;
     }
@@ -432,6 +433,8 @@ export function gatherColumn(vector: Vector, spec: FieldSpec, order: readonly nu
   const expected = arrowTypeOf(spec.kind);
   if (src.typeId !== expected.typeId || String(src.type) !== String(expected)) return undefined;
   const n = order.length;
+  // Offsets and fixed-width values are sliced with the Data (indexed from 0);
+  // boolean value bits and validity keep `src.offset`.
   const base = src.offset;
   const hasNulls = src.nullCount > 0;
   const valid = new Array<boolean>(n);
@@ -453,14 +456,14 @@ export function gatherColumn(vector: Vector, spec: FieldSpec, order: readonly nu
     const valueOffsets = new Int32Array(n + 1);
     let total = 0;
     for (let i = 0; i < n; i++) {
-      const r = base + (order[i] as number);
+      const r = order[i] as number;
       if (valid[i] === true) total += (offsets[r + 1] as number) - (offsets[r] as number);
       valueOffsets[i + 1] = total;
     }
     const data = new Uint8Array(total);
     for (let i = 0; i < n; i++) {
       if (valid[i] !== true) continue;
-      const r = base + (order[i] as number);
+      const r = order[i] as number;
       data.set(bytes.subarray(offsets[r] as number, offsets[r + 1] as number), valueOffsets[i] as number);
     }
     return makeData({ type: expected as Utf8, data, valueOffsets, ...common });
@@ -483,7 +486,7 @@ export function gatherColumn(vector: Vector, spec: FieldSpec, order: readonly nu
   for (let i = 0; i < n; i++) {
     // Null slots stay zero, as `buildColumn` writes them.
     if (valid[i] !== true) continue;
-    const at = (base + (order[i] as number)) * width;
+    const at = (order[i] as number) * width;
     for (let b = 0; b < width; b++) data[i * width + b] = from[at + b] as number;
   }
   switch (spec.kind) {
