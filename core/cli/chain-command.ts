@@ -9,6 +9,7 @@ import { decodeEventBytes } from '../chain/store-support';
 import { verify, type VerifyResult } from '../chain/verify';
 import { GfError } from '../errors';
 import type { CliIo } from './io';
+import { projectOption } from './project-option';
 
 interface CommonOpts {
   readonly project: string;
@@ -84,7 +85,7 @@ export function registerChainCommands(program: Command, io: CliIo): void {
   chain
     .command('list')
     .description('list the workflows that have a ledger')
-    .requiredOption('--project <dir>', 'project directory (ledgers live in <dir>/chain)')
+    .addOption(projectOption('project directory (ledgers live in <dir>/chain)'))
     .option('--json', 'print JSON')
     .action(async (opts: CommonOpts) => {
       const rows = await withStore(opts.project, async (store) => {
@@ -104,7 +105,7 @@ export function registerChainCommands(program: Command, io: CliIo): void {
     .command('show')
     .description('show the persisted rows of one workflow (not verified: use verify)')
     .argument('<workflow>', 'workflow id')
-    .requiredOption('--project <dir>', 'project directory (ledgers live in <dir>/chain)')
+    .addOption(projectOption('project directory (ledgers live in <dir>/chain)'))
     .option('--json', 'print JSON')
     .action(async (workflow: string, opts: CommonOpts) => {
       const id = workflowArg(workflow);
@@ -139,7 +140,7 @@ export function registerChainCommands(program: Command, io: CliIo): void {
     .argument('[workflow]', 'workflow id')
     .option('--all', 'verify every workflow in the project')
     .option('--expect-head <head>', 'fail unless the tail head equals this recorded head (detects a truncated tail)')
-    .requiredOption('--project <dir>', 'project directory (ledgers live in <dir>/chain)')
+    .addOption(projectOption('project directory (ledgers live in <dir>/chain)'))
     .option('--json', 'print JSON')
     .action(async (workflow: string | undefined, opts: VerifyOpts) => {
       if ((workflow === undefined) === (opts.all !== true)) throw new GfError('GF_VALIDATION', 'give exactly one of WORKFLOW or --all');

@@ -9,6 +9,7 @@ import { familyByKey, recordsFromTable } from '../participants/index';
 import type { CellValue } from '../participants/index';
 import type { CheckpointView } from '../views/checkpoint-view';
 import type { CliIo } from './io';
+import { projectOption } from './project-option';
 
 interface CommonOpts {
   readonly project: string;
@@ -143,7 +144,7 @@ export function registerCheckpointCommands(program: Command, io: CliIo): void {
     .command('create')
     .description('name the current generation')
     .argument('<name>', 'checkpoint name (content, never a path)')
-    .requiredOption('--project <dir>', 'project directory')
+    .addOption(projectOption())
     .option('--description <text>', 'description (at most 1,024 UTF-8 bytes)')
     .option('--idempotency-key <uuid>', 'operation UUID (canonical lowercase); generated and printed when omitted')
     .option('--actor <uuid>', 'actor UUID')
@@ -160,7 +161,7 @@ export function registerCheckpointCommands(program: Command, io: CliIo): void {
     .command('delete')
     .description('delete a checkpoint name (its generation stays until ordinary retention)')
     .argument('<name>', 'checkpoint name')
-    .requiredOption('--project <dir>', 'project directory')
+    .addOption(projectOption())
     .option('--idempotency-key <uuid>', 'operation UUID; generated and printed when omitted')
     .option('--actor <uuid>', 'actor UUID')
     .option('--timeout-ms <ms>', 'wait this long for a busy writer lock')
@@ -174,7 +175,7 @@ export function registerCheckpointCommands(program: Command, io: CliIo): void {
   group
     .command('list')
     .description('active checkpoints sorted by (name, checkpoint_uuid)')
-    .requiredOption('--project <dir>', 'project directory')
+    .addOption(projectOption())
     .option('--limit <n>', 'page size 1–10000 (default 100)')
     .option('--after <token>', 'next-page token from a previous page')
     .option('--json', 'JSON output')
@@ -195,7 +196,7 @@ export function registerCheckpointCommands(program: Command, io: CliIo): void {
     .description('run one read command against a read-only view: open NAME -- participants | records CAP/FAMILY | record CAP/FAMILY VALUE...')
     .argument('<name>', 'checkpoint name')
     .argument('[read...]', 'the read command, after --')
-    .requiredOption('--project <dir>', 'project directory')
+    .addOption(projectOption())
     .option('--json', 'JSON output')
     .option('--arrow', 'Arrow IPC stream output for records')
     .action(async (name: string, read: readonly string[], opts: CommonOpts) => {

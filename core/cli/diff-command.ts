@@ -6,6 +6,7 @@ import { Checkpoints, openCheckpointedProject } from '../checkpoints/checkpoints
 import { DIFF_DETAILS, DIFF_SCOPES, diffProjectCheckpoints } from '../diff/index';
 import { GfError } from '../errors';
 import type { CliIo } from './io';
+import { projectOption } from './project-option';
 
 interface DiffOpts {
   readonly project: string;
@@ -53,7 +54,7 @@ export function addDiffSubcommand(group: Command, io: CliIo): void {
     .description('logical diff between two checkpoints (or CURRENT): summary or record detail, paged')
     .argument('<from>', 'checkpoint name or CURRENT')
     .argument('<to>', 'checkpoint name or CURRENT')
-    .requiredOption('--project <dir>', 'project directory')
+    .addOption(projectOption())
     .option('--scope <scope>', `one of ${DIFF_SCOPES.join(', ')}`, 'all')
     .option('--detail <detail>', `one of ${DIFF_DETAILS.join(', ')}`, 'summary')
     .option('--limit <n>', 'page size 1–10000 (default 100)')

@@ -6,6 +6,7 @@ import { GfError } from '../errors';
 import { registryCatalog } from '../project/index';
 import type { ParticipantChange } from '../project/index';
 import type { CliIo } from './io';
+import { projectOption } from './project-option';
 
 function collect(value: string, previous: readonly string[]): string[] {
   return [...previous, value];
@@ -51,7 +52,7 @@ export function registerProjectCommands(program: Command, io: CliIo): void {
   program
     .command('publish')
     .description('publish a new generation: CURRENT plus added, replaced or removed participants')
-    .requiredOption('--project <dir>', 'project directory')
+    .addOption(projectOption())
     .option('--family <cap/family>', 'record family of the following --file (repeatable)', collect, [])
     .option('--file <path>', 'participant bytes (Arrow IPC file or canonical JSON document) (repeatable)', collect, [])
     .option('--remove <cap/family>', 'remove a record family (repeatable)', collect, [])

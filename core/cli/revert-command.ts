@@ -5,6 +5,7 @@ import { openCheckpointedProject } from '../checkpoints/checkpoints';
 import { GfError } from '../errors';
 import { RevertEngine } from '../revert/index';
 import type { CliIo } from './io';
+import { projectOption } from './project-option';
 
 interface RevertOpts {
   readonly project: string;
@@ -36,7 +37,7 @@ export function addRevertSubcommand(group: Command, io: CliIo): void {
     .command('revert')
     .description('restore a checkpoint as a new generation (history is kept; CURRENT moves forward)')
     .argument('<name>', 'checkpoint name')
-    .requiredOption('--project <dir>', 'project directory')
+    .addOption(projectOption())
     .requiredOption('--reason <text>', 'why (1–1,024 UTF-8 bytes after trimming; stored with the restoration record)')
     .option('--idempotency-key <uuid>', 'operation UUID (canonical lowercase); generated and printed when omitted')
     .option('--actor <uuid>', 'actor UUID')

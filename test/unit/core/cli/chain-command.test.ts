@@ -118,6 +118,6 @@ describe('gf chain', () => {
     mkdirSync(join(empty, 'x'));
     expect(await gf('chain', 'list', '--project', empty, '--json')).toEqual({ code: 0, out: '[]\n', err: '' });
     rmSync(empty, { recursive: true, force: true });
-    expect((await gf('chain', 'list')).code).toBe(2);
+    expect((await gf('chain', 'list', '--no-such-option')).code).toBe(2);
   });
 });
