@@ -1,12 +1,12 @@
-import { sha256Hex } from '../canonical/index';
 import { GfError } from '../errors';
 import type { FamilyDescriptor, ParticipantCatalog } from './catalog';
 import { checkDir, corrupt, readFileNoFollow } from './durable-fs';
 import { CURRENT_MAX_BYTES, MANIFEST_MAX_BYTES, familyKeyOf, manifestDigest, parseCurrent, parseManifest } from './formats';
 import type { CurrentPointer, Manifest, ManifestParticipant } from './formats';
-import { LAYOUT, generationDir, leasePlace, manifestPlace, objectPlace, place } from './layout';
+import { LAYOUT, generationDir, leasePlace, manifestPlace, place } from './layout';
 import { tryShared } from './sqlite-lock';
 import type { HeldLock } from './sqlite-lock';
+import { readObjectVerified } from './verified-objects';
 
 /** Reads and validates CURRENT; null when the project is uninitialized. */
 export function readCurrent(root: string): CurrentPointer | null {
@@ -33,20 +33,7 @@ export function loadManifest(root: string, generationUuid: string, bytes: Uint8A
   return m;
 }
 
-/**
- * Reads one object and verifies it against its name and manifest entry.
- *
- * Missing, truncated, extended or altered bytes are `GF_PROJECT_CORRUPT`;
- * no other generation or object is ever substituted.
- */
-export function readObjectVerified(root: string, entry: Pick<ManifestParticipant, 'contentSha256' | 'byteLength'>): Uint8Array {
-  const p = objectPlace(root, entry.contentSha256);
-  const bytes = readFileNoFollow(p.abs, p.rel, entry.byteLength);
-  if (bytes === undefined) throw corrupt('participant object is missing', p.rel);
-  if (bytes.length !== entry.byteLength) throw corrupt('participant object has the wrong length', p.rel);
-  if (sha256Hex(bytes) !== entry.contentSha256) throw corrupt('participant object does not match its name', p.rel);
-  return bytes;
-}
+export { readObjectVerified, readObjectVerifiedAsync } from './verified-objects';
 
 /**
  * A pinned, read-only snapshot of one generation.
