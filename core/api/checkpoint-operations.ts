@@ -1,7 +1,8 @@
 // checkpoints.* / view.* / diff operations over core/checkpoints, core/views
 // and core/diff.
 import { Checkpoints, type MicrosClock } from '../checkpoints/checkpoints';
-import { checkpointTable, receiptTable } from '../checkpoints/arrow-results';
+import { checkpointTable, receiptTable, tombstoneTable } from '../checkpoints/arrow-results';
+import { deletedCheckpointPage } from '../checkpoints/tombstones';
 import { diffProjectCheckpoints } from '../diff/index';
 import { RevertEngine } from '../revert/index';
 import { GfError } from '../errors';
@@ -80,7 +81,11 @@ export function checkpointOperations(
 ): Implementations {
   const checkpoints = (handle: string): Checkpoints => new Checkpoints(projects.get(handle).project, clock === undefined ? {} : { clock });
   return {
-    'checkpoints.list': async ({ project, limit, after }) => {
+    'checkpoints.list': async ({ project, limit, after, deleted }) => {
+      if (deleted === true) {
+        const gone = deletedCheckpointPage(checkpoints(project).registryState().doc, limit, after ?? undefined);
+        return arrowResult(tombstoneTable(gone.rows), gone.next);
+      }
       const page = checkpoints(project).listCheckpoints({ limit, after: after ?? undefined });
       return arrowResult(checkpointTable(page.rows), page.next);
     },

@@ -135,7 +135,17 @@ export const OPERATIONS = {
   'project.create': spec(z.object({ path: directorySchema }).strict(), 'json', true, 'Create an empty workspace container; returns a session handle.'),
   'project.close': spec(z.object({ project: handleSchema }).strict(), 'json', false, 'Forget a session handle.'),
   'project.summary': spec(z.object({ project: handleSchema }).strict(), 'json', false, 'Generations with parents, restoration records and CURRENT.'),
-  'checkpoints.list': spec(z.object({ project: handleSchema, limit: limitSchema, after: afterSchema }).strict(), 'arrow', false, 'Active checkpoints (checkpoint@1), paged.'),
+  /**
+   * Active checkpoints (`checkpoint@1`), or with `deleted: true` the deleted ones.
+   *
+   * Deleted checkpoints come back as a separate Arrow table,
+   * `checkpoint_tombstone@1` (name, checkpoint_uuid, generation_uuid,
+   * deleted_at, deleted_revision; deletion order), paged the same way with its
+   * own tokens (a token of one listing is `GF_PAGE_INVALID` in the other).
+   */
+  'checkpoints.list': spec(
+    z.object({ project: handleSchema, limit: limitSchema, after: afterSchema, deleted: z.boolean().optional() }).strict(),
+    'arrow', false, 'Active checkpoints (checkpoint@1), or deleted ones (checkpoint_tombstone@1) with deleted: true; paged.'),
   'checkpoints.create': spec(
     z.object({ project: handleSchema, name: checkpointNameSchema, description: boundedText(LIMITS.descriptionUtf8Bytes).nullable().optional(), idempotency_key: uuidSchema, actor_uuid: actorSchema }).strict(),
     'arrow', true, 'Name the current generation (checkpoint_receipt@1).'),

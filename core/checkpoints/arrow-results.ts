@@ -4,6 +4,7 @@ import { arrowFieldOf, buildColumn, tableOfColumns } from '../participants/colum
 import type { CellValue, FieldSpec } from '../participants/columns';
 import type { CheckpointRow } from './listing';
 import type { CheckpointReceipt } from './registry-core';
+import type { DeletedCheckpointRow } from './tombstones';
 
 /** Schema-metadata key naming the result schema of an Arrow result. */
 export const RESULT_SCHEMA_KEY = 'graphforge.contract.result_schema';
@@ -34,6 +35,15 @@ export const RECEIPT_FIELDS: readonly Col[] = [
   { name: 'committed_at', kind: 'timestamp_us', nullable: false },
 ];
 
+/** `checkpoint_tombstone@1` fields: a deleted checkpoint's public history. */
+export const TOMBSTONE_FIELDS: readonly Col[] = [
+  { name: 'name', kind: 'utf8', nullable: false },
+  { name: 'checkpoint_uuid', kind: 'uuid', nullable: false },
+  { name: 'generation_uuid', kind: 'uuid', nullable: false },
+  { name: 'deleted_at', kind: 'timestamp_us', nullable: false },
+  { name: 'deleted_revision', kind: 'uint64', nullable: false },
+];
+
 function column(c: Col, values: readonly CellValue[]): { field: Field; data: Data } {
   if (c.kind === 'uint64') {
     const data = new BigUint64Array(values.map((v) => BigInt(v as number)));
@@ -53,6 +63,11 @@ function table(schemaName: string, cols: readonly Col[], rows: readonly object[]
 /** Active checkpoints as a `checkpoint@1` Arrow table (rows in the given order). */
 export function checkpointTable(rows: readonly CheckpointRow[]): Table {
   return table('checkpoint@1', CHECKPOINT_FIELDS, rows);
+}
+
+/** Deleted checkpoints as a `checkpoint_tombstone@1` Arrow table (rows in the given order). */
+export function tombstoneTable(rows: readonly DeletedCheckpointRow[]): Table {
+  return table('checkpoint_tombstone@1', TOMBSTONE_FIELDS, rows);
 }
 
 /** One receipt as a one-row `checkpoint_receipt@1` Arrow table. */
