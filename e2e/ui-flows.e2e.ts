@@ -85,8 +85,15 @@ describe('desktop UI flows (browser mode, Debian Chromium)', () => {
     expect((await page.getByTestId('checkpoint-label').allTextContents()).sort()).toEqual([...names].sort());
     // The deleted demo checkpoint is not among the labels.
     expect(await page.getByTestId('checkpoint-label').filter({ hasText: 'Curation scratch' }).count()).toBe(0);
+    // It appears as a tombstone only when asked ("Show deleted checkpoints").
+    expect(await page.getByTestId('tombstone-row').count()).toBe(0);
+    await page.getByTestId('show-deleted').check();
+    await expect.poll(() => page.getByTestId('tombstone-name').allTextContents()).toEqual(['Curation scratch']);
+    expect(await page.getByTestId('tombstone-row').textContent()).not.toContain('Release 1.0');
     await shot('history');
     expect(await axeProblems()).toEqual([]);
+    await page.getByTestId('show-deleted').uncheck();
+    expect(await page.getByTestId('tombstone-row').count()).toBe(0);
   });
 
   it('checkpoint view: participants by scope with row counts, records paged as you scroll, lookup by identity', async () => {

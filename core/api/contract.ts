@@ -252,8 +252,15 @@ export interface RestorationSummary {
 export interface ProjectSummary {
   readonly initialized: boolean;
   readonly current: { readonly generation_uuid: string; readonly manifest_sha256: string } | null;
-  /** Newest first, following parents from CURRENT. */
+  /**
+   * Every complete generation still on disk, newest first.
+   *
+   * CURRENT's parent line first, then the other retained generations (older
+   * ones kept by a checkpoint), each child before its parent.
+   */
   readonly generations: readonly GenerationSummary[];
+  /** True when some listed generation's parent is no longer on disk (retention cleaned older ones up). */
+  readonly older_generations_cleaned_up: boolean;
 }
 
 /** What `project.open` / `project.create` return. */

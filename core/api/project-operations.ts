@@ -2,7 +2,7 @@
 import { isAbsolute, basename } from 'node:path';
 import type { Table } from 'apache-arrow';
 import { GfError } from '../errors';
-import { createProject, registryCatalog, type Project } from '../project/index';
+import { createProject, registryCatalog, type GenerationInfo, type Project } from '../project/index';
 import { openCheckpointedProject } from '../checkpoints/checkpoints';
 import { WORKSPACE_RESTORATION_TRANSITION, familyKey, recordsFromTable } from '../participants/index';
 import type { GenerationSummary, ProjectOpened, RestorationSummary } from './contract';
@@ -65,6 +65,28 @@ function restorationOf(project: Project<Table>, generationUuid: string, manifest
   }
 }
 
+/**
+ * Every complete generation still on disk, newest first.
+ *
+ * CURRENT's parent line first (`history`, which stops where retention cut
+ * it), then the other retained generations (e.g. older ones a checkpoint
+ * pins), each child before its parent; ties by UUID.
+ */
+export function retainedTimeline(history: readonly GenerationInfo[], all: readonly GenerationInfo[]): GenerationInfo[] {
+  const seen = new Set(history.map((g) => g.generationUuid));
+  let rest = all.filter((g) => g.status === 'complete' && !seen.has(g.generationUuid));
+  const out = [...history];
+  while (rest.length > 0) {
+    const parents = new Set(rest.map((g) => g.parentGenerationUuid));
+    const leaves = rest.filter((g) => !parents.has(g.generationUuid));
+    const next = leaves.length > 0 ? leaves : rest; // a parent cycle cannot happen on disk; never loop
+    out.push(...next);
+    const taken = new Set(next.map((g) => g.generationUuid));
+    rest = rest.filter((g) => !taken.has(g.generationUuid));
+  }
+  return out;
+}
+
 /** project.* implementations over `core/project`. */
 export function projectOperations(projects: SessionTable<ProjectSession>): Implementations {
   return {
@@ -79,7 +101,9 @@ export function projectOperations(projects: SessionTable<ProjectSession>): Imple
       const p = projects.get(project).project;
       const history = p.history();
       const current = history[0];
-      const generations: GenerationSummary[] = history.map((g) => ({
+      const retained = retainedTimeline(history, p.listGenerations());
+      const onDisk = new Set(retained.map((g) => g.generationUuid));
+      const generations: GenerationSummary[] = retained.map((g) => ({
         generation_uuid: g.generationUuid,
         parent_generation_uuid: g.parentGenerationUuid,
         manifest_sha256: g.manifestSha256 ?? '',
@@ -91,6 +115,7 @@ export function projectOperations(projects: SessionTable<ProjectSession>): Imple
         initialized: current !== undefined,
         current: current === undefined ? null : { generation_uuid: current.generationUuid, manifest_sha256: current.manifestSha256 ?? '' },
         generations,
+        older_generations_cleaned_up: retained.some((g) => g.parentGenerationUuid !== null && !onDisk.has(g.parentGenerationUuid)),
       };
     },
   };

@@ -1,6 +1,9 @@
 // History: the generation timeline (parents, restorations), named
-// checkpoints as labels, create (validated as typed) and delete (confirmed).
-import { useMemo, useState, type FormEvent } from 'react';
+// checkpoints as labels, create (validated as typed) and delete (confirmed);
+// deleted checkpoints (tombstones) on request.
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import type { ArrowResult } from '../../core/api/contract';
+import { decodeArrow, type DisplayRow } from '../arrow-rows';
 import { Dialog } from '../components/dialog';
 import { ErrorBox } from '../components/error-box';
 import { showError, type ShownError } from '../errors-text';
@@ -23,6 +26,8 @@ export function HistoryScreen() {
     }
     return m;
   }, [checkpoints]);
+  const [showDeleted, setShowDeleted] = useState(false);
+  const deleted = useDeletedCheckpoints(showDeleted ? workspace?.project ?? null : null, checkpoints);
   const byUuid = useMemo(() => new Map(checkpoints.map((c) => [c['checkpoint_uuid'] ?? '', c['name'] ?? ''])), [checkpoints]);
   if (summary === null || workspace === null) return <p className="muted">Loading history…</p>;
   const gens = summary.generations;
@@ -40,6 +45,11 @@ export function HistoryScreen() {
       <p className="muted">
         <span data-testid="generation-count">{gens.length}</span> generations · <span data-testid="checkpoint-count">{checkpoints.length}</span> active checkpoints
       </p>
+      {summary.older_generations_cleaned_up && (
+        <p className="muted small" data-testid="history-cleaned-up">
+          Older generations were cleaned up by retention: the timeline shows every generation still on disk (a parent shown without its row is gone).
+        </p>
+      )}
       <section aria-label="Generations">
         <table className="timeline" data-testid="timeline">
           <caption className="sr-only">Generations, newest first</caption>
@@ -80,11 +90,70 @@ export function HistoryScreen() {
           </tbody>
         </table>
       </section>
-      <p className="muted small">Deleted checkpoints (tombstones) are kept by the engine but the contract does not list them yet.</p>
+      <label className="toggle">
+        <input type="checkbox" checked={showDeleted} onChange={(e) => setShowDeleted(e.target.checked)} data-testid="show-deleted" /> Show deleted checkpoints
+      </label>
+      {showDeleted && (
+        <section aria-label="Deleted checkpoints">
+          {deleted.error !== null && <ErrorBox error={deleted.error} />}
+          {deleted.rows === null ? (
+            <p className="muted">Loading deleted checkpoints…</p>
+          ) : deleted.rows.length === 0 ? (
+            <p className="muted" data-testid="no-tombstones">No checkpoint has been deleted.</p>
+          ) : (
+            <table className="timeline" data-testid="tombstones">
+              <caption className="sr-only">Deleted checkpoints, in deletion order</caption>
+              <thead>
+                <tr><th scope="col">deleted checkpoint</th><th scope="col">checkpoint</th><th scope="col">generation</th><th scope="col">deleted at</th><th scope="col">registry revision</th></tr>
+              </thead>
+              <tbody>
+                {deleted.rows.map((t) => (
+                  <tr key={t['checkpoint_uuid']} data-testid="tombstone-row">
+                    <td><span className="badge badge-deleted">deleted</span> <span data-testid="tombstone-name">{t['name']}</span></td>
+                    <td className="mono" title={t['checkpoint_uuid'] ?? ''}>{short(t['checkpoint_uuid'])}</td>
+                    <td className="mono" title={t['generation_uuid'] ?? ''}>{short(t['generation_uuid'])}</td>
+                    <td>{t['deleted_at']}</td>
+                    <td>{t['deleted_revision']}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </section>
+      )}
       {creating && <CreateDialog project={workspace.project} existing={checkpoints.map((c) => c['name'] ?? '')} onClose={() => setCreating(false)} onDone={() => void refresh()} />}
       {deleting !== null && <DeleteDialog project={workspace.project} name={deleting} onClose={() => setDeleting(null)} onDone={() => void refresh()} />}
     </section>
   );
+}
+
+/** Every tombstone of the project (pages of 500) while `project` is set; refetched when the active list changes. */
+function useDeletedCheckpoints(project: string | null, active: readonly unknown[]): { rows: readonly DisplayRow[] | null; error: ShownError | null } {
+  const [state, setState] = useState<{ rows: readonly DisplayRow[] | null; error: ShownError | null }>({ rows: null, error: null });
+  useEffect(() => {
+    if (project === null) return undefined;
+    let live = true;
+    setState({ rows: null, error: null });
+    void (async () => {
+      try {
+        const rows: DisplayRow[] = [];
+        let after: string | null = null;
+        for (let i = 0; i < 100; i++) {
+          const page: ArrowResult = await invoke('checkpoints.list', { project, deleted: true, limit: 500, after });
+          rows.push(...decodeArrow(page.bytes).rows);
+          after = page.next_page_token;
+          if (after === null) break;
+        }
+        if (live) setState({ rows, error: null });
+      } catch (e) {
+        if (live) setState({ rows: [], error: showError(e) });
+      }
+    })();
+    return () => {
+      live = false;
+    };
+  }, [project, active]);
+  return state;
 }
 
 function CreateDialog({ project, existing, onClose, onDone }: { project: string; existing: readonly string[]; onClose: () => void; onDone: () => void }) {

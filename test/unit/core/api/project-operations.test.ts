@@ -26,7 +26,7 @@ describe('project operations through the facade dispatcher', () => {
     expect(created.label).toBe('ws');
     expect(created.project).toMatch(/^[0-9a-f-]{36}$/);
     const empty = value<{ initialized: boolean; generations: unknown[] }>(await facade.dispatcher.dispatch('project.summary', { project: created.project }));
-    expect(empty).toEqual({ initialized: false, current: null, generations: [] });
+    expect(empty).toEqual({ initialized: false, current: null, generations: [], older_generations_cleaned_up: false });
 
     const p = await openProject(dir, { catalog: registryCatalog });
     const g1 = await p.publish({ parent: null, changes: [putNodes(3, 'a'), putConfig('one')] });
