@@ -1,0 +1,275 @@
+// The desktop UI in Debian Chromium (browser mode through `gf serve`), as the
+// issue's acceptance asks: on the demo (10,000 records for `--size small`,
+// 1,000,000 for `large`) the history timeline and the checkpoint labels render
+// within 1 s of opening; scrolling a record diff of ≥ 20,000 rows to the end
+// (keyboard End, then the mouse wheel) keeps every Long Task under 200 ms;
+// Cancel on a running diff shows "cancelled" and the engine answers
+// GF_CANCELLED within 0.5 s. Targets are printed beside the figures as
+// results and ratios (ratio ≤ 1 = within target); nothing is asserted.
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { tableFromIPC } from 'apache-arrow';
+import type { Page } from 'playwright-core';
+import type { ArrowResult, JsonResults } from '../core/api/contract';
+import { createFacade } from '../core/api/facade';
+import { unwrapEnvelope } from '../core/api/wire';
+import { ROOT, ensureBuilt, launchChromium, startServe, type BrowserHandle, type ServeHandle } from '../e2e/support/browser';
+import { defineBench } from './harness';
+import type { BenchSize } from './harness';
+import { probeScript, type ProbeConfig, type ProbeState } from './ui/page-probe';
+import { DIFF_FROM, DIFF_TO, createDemo, createDiffWorkspace, type DiffWorkspace } from './ui/workspaces';
+
+/** Graph records of the demo per size. */
+const DEMO_RECORDS: Readonly<Record<BenchSize, number>> = { small: 10_000, large: 1_000_000 };
+/** The issue's targets. */
+const TARGET_RENDER_MS = 1000;
+const TARGET_LONG_TASK_MS = 200;
+const TARGET_CANCEL_MS = 500;
+/** Generous bound for one UI step (a page load, a diff page) so a hang fails the spec instead of the run. */
+const STEP_TIMEOUT_MS = 120_000;
+
+interface Served {
+  readonly serve: ServeHandle;
+  readonly expect: ProbeConfig;
+}
+
+interface State {
+  readonly browser: BrowserHandle;
+  readonly demo: Served;
+  readonly diff: Served & { readonly ws: DiffWorkspace };
+  readonly demoCreateMs: number;
+  readonly demoRecords: number;
+  run: number;
+  /** The first opening of each served workspace (the unmeasured warm-up run's), cold server caches. */
+  cold: { history: number; checkpoints: number } | null;
+}
+
+/** What the history of `dir` must show, from the engine itself (in-process facade). */
+async function expected(dir: string): Promise<ProbeConfig> {
+  const facade = createFacade({ mode: 'library' });
+  try {
+    const call = async <T>(op: string, req: unknown): Promise<T> => unwrapEnvelope(await facade.dispatcher.dispatch(op as never, req)) as T;
+    const project = (await call<JsonResults['project.open']>('project.open', { path: dir })).project;
+    const summary = await call<JsonResults['project.summary']>('project.summary', { project });
+    const list = await call<ArrowResult>('checkpoints.list', { project, limit: 10_000 });
+    return { generations: summary.generations.length, checkpoints: tableFromIPC(list.bytes).numRows };
+  } finally {
+    await facade.close();
+  }
+}
+
+async function serveOf(dir: string): Promise<Served> {
+  return { serve: await startServe(['--project', dir]), expect: await expected(dir) };
+}
+
+const probeOf = (page: Page): Promise<ProbeState> => page.evaluate(() => (window as unknown as { __gfBench: ProbeState }).__gfBench);
+
+async function openPage(state: State, served: Served): Promise<Page> {
+  const page = await state.browser.context.newPage();
+  page.setDefaultTimeout(STEP_TIMEOUT_MS);
+  await page.addInitScript({ content: probeScript(served.expect) });
+  await page.goto(served.serve.url);
+  await page.waitForFunction(() => {
+    const m = (window as unknown as { __gfBench: ProbeState }).__gfBench.marks;
+    return m['history_frame'] !== undefined && m['checkpoints_frame'] !== undefined;
+  });
+  return page;
+}
+
+async function nav(page: Page, label: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Screens' }).getByRole('button', { name: label, exact: true }).click();
+}
+
+/** Opens the demo in a fresh page: navigation start → timeline rows and checkpoint labels rendered (next frame). */
+async function historyRender(state: State): Promise<{ history: number; checkpoints: number }> {
+  const page = await openPage(state, state.demo);
+  try {
+    const p = await probeOf(page);
+    return { history: p.marks['history_frame'] as number, checkpoints: p.marks['checkpoints_frame'] as number };
+  } finally {
+    await page.close();
+  }
+}
+
+/** Loaded record-diff rows (the three kind counters) and whether more pages exist. */
+function recordDiffState(page: Page): Promise<{ loaded: number; more: boolean }> {
+  return page.evaluate(() => (window as unknown as { __gfBench: ProbeState }).__gfBench.recordDiff());
+}
+
+const nextFrame = (page: Page): Promise<unknown> => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(null))));
+
+/** Opens the family's record diff, then scrolls to the end with End (paging every row in) and the wheel; longest Long Task meanwhile. */
+async function diffScroll(state: State): Promise<{ longest: number; longTasks: number; rows: number; scrollMs: number }> {
+  const page = await openPage(state, state.diff);
+  try {
+    await nav(page, 'Diff');
+    await page.getByLabel('From', { exact: true }).selectOption(DIFF_FROM);
+    await page.getByLabel('To', { exact: true }).selectOption(DIFF_TO);
+    await page.getByRole('button', { name: 'Compare' }).click();
+    await page.getByTestId('diff-result').waitFor();
+    await page.getByRole('grid', { name: 'Diff summary by participant' }).locator('.grid-data-row').filter({ hasText: 'node' }).first().click();
+    const grid = page.getByRole('grid', { name: 'Record changes of node' });
+    await page.waitForFunction(() => (window as unknown as { __gfBench: ProbeState }).__gfBench.recordDiff().loaded > 0);
+    // Measure from here: the record diff is open with its first page.
+    await page.evaluate(() => ((window as unknown as { __gfBench: ProbeState }).__gfBench.longTasks.length = 0));
+    const t0 = performance.now();
+    await grid.focus();
+    for (let guard = 0; guard < 10_000; guard++) {
+      const before = await recordDiffState(page);
+      if (!before.more) break;
+      await page.keyboard.press('End');
+      await page.waitForFunction(
+        (n) => {
+          const r = (window as unknown as { __gfBench: ProbeState }).__gfBench.recordDiff();
+          return r.loaded > n || !r.more;
+        },
+        before.loaded,
+        { polling: 'raf' },
+      );
+    }
+    const loaded = (await recordDiffState(page)).loaded;
+    // Back to the top with the keyboard, then to the end with the mouse wheel.
+    await page.keyboard.press('Home');
+    await nextFrame(page);
+    const box = await grid.boundingBox();
+    if (box === null) throw new Error('ui bench: record grid not visible');
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    for (let guard = 0; guard < 5_000; guard++) {
+      await page.mouse.wheel(0, 2_400);
+      await nextFrame(page);
+      const atEnd = await grid.evaluate((el) => el.scrollTop + el.clientHeight >= el.scrollHeight - 2);
+      if (atEnd) break;
+    }
+    const scrollMs = performance.now() - t0;
+    // Let the Long Task observer deliver the last entries.
+    await page.evaluate(() => new Promise((r) => setTimeout(r, 200)));
+    const p = await probeOf(page);
+    const noApi = p.marks['no_longtask_api'] !== undefined;
+    const longest = noApi ? Number.NaN : p.longTasks.reduce((m, t) => Math.max(m, t.duration), 0);
+    return { longest, longTasks: p.longTasks.length, rows: loaded, scrollMs };
+  } finally {
+    await page.close();
+  }
+}
+
+/** Compare, Cancel the moment progress shows; time until "cancelled" is shown and the engine answered. Then an uncancelled compare for scale. */
+async function diffCancel(state: State): Promise<{ total: number; ui: number; engine: number; cancelled: number; compareMs: number }> {
+  // Drop the derived change-list cache so the diff does its work again.
+  rmSync(join(state.diff.ws.dir, 'cache', 'diff'), { recursive: true, force: true });
+  const page = await openPage(state, state.diff);
+  try {
+    await nav(page, 'Diff');
+    await page.getByLabel('From', { exact: true }).selectOption(DIFF_FROM);
+    await page.getByLabel('To', { exact: true }).selectOption(DIFF_TO);
+    await page.evaluate(() => ((window as unknown as { __gfBench: ProbeState }).__gfBench.armCancel = true));
+    await page.getByRole('button', { name: 'Compare' }).click();
+    await page.waitForFunction(() => {
+      const p = (window as unknown as { __gfBench: ProbeState }).__gfBench;
+      const diff = p.calls.find((c) => c.op === 'checkpoints.diff');
+      return p.cancelAt !== null && p.marks['cancel_notice_frame'] !== undefined && diff !== undefined && diff.code !== null;
+    });
+    const p = await probeOf(page);
+    const at = p.cancelAt as number;
+    const diff = p.calls.find((c) => c.op === 'checkpoints.diff') as ProbeState['calls'][number];
+    const ui = (p.marks['cancel_notice_frame'] as number) - at;
+    const engine = diff.end - at;
+    // For scale: the same diff left to finish (from Compare to the summary shown).
+    rmSync(join(state.diff.ws.dir, 'cache', 'diff'), { recursive: true, force: true });
+    const t0 = performance.now();
+    await page.getByRole('button', { name: 'Compare' }).click();
+    await page.getByTestId('diff-result').waitFor();
+    const compareMs = performance.now() - t0;
+    return { total: Math.max(ui, engine), ui, engine, cancelled: diff.code === 'GF_CANCELLED' ? 1 : 0, compareMs };
+  } finally {
+    await page.close();
+  }
+}
+
+const verdict = (v: number, target: number): string => (Number.isNaN(v) ? 'n/a' : v <= target ? 'within' : 'OVER');
+
+export const benchmarks = [
+  defineBench<State>({
+    id: 'ui',
+    results: {
+      'ui.history_render_ms': 'ms',
+      'ui.checkpoint_list_render_ms': 'ms',
+      'ui.history_render_cold_ms': 'ms',
+      'ui.checkpoint_list_render_cold_ms': 'ms',
+      'ui.target_render_ms': 'ms',
+      'ui.diff_scroll_longest_task_ms': 'ms',
+      'ui.diff_scroll_long_tasks': 'tasks',
+      'ui.diff_scroll_rows': 'rows',
+      'ui.diff_scroll_total_ms': 'ms',
+      'ui.target_long_task_ms': 'ms',
+      'ui.diff_cancel_ms': 'ms',
+      'ui.diff_cancel_ui_ms': 'ms',
+      'ui.diff_cancel_engine_ms': 'ms',
+      'ui.diff_cancel_engine_cancelled': '0/1',
+      'ui.diff_uncancelled_compare_ms': 'ms',
+      'ui.target_cancel_ms': 'ms',
+      'ui.demo_create_ms': 'ms',
+      'ui.demo_records': 'records',
+    },
+    ratios: [
+      { id: 'ui.history_render_over_target', numerator: 'ui.history_render_ms', denominator: 'ui.target_render_ms' },
+      { id: 'ui.history_render_cold_over_target', numerator: 'ui.history_render_cold_ms', denominator: 'ui.target_render_ms' },
+      { id: 'ui.checkpoint_list_render_over_target', numerator: 'ui.checkpoint_list_render_ms', denominator: 'ui.target_render_ms' },
+      { id: 'ui.diff_scroll_longest_task_over_target', numerator: 'ui.diff_scroll_longest_task_ms', denominator: 'ui.target_long_task_ms' },
+      { id: 'ui.diff_cancel_over_target', numerator: 'ui.diff_cancel_ms', denominator: 'ui.target_cancel_ms' },
+    ],
+    runs: 3,
+    async setup({ size, tmpDir }) {
+      ensureBuilt();
+      const demoRecords = DEMO_RECORDS[size];
+      const demoDir = join(tmpDir, 'demo');
+      const demoCreateMs = createDemo(ROOT, demoDir, demoRecords);
+      console.error(`ui bench: gf demo create --records ${demoRecords} took ${Math.round(demoCreateMs)} ms`);
+      const t0 = performance.now();
+      const ws = await createDiffWorkspace(join(tmpDir, 'diff'), size);
+      console.error(`ui bench: diff workspace (${ws.records} records, ${ws.changes} changes) built in ${Math.round(performance.now() - t0)} ms`);
+      const browser = await launchChromium();
+      const demo = await serveOf(demoDir);
+      const diff = { ...(await serveOf(ws.dir)), ws };
+      return { browser, demo, diff, demoCreateMs, demoRecords, run: 0, cold: null };
+    },
+    async run(state) {
+      const n = state.run++;
+      const history = await historyRender(state);
+      state.cold ??= history;
+      const scroll = await diffScroll(state);
+      if (scroll.rows < state.diff.ws.changes) throw new Error(`ui bench: record diff showed ${scroll.rows} rows, expected ${state.diff.ws.changes}`);
+      const cancel = await diffCancel(state);
+      console.error(
+        `ui bench run ${n}: history ${Math.round(history.history)} ms (${verdict(history.history, TARGET_RENDER_MS)} ${TARGET_RENDER_MS}), ` +
+          `checkpoints ${Math.round(history.checkpoints)} ms (${verdict(history.checkpoints, TARGET_RENDER_MS)} ${TARGET_RENDER_MS}), ` +
+          `longest task ${Math.round(scroll.longest)} ms over ${scroll.rows} rows (${verdict(scroll.longest, TARGET_LONG_TASK_MS)} ${TARGET_LONG_TASK_MS}), ` +
+          `cancel ${Math.round(cancel.total)} ms, engine ${cancel.cancelled === 1 ? 'GF_CANCELLED' : 'finished the diff'} (${verdict(cancel.total, TARGET_CANCEL_MS)} ${TARGET_CANCEL_MS}); uncancelled compare ${Math.round(cancel.compareMs)} ms`,
+      );
+      return {
+        'ui.history_render_ms': history.history,
+        'ui.checkpoint_list_render_ms': history.checkpoints,
+        'ui.history_render_cold_ms': state.cold.history,
+        'ui.checkpoint_list_render_cold_ms': state.cold.checkpoints,
+        'ui.target_render_ms': TARGET_RENDER_MS,
+        'ui.diff_scroll_longest_task_ms': scroll.longest,
+        'ui.diff_scroll_long_tasks': scroll.longTasks,
+        'ui.diff_scroll_rows': scroll.rows,
+        'ui.diff_scroll_total_ms': scroll.scrollMs,
+        'ui.target_long_task_ms': TARGET_LONG_TASK_MS,
+        'ui.diff_cancel_ms': cancel.total,
+        'ui.diff_cancel_ui_ms': cancel.ui,
+        'ui.diff_cancel_engine_ms': cancel.engine,
+        'ui.diff_cancel_engine_cancelled': cancel.cancelled,
+        'ui.diff_uncancelled_compare_ms': cancel.compareMs,
+        'ui.target_cancel_ms': TARGET_CANCEL_MS,
+        'ui.demo_create_ms': state.demoCreateMs,
+        'ui.demo_records': state.demoRecords,
+      };
+    },
+    async teardown(state) {
+      await state.browser.close();
+      await state.demo.serve.stop();
+      await state.diff.serve.stop();
+    },
+  }),
+];
