@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
+import { sqliteNativeOptions } from '../sqlite-options';
 import { checkFile, corrupt, ioError } from './durable-fs';
 
 /**
@@ -29,7 +30,7 @@ export function createLockFile(abs: string, rel: string): void {
   if (checkFile(abs, rel) !== undefined) throw corrupt('lock file already exists', rel);
   let db: Database.Database | undefined;
   try {
-    db = new Database(abs);
+    db = new Database(abs, sqliteNativeOptions());
     db.pragma('page_size = 512');
     // The file is private until its directory is published: no rollback journal, one fsync below.
     db.pragma('journal_mode = OFF');
@@ -62,7 +63,7 @@ function open(abs: string, rel: string): Database.Database | undefined {
   // lstat first: SQLite would follow a symlink; a planted link is refused and its target untouched.
   if (checkFile(abs, rel) === undefined) return undefined;
   try {
-    return new Database(abs, { fileMustExist: true, timeout: 0 });
+    return new Database(abs, { ...sqliteNativeOptions(), fileMustExist: true, timeout: 0 });
   } catch (e) {
     if (isBusy(e)) return undefined;
     const code = (e as { code?: unknown } | null)?.code;

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { sqliteNativeOptions } from '../../sqlite-options';
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { GfError } from '../../errors';
@@ -153,7 +154,7 @@ export class SqliteCheckpointStore implements ChainStoreWithReaders {
       if (!isWorkflowDirName(name)) continue;
       const file = join(this.#root, name, CHAIN_DB_FILE);
       if (!existsSync(file)) continue;
-      const db = new Database(file, { readonly: true, fileMustExist: true });
+      const db = new Database(file, { ...sqliteNativeOptions(), readonly: true, fileMustExist: true });
       try {
         db.pragma('busy_timeout = 5000');
         const meta = db.prepare<[], { workflow_id: string }>('SELECT workflow_id FROM chain_workflow WHERE singleton = 1').get();
@@ -231,7 +232,7 @@ export class SqliteCheckpointStore implements ChainStoreWithReaders {
     const file = join(dir, CHAIN_DB_FILE);
     if (!create && !existsSync(file)) return undefined;
     if (create) mkdirSync(dir, { recursive: true });
-    const db = new Database(file, { fileMustExist: !create });
+    const db = new Database(file, { ...sqliteNativeOptions(), fileMustExist: !create });
     try {
       for (const p of CHAIN_PRAGMAS) db.pragma(p);
       const hasSchema = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name IN ('checkpoint_chain', 'chain_workflow')").all().length === 2;

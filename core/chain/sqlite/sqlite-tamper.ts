@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { sqliteNativeOptions } from '../../sqlite-options';
 import { join } from 'node:path';
 import type { WorkflowId } from '../event';
 import { CHAIN_DB_FILE, workflowDirName } from './sqlite-schema';
@@ -18,7 +19,7 @@ export interface SqliteTamperFields {
  * that `verify` must catch. Throws a RangeError when the row does not exist.
  */
 export function tamperSqliteRow(root: string, workflowId: WorkflowId, sequence: number, fields: SqliteTamperFields): void {
-  const db = new Database(join(root, workflowDirName(workflowId), CHAIN_DB_FILE), { fileMustExist: true });
+  const db = new Database(join(root, workflowDirName(workflowId), CHAIN_DB_FILE), { ...sqliteNativeOptions(), fileMustExist: true });
   try {
     db.pragma('busy_timeout = 5000');
     const sets: string[] = [];
