@@ -101,9 +101,8 @@ export function checkpointOperations(
       const cps = checkpoints(project);
       const run = cancellations.begin(operation_id);
       try {
-        // Let a cancel that is already queued run before the (synchronous) diff starts.
-        await new Promise<void>((r) => setImmediate(r));
-        const page = diffProjectCheckpoints(cps, { from, to, scope, detail, limit, after: after ?? undefined, signal: run.signal });
+        // Cooperative: the diff yields to the event loop at each cancellation point, so a cancel lands while it runs.
+        const page = await diffProjectCheckpoints(cps, { from, to, scope, detail, limit, after: after ?? undefined, signal: run.signal });
         return arrowResult(page.table, page.nextPageToken);
       } finally {
         run.end();
@@ -111,7 +110,7 @@ export function checkpointOperations(
     },
     'revert.preview': async ({ project, name }) => {
       const p = projects.get(project).project;
-      const preview = new RevertEngine(p, clock === undefined ? {} : { clock }).previewRevert(name, { scope: 'all', detail: 'summary', limit: 10_000 });
+      const preview = await new RevertEngine(p, clock === undefined ? {} : { clock }).previewRevert(name, { scope: 'all', detail: 'summary', limit: 10_000 });
       const kinds = preview.diff.table.getChild('change_kind');
       const changes = { added: 0, removed: 0, modified: 0, unchanged: 0 };
       for (let i = 0; i < preview.diff.table.numRows; i++) {
