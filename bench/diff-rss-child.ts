@@ -8,7 +8,7 @@ if (dir === undefined) throw new Error('usage: diff-rss-child.ts PROJECT_DIR');
 const cps = new Checkpoints(await openCheckpointedProject(dir));
 const before = process.resourceUsage().maxRSS;
 const t0 = performance.now();
-const table = diffProjectAllRecords(cps, { from: 'from', to: 'to', scope: 'graph' });
+const table = await diffProjectAllRecords(cps, { from: 'from', to: 'to', scope: 'graph' });
 const ms = performance.now() - t0;
 const usage = process.resourceUsage();
 process.stdout.write(`${JSON.stringify({ rows: table.numRows, ms, max_rss_mb: usage.maxRSS / 1024, rss_before_mb: before / 1024 })}\n`);

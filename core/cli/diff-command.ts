@@ -63,7 +63,7 @@ export function addDiffSubcommand(group: Command, io: CliIo): void {
     .option('--arrow', 'Arrow IPC stream output (checkpoint_summary_diff@1 or checkpoint_record_diff@1)')
     .action(async (from: string, to: string, opts: DiffOpts) => {
       const cps = new Checkpoints(await openCheckpointedProject(opts.project));
-      const page = diffProjectCheckpoints(cps, {
+      const page = await diffProjectCheckpoints(cps, {
         from,
         to,
         scope: opts.scope,

@@ -4,7 +4,7 @@ import type { ChangeCache } from './change-cache';
 import { checkCancelled } from './cancel';
 import { CURRENT_SELECTOR } from './contract';
 import type { DiffEndpoint, LeasedEndpoint } from './endpoint';
-import { diffEndpoints, pageState, validateDiffParams } from './engine';
+import { diffEndpointsAsync, pageState, validateDiffParams } from './engine';
 import type { DiffPage } from './engine';
 import { selectorsDigest, snapshotGone } from './page-token';
 
@@ -83,9 +83,12 @@ function pin(resolver: EndpointResolver, selector: DiffSelector, paging: boolean
  * lease-pinned for the call and compared with the token's
  * (`GF_PAGE_SNAPSHOT_GONE` when deleted or re-targeted, never a silent
  * advance). Both leases are released before returning, whatever happens.
- * A cancelled call is `GF_CANCELLED` with no partial table.
+ * The diff runs cooperatively (`diffEndpointsAsync`): it yields to the
+ * event loop at every cancellation point, so aborting `req.signal` from
+ * another request stops it; a cancelled call is `GF_CANCELLED` with no
+ * partial table.
  */
-export function diffCheckpoints(req: DiffCheckpointsRequest, opts: DiffShellOptions): DiffPage {
+export async function diffCheckpoints(req: DiffCheckpointsRequest, opts: DiffShellOptions): Promise<DiffPage> {
   const from = parseSelector(req.from, 'from');
   const to = parseSelector(req.to, 'to');
   const params = validateDiffParams(req);
@@ -97,7 +100,7 @@ export function diffCheckpoints(req: DiffCheckpointsRequest, opts: DiffShellOpti
   try {
     const b = pin(opts.resolver, to, paging);
     try {
-      return diffEndpoints(a as DiffEndpoint, b as DiffEndpoint, params, binding, { secret: opts.secret, adapters: opts.adapters, cache: opts.cache });
+      return await diffEndpointsAsync(a as DiffEndpoint, b as DiffEndpoint, params, binding, { secret: opts.secret, adapters: opts.adapters, cache: opts.cache });
     } finally {
       b.release();
     }

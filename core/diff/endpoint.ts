@@ -36,6 +36,14 @@ export interface DiffEndpoint {
   readonly participants: readonly EndpointParticipant[];
   /** The exact stored bytes of one of `participants`, verified against `contentSha256`. */
   readParticipantBytes(entry: EndpointParticipant): Uint8Array;
+  /**
+   * The same bytes, read and verified cooperatively (optional).
+   *
+   * Awaits `pause` between chunks, so a long read yields to the event loop
+   * and stops when `pause` throws (`GF_CANCELLED`). Endpoints without it
+   * are read with `readParticipantBytes`.
+   */
+  readParticipantBytesAsync?(entry: EndpointParticipant, pause: () => Promise<void>): Promise<Uint8Array>;
 }
 
 /** A pinned endpoint plus the release of its lease (idempotent). */

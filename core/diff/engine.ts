@@ -4,7 +4,8 @@ import { GfError } from '../errors';
 import type { Scope } from '../participants/index';
 import { DIFF_ADAPTERS, adaptersFor, resolveAdapter } from './adapters';
 import type { DiffAdapter } from './adapters';
-import { checkCancelled } from './cancel';
+import { PARTICIPANT_PAUSE, PAUSE, checkCancelled, isEffect, runAsync, runSync } from './cancel';
+import type { DiffEffect, DiffSteps } from './cancel';
 import { CachedChanges, changeCacheKey, changesTable } from './change-cache';
 import type { ChangeCache } from './change-cache';
 import { DIFF_DETAILS, DIFF_PAGE_LIMITS, DIFF_SCOPES, RECORD_DIFF_SCHEMA, RECORD_DIFF_SCHEMA_NAME, SUMMARY_DIFF_SCHEMA_NAME } from './contract';
@@ -210,12 +211,24 @@ function planFamilies(from: DiffEndpoint, to: DiffEndpoint, scope: DiffScope, ad
   return plans;
 }
 
-function readSide(adapter: DiffAdapter, endpoint: DiffEndpoint, p: EndpointParticipant | undefined, signal: AbortSignal | undefined): RawSide | null {
+function* readSide(adapter: DiffAdapter, endpoint: DiffEndpoint, p: EndpointParticipant | undefined): DiffSteps<RawSide | null> {
   if (p === undefined) return null;
-  checkCancelled(signal, 'participant');
-  const table = adapter.decode(endpoint.readParticipantBytes(p));
-  checkCancelled(signal, 'participant');
+  yield PARTICIPANT_PAUSE;
+  const bytes = yield { effect: 'read', endpoint, entry: p };
+  if (bytes === undefined) throw new Error('invariant violated: a read step got no bytes');
+  const table = adapter.decode(bytes);
+  yield PARTICIPANT_PAUSE;
   return prepareSide(adapter, table, p.contentSha256);
+}
+
+/** A family's changes in storage order, pauses forwarded, collected (memory O(changes)). */
+function* collectChanges(fd: FamilyDiff): DiffSteps<RecordChange[]> {
+  const all: RecordChange[] = [];
+  for (const v of fd.changes()) {
+    if (isEffect(v)) yield v;
+    else all.push(v);
+  }
+  return all;
 }
 
 function keyOfPosition(pos: RecordPosition): RecordSortKey {
@@ -244,28 +257,24 @@ export function* orderedChanges(
   to: DiffEndpoint,
   scope: DiffScope,
   after: RecordSortKey | null,
-  signal: AbortSignal | undefined,
   adapters: readonly DiffAdapter[] = DIFF_ADAPTERS,
   cache?: ChangeCache,
-): Generator<RecordChange> {
+): Generator<RecordChange | DiffEffect, void, Uint8Array | undefined> {
   const plans = planFamilies(from, to, scope, adapters);
   for (const plan of plans) {
-    checkCancelled(signal, 'participant');
+    yield PARTICIPANT_PAUSE;
     const rel = after === null ? 1 : compareFamilyKey(plan, after);
     if (rel < 0) continue;
     if (plan.from !== undefined && plan.to !== undefined && sameContent(plan.from, plan.to)) continue;
     if (cache !== undefined) {
-      yield* cachedFamily(plan, from, to, rel === 0 ? after : null, signal, cache);
+      yield* cachedFamily(plan, from, to, rel === 0 ? after : null, cache);
       continue;
     }
-    const fd = new FamilyDiff(
-      {
-        adapter: plan.adapter,
-        from: readSide(plan.adapter, from, plan.from, signal),
-        to: readSide(plan.adapter, to, plan.to, signal),
-      },
-      signal,
-    );
+    const fd = new FamilyDiff({
+      adapter: plan.adapter,
+      from: yield* readSide(plan.adapter, from, plan.from),
+      to: yield* readSide(plan.adapter, to, plan.to),
+    });
     const cursor = rel === 0 ? after : null;
     if (fd.seekable) {
       if (cursor !== null && cursor.recordUuid === null) continue; // a null-UUID cursor sorts before every row of a UUID family
@@ -273,7 +282,7 @@ export function* orderedChanges(
       yield* fd.changes(start.a, start.b);
       continue;
     }
-    const all = [...fd.changes()].sort(compareRecordKeys);
+    const all = (yield* collectChanges(fd)).sort(compareRecordKeys);
     for (const ch of all) {
       if (cursor === null || compareRecordKeys(ch, cursor) > 0) yield ch;
     }
@@ -291,26 +300,27 @@ function* cachedFamily(
   from: DiffEndpoint,
   to: DiffEndpoint,
   cursor: RecordSortKey | null,
-  signal: AbortSignal | undefined,
   cache: ChangeCache,
-): Generator<RecordChange> {
+): Generator<RecordChange | DiffEffect, void, Uint8Array | undefined> {
   const key = changeCacheKey(plan.adapter, plan.from, plan.to);
   let table = cache.load(key);
   if (table === undefined) {
-    const fd = new FamilyDiff(
-      { adapter: plan.adapter, from: readSide(plan.adapter, from, plan.from, signal), to: readSide(plan.adapter, to, plan.to, signal) },
-      signal,
-    );
+    const fd = new FamilyDiff({
+      adapter: plan.adapter,
+      from: yield* readSide(plan.adapter, from, plan.from),
+      to: yield* readSide(plan.adapter, to, plan.to),
+    });
     // A family ordered by its record UUID already yields contract order.
-    const all = fd.seekable ? [...fd.changes()] : [...fd.changes()].sort(compareRecordKeys);
+    const all = yield* collectChanges(fd);
+    if (!fd.seekable) all.sort(compareRecordKeys);
     table = changesTable(all);
     cache.store(key, table);
   }
-  checkCancelled(signal, 'participant');
+  yield PARTICIPANT_PAUSE;
   const rows = new CachedChanges(table, plan.adapter);
   let i = cursor === null ? 0 : lowerBound(rows.rows, (k) => compareRecordKeys(rows.at(k), cursor), false);
   for (; i < rows.rows; i++) {
-    if ((i & 4095) === 4095) checkCancelled(signal, 'records');
+    if ((i & 4095) === 4095) yield PAUSE;
     yield rows.at(i);
   }
 }
@@ -340,16 +350,29 @@ export function pageState(params: DiffParams, binding: DiffBinding, secret: Uint
   return state;
 }
 
-/**
- * One page of `diff_checkpoints` between two pinned endpoints (pure core).
- *
- * Summary or record detail per `params`, at most `params.limit` rows in
- * contract order, and a token for the next page when more rows exist.
- * Cancellation (`binding.signal`) is checked before each participant and
- * every 4,096 records; a cancelled call throws `GF_CANCELLED` and returns
- * nothing.
- */
-export function diffEndpoints(from: DiffEndpoint, to: DiffEndpoint, params: DiffParams, binding: DiffBinding, opts: DiffEngineOptions): DiffPage {
+/** Pulls changes from `orderedChanges`, forwarding its effects, until `take` returns false; returns whether it stopped early. */
+function* pullChanges(
+  source: Generator<RecordChange | DiffEffect, void, Uint8Array | undefined>,
+  take: (ch: RecordChange) => boolean,
+): DiffSteps<boolean> {
+  try {
+    let r = source.next();
+    while (r.done !== true) {
+      const v = r.value;
+      if (isEffect(v)) {
+        r = source.next(yield v);
+        continue;
+      }
+      if (!take(v)) return true;
+      r = source.next();
+    }
+    return false;
+  } finally {
+    source.return();
+  }
+}
+
+function* pageSteps(from: DiffEndpoint, to: DiffEndpoint, params: DiffParams, binding: DiffBinding, opts: DiffEngineOptions): DiffSteps<DiffPage> {
   const adapters = opts.adapters ?? DIFF_ADAPTERS;
   const fromId = identityOf(from);
   const toId = identityOf(to);
@@ -375,14 +398,11 @@ export function diffEndpoints(from: DiffEndpoint, to: DiffEndpoint, params: Diff
   }
   const after = state === null ? null : keyOfPosition(state.last as RecordPosition);
   const page: RecordChange[] = [];
-  let more = false;
-  for (const ch of orderedChanges(from, to, params.scope, after, signal, adapters, opts.cache)) {
-    if (page.length === params.limit) {
-      more = true;
-      break;
-    }
+  const more = yield* pullChanges(orderedChanges(from, to, params.scope, after, adapters, opts.cache), (ch) => {
+    if (page.length === params.limit) return false;
     page.push(ch);
-  }
+    return true;
+  });
   const end = page[page.length - 1];
   checkCancelled(signal, 'finish');
   return {
@@ -395,31 +415,73 @@ export function diffEndpoints(from: DiffEndpoint, to: DiffEndpoint, params: Diff
 }
 
 /**
- * The whole record diff in one Arrow table (batches of at most `batchRows`
- * rows), in contract order, reading each changed participant once.
+ * One page of `diff_checkpoints` between two pinned endpoints (pure core,
+ * synchronous driver).
  *
- * For previews and exports that want everything; memory is O(changes).
- * Pages remain the API for interactive use. Cancellation gives
- * `GF_CANCELLED` and no table.
+ * Summary or record detail per `params`, at most `params.limit` rows in
+ * contract order, and a token for the next page when more rows exist.
+ * Cancellation (`binding.signal`) is checked before each participant and
+ * every 4,096 records; a cancelled call throws `GF_CANCELLED` and returns
+ * nothing. Runs to completion without yielding: a signal aborted by
+ * another request of the same process can only land with
+ * `diffEndpointsAsync`. Kept for pure-core callers (tests, in-memory
+ * endpoints).
  */
-export function diffAllRecords(
-  from: DiffEndpoint,
-  to: DiffEndpoint,
-  scope: DiffScope,
-  opts: { readonly batchRows?: number; readonly signal?: AbortSignal; readonly adapters?: readonly DiffAdapter[]; readonly cache?: ChangeCache } = {},
-): Table {
+export function diffEndpoints(from: DiffEndpoint, to: DiffEndpoint, params: DiffParams, binding: DiffBinding, opts: DiffEngineOptions): DiffPage {
+  return runSync(pageSteps(from, to, params, binding, opts), binding.signal);
+}
+
+/**
+ * `diffEndpoints`, cooperatively: the same rows and errors, but at every
+ * cancellation point (before each participant, every 4,096 records, and
+ * between chunks of a participant read) it yields to the event loop before
+ * checking `binding.signal`, so a cancel from another request stops a
+ * running diff (`GF_CANCELLED`, nothing returned).
+ */
+export function diffEndpointsAsync(from: DiffEndpoint, to: DiffEndpoint, params: DiffParams, binding: DiffBinding, opts: DiffEngineOptions): Promise<DiffPage> {
+  return runAsync(pageSteps(from, to, params, binding, opts), binding.signal);
+}
+
+/** Options of the whole-record diff. */
+export interface AllRecordsOptions {
+  readonly batchRows?: number;
+  readonly signal?: AbortSignal;
+  readonly adapters?: readonly DiffAdapter[];
+  readonly cache?: ChangeCache;
+}
+
+function* allRecordSteps(from: DiffEndpoint, to: DiffEndpoint, scope: DiffScope, opts: AllRecordsOptions): DiffSteps<Table> {
   if (scope === 'summary') validation('scope', 'summary_scope_has_no_records');
   const size = opts.batchRows ?? DIFF_PAGE_LIMITS.max;
   const tables: Table[] = [];
   let batch: RecordChange[] = [];
-  for (const ch of orderedChanges(from, to, scope, null, opts.signal, opts.adapters, opts.cache)) {
+  yield* pullChanges(orderedChanges(from, to, scope, null, opts.adapters, opts.cache), (ch) => {
     batch.push(ch);
     if (batch.length === size) {
       tables.push(recordTable(from.checkpointUuid, to.checkpointUuid, batch));
       batch = [];
     }
-  }
+    return true;
+  });
   checkCancelled(opts.signal, 'finish');
   if (batch.length > 0 || tables.length === 0) tables.push(recordTable(from.checkpointUuid, to.checkpointUuid, batch));
   return new Table(RECORD_DIFF_SCHEMA, tables.flatMap((t) => t.batches));
+}
+
+/**
+ * The whole record diff in one Arrow table (batches of at most `batchRows`
+ * rows), in contract order, reading each changed participant once
+ * (synchronous driver; see `diffAllRecordsAsync`).
+ *
+ * For previews and exports that want everything; memory is O(changes).
+ * Pages remain the API for interactive use. Cancellation gives
+ * `GF_CANCELLED` and no table.
+ */
+export function diffAllRecords(from: DiffEndpoint, to: DiffEndpoint, scope: DiffScope, opts: AllRecordsOptions = {}): Table {
+  return runSync(allRecordSteps(from, to, scope, opts), opts.signal);
+}
+
+/** `diffAllRecords`, cooperatively (yields to the event loop at every cancellation point). */
+export function diffAllRecordsAsync(from: DiffEndpoint, to: DiffEndpoint, scope: DiffScope, opts: AllRecordsOptions = {}): Promise<Table> {
+  return runAsync(allRecordSteps(from, to, scope, opts), opts.signal);
 }

@@ -21,7 +21,8 @@ export { currentEndpointUuid } from './endpoint';
 export type { DiffEndpoint, LeasedEndpoint, EndpointParticipant } from './endpoint';
 export { DIFF_ADAPTERS, ADAPTER_REFUSALS, adapterOfFamily, adaptersFor, resolveAdapter } from './adapters';
 export type { DiffAdapter, AdapterRefusal } from './adapters';
-export { CANCEL_CHECK_INTERVAL, checkCancelled } from './cancel';
+export { CANCEL_CHECK_INTERVAL, DIFF_PROGRESS_CHANNEL, checkCancelled, runAsync, runSync } from './cancel';
+export type { DiffEffect, DiffSteps } from './cancel';
 export {
   validateDiffParams,
   scopeSelects,
@@ -29,9 +30,11 @@ export {
   orderedChanges,
   pageState,
   diffEndpoints,
+  diffEndpointsAsync,
   diffAllRecords,
+  diffAllRecordsAsync,
 } from './engine';
-export type { DiffParams, DiffEngineOptions, DiffPage, DiffBinding } from './engine';
+export type { DiffParams, DiffEngineOptions, DiffPage, DiffBinding, AllRecordsOptions } from './engine';
 export {
   PAGE_TOKEN_MAX_CHARS,
   TOKEN_SECRET_BYTES,

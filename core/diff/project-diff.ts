@@ -5,9 +5,10 @@ import { CURRENT_SELECTOR } from './contract';
 import { diffCheckpoints } from './diff-checkpoints';
 import { parseSelector } from './diff-checkpoints';
 import type { DiffCheckpointsRequest, DiffSelector, EndpointResolver } from './diff-checkpoints';
-import type { LeasedEndpoint } from './endpoint';
+import type { EndpointParticipant, LeasedEndpoint } from './endpoint';
+import { readObjectVerifiedAsync } from '../project/index';
 import { currentEndpointUuid } from './endpoint';
-import { diffAllRecords, validateDiffParams } from './engine';
+import { diffAllRecordsAsync, validateDiffParams } from './engine';
 import type { DiffPage } from './engine';
 import type { Table } from 'apache-arrow';
 import { recordChangeOf } from './record-change';
@@ -37,6 +38,33 @@ function leaseCurrentEndpoint(checkpoints: Checkpoints): LeasedEndpoint {
 }
 
 /**
+ * Adds the cooperative read to a pinned endpoint of `root`: the entry must
+ * be one of the endpoint's own participants (same family and content
+ * digest, `GF_VALIDATION` otherwise), and its object is read and verified
+ * against its name in chunks with `pause` between them
+ * (`readObjectVerifiedAsync`, which honours the per-process verified-object
+ * memo). The endpoint's lease is held by the caller for the whole call.
+ */
+function withCooperativeReads(root: string, e: LeasedEndpoint): LeasedEndpoint {
+  const own = (entry: EndpointParticipant): EndpointParticipant => {
+    const p = e.participants.find((x) => x.capabilityId === entry.capabilityId && x.recordFamilyId === entry.recordFamilyId);
+    if (p === undefined || p.contentSha256 !== entry.contentSha256) {
+      throw new GfError('GF_VALIDATION', 'participant is not part of this endpoint', { generation_uuid: e.generationUuid });
+    }
+    return p;
+  };
+  return {
+    checkpointUuid: e.checkpointUuid,
+    generationUuid: e.generationUuid,
+    manifestSha256: e.manifestSha256,
+    participants: e.participants,
+    readParticipantBytes: (entry) => e.readParticipantBytes(entry),
+    readParticipantBytesAsync: (entry, pause) => readObjectVerifiedAsync(root, own(entry), pause),
+    release: () => e.release(),
+  };
+}
+
+/**
  * The endpoint resolver of a real project: names through `openCheckpoint`
  * (lease-pinned read-only views; a deleted or unknown name is
  * `GF_CHECKPOINT_NOT_FOUND`), `CURRENT` through a reader lease on CURRENT.
@@ -47,7 +75,10 @@ function leaseCurrentEndpoint(checkpoints: Checkpoints): LeasedEndpoint {
 export function checkpointsResolver(checkpoints: Checkpoints): EndpointResolver {
   return {
     open: (selector: DiffSelector): LeasedEndpoint =>
-      selector === CURRENT_SELECTOR ? leaseCurrentEndpoint(checkpoints) : checkpoints.openCheckpoint(selector.name),
+      withCooperativeReads(
+        checkpoints.project.root,
+        selector === CURRENT_SELECTOR ? leaseCurrentEndpoint(checkpoints) : checkpoints.openCheckpoint(selector.name),
+      ),
   };
 }
 
@@ -56,8 +87,10 @@ export function checkpointsResolver(checkpoints: Checkpoints): EndpointResolver 
  *
  * See `diffCheckpoints` for the order of judgement and errors. The page
  * token key is the project's own (`cache/diff/page-token.key`, created once).
+ * Cooperative: aborting `req.signal` from another request (e.g. the
+ * `operation.cancel` operation) stops a running diff with `GF_CANCELLED`.
  */
-export function diffProjectCheckpoints(checkpoints: Checkpoints, req: DiffCheckpointsRequest): DiffPage {
+export async function diffProjectCheckpoints(checkpoints: Checkpoints, req: DiffCheckpointsRequest): Promise<DiffPage> {
   return diffCheckpoints(req, {
     resolver: checkpointsResolver(checkpoints),
     secret: loadTokenSecret(checkpoints.project.root),
@@ -82,12 +115,13 @@ export function recordChange(checkpoints: Checkpoints, req: RecordChangeRequest)
  * rows), both endpoints lease-pinned for the call.
  *
  * For revert previews and exports; memory is O(changes), each changed
- * participant is read once. Cancellation: `GF_CANCELLED`, no table.
+ * participant is read once. Cooperative like `diffProjectCheckpoints`;
+ * cancellation: `GF_CANCELLED`, no table.
  */
-export function diffProjectAllRecords(
+export async function diffProjectAllRecords(
   checkpoints: Checkpoints,
   req: { readonly from: unknown; readonly to: unknown; readonly scope: unknown; readonly signal?: AbortSignal },
-): Table {
+): Promise<Table> {
   const fromSel = parseSelector(req.from, 'from');
   const toSel = parseSelector(req.to, 'to');
   const { scope } = validateDiffParams({ scope: req.scope, detail: 'records' });
@@ -96,7 +130,7 @@ export function diffProjectAllRecords(
   try {
     const b = resolver.open(toSel);
     try {
-      return diffAllRecords(a, b, scope, { signal: req.signal, cache: new DiskChangeCache(checkpoints.project.root) });
+      return await diffAllRecordsAsync(a, b, scope, { signal: req.signal, cache: new DiskChangeCache(checkpoints.project.root) });
     } finally {
       b.release();
     }

@@ -1,6 +1,7 @@
 import type { Data, Field } from 'apache-arrow';
 import type { DiffAdapter } from './adapters';
-import { CANCEL_CHECK_INTERVAL, checkCancelled } from './cancel';
+import { CANCEL_CHECK_INTERVAL, PAUSE } from './cancel';
+import type { DiffEffect } from './cancel';
 import type { RecordChangeKind } from './contract';
 import { bindIdentity, bindRowEqual, lowerBound } from './raw-rows';
 import type { RawSide } from './raw-rows';
@@ -98,13 +99,11 @@ function uuidAt(col: Data, row: number): Uint8Array {
  */
 export class FamilyDiff {
   readonly pair: FamilyPair;
-  readonly #signal: AbortSignal | undefined;
   #fromTools: SideTools | undefined;
   #toTools: SideTools | undefined;
 
-  constructor(pair: FamilyPair, signal: AbortSignal | undefined) {
+  constructor(pair: FamilyPair) {
     this.pair = pair;
-    this.#signal = signal;
   }
 
   /** True when `(record_uuid)` alone orders the family's rows (identity is exactly the record UUID), so pages can seek. */
@@ -137,27 +136,28 @@ export class FamilyDiff {
   /**
    * Changes in storage (identity) order starting at rows `a` / `b`.
    *
-   * Checks cancellation every `CANCEL_CHECK_INTERVAL` rows read.
+   * Yields a `PAUSE` step every `CANCEL_CHECK_INTERVAL` rows read: the
+   * driver checks cancellation there (and, when async, yields to the event
+   * loop first).
    */
-  *changes(a0 = 0, b0 = 0): Generator<RecordChange> {
+  *changes(a0 = 0, b0 = 0): Generator<RecordChange | DiffEffect> {
     const { from, to } = this.pair;
     const na = from?.rows ?? 0;
     const nb = to?.rows ?? 0;
     let a = a0;
     let b = b0;
     let budget = CANCEL_CHECK_INTERVAL;
-    const signal = this.#signal;
     if (from === null || to === null) {
       for (; a < na; a++) {
         if (--budget === 0) {
-          checkCancelled(signal, 'records');
+          yield PAUSE;
           budget = CANCEL_CHECK_INTERVAL;
         }
         yield this.#one('removed', a, -1) as RecordChange;
       }
       for (; b < nb; b++) {
         if (--budget === 0) {
-          checkCancelled(signal, 'records');
+          yield PAUSE;
           budget = CANCEL_CHECK_INTERVAL;
         }
         yield this.#one('added', -1, b) as RecordChange;
@@ -168,7 +168,7 @@ export class FamilyDiff {
     const same = bindRowEqual(from, to);
     while (a < na || b < nb) {
       if (--budget === 0) {
-        checkCancelled(signal, 'records');
+        yield PAUSE;
         budget = CANCEL_CHECK_INTERVAL;
       }
       const c = a >= na ? 1 : b >= nb ? -1 : cmp(a, b);

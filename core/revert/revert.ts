@@ -318,12 +318,12 @@ export class RevertEngine {
    * Read-only (no writer lock); the operator confirms with `revertToCheckpoint`.
    * Unknown or deleted names are `GF_CHECKPOINT_NOT_FOUND`.
    */
-  previewRevert(name: unknown, options: PreviewOptions = {}): RevertPreview {
+  async previewRevert(name: unknown, options: PreviewOptions = {}): Promise<RevertPreview> {
     const view = this.checkpoints.openCheckpoint(name);
     try {
       const current = this.project.lease();
       try {
-        const diff = diffProjectCheckpoints(this.checkpoints, {
+        const diff = await diffProjectCheckpoints(this.checkpoints, {
           from: CURRENT_SELECTOR,
           to: { name: view.name },
           scope: options.scope ?? 'all',
@@ -354,6 +354,6 @@ export async function revertToCheckpoint(project: Project<Table>, input: RevertI
 }
 
 /** `previewRevert` on a project in one call. */
-export function previewRevert(project: Project<Table>, name: unknown, options: PreviewOptions = {}): RevertPreview {
+export function previewRevert(project: Project<Table>, name: unknown, options: PreviewOptions = {}): Promise<RevertPreview> {
   return new RevertEngine(project).previewRevert(name, options);
 }

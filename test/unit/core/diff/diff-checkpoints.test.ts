@@ -100,9 +100,9 @@ function rowsOf(t: Table): string[] {
   });
 }
 
-function code(fn: () => unknown): string {
+async function code(fn: () => unknown): Promise<string> {
   try {
-    fn();
+    await fn();
   } catch (e) {
     if (e instanceof GfError) return e.code;
     throw e;
@@ -110,12 +110,15 @@ function code(fn: () => unknown): string {
   return 'no error';
 }
 
-function walk(opts: { resolver: EndpointResolver; secret: Uint8Array }, req: { from: unknown; to: unknown; scope: string; detail: string; limit: number }): { rows: string[]; pages: DiffPage[] } {
+async function walk(
+  opts: { resolver: EndpointResolver; secret: Uint8Array },
+  req: { from: unknown; to: unknown; scope: string; detail: string; limit: number },
+): Promise<{ rows: string[]; pages: DiffPage[] }> {
   const rows: string[] = [];
   const pages: DiffPage[] = [];
   let after: string | null = null;
   for (let guard = 0; guard < 1000; guard++) {
-    const page = diffCheckpoints({ ...req, after }, opts);
+    const page = await diffCheckpoints({ ...req, after }, opts);
     pages.push(page);
     expect(page.table.numRows).toBeLessThanOrEqual(req.limit);
     rows.push(...rowsOf(page.table));
@@ -127,10 +130,10 @@ function walk(opts: { resolver: EndpointResolver; secret: Uint8Array }, req: { f
 }
 
 describe('diffCheckpoints', () => {
-  it('checkpoint_diff_cursor_matrix', () => {
+  it('checkpoint_diff_cursor_matrix', async () => {
     const { m, opts } = setup();
     const base = { from: 'one', to: 'two', scope: 'all', detail: 'records' } as const;
-    const unpaged = diffCheckpoints({ ...base, limit: 10_000 }, opts);
+    const unpaged = await diffCheckpoints({ ...base, limit: 10_000 }, opts);
     expect(unpaged.nextPageToken).toBeNull();
     const all = rowsOf(unpaged.table);
     const families = new Set(unpaged.table.getChild('record_family_id')!.toArray() as string[]);
@@ -138,19 +141,19 @@ describe('diffCheckpoints', () => {
     expect(all.length).toBeGreaterThan(30);
     // Walking every page = exactly the unpaged rows, in order, no duplicates, no gaps.
     for (const limit of [1, 2, 7, 16, 100]) {
-      const { rows } = walk(opts, { ...base, limit });
+      const { rows } = await walk(opts, { ...base, limit });
       expect(rows).toEqual(all);
       expect(new Set(rows).size).toBe(rows.length);
     }
-    const summary = diffCheckpoints({ ...base, detail: 'summary', limit: 100 }, opts);
-    expect(walk(opts, { ...base, detail: 'summary', limit: 1 }).rows).toEqual(rowsOf(summary.table));
-    expect(walk(opts, { ...base, scope: 'graph', limit: 5 }).rows).toEqual(all.filter((r) => r.includes('"scope":"graph"')));
+    const summary = await diffCheckpoints({ ...base, detail: 'summary', limit: 100 }, opts);
+    expect((await walk(opts, { ...base, detail: 'summary', limit: 1 })).rows).toEqual(rowsOf(summary.table));
+    expect((await walk(opts, { ...base, scope: 'graph', limit: 5 })).rows).toEqual(all.filter((r) => r.includes('"scope":"graph"')));
 
     // Every bound input of a token changed in turn -> GF_PAGE_INVALID.
-    const first = diffCheckpoints({ ...base, limit: 3 }, opts);
+    const first = await diffCheckpoints({ ...base, limit: 3 }, opts);
     const token = first.nextPageToken as string;
     expect(typeof token).toBe('string');
-    const page2 = diffCheckpoints({ ...base, limit: 3, after: token }, opts);
+    const page2 = await diffCheckpoints({ ...base, limit: 3, after: token }, opts);
     expect(rowsOf(page2.table)).toEqual(all.slice(3, 6));
     for (const change of [
       { scope: 'graph' },
@@ -160,7 +163,7 @@ describe('diffCheckpoints', () => {
       { to: 'CURRENT' },
       { from: { name: 'one ' } },
     ]) {
-      expect(code(() => diffCheckpoints({ ...base, limit: 3, ...change, after: token }, opts))).toBe('GF_PAGE_INVALID');
+      expect(await code(() => diffCheckpoints({ ...base, limit: 3, ...change, after: token }, opts))).toBe('GF_PAGE_INVALID');
     }
     // Editing any field inside the token, or re-signing with another key, breaks its integrity.
     const [body, mac] = token.split('.') as [string, string];
@@ -180,50 +183,50 @@ describe('diffCheckpoints', () => {
     ];
     for (const [k, v] of edits) {
       const forged = `${Buffer.from(canonicalJson({ ...state, [k]: v }), 'utf8').toString('base64url')}.${mac}`;
-      expect(code(() => diffCheckpoints({ ...base, limit: 3, after: forged }, opts))).toBe('GF_PAGE_INVALID');
+      expect(await code(() => diffCheckpoints({ ...base, limit: 3, after: forged }, opts))).toBe('GF_PAGE_INVALID');
     }
     const other = encodePageToken(decodePageToken(token, SECRET), new Uint8Array(32).fill(9));
-    expect(code(() => diffCheckpoints({ ...base, limit: 3, after: other }, opts))).toBe('GF_PAGE_INVALID');
+    expect(await code(() => diffCheckpoints({ ...base, limit: 3, after: other }, opts))).toBe('GF_PAGE_INVALID');
     // Even with the right key, a token naming another API version or method is refused.
     const resigned = (over: Record<string, unknown>): string => {
       const b = canonicalJson({ ...state, ...over });
       const h = createHmac('sha256', SECRET).update(b).digest('base64url');
       return `${Buffer.from(b).toString('base64url')}.${h}`;
     };
-    expect(code(() => diffCheckpoints({ ...base, limit: 3, after: resigned({}) }, opts))).toBe('no error');
-    expect(code(() => diffCheckpoints({ ...base, limit: 3, after: resigned({ api: 'other/1' }) }, opts))).toBe('GF_PAGE_INVALID');
-    expect(code(() => diffCheckpoints({ ...base, limit: 3, after: resigned({ method: 'other' }) }, opts))).toBe('GF_PAGE_INVALID');
+    expect(await code(() => diffCheckpoints({ ...base, limit: 3, after: resigned({}) }, opts))).toBe('no error');
+    expect(await code(() => diffCheckpoints({ ...base, limit: 3, after: resigned({ api: 'other/1' }) }, opts))).toBe('GF_PAGE_INVALID');
+    expect(await code(() => diffCheckpoints({ ...base, limit: 3, after: resigned({ method: 'other' }) }, opts))).toBe('GF_PAGE_INVALID');
     for (const junk of ['', 'x', 'a.b.c', `${body}.`, `${body}.${mac}x`, 'é.é', 'A'.repeat(5000)]) {
-      expect(code(() => diffCheckpoints({ ...base, limit: 3, after: junk }, opts))).toBe('GF_PAGE_INVALID');
+      expect(await code(() => diffCheckpoints({ ...base, limit: 3, after: junk }, opts))).toBe('GF_PAGE_INVALID');
     }
 
     // Endpoint deleted, or its name re-created for another generation, between pages -> GF_PAGE_SNAPSHOT_GONE.
     const one = m.named.get('one') as DiffEndpoint;
     m.named.delete('one');
-    expect(code(() => diffCheckpoints({ ...base, limit: 3, after: token }, opts))).toBe('GF_PAGE_SNAPSHOT_GONE');
+    expect(await code(() => diffCheckpoints({ ...base, limit: 3, after: token }, opts))).toBe('GF_PAGE_SNAPSHOT_GONE');
     // (without a token, the same request is an ordinary unknown name)
-    expect(code(() => diffCheckpoints({ ...base, limit: 3 }, opts))).toBe('GF_CHECKPOINT_NOT_FOUND');
+    expect(await code(() => diffCheckpoints({ ...base, limit: 3 }, opts))).toBe('GF_CHECKPOINT_NOT_FOUND');
     m.named.set('one', { ...one, checkpointUuid: uuidOf('cp-one-again') });
-    expect(code(() => diffCheckpoints({ ...base, limit: 3, after: token }, opts))).toBe('GF_PAGE_SNAPSHOT_GONE');
+    expect(await code(() => diffCheckpoints({ ...base, limit: 3, after: token }, opts))).toBe('GF_PAGE_SNAPSHOT_GONE');
     m.named.set('one', { ...one, manifestSha256: 'd'.repeat(64) });
-    expect(code(() => diffCheckpoints({ ...base, limit: 3, after: token }, opts))).toBe('GF_PAGE_SNAPSHOT_GONE');
+    expect(await code(() => diffCheckpoints({ ...base, limit: 3, after: token }, opts))).toBe('GF_PAGE_SNAPSHOT_GONE');
     m.named.set('one', one);
-    expect(rowsOf(diffCheckpoints({ ...base, limit: 3, after: token }, opts).table)).toEqual(all.slice(3, 6));
+    expect(rowsOf((await diffCheckpoints({ ...base, limit: 3, after: token }, opts)).table)).toEqual(all.slice(3, 6));
 
     // CURRENT moving to another generation between pages -> GF_PAGE_SNAPSHOT_GONE.
-    const cur = diffCheckpoints({ from: 'one', to: 'CURRENT', scope: 'all', detail: 'records', limit: 3 }, opts);
+    const cur = await diffCheckpoints({ from: 'one', to: 'CURRENT', scope: 'all', detail: 'records', limit: 3 }, opts);
     expect(rowsOf(cur.table).length).toBe(3);
     const moved = endpoint('', snapshots().a);
     m.current = { ...moved, checkpointUuid: currentEndpointUuid(moved.generationUuid, moved.manifestSha256) };
-    expect(code(() => diffCheckpoints({ from: 'one', to: 'CURRENT', scope: 'all', detail: 'records', limit: 3, after: cur.nextPageToken }, opts))).toBe(
+    expect(await code(() => diffCheckpoints({ from: 'one', to: 'CURRENT', scope: 'all', detail: 'records', limit: 3, after: cur.nextPageToken }, opts))).toBe(
       'GF_PAGE_SNAPSHOT_GONE',
     );
     expect(m.leased).toBe(0);
   });
 
-  it('gives CURRENT its synthetic endpoint UUID in result rows', () => {
+  it('gives CURRENT its synthetic endpoint UUID in result rows', async () => {
     const { m, opts } = setup();
-    const page = diffCheckpoints({ from: 'one', to: 'CURRENT', scope: 'all', detail: 'summary' }, opts);
+    const page = await diffCheckpoints({ from: 'one', to: 'CURRENT', scope: 'all', detail: 'summary' }, opts);
     const to = page.table.getChild('to_checkpoint_uuid')!.get(0) as Uint8Array;
     const expected = currentEndpointUuid(m.current.generationUuid, m.current.manifestSha256);
     expect(toHex(to)).toBe(expected.replace(/-/g, ''));
@@ -231,7 +234,7 @@ describe('diffCheckpoints', () => {
     expect(page.to.checkpointUuid).toBe(expected);
   });
 
-  it('checkpoint_diff_cancellation_has_no_partial_output', () => {
+  it('checkpoint_diff_cancellation_has_no_partial_output', async () => {
     const { m, opts } = setup();
     const big = 2 * CANCEL_CHECK_INTERVAL + 100;
     m.named.set('big-a', endpoint(uuidOf('big-a'), [storedRecords(GRAPH_NODE, nodes(big, 'a'))]));
@@ -242,15 +245,15 @@ describe('diffCheckpoints', () => {
     ac.abort();
     let result: DiffPage | undefined;
     expect(
-      code(() => {
-        result = diffCheckpoints({ ...req, signal: ac.signal }, opts);
+      await code(async () => {
+        result = await diffCheckpoints({ ...req, signal: ac.signal }, opts);
       }),
     ).toBe('GF_CANCELLED');
     expect(result).toBeUndefined();
     // How often is the signal consulted during a full merge of `big` rows?
     let polls = 0;
     const counting = { get aborted() { polls++; return false; } } as unknown as AbortSignal;
-    const full = diffCheckpoints({ ...req, signal: counting }, opts);
+    const full = await diffCheckpoints({ ...req, signal: counting }, opts);
     expect(full.table.numRows).toBe(Math.ceil(big / 1000));
     expect(polls).toBeGreaterThanOrEqual(Math.floor(big / CANCEL_CHECK_INTERVAL));
     // Aborted in the middle of the merge (after the per-participant checks): GF_CANCELLED, no partial table.
@@ -258,8 +261,8 @@ describe('diffCheckpoints', () => {
       let seen = 0;
       const later = { get aborted() { return ++seen >= at; } } as unknown as AbortSignal;
       result = undefined;
-      expect(code(() => {
-        result = diffCheckpoints({ ...req, signal: later }, opts);
+      expect(await code(async () => {
+        result = await diffCheckpoints({ ...req, signal: later }, opts);
       })).toBe('GF_CANCELLED');
       expect(result).toBeUndefined();
     }

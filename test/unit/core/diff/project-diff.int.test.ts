@@ -45,11 +45,11 @@ function key(): string {
   return `018f0f4e-7b8c-7000-8000-${op.toString(16).padStart(12, '0')}`;
 }
 
-function walk(w: Workspace, req: { from: string; to: string; scope: string; detail: string; limit: number }): string[] {
+async function walk(w: Workspace, req: { from: string; to: string; scope: string; detail: string; limit: number }): Promise<string[]> {
   const rows: string[] = [];
   let after: string | null = null;
   for (;;) {
-    const page: DiffPage = diffProjectCheckpoints(w.cps, { ...req, after });
+    const page: DiffPage = await diffProjectCheckpoints(w.cps, { ...req, after });
     for (const r of page.table.toArray()) rows.push(JSON.stringify(r.toJSON(), (_k, v: unknown) => (v instanceof Uint8Array ? toHex(v) : typeof v === 'bigint' ? Number(v) : v)));
     if (page.nextPageToken === null) return rows;
     after = page.nextPageToken;
@@ -66,18 +66,18 @@ describe('diff on a real project (checkpoint views and CURRENT leases)', () => {
     await w.cps.checkpoint({ name: 'two', idempotencyKey: key() });
 
     const req = { from: 'one', to: 'two', scope: 'all', detail: 'records' } as const;
-    const all = diffProjectCheckpoints(w.cps, { ...req, limit: 10_000 });
+    const all = await diffProjectCheckpoints(w.cps, { ...req, limit: 10_000 });
     const kinds = all.table.getChild('change_kind')!.toArray() as string[];
     expect(kinds.filter((k) => k === 'added').length).toBe(4);
     expect(kinds.filter((k) => k === 'removed').length).toBe(4);
     expect(kinds.filter((k) => k === 'modified').length).toBeGreaterThan(4);
-    expect(walk(w, { ...req, limit: 3 }).length).toBe(all.table.numRows + 0);
+    expect((await walk(w, { ...req, limit: 3 })).length).toBe(all.table.numRows + 0);
 
     // The page-token key: 32 bytes under cache/, never inside a token.
     const keyFile = path.join(w.dir, ...TOKEN_SECRET_PATH);
     const secret = fs.readFileSync(keyFile);
     expect(secret.length).toBe(32);
-    const p1 = diffProjectCheckpoints(w.cps, { ...req, limit: 3 });
+    const p1 = await diffProjectCheckpoints(w.cps, { ...req, limit: 3 });
     const token = p1.nextPageToken as string;
     expect(Buffer.from(token.split('.')[0] as string, 'base64url').includes(secret)).toBe(false);
     expect(token.includes(secret.toString('base64url'))).toBe(false);
@@ -90,7 +90,7 @@ describe('diff on a real project (checkpoint views and CURRENT leases)', () => {
     await w.cps.checkpoint({ name: 'one', idempotencyKey: key() });
     expect(await codeOf(() => diffProjectCheckpoints(w.cps, { ...req, limit: 3, after: token }))).toBe('GF_PAGE_SNAPSHOT_GONE');
     // A fresh walk works against the new target.
-    expect(diffProjectCheckpoints(w.cps, { ...req, limit: 3 }).table.numRows).toBe(3);
+    expect((await diffProjectCheckpoints(w.cps, { ...req, limit: 3 })).table.numRows).toBe(3);
   });
 
   it('diffs a checkpoint against CURRENT with the synthetic endpoint UUID; CURRENT moving is GF_PAGE_SNAPSHOT_GONE', async () => {
@@ -102,12 +102,12 @@ describe('diff on a real project (checkpoint views and CURRENT leases)', () => {
     const cur = w.project.current()!;
     const synthetic = currentEndpointUuid(cur.generationUuid, cur.manifestSha256);
 
-    const summary = diffProjectCheckpoints(w.cps, { from: 'base', to: 'CURRENT', scope: 'all', detail: 'summary' });
+    const summary = await diffProjectCheckpoints(w.cps, { from: 'base', to: 'CURRENT', scope: 'all', detail: 'summary' });
     expect(summary.to.checkpointUuid).toBe(synthetic);
     const kinds = Object.fromEntries(summary.table.toArray().map((r) => [r.record_family_id as string, r.change_kind as string]));
     expect(kinds).toEqual({ node: 'modified', configuration: 'modified' });
 
-    const page = diffProjectCheckpoints(w.cps, { from: 'base', to: 'CURRENT', scope: 'graph', detail: 'records', limit: 2 });
+    const page = await diffProjectCheckpoints(w.cps, { from: 'base', to: 'CURRENT', scope: 'graph', detail: 'records', limit: 2 });
     expect(page.table.numRows).toBe(2);
     expect(toHex(page.table.getChild('to_checkpoint_uuid')!.get(0) as Uint8Array)).toBe(synthetic.replace(/-/g, ''));
     // The synthetic UUID is not a checkpoint reference.
@@ -138,7 +138,7 @@ describe('diff on a real project (checkpoint views and CURRENT leases)', () => {
     const same = recordChange(w.cps, { from: 'a', to: 'CURRENT', record_family_id: 'node', identity: { node_uuid: uuidOf('pn-5') } });
     expect([same.change_kind, same.changed_fields]).toEqual(['unchanged', []]);
     // The record diff's fingerprint for that record is the one recordChange reports.
-    const diff = diffProjectCheckpoints(w.cps, { from: 'a', to: 'CURRENT', scope: 'graph', detail: 'records', limit: 100 });
+    const diff = await diffProjectCheckpoints(w.cps, { from: 'a', to: 'CURRENT', scope: 'graph', detail: 'records', limit: 100 });
     const fps = diff.table.getChild('to_record_fingerprint')!.toArray().map((v: Uint8Array | null) => (v === null ? null : toHex(v)));
     expect(fps).toContain(change.to_record_fingerprint);
     expect(await codeOf(() => recordChange(w.cps, { from: 'a', to: 'CURRENT', record_family_id: 'node', identity: { node_uuid: uuidOf('nope') } }))).toBe('GF_VALIDATION');

@@ -62,7 +62,7 @@ describe('revert', () => {
     const prior = project.current();
     const view = cps.openCheckpoint('Graph imported');
     // Later changes exist in every scope between the checkpoint and CURRENT.
-    const before = diffProjectCheckpoints(cps, { from: 'CURRENT', to: 'Graph imported', scope: 'summary', detail: 'summary', limit: 1000 });
+    const before = await diffProjectCheckpoints(cps, { from: 'CURRENT', to: 'Graph imported', scope: 'summary', detail: 'summary', limit: 1000 });
     const changedScopes = new Set(before.table.toArray().filter((r) => r.toJSON()['change_kind'] !== 'unchanged').map((r) => String(r.toJSON()['scope'])));
     expect([...changedScopes].sort()).toEqual(['capabilities', 'configuration', 'epistemic', 'graph', 'knowledge', 'ontology', 'provenance', 'workspace']);
 
@@ -89,7 +89,7 @@ describe('revert', () => {
       now.release();
     }
     // The logical diff CURRENT → checkpoint is empty in every user scope; only the restoration record differs.
-    const after = diffProjectCheckpoints(cps, { from: 'CURRENT', to: 'Graph imported', scope: 'summary', detail: 'summary', limit: 1000 });
+    const after = await diffProjectCheckpoints(cps, { from: 'CURRENT', to: 'Graph imported', scope: 'summary', detail: 'summary', limit: 1000 });
     const changed = after.table.toArray().map((r) => r.toJSON()).filter((r) => r['change_kind'] !== 'unchanged');
     expect(changed.map((r) => [r['scope'], r['record_family_id'], r['change_kind']])).toEqual([['workspace', 'restoration_transition', 'removed']]);
     // History is preserved: the prior current is the parent and still readable; the registry is byte-identical.
@@ -236,13 +236,13 @@ describe('revert', () => {
 
   it('preview is the diff CURRENT → checkpoint with the identities the revert would use', async () => {
     const e = engine();
-    const preview = e.previewRevert('Graph imported');
+    const preview = await e.previewRevert('Graph imported');
     const cp = new Checkpoints(project).showCheckpoint('Graph imported');
     expect(preview.checkpoint_uuid).toBe(cp.checkpoint_uuid);
     expect(preview.source_generation_uuid).toBe(cp.generation_uuid);
     expect(preview.current_generation_uuid).toBe(project.current()?.generationUuid);
     expect(preview.diff.schema).toBe('checkpoint_summary_diff@1');
-    const direct = diffProjectCheckpoints(new Checkpoints(project), { from: 'CURRENT', to: 'Graph imported', scope: 'all', detail: 'summary' });
+    const direct = await diffProjectCheckpoints(new Checkpoints(project), { from: 'CURRENT', to: 'Graph imported', scope: 'all', detail: 'summary' });
     expect(logicalRows(preview.diff.table)).toBe(logicalRows(direct.table));
     expect(preview.diff.table.toArray().some((r) => r.toJSON()['change_kind'] !== 'unchanged')).toBe(true);
     expect(await codeOf(() => e.previewRevert('Curation scratch'))).toBe('GF_CHECKPOINT_NOT_FOUND');
