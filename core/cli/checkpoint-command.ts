@@ -10,6 +10,8 @@ import type { CellValue } from '../participants/index';
 import type { CheckpointView } from '../views/checkpoint-view';
 import type { CliIo } from './io';
 import { projectOption } from './project-option';
+import { arrowResultFromBytes } from '../api/arrow-result';
+import { writeTableResult } from './output';
 
 interface CommonOpts {
   readonly project: string;
@@ -125,7 +127,8 @@ function runRead(io: CliIo, opts: CommonOpts, view: CheckpointView, words: reado
     page = view.readRecord(key, identity);
   }
   if (opts.arrow === true) {
-    io.stdout(page.bytes);
+    // The facade's own encoding: the next-page token rides in the schema metadata (issue 9).
+    io.stdout(arrowResultFromBytes(page.bytes, page.next).bytes);
     return;
   }
   const records = recordsFromTable(family, tableFromIPC(page.bytes));
@@ -179,11 +182,11 @@ export function registerCheckpointCommands(program: Command, io: CliIo): void {
     .option('--limit <n>', 'page size 1–10000 (default 100)')
     .option('--after <token>', 'next-page token from a previous page')
     .option('--json', 'JSON output')
-    .option('--arrow', 'Arrow IPC stream output (checkpoint@1)')
+    .option('--arrow', 'Arrow IPC stream output (checkpoint@1; next-page token in the schema metadata)')
     .action(async (opts: ListOpts) => {
       const cps = await open(opts);
       const page = cps.listCheckpoints({ limit: intOption(opts.limit, 'limit'), after: opts.after });
-      if (opts.arrow === true) io.stdout(toIpc(checkpointTable(page.rows)));
+      if (opts.arrow === true) writeTableResult(io, 'arrow', checkpointTable(page.rows), page.next);
       else if (opts.json === true) io.stdout(`${JSON.stringify({ checkpoints: page.rows, next_page_token: page.next, registry_revision: page.registryRevision })}\n`);
       else {
         for (const r of page.rows) io.stdout(`${r.name}\t${r.checkpoint_uuid}\t${r.generation_uuid}\t${new Date(r.created_at / 1000).toISOString()}\n`);
@@ -198,7 +201,7 @@ export function registerCheckpointCommands(program: Command, io: CliIo): void {
     .argument('[read...]', 'the read command, after --')
     .addOption(projectOption())
     .option('--json', 'JSON output')
-    .option('--arrow', 'Arrow IPC stream output for records')
+    .option('--arrow', 'Arrow IPC stream output for records (next-page token in the schema metadata)')
     .action(async (name: string, read: readonly string[], opts: CommonOpts) => {
       const cps = await open(opts);
       const view = cps.openCheckpoint(name);

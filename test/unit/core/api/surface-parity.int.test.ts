@@ -100,6 +100,20 @@ describe('checkpoint_surface_parity', () => {
     expect(cl.stdout.equals(bytesOf(fl))).toBe(true);
     expect(bytesOf(bl).equals(bytesOf(fl))).toBe(true);
 
+    // list across pages: the CLI's --arrow carries the next-page token in the schema metadata, so the full bytes match
+    const [fp1, bp1] = await both('checkpoints.list', { limit: 2 });
+    const listToken = (fp1 as { value: ArrowResult }).value.next_page_token;
+    expect(listToken).not.toBeNull();
+    const cp1 = await cli('checkpoint', 'list', '--project', ws.dir, '--limit', '2', '--arrow');
+    expect(tableFromIPC(cp1.stdout).schema.metadata.get(NEXT_PAGE_TOKEN_KEY)).toBe(listToken);
+    expect(cp1.stdout.equals(bytesOf(fp1))).toBe(true);
+    expect(bytesOf(bp1).equals(bytesOf(fp1))).toBe(true);
+    const [fp2, bp2] = await both('checkpoints.list', { limit: 2, after: listToken });
+    const cp2 = await cli('checkpoint', 'list', '--project', ws.dir, '--limit', '2', '--after', listToken!, '--arrow');
+    expect(tableFromIPC(bytesOf(fp2)).getChild('name')?.toArray()).toEqual(['parity']);
+    expect(cp2.stdout.equals(bytesOf(fp2))).toBe(true);
+    expect(bytesOf(bp2).equals(bytesOf(fp2))).toBe(true);
+
     // open and read: one page of records of a view
     const fv = await facade.dispatcher.dispatch('view.open', { project, name: 'baseline' });
     const bv = await viaBridge('view.open', { project: bridgeProject, name: 'baseline' });
@@ -109,6 +123,22 @@ describe('checkpoint_surface_parity', () => {
     expect(tableFromIPC(bytesOf(fr)).numRows).toBe(6);
     expect(cr.stdout.equals(bytesOf(fr))).toBe(true);
     expect(bytesOf(br).equals(bytesOf(fr))).toBe(true);
+    // records across pages, full bytes (token in the metadata on every surface)
+    const fvh = (fv as { value: { view: string } }).value.view;
+    const bvh = (bv as { value: { view: string } }).value.view;
+    const fr1 = await facade.dispatcher.dispatch('view.records', { view: fvh, capability_id: 'graph', record_family_id: 'node', limit: 4 });
+    const br1 = await viaBridge('view.records', { view: bvh, capability_id: 'graph', record_family_id: 'node', limit: 4 });
+    const recToken = (fr1 as { value: ArrowResult }).value.next_page_token;
+    expect(recToken).not.toBeNull();
+    const cr1 = await cli('checkpoint', 'open', 'baseline', '--project', ws.dir, '--arrow', '--', 'records', 'graph/node', '--limit', '4');
+    expect(cr1.stdout.equals(bytesOf(fr1))).toBe(true);
+    expect(bytesOf(br1).equals(bytesOf(fr1))).toBe(true);
+    const fr2 = await facade.dispatcher.dispatch('view.records', { view: fvh, capability_id: 'graph', record_family_id: 'node', limit: 4, after: recToken });
+    const br2 = await viaBridge('view.records', { view: bvh, capability_id: 'graph', record_family_id: 'node', limit: 4, after: recToken });
+    const cr2 = await cli('checkpoint', 'open', 'baseline', '--project', ws.dir, '--arrow', '--', 'records', 'graph/node', '--limit', '4', '--after', recToken!);
+    expect(tableFromIPC(bytesOf(fr2)).numRows).toBe(2);
+    expect(cr2.stdout.equals(bytesOf(fr2))).toBe(true);
+    expect(bytesOf(br2).equals(bytesOf(fr2))).toBe(true);
 
     // diff summary
     const [fs, bs] = await both('checkpoints.diff', { from: 'baseline', to: 'CURRENT', scope: 'all', detail: 'summary' });
