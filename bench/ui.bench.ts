@@ -92,7 +92,7 @@ async function historyRender(state: State): Promise<{ history: number; checkpoin
 }
 
 /** Loaded record-diff rows (the three kind counters) and whether more pages exist. */
-function recordDiffState(page: Page): Promise<{ loaded: number; more: boolean }> {
+function recordDiffState(page: Page): Promise<{ loaded: number; loading: boolean; more: boolean }> {
   return page.evaluate(() => (window as unknown as { __gfBench: ProbeState }).__gfBench.recordDiff());
 }
 
@@ -109,19 +109,22 @@ async function diffScroll(state: State): Promise<{ longest: number; longTasks: n
     await page.getByTestId('diff-result').waitFor();
     await page.getByRole('grid', { name: 'Diff summary by participant' }).locator('.grid-data-row').filter({ hasText: 'node' }).first().click();
     const grid = page.getByRole('grid', { name: 'Record changes of node' });
-    await page.waitForFunction(() => (window as unknown as { __gfBench: ProbeState }).__gfBench.recordDiff().loaded > 0);
+    await page.waitForFunction(() => {
+      const r = (window as unknown as { __gfBench: ProbeState }).__gfBench.recordDiff();
+      return r.loaded > 0 && !r.loading;
+    });
     // Measure from here: the record diff is open with its first page.
     await page.evaluate(() => ((window as unknown as { __gfBench: ProbeState }).__gfBench.longTasks.length = 0));
     const t0 = performance.now();
     await grid.focus();
     for (let guard = 0; guard < 10_000; guard++) {
       const before = await recordDiffState(page);
-      if (!before.more) break;
+      if (!before.more && !before.loading) break;
       await page.keyboard.press('End');
       await page.waitForFunction(
         (n) => {
           const r = (window as unknown as { __gfBench: ProbeState }).__gfBench.recordDiff();
-          return r.loaded > n || !r.more;
+          return !r.loading && (r.loaded > n || !r.more);
         },
         before.loaded,
         { polling: 'raf' },

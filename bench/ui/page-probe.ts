@@ -34,8 +34,8 @@ export interface ProbeState {
   armCancel: boolean;
   /** When Cancel was clicked. */
   cancelAt: number | null;
-  /** Loaded record-diff rows (sum of the three kind counters) and whether the grid says more pages exist. */
-  recordDiff(): { loaded: number; more: boolean };
+  /** Loaded record-diff rows (sum of the three kind counters), whether a page is loading, and whether the grid says more pages exist. */
+  recordDiff(): { loaded: number; loading: boolean; more: boolean };
 }
 
 /**
@@ -59,8 +59,10 @@ export function installProbe(cfg: ProbeConfig): void {
     recordDiff() {
       let loaded = 0;
       for (const k of ['added', 'removed', 'modified']) loaded += Number(document.querySelector(`[data-testid="count-${k}"]`)?.textContent ?? '0');
-      const status = document.querySelector('[data-testid="record-diff-grid"] .grid-status')?.textContent ?? '';
-      return { loaded, more: status.includes('scroll for more') };
+      const grid = document.querySelector('[data-testid="record-diff-grid"]');
+      const status = grid?.querySelector('.grid-status')?.textContent ?? '';
+      const loading = grid?.querySelector('[role="grid"]')?.getAttribute('aria-busy') === 'true';
+      return { loaded, loading, more: status.includes('scroll for more') };
     },
   };
   (window as unknown as { __gfBench: ProbeState }).__gfBench = probe;
