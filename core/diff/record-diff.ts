@@ -167,16 +167,20 @@ export class FamilyDiff {
     const cmp = bindIdentity(from, to);
     const same = bindRowEqual(from, to);
     while (a < na || b < nb) {
-      if (--budget === 0) {
+      // A matched pair consumes two decoded records: count both, so a pause comes at least every CANCEL_CHECK_INTERVAL records.
+      if (budget <= 0) {
         yield PAUSE;
         budget = CANCEL_CHECK_INTERVAL;
       }
       const c = a >= na ? 1 : b >= nb ? -1 : cmp(a, b);
       if (c < 0) {
+        budget--;
         yield this.#one('removed', a++, -1) as RecordChange;
       } else if (c > 0) {
+        budget--;
         yield this.#one('added', -1, b++) as RecordChange;
       } else {
+        budget -= 2;
         if (!same(a, b)) {
           const ch = this.#one('modified', a, b);
           if (ch !== null) yield ch;
