@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { tableFromIPC } from 'apache-arrow';
 import type { Command } from 'commander';
 import { GfError } from '../errors';
-import { checkpointTable, receiptTable, toIpc } from '../checkpoints/arrow-results';
+import { checkpointTable, receiptTable, toIpc, tombstoneTable } from '../checkpoints/arrow-results';
 import { Checkpoints, openCheckpointedProject } from '../checkpoints/checkpoints';
+import { deletedCheckpointPage } from '../checkpoints/tombstones';
 import type { CheckpointReceipt } from '../checkpoints/registry-core';
 import { familyByKey, recordsFromTable } from '../participants/index';
 import type { CellValue } from '../participants/index';
@@ -29,6 +30,7 @@ interface MutateOpts extends CommonOpts {
 interface ListOpts extends CommonOpts {
   readonly limit?: string;
   readonly after?: string;
+  readonly deleted?: boolean;
 }
 
 function jsonSafe(value: unknown): unknown {
@@ -183,8 +185,14 @@ export function registerCheckpointCommands(program: Command, io: CliIo): void {
     .option('--after <token>', 'next-page token from a previous page')
     .option('--json', 'JSON output')
     .option('--arrow', 'Arrow IPC stream output (checkpoint@1; next-page token in the schema metadata)')
+    .option('--deleted', 'list deleted checkpoints instead (checkpoint_tombstone@1, deletion order; --json prints {"rows","next_page_token"})')
     .action(async (opts: ListOpts) => {
       const cps = await open(opts);
+      if (opts.deleted === true) {
+        const gone = deletedCheckpointPage(cps.registryState().doc, intOption(opts.limit, 'limit'), opts.after);
+        writeTableResult(io, opts.arrow === true ? 'arrow' : opts.json === true ? 'json' : 'table', tombstoneTable(gone.rows), gone.next);
+        return;
+      }
       const page = cps.listCheckpoints({ limit: intOption(opts.limit, 'limit'), after: opts.after });
       if (opts.arrow === true) writeTableResult(io, 'arrow', checkpointTable(page.rows), page.next);
       else if (opts.json === true) io.stdout(`${JSON.stringify({ checkpoints: page.rows, next_page_token: page.next, registry_revision: page.registryRevision })}\n`);

@@ -6,6 +6,7 @@ import { tableFromIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ArrowResult } from '../../../../core/api/contract';
 import { createFacade, type Facade } from '../../../../core/api/facade';
+import { main } from '../../../../core/cli/main';
 import type { Envelope } from '../../../../core/api/wire';
 import { buildApiWorkspace, type ApiWorkspace } from '../../../support/api-workspace';
 import { testUuid } from '../../../support/project-fixtures';
@@ -66,5 +67,26 @@ describe('checkpoints.list deleted: true', () => {
     expect(code(await call('checkpoints.list', { project, after: p1.next_page_token }))).toBe('GF_PAGE_INVALID');
     expect(code(await call('checkpoints.list', { project, deleted: true, after: `${p1.next_page_token ?? ''}x` }))).toBe('GF_PAGE_INVALID');
     expect(code(await call('checkpoints.list', { project, deleted: 'yes' }))).toBe('GF_VALIDATION');
+  });
+
+  it('gf checkpoint list --deleted gives the same Arrow bytes as the facade; --json rows in schema order with ISO timestamps', async () => {
+    const run = async (...argv: string[]): Promise<{ code: number; out: Buffer; err: string }> => {
+      const chunks: Buffer[] = [];
+      let err = '';
+      const code = await main(argv, { stdout: (c) => void chunks.push(Buffer.from(c)), stderr: (c) => void (err += c) });
+      return { code, out: Buffer.concat(chunks), err };
+    };
+    const facadePage = value<ArrowResult>(await call('checkpoints.list', { project, deleted: true, limit: 1 }));
+    const cli = await run('checkpoint', 'list', '--deleted', '--limit', '1', '--arrow', '--project', ws.dir);
+    expect([cli.code, cli.err]).toEqual([0, '']);
+    expect(cli.out.equals(Buffer.from(facadePage.bytes))).toBe(true);
+    const json = await run('checkpoint', 'list', '--deleted', '--json', '--project', ws.dir);
+    const doc = JSON.parse(json.out.toString('utf8')) as { rows: Record<string, unknown>[]; next_page_token: string | null };
+    expect(doc.next_page_token).toBeNull();
+    expect(doc.rows.map((r) => Object.keys(r))).toEqual([0, 1].map(() => ['name', 'checkpoint_uuid', 'generation_uuid', 'deleted_at', 'deleted_revision']));
+    expect(doc.rows.map((r) => [r.name, r.deleted_at])).toEqual([
+      ['more nodes', '2026-01-02T00:00:00.000000Z'],
+      ['baseline', '2026-01-02T00:00:00.000000Z'],
+    ]);
   });
 });
