@@ -1,4 +1,3 @@
-import { tableToIPC } from 'apache-arrow';
 import type { Table } from 'apache-arrow';
 import type { Command } from 'commander';
 import { toHex } from '../canonical/index';
@@ -6,6 +5,7 @@ import { Checkpoints, openCheckpointedProject } from '../checkpoints/checkpoints
 import { DIFF_DETAILS, DIFF_SCOPES, diffProjectCheckpoints } from '../diff/index';
 import { GfError } from '../errors';
 import type { CliIo } from './io';
+import { writeTableResult } from './output';
 import { projectOption } from './project-option';
 
 interface DiffOpts {
@@ -60,7 +60,7 @@ export function addDiffSubcommand(group: Command, io: CliIo): void {
     .option('--limit <n>', 'page size 1–10000 (default 100)')
     .option('--after <token>', 'next-page token from a previous page')
     .option('--json', 'JSON output')
-    .option('--arrow', 'Arrow IPC stream output (checkpoint_summary_diff@1 or checkpoint_record_diff@1)')
+    .option('--arrow', 'Arrow IPC stream output (checkpoint_summary_diff@1 or checkpoint_record_diff@1; next-page token in the schema metadata)')
     .action(async (from: string, to: string, opts: DiffOpts) => {
       const cps = new Checkpoints(await openCheckpointedProject(opts.project));
       const page = await diffProjectCheckpoints(cps, {
@@ -72,7 +72,8 @@ export function addDiffSubcommand(group: Command, io: CliIo): void {
         after: opts.after,
       });
       if (opts.arrow === true) {
-        io.stdout(tableToIPC(page.table, 'stream'));
+        // The next-page token rides in the schema metadata (issue 9); the stderr hint stays for people.
+        writeTableResult(io, 'arrow', page.table, page.nextPageToken);
         if (page.nextPageToken !== null) io.stderr(`next page: --after ${page.nextPageToken}\n`);
         return;
       }
