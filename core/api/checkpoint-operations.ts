@@ -12,6 +12,7 @@ import { arrowResult, arrowResultFromBytes } from './arrow-result';
 import type { ParticipantEntry } from './contract';
 import type { Implementations } from './dispatcher';
 import type { ProjectSession } from './project-operations';
+import { manifestEntryJson } from '../project/index';
 import type { SessionTable } from './sessions';
 
 /** Running diffs by operation id, and ids cancelled before their diff started. */
@@ -58,18 +59,7 @@ function identityCells(familyKey: string, identity: Readonly<Record<string, stri
 }
 
 function participantEntries(view: CheckpointView): ParticipantEntry[] {
-  return view.participants.map((p) => ({
-    capability_id: p.capabilityId,
-    capability_version: p.capabilityVersion,
-    record_family_id: p.recordFamilyId,
-    record_version: p.recordVersion,
-    relative_path: p.relativePath,
-    encoding: p.encoding,
-    byte_length: p.byteLength,
-    row_count: p.rowCount,
-    schema_fingerprint: p.schemaFingerprint,
-    content_sha256: p.contentSha256,
-  }));
+  return view.participants.map(manifestEntryJson);
 }
 
 /** checkpoints.*, view.*, checkpoints.diff and operation.cancel implementations. */

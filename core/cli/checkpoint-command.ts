@@ -11,6 +11,7 @@ import type { CellValue } from '../participants/index';
 import type { CheckpointView } from '../views/checkpoint-view';
 import type { CliIo } from './io';
 import { projectOption } from './project-option';
+import { manifestEntryJson } from '../project/index';
 import { arrowResultFromBytes } from '../api/arrow-result';
 import { writeTableResult } from './output';
 
@@ -86,18 +87,7 @@ function runRead(io: CliIo, opts: CommonOpts, view: CheckpointView, words: reado
     throw new GfError('GF_VALIDATION', 'read command: participants | records CAP/FAMILY [--limit N] [--after T] | record CAP/FAMILY VALUE...', {});
   };
   if (verb === 'participants' && rest.length === 0) {
-    const rows = view.participants.map((p) => ({
-      capability_id: p.capabilityId,
-      capability_version: p.capabilityVersion,
-      record_family_id: p.recordFamilyId,
-      record_version: p.recordVersion,
-      relative_path: p.relativePath,
-      encoding: p.encoding,
-      byte_length: p.byteLength,
-      row_count: p.rowCount,
-      schema_fingerprint: p.schemaFingerprint,
-      content_sha256: p.contentSha256,
-    }));
+    const rows = view.participants.map(manifestEntryJson);
     if (opts.json === true) io.stdout(`${JSON.stringify({ participants: rows })}\n`);
     else for (const r of rows) io.stdout(`${r.capability_id}/${r.record_family_id}\t${r.row_count} rows\t${r.content_sha256}\n`);
     return;

@@ -127,6 +127,37 @@ export function capabilitiesOf(participants: readonly ManifestParticipant[]): Ma
 }
 
 /** Manifest bytes: canonical JSON + LF, keys in the documented order, lists sorted. */
+/**
+ * One participant in its manifest JSON form (snake_case, in the manifest's fixed key order).
+ *
+ * Also the shape the CLI and the operation contract show for a view's participants.
+ */
+export function manifestEntryJson(p: ManifestParticipant): {
+  readonly capability_id: string;
+  readonly capability_version: number;
+  readonly record_family_id: string;
+  readonly record_version: number;
+  readonly relative_path: string;
+  readonly encoding: ManifestParticipant['encoding'];
+  readonly byte_length: number;
+  readonly row_count: number;
+  readonly schema_fingerprint: string;
+  readonly content_sha256: string;
+} {
+  return {
+    capability_id: p.capabilityId,
+    capability_version: p.capabilityVersion,
+    record_family_id: p.recordFamilyId,
+    record_version: p.recordVersion,
+    relative_path: p.relativePath,
+    encoding: p.encoding,
+    byte_length: p.byteLength,
+    row_count: p.rowCount,
+    schema_fingerprint: p.schemaFingerprint,
+    content_sha256: p.contentSha256,
+  };
+}
+
 export function encodeManifest(m: Manifest): Uint8Array {
   const participants = [...m.participants].sort(compareParticipants);
   const doc = {
@@ -138,18 +169,7 @@ export function encodeManifest(m: Manifest): Uint8Array {
     capabilities: [...m.capabilities]
       .sort((a, b) => compareCodePoints(a.capabilityId, b.capabilityId))
       .map((c) => ({ capability_id: c.capabilityId, capability_version: c.capabilityVersion })),
-    participants: participants.map((p) => ({
-      capability_id: p.capabilityId,
-      capability_version: p.capabilityVersion,
-      record_family_id: p.recordFamilyId,
-      record_version: p.recordVersion,
-      relative_path: p.relativePath,
-      encoding: p.encoding,
-      byte_length: p.byteLength,
-      row_count: p.rowCount,
-      schema_fingerprint: p.schemaFingerprint,
-      content_sha256: p.contentSha256,
-    })),
+    participants: participants.map(manifestEntryJson),
   };
   return enc.encode(`${orderedJson(doc)}\n`);
 }

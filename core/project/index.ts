@@ -17,6 +17,7 @@ export {
   encodeCurrent,
   parseCurrent,
   encodeManifest,
+  manifestEntryJson,
   parseManifest,
   manifestDigest,
   familyKeyOf,
