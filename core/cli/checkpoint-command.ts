@@ -184,12 +184,9 @@ export function registerCheckpointCommands(program: Command, io: CliIo): void {
         return;
       }
       const page = cps.listCheckpoints({ limit: intOption(opts.limit, 'limit'), after: opts.after });
-      if (opts.arrow === true) writeTableResult(io, 'arrow', checkpointTable(page.rows), page.next);
-      else if (opts.json === true) io.stdout(`${JSON.stringify({ checkpoints: page.rows, next_page_token: page.next, registry_revision: page.registryRevision })}\n`);
-      else {
-        for (const r of page.rows) io.stdout(`${r.name}\t${r.checkpoint_uuid}\t${r.generation_uuid}\t${new Date(r.created_at / 1000).toISOString()}\n`);
-        if (page.next !== null) io.stderr(`next page: --after ${page.next}\n`);
-      }
+      // One encoding for every format (issue 9 synopsis): --json prints { "rows", "next_page_token" } with the
+      // checkpoint@1 field names in schema order, UUIDs as text and timestamps as ISO-8601 UTC with microseconds.
+      writeTableResult(io, opts.arrow === true ? 'arrow' : opts.json === true ? 'json' : 'table', checkpointTable(page.rows), page.next);
     });
 
   group

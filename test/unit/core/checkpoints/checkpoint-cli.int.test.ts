@@ -45,7 +45,10 @@ describe('gf checkpoint', () => {
     expect(conflict.err).toContain('committed: false');
 
     const list = await gf('checkpoint', 'list', '--project', w.dir, '--json');
-    expect((JSON.parse(list.out) as { checkpoints: Array<{ name: string }> }).checkpoints.map((r) => r.name)).toEqual(['Release 1.0']);
+    const listed = JSON.parse(list.out) as { rows: Array<{ name: string; created_at: string }>; next_page_token: string | null };
+    expect(listed.rows.map((r) => r.name)).toEqual(['Release 1.0']);
+    expect(listed.rows[0]?.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
+    expect(listed.next_page_token).toBeNull();
     const arrow = await gf('checkpoint', 'list', '--project', w.dir, '--arrow');
     const t = tableFromIPC(arrow.bytes);
     expect(t.schema.fields.map((f) => f.name)).toEqual(['checkpoint_uuid', 'name', 'description', 'generation_uuid', 'generation_manifest_sha256', 'created_at', 'created_by']);

@@ -41,8 +41,8 @@ describe('--project defaults to the current directory', () => {
   it('gf checkpoint list --json run inside the project lists its checkpoints, the same as with --project', { timeout: 60_000 }, async () => {
     const here = await spawnGf(dir, 'checkpoint', 'list', '--json');
     expect([here.code, here.err]).toEqual([0, '']);
-    const doc = JSON.parse(here.out) as { checkpoints: { name: string }[] };
-    expect(doc.checkpoints.map((r) => r.name).sort()).toEqual(DEMO_CHECKPOINTS.map((c) => c.name).filter((n) => n !== DEMO_DELETED_CHECKPOINT).sort());
+    const doc = JSON.parse(here.out) as { rows: { name: string }[] };
+    expect(doc.rows.map((r) => r.name).sort()).toEqual(DEMO_CHECKPOINTS.map((c) => c.name).filter((n) => n !== DEMO_DELETED_CHECKPOINT).sort());
     expect(here.out).toBe((await gf('checkpoint', 'list', '--json', '--project', dir)).out);
     // Elsewhere (not a project) the same command fails with a GF code, not a usage error.
     const elsewhere = await spawnGf(tmp, 'checkpoint', 'list', '--json');
