@@ -1,6 +1,7 @@
 // The one operation contract shared by the facade, the `gf` CLI, Electron IPC
-// and the browser-mode HTTP bridge. Browser-safe: imports only zod and types.
+// and the browser-mode HTTP bridge. Browser-safe: imports only zod, apache-arrow (via the diff contract) and types.
 import { z } from 'zod';
+import { DIFF_DETAILS, DIFF_SCOPES } from '../diff/contract';
 
 /** Lowercase canonical UUID text (the only UUID spelling any surface accepts). */
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -11,23 +12,9 @@ export const WORKFLOW_ID_PATTERN = /^(?!\.{1,2}$)[A-Za-z0-9._:-]{1,128}$/;
 /** Opaque page tokens: base64url segments joined by `.`, never parsed by a surface. */
 export const PAGE_TOKEN_PATTERN = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
 
-/** Diff scopes, frozen by `checkpoint-api-v1.json`. */
-export const DIFF_SCOPES = [
-  'summary',
-  'graph',
-  'ontology',
-  'configuration',
-  'capabilities',
-  'provenance',
-  'knowledge',
-  'epistemic',
-  'all',
-] as const;
-export type DiffScope = (typeof DIFF_SCOPES)[number];
-
-/** Diff detail levels. */
-export const DIFF_DETAILS = ['summary', 'records'] as const;
-export type DiffDetail = (typeof DIFF_DETAILS)[number];
+/** Diff scopes and detail levels: declared once, by the diff module (frozen by `checkpoint-api-v1.json`). */
+export { DIFF_DETAILS, DIFF_SCOPES } from '../diff/contract';
+export type { DiffDetail, DiffScope } from '../diff/contract';
 
 /** Contract limits (checkpoint-api-v1.json `limits`, plus surface bounds). */
 export const LIMITS = {
