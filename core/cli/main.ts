@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { toWireError } from '../errors';
 import { COMMANDS } from './commands';
+import { addExamples } from './examples';
 import type { CliIo } from './io';
 
 /** Exit codes: 0 ok, 1 a `GF_*` (or chain-store) failure, 2 a usage error. */
@@ -20,6 +21,7 @@ export function buildProgram(io: CliIo = defaultIo): Command {
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) });
   for (const register of COMMANDS) register(program, io);
+  addExamples(program);
   return program;
 }
 
