@@ -4,6 +4,7 @@ import { toHex } from '../canonical/index';
 import { Checkpoints, openCheckpointedProject } from '../checkpoints/checkpoints';
 import { DIFF_DETAILS, DIFF_SCOPES, diffProjectCheckpoints } from '../diff/index';
 import { GfError } from '../errors';
+import { withDiffProgress } from './diff-progress';
 import type { CliIo } from './io';
 import { writeTableResult } from './output';
 import { projectOption } from './project-option';
@@ -63,14 +64,16 @@ export function addDiffSubcommand(group: Command, io: CliIo): void {
     .option('--arrow', 'Arrow IPC stream output (checkpoint_summary_diff@1 or checkpoint_record_diff@1; next-page token in the schema metadata)')
     .action(async (from: string, to: string, opts: DiffOpts) => {
       const cps = new Checkpoints(await openCheckpointedProject(opts.project));
-      const page = await diffProjectCheckpoints(cps, {
-        from,
-        to,
-        scope: opts.scope,
-        detail: opts.detail,
-        limit: parseLimit(opts.limit),
-        after: opts.after,
-      });
+      const page = await withDiffProgress(io, () =>
+        diffProjectCheckpoints(cps, {
+          from,
+          to,
+          scope: opts.scope,
+          detail: opts.detail,
+          limit: parseLimit(opts.limit),
+          after: opts.after,
+        }),
+      );
       if (opts.arrow === true) {
         // The next-page token rides in the schema metadata (issue 9); the stderr hint stays for people.
         writeTableResult(io, 'arrow', page.table, page.nextPageToken);

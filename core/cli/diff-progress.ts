@@ -1,0 +1,40 @@
+import diagnostics from 'node:diagnostics_channel';
+import { DIFF_PROGRESS_CHANNEL } from '../diff/index';
+import type { CliIo } from './io';
+
+/** When a diff counts as long, and how often it then reports, in milliseconds. */
+export interface ProgressTiming {
+  readonly afterMs: number;
+  readonly everyMs: number;
+  readonly now?: () => number;
+}
+
+const DEFAULT_TIMING: ProgressTiming = { afterMs: 1000, everyMs: 1000 };
+
+/**
+ * Reports a long diff's progress on stderr (never stdout, which carries the result).
+ *
+ * Listens to the diff engine's pause channel while `run` is in flight: the
+ * first line appears once the diff has run `afterMs`, then at most one line
+ * per `everyMs`. Returns `run`'s result; always unsubscribes.
+ */
+export async function withDiffProgress<T>(io: CliIo, run: () => Promise<T>, timing: ProgressTiming = DEFAULT_TIMING): Promise<T> {
+  const now = timing.now ?? (() => performance.now());
+  const start = now();
+  let last = -Infinity;
+  let pauses = 0;
+  const onPause = (message: unknown): void => {
+    pauses++;
+    const t = now();
+    if (t - start < timing.afterMs || t - last < timing.everyMs) return;
+    last = t;
+    const phase = (message as { phase?: unknown } | null)?.phase;
+    io.stderr(`diff: working (${typeof phase === 'string' ? phase : 'running'}, ${pauses} steps, ${((t - start) / 1000).toFixed(1)} s)…\n`);
+  };
+  diagnostics.subscribe(DIFF_PROGRESS_CHANNEL, onPause);
+  try {
+    return await run();
+  } finally {
+    diagnostics.unsubscribe(DIFF_PROGRESS_CHANNEL, onPause);
+  }
+}
