@@ -1,5 +1,9 @@
 // A hook for engine-paged Arrow results: the pages fetched so far, the
 // next-page token, and a `more()` that fetches exactly one more page.
+//
+// Rows are appended into one array per `key` (never copied per page), so the
+// work per page is proportional to the page, not to every row loaded. The
+// array's identity changes only on a restart; `count` changes on every page.
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ArrowResult } from '../core/api/contract';
 import { decodeArrow, type DisplayRow } from './arrow-rows';
@@ -8,7 +12,14 @@ import { showError, type ShownError } from './errors-text';
 /** State of a paged result. */
 export interface Paged {
   readonly columns: readonly string[];
+  /**
+   * Every row loaded so far (append-only for the current key).
+   *
+   * The same array grows page by page; a new array means the result restarted.
+   */
   readonly rows: readonly DisplayRow[];
+  /** Rows loaded so far (changes with every page, unlike `rows`' identity). */
+  readonly count: number;
   readonly hasMore: boolean;
   readonly loading: boolean;
   readonly error: ShownError | null;
@@ -16,12 +27,20 @@ export interface Paged {
   more(): void;
 }
 
+type PagedState = Omit<Paged, 'more' | 'rows'>;
+
+/** Keeps the column list's identity across pages (column memos downstream stay valid). */
+const sameColumns = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((c, i) => c === b[i]);
+
+const IDLE: PagedState = { columns: [], count: 0, hasMore: false, loading: false, error: null, pages: 0 };
+
 /**
  * Pages through `fetchPage(after)`; restarts whenever `key` changes (null = idle).
  * A stale response (for an older key) is dropped, never shown.
  */
 export function usePaged(key: string | null, fetchPage: (after: string | null) => Promise<ArrowResult>, filter?: (r: DisplayRow) => boolean): Paged {
-  const [state, setState] = useState<Omit<Paged, 'more'>>({ columns: [], rows: [], hasMore: false, loading: false, error: null, pages: 0 });
+  const [state, setState] = useState<PagedState>(IDLE);
+  const rows = useRef<DisplayRow[]>([]);
   const token = useRef<string | null>(null);
   const generation = useRef(0);
   const inFlight = useRef(false);
@@ -34,7 +53,8 @@ export function usePaged(key: string | null, fetchPage: (after: string | null) =
     if (inFlight.current && !reset) return;
     const gen = reset ? ++generation.current : generation.current;
     inFlight.current = true;
-    setState((s) => (reset ? { columns: [], rows: [], hasMore: false, loading: true, error: null, pages: 0 } : { ...s, loading: true }));
+    if (reset) rows.current = [];
+    setState((s) => (reset ? { ...IDLE, loading: true } : { ...s, loading: true }));
     const after = reset ? null : token.current;
     fetchRef.current(after).then(
       (page) => {
@@ -43,8 +63,10 @@ export function usePaged(key: string | null, fetchPage: (after: string | null) =
         token.current = page.next_page_token;
         const decoded = decodeArrow(page.bytes);
         const f = filterRef.current;
-        const rows = f === undefined ? decoded.rows : decoded.rows.filter(f);
-        setState((s) => ({ columns: decoded.columns, rows: [...s.rows, ...rows], hasMore: page.next_page_token !== null, loading: false, error: null, pages: s.pages + 1 }));
+        const target = rows.current;
+        for (const r of decoded.rows) if (f === undefined || f(r)) target.push(r);
+        const count = target.length;
+        setState((s) => ({ columns: sameColumns(s.columns, decoded.columns) ? s.columns : decoded.columns, count, hasMore: page.next_page_token !== null, loading: false, error: null, pages: s.pages + 1 }));
       },
       (e: unknown) => {
         if (gen !== generation.current) return;
@@ -58,12 +80,16 @@ export function usePaged(key: string | null, fetchPage: (after: string | null) =
     if (key === null) {
       generation.current++;
       inFlight.current = false;
-      setState({ columns: [], rows: [], hasMore: false, loading: false, error: null, pages: 0 });
+      rows.current = [];
+      setState(IDLE);
       return;
     }
     load(true);
   }, [key, load]);
 
   const more = useCallback(() => load(false), [load]);
-  return { ...state, more };
+  // Only the first `count` rows are published: a page appended after this
+  // render's state (not yet committed) stays out of sight until its render.
+  const all = rows.current;
+  return { ...state, rows: all.length === state.count ? all : all.slice(0, state.count), more };
 }

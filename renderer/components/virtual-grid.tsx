@@ -1,8 +1,12 @@
-// The one large-table component: @tanstack/react-table for the row model,
-// @tanstack/react-virtual for rendering only the visible rows, ARIA grid
-// semantics and keyboard navigation. Asks for the next engine page as the
-// user scrolls near the end (`onNeedMore`), so nothing loads a whole
+// The one large-table component: @tanstack/react-table for the column and
+// cell model, @tanstack/react-virtual for rendering only the visible rows,
+// ARIA grid semantics and keyboard navigation. Asks for the next engine page
+// as the user scrolls near the end (`onNeedMore`), so nothing loads a whole
 // participant up front.
+//
+// The table's row model is built over the visible window only (no sorting or
+// grouping is needed), so a page arriving costs the page and the window, never
+// every row loaded: `rows` may be an append-only array that grows in place.
 import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { tableFeatures, useTable, type ColumnDef } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
@@ -53,33 +57,37 @@ export function VirtualGrid(props: VirtualGridProps) {
     () => columns.map((c) => ({ id: c.id, header: c.header, accessorFn: (r: DisplayRow) => r[c.id] ?? null })),
     [columns],
   );
-  const data = useMemo(() => rows as DisplayRow[], [rows]);
-  const table = useTable({ features, columns: defs, data, getRowId: (r, i) => rowKey(r, i) });
-  const modelRows = table.getRowModel().rows;
+  const count = rows.length;
   const virtualizer = useVirtualizer({
-    count: modelRows.length,
+    count,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => ROW_HEIGHT,
     overscan: 12,
   });
   const items = virtualizer.getVirtualItems();
+  const firstVisible = items.length === 0 ? 0 : items[0]!.index;
   const lastVisible = items.length === 0 ? -1 : items[items.length - 1]!.index;
+  const windowEnd = Math.min(count, lastVisible + 1);
+  // Only the rendered window goes through the table's row model.
+  const data = useMemo(() => rows.slice(firstVisible, windowEnd), [rows, firstVisible, windowEnd]);
+  const table = useTable({ features, columns: defs, data, getRowId: (r, i) => rowKey(r, firstVisible + i) });
+  const windowRows = table.getRowModel().rows;
 
   useEffect(() => {
-    if (hasMore && !loading && onNeedMore !== undefined && lastVisible >= modelRows.length - 40) onNeedMore();
-  }, [hasMore, loading, onNeedMore, lastVisible, modelRows.length]);
+    if (hasMore && !loading && onNeedMore !== undefined && lastVisible >= count - 40) onNeedMore();
+  }, [hasMore, loading, onNeedMore, lastVisible, count]);
 
   useEffect(() => {
-    if (active >= modelRows.length && modelRows.length > 0) setActive(modelRows.length - 1);
-  }, [active, modelRows.length]);
+    if (active >= count && count > 0) setActive(count - 1);
+  }, [active, count]);
 
   const template = columns.map((c) => c.width ?? `minmax(${c.minRem ?? 8}rem, 1fr)`).join(' ');
   const minWidth = `${columns.reduce((n, c) => n + (c.minRem ?? 8), 0) + 1}rem`;
   const cellId = (i: number) => `${gridId}-r${i}`;
 
   const move = (to: number) => {
-    if (modelRows.length === 0) return;
-    const next = Math.max(0, Math.min(modelRows.length - 1, to));
+    if (count === 0) return;
+    const next = Math.max(0, Math.min(count - 1, to));
     setActive(next);
     virtualizer.scrollToIndex(next, { align: 'auto' });
   };
@@ -91,14 +99,14 @@ export function VirtualGrid(props: VirtualGridProps) {
       PageDown: () => move(active + page),
       PageUp: () => move(active - page),
       Home: () => move(0),
-      End: () => move(modelRows.length - 1),
+      End: () => move(count - 1),
       Enter: () => {
-        const r = modelRows[active];
-        if (r !== undefined) onActivate?.(r.original, active);
+        const r = rows[active];
+        if (r !== undefined) onActivate?.(r, active);
       },
       ' ': () => {
-        const r = modelRows[active];
-        if (r !== undefined) onActivate?.(r.original, active);
+        const r = rows[active];
+        if (r !== undefined) onActivate?.(r, active);
       },
     };
     const f = keys[e.key];
@@ -108,7 +116,7 @@ export function VirtualGrid(props: VirtualGridProps) {
     }
   };
 
-  const totalRows = props.totalRows ?? (hasMore ? -1 : modelRows.length);
+  const totalRows = props.totalRows ?? (hasMore ? -1 : count);
   return (
     <div className={`grid grid-${size}`} data-testid={testId}>
       <div
@@ -120,7 +128,7 @@ export function VirtualGrid(props: VirtualGridProps) {
         aria-colcount={columns.length}
         aria-busy={loading}
         tabIndex={0}
-        aria-activedescendant={modelRows.length > 0 ? cellId(active) : undefined}
+        aria-activedescendant={count > 0 ? cellId(active) : undefined}
         onKeyDown={onKey}
       >
         <div className="grid-inner" style={{ minWidth }}>
@@ -135,7 +143,8 @@ export function VirtualGrid(props: VirtualGridProps) {
         </div>
         <div role="rowgroup" className="grid-body" style={{ height: virtualizer.getTotalSize() }}>
           {items.map((item) => {
-            const row = modelRows[item.index]!;
+            const row = windowRows[item.index - firstVisible];
+            if (row === undefined) return null;
             const key = row.id;
             const classes = ['grid-row', 'grid-data-row'];
             if (item.index === active) classes.push('is-active');
@@ -170,10 +179,10 @@ export function VirtualGrid(props: VirtualGridProps) {
           })}
         </div>
         </div>
-        {modelRows.length === 0 && !loading && <p className="grid-empty muted">{emptyText}</p>}
+        {count === 0 && !loading && <p className="grid-empty muted">{emptyText}</p>}
       </div>
       <p className="grid-status muted" aria-live="polite">
-        {loading ? 'Loading…' : `${modelRows.length} row${modelRows.length === 1 ? '' : 's'}${hasMore ? ' loaded · scroll for more' : ''}`}
+        {loading ? 'Loading…' : `${count} row${count === 1 ? '' : 's'}${hasMore ? ' loaded · scroll for more' : ''}`}
       </p>
     </div>
   );

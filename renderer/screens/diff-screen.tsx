@@ -1,7 +1,7 @@
 // Diff: from/to (checkpoints or CURRENT), scope, the per-participant summary,
 // a family's record diff paged as you scroll (colour-coded, filterable),
 // field-level before/after for a selected record, progress + Cancel, export.
-import { useCallback, useMemo, useRef, useState } from 'react';
+import { useCallback, useRef, useState } from 'react';
 import { RecordBatch, Table, tableFromIPC, tableToIPC } from 'apache-arrow';
 import { DIFF_SCOPES, type ArrowResult, type DiffScope } from '../../core/api/contract';
 import { decodeArrow, type DisplayRow } from '../arrow-rows';
@@ -203,6 +203,39 @@ export function DiffScreen() {
 
 const SUMMARY_COLUMNS_ALL = (rows: readonly DisplayRow[]): string[] => Object.keys(rows[0] ?? {});
 
+/**
+ * The record diff as shown: rows of the chosen change kinds and the count of
+ * every kind, kept up to date incrementally as pages are appended.
+ */
+interface KindView {
+  readonly source: readonly DisplayRow[];
+  readonly kinds: ReadonlySet<ChangeKind>;
+  /** Source rows already looked at. */
+  readonly seen: number;
+  /** Append-only for this source and these kinds. */
+  readonly shown: DisplayRow[];
+  readonly counts: Record<ChangeKind, number>;
+}
+
+/**
+ * Brings `prev` up to the first `count` rows of `source`: only the new rows
+ * are looked at, unless the source (a restart) or the kinds changed.
+ */
+function advanceKindView(prev: KindView | null, source: readonly DisplayRow[], count: number, kinds: ReadonlySet<ChangeKind>): KindView {
+  const fresh = prev === null || prev.source !== source || prev.kinds !== kinds || prev.seen > count;
+  const base: KindView = fresh ? { source, kinds, seen: 0, shown: [], counts: { added: 0, removed: 0, modified: 0 } } : prev;
+  if (base.seen === count) return base;
+  const { shown } = base;
+  const counts = { ...base.counts };
+  for (let i = base.seen; i < count; i++) {
+    const r = source[i]!;
+    const k = r['change_kind'] as ChangeKind;
+    if (k in counts) counts[k]++;
+    if (kinds.has(k)) shown.push(r);
+  }
+  return { source, kinds, seen: count, shown, counts };
+}
+
 function RecordDiff({ project, compared, family }: { project: string; compared: Compared; family: DisplayRow }) {
   const familyId = family['record_family_id'] ?? '';
   const scope = (family['scope'] ?? 'all') as DiffScope;
@@ -214,12 +247,9 @@ function RecordDiff({ project, compared, family }: { project: string; compared: 
     [project, compared.from, compared.to, scope],
   );
   const paged = usePaged(key, fetchPage, (r) => r['record_family_id'] === familyId);
-  const shown = useMemo(() => paged.rows.filter((r) => kinds.has(r['change_kind'] as ChangeKind)), [paged.rows, kinds]);
-  const counts = useMemo(() => {
-    const c: Record<string, number> = { added: 0, removed: 0, modified: 0 };
-    for (const r of paged.rows) c[r['change_kind'] ?? ''] = (c[r['change_kind'] ?? ''] ?? 0) + 1;
-    return c;
-  }, [paged.rows]);
+  const view = useRef<KindView | null>(null);
+  view.current = advanceKindView(view.current, paged.rows, paged.count, kinds);
+  const { shown, counts } = view.current;
   const exportRecords = (format: 'csv' | 'json') => {
     const base = `diff-records-${familyId}`;
     if (format === 'csv') download(`${base}.csv`, 'text/csv', toCsv(paged.columns, shown));
