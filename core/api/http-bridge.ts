@@ -2,7 +2,7 @@
 // same dispatcher Electron IPC uses, behind a per-launch token.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { lstat, readFile } from 'node:fs/promises';
+import { lstat, readFile, readdir } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { GfError, toWireError } from '../errors';
@@ -16,6 +16,11 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 /** The only interface the bridge ever binds. */
 export const BRIDGE_HOST = '127.0.0.1';
+
+/** Folder of the renderer build whose file names carry a content hash (Vite's `assets/`). */
+const HASHED_ASSETS_DIR = 'assets';
+/** Hashed assets up to this size are kept in memory once read. */
+const MAX_CACHED_ASSET_BYTES = 16 * 1024 * 1024;
 
 /** Bridge options. */
 export interface BridgeOptions {
@@ -92,6 +97,25 @@ function isArrowResult(v: unknown): v is ArrowResult {
   return typeof v === 'object' && v !== null && (v as { kind?: unknown }).kind === 'arrow' && (v as { bytes?: unknown }).bytes instanceof Uint8Array;
 }
 
+/** Reads the hashed assets into `into` (a missing folder is simply nothing to preload). */
+async function preloadAssets(dir: string, into: Map<string, Buffer>): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const full = join(dir, name);
+    try {
+      const st = await lstat(full);
+      if (st.isFile() && st.size <= MAX_CACHED_ASSET_BYTES) into.set(full, await readFile(full));
+    } catch {
+      // Unreadable now: served (or refused) from disk on request.
+    }
+  }
+}
+
 /** Starts the bridge on 127.0.0.1 (only). */
 export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const token = randomBytes(32).toString('base64url');
@@ -115,13 +139,27 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     } catch {
       return sendEnvelope(res, 400, errorEnvelope(toWireError(new GfError('GF_VALIDATION', 'request body is not JSON', {}))));
     }
+    // A client that goes away (an aborted fetch, a closed tab) cancels its cancellable operation.
+    const operationId = typeof payload === 'object' && payload !== null ? (payload as { operation_id?: unknown }).operation_id : undefined;
+    let answered = false;
+    if (typeof operationId === 'string') {
+      res.once('close', () => {
+        if (!answered) void options.dispatcher.dispatch('operation.cancel', { operation_id: operationId });
+      });
+    }
     const env = await options.dispatcher.dispatch(op, payload);
+    answered = true;
     if (env.ok && isOperationName(op) && OPERATIONS[op].result === 'arrow' && isArrowResult(env.value)) {
       const v = env.value;
       return send(res, 200, v.bytes, ARROW_STREAM_MEDIA_TYPE, v.next_page_token === null ? {} : { [NEXT_PAGE_TOKEN_HEADER]: v.next_page_token });
     }
     return sendEnvelope(res, env.ok ? 200 : 422, env);
   }
+
+  // Content-hashed build assets never change under their name: once read they
+  // are served from memory, in the same turn as the request, so a page's app
+  // chunk does not queue behind the engine work of its own first API calls.
+  const assets = new Map<string, Buffer>();
 
   async function handleStatic(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
     if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'method not allowed');
@@ -136,11 +174,15 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     if (rel.includes('\0')) return send(res, 400, 'bad path', 'text/plain; charset=utf-8');
     const full = normalize(join(root, rel));
     if (!full.startsWith(normalize(root) + sep)) return send(res, 404, 'not found', 'text/plain; charset=utf-8');
+    const type = CONTENT_TYPES[extname(full)] ?? 'application/octet-stream';
+    const cached = assets.get(full);
+    if (cached !== undefined) return send(res, 200, req.method === 'HEAD' ? '' : cached, type);
     try {
       const st = await lstat(full);
       if (!st.isFile()) return send(res, 404, 'not found', 'text/plain; charset=utf-8');
       const bytes = await readFile(full);
-      return send(res, 200, req.method === 'HEAD' ? '' : bytes, CONTENT_TYPES[extname(full)] ?? 'application/octet-stream');
+      if (full.startsWith(join(normalize(root), HASHED_ASSETS_DIR) + sep) && st.size <= MAX_CACHED_ASSET_BYTES) assets.set(full, bytes);
+      return send(res, 200, req.method === 'HEAD' ? '' : bytes, type);
     } catch {
       return send(res, 404, 'not found', 'text/plain; charset=utf-8');
     }
@@ -161,6 +203,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       else res.destroy();
     });
   });
+
+  if (options.rendererDir !== undefined) await preloadAssets(join(normalize(options.rendererDir), HASHED_ASSETS_DIR), assets);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -7,6 +7,7 @@ import { tableFromArrays, tableFromIPC, tableToIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFacade } from '../../../../core/api/facade';
 import { createDispatcher } from '../../../../core/api/dispatcher';
+import { GfError } from '../../../../core/errors';
 import { DEFAULT_MAX_BODY_BYTES, startBridge, type Bridge } from '../../../../core/api/http-bridge';
 import { CONTENT_SECURITY_POLICY } from '../../../../core/api/security';
 import { decodeHttpResponse } from '../../../../core/api/wire';
@@ -186,6 +187,75 @@ describe('http bridge arrow transport', () => {
         expect(env.value.next_page_token).toBe('tok.1');
         expect(tableFromIPC(env.value.bytes).getChild('name')?.toArray()).toEqual(['a', 'b']);
       }
+    } finally {
+      await b.close();
+    }
+  });
+});
+
+describe('http bridge build assets', () => {
+  it('serves hashed assets from memory once read at start (a page never waits on the disk for its app chunk); other files from disk', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gf-bridge-assets-'));
+    mkdirSync(join(dir, 'assets'));
+    writeFileSync(join(dir, 'index.html'), '<!doctype html><title>v1</title>');
+    writeFileSync(join(dir, 'assets', 'mount-abc123.js'), 'export const v = 1;');
+    const b = await startBridge({ dispatcher: createDispatcher({}), rendererDir: dir });
+    try {
+      rmSync(join(dir, 'assets', 'mount-abc123.js'));
+      rmSync(join(dir, 'index.html'));
+      const js = await call(b, '/assets/mount-abc123.js', { method: 'GET', headers: { host: `127.0.0.1:${b.port}` } });
+      expect(js.status).toBe(200);
+      expect(js.body.toString()).toBe('export const v = 1;');
+      expect(js.headers['content-security-policy']).toBe(CONTENT_SECURITY_POLICY);
+      expect((await call(b, '/', { method: 'GET', headers: { host: `127.0.0.1:${b.port}` } })).status).toBe(404);
+      expect((await call(b, '/assets/other.js', { method: 'GET', headers: { host: `127.0.0.1:${b.port}` } })).status).toBe(404);
+    } finally {
+      await b.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('http bridge cancellation', () => {
+  it('cancels a running operation by its operation_id when the client goes away before the answer; a finished call cancels nothing', async () => {
+    const cancels: string[] = [];
+    let started!: () => void;
+    const running = new Promise<void>((r) => (started = r));
+    let ended!: (code: string) => void;
+    const outcome = new Promise<string>((r) => (ended = r));
+    const cancelled = new Set<string>();
+    let wake: (() => void) | null = null;
+    const d = createDispatcher({
+      'checkpoints.diff': async ({ operation_id }) => {
+        if (operation_id === 'ffffffff-0000-4000-8000-000000000001') {
+          started();
+          while (!cancelled.has(operation_id)) await new Promise<void>((r) => (wake = r));
+          ended('GF_CANCELLED');
+          throw new GfError('GF_CANCELLED', 'cancelled', {});
+        }
+        return { kind: 'arrow' as const, bytes: tableToIPC(tableFromArrays({ n: Int32Array.from([1]) }), 'stream'), next_page_token: null };
+      },
+      'operation.cancel': async ({ operation_id }) => {
+        cancels.push(operation_id);
+        cancelled.add(operation_id);
+        wake?.();
+        return { cancelled: true };
+      },
+    });
+    const b = await startBridge({ dispatcher: d });
+    const diff = (id: string) => JSON.stringify({ project: '0190a2b4-5c6d-7e8f-9a0b-1c2d3e4f5a6b', from: 'a', to: 'CURRENT', scope: 'all', detail: 'records', operation_id: id });
+    try {
+      // Finished normally: no cancel is sent for it.
+      const done = await call(b, '/api/checkpoints.diff', { headers: json(b), body: diff('ffffffff-0000-4000-8000-000000000002') });
+      expect(done.status).toBe(200);
+      // Aborted by the client while the engine runs: the bridge cancels that operation id.
+      const req = httpRequest({ host: '127.0.0.1', port: b.port, path: '/api/checkpoints.diff', method: 'POST', headers: json(b) });
+      req.on('error', () => undefined);
+      req.end(diff('ffffffff-0000-4000-8000-000000000001'));
+      await running;
+      req.destroy();
+      expect(await outcome).toBe('GF_CANCELLED');
+      expect(cancels).toEqual(['ffffffff-0000-4000-8000-000000000001']);
     } finally {
       await b.close();
     }
