@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { blake3 } from '@noble/hashes/blake3.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { GENESIS, isChainHead, nextHead } from '../../../../core/chain/head';
+import { fastHeadsReady, GENESIS, isChainHead, nextHead, nextHeadNoble, nextHeadWasm, type ChainHead } from '../../../../core/chain/head';
 
 describe('chain head', () => {
   it('GENESIS is blake3: followed by 64 zeros', () => {
@@ -33,6 +33,20 @@ describe('chain head', () => {
     const src = readFileSync(join(import.meta.dirname, '../../../../core/chain/head.ts'), 'utf8');
     expect(src).not.toMatch(/Date|Math\.random|process\.|crypto\.getRandomValues|performance/);
     const imports = [...src.matchAll(/from '([^']+)'/g)].map((m) => m[1]);
-    expect(imports).toEqual(['@noble/hashes/blake3.js', '@noble/hashes/utils.js']);
+    expect(imports).toEqual(['@noble/hashes/blake3.js', '@noble/hashes/utils.js', 'hash-wasm', 'hash-wasm']);
+  });
+
+  it('the WebAssembly BLAKE3 and the JS reference give the same head for any prior head and bytes', async () => {
+    await fastHeadsReady;
+    expect(nextHeadWasm(GENESIS, new Uint8Array())).toBeDefined();
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.uint8Array({ maxLength: 5000 }), (priorBytes, bytes) => {
+        const prior = `blake3:${Buffer.from(priorBytes).toString('hex')}` as ChainHead;
+        const wasm = nextHeadWasm(prior, bytes);
+        expect(wasm).toBe(nextHeadNoble(prior, bytes));
+        expect(nextHead(prior, bytes)).toBe(wasm);
+      }),
+      { numRuns: 200 },
+    );
   });
 });
