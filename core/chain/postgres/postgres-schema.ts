@@ -75,6 +75,19 @@ export interface ChainSql {
   readonly insertLinked: string;
   /** The prepared-statement name of `insertLinked` (per schema, so the text never differs). */
   readonly insertLinkedName: string;
+  /**
+   * Group commit of appends to different workflows, in one statement and one commit:
+   * `$1` lock keys, `$2`…`$8` arrays of the `insertLinked` columns (one element per row).
+   *
+   * Takes every row's advisory lock in key order, then inserts each row that
+   * links to its persisted predecessor (row-wise, exactly as `insertLinked`),
+   * skipping rows on any unique conflict. Returns the `workflow_id` of each
+   * inserted row; a row not returned must be re-appended on the conflict path.
+   * The rows of one statement name distinct workflows.
+   */
+  readonly insertLinkedBatch: string;
+  /** The prepared-statement name of `insertLinkedBatch`. */
+  readonly insertLinkedBatchName: string;
   /** `$1` workflow: the last row's sequence and next head (no row: empty). */
   readonly tail: string;
   /** `$1` workflow, `$2` transition id: one row when the id is already persisted. */
@@ -96,6 +109,21 @@ WHERE ($3::bigint = 1 AND $5::text = '${GENESIS}')
    OR EXISTS (SELECT 1 FROM ${t} p WHERE p.workflow_id = $2::text AND p.sequence = $3::bigint - 1 AND p.next_head = $5::text)
 ON CONFLICT DO NOTHING`,
     insertLinkedName: `gf_chain_insert_linked_1_${schema}`,
+    // The lock CTE is materialised and joined, so it runs (in key order) before any row is inserted.
+    // The predecessor is a join on the primary key (an index probe per row), never a hashed scan.
+    insertLinkedBatch: `WITH held AS MATERIALIZED (
+  SELECT count(*) AS n FROM (SELECT pg_advisory_xact_lock(o.k) FROM (SELECT k FROM unnest($1::bigint[]) AS k ORDER BY k) AS o) AS l
+)
+INSERT INTO ${t} (workflow_id, sequence, transition_id, prior_head, next_head, event_bytes, written_at)
+SELECT r.workflow_id, r.sequence, r.transition_id, r.prior_head, r.next_head, r.event_bytes, r.written_at
+FROM held
+CROSS JOIN unnest($2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::bytea[], $8::text[])
+  AS r(workflow_id, sequence, transition_id, prior_head, next_head, event_bytes, written_at)
+LEFT JOIN ${t} p ON p.workflow_id = (r.workflow_id COLLATE "C") AND p.sequence = r.sequence - 1
+WHERE held.n >= 0 AND ((r.sequence = 1 AND r.prior_head = '${GENESIS}') OR p.next_head = r.prior_head)
+ON CONFLICT DO NOTHING
+RETURNING workflow_id`,
+    insertLinkedBatchName: `gf_chain_insert_linked_batch_1_${schema}`,
     tail: `SELECT sequence, next_head FROM ${t} WHERE workflow_id = $1 ORDER BY sequence DESC LIMIT 1`,
     hasTransition: `SELECT 1 AS present FROM ${t} WHERE workflow_id = $1 AND transition_id = $2`,
     rowsPage: `SELECT sequence, transition_id, prior_head, next_head, event_bytes, written_at FROM ${t}

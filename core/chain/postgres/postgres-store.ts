@@ -3,7 +3,7 @@ import type { Pool, PoolClient, QueryResult, QueryResultRow } from 'pg';
 import { GfError } from '../../errors';
 import { CheckpointStoreClosedError, CheckpointStoreCorruptError, DuplicateTransitionIdError } from '../errors';
 import { assertWorkflowId, toMicrosIso, type TransitionEvent, type WorkflowId } from '../event';
-import { GENESIS, nextHead, type ChainHead } from '../head';
+import { fastHeadsReady, GENESIS, nextHead, type ChainHead } from '../head';
 import type { ChainStoreWithReaders, Clock, PersistedRow } from '../port';
 import { decodeEventBytes, prepareAppend, type PreparedEvent } from '../store-support';
 import { WorkflowMutex } from '../workflow-mutex';
@@ -62,8 +62,21 @@ interface HeldTransaction {
   wrote: boolean;
 }
 
+/** One append waiting for the group commit. */
+interface PendingAppend {
+  readonly prepared: PreparedEvent;
+  readonly tail: TailHint;
+  readonly next: ChainHead;
+  readonly resolve: (head: ChainHead | null) => void;
+  readonly reject: (e: unknown) => void;
+}
+
 const PAGE_ROWS = 500;
 const TAIL_HINTS_MAX = 4096;
+/** Linked-insert statements in flight at once; appends arriving meanwhile wait and share the next one. */
+const MAX_APPENDS_IN_FLIGHT = 2;
+/** Rows per group-commit statement. */
+const MAX_BATCH_ROWS = 64;
 
 function isChainOrGfError(e: unknown): boolean {
   return typeof e === 'object' && e !== null && ('errorId' in e || e instanceof GfError);
@@ -141,7 +154,10 @@ function toBytes(value: unknown): Uint8Array {
  * and an append inserts only a row that links to the persisted row before it.
  * The usual append is one round trip (an optimistic linked insert from the
  * tail this store last saw); on a conflict it re-reads the tail under the
- * workflow's advisory lock and inserts again. Commits are durable: `setup()`
+ * workflow's advisory lock and inserts again. Appends to different workflows
+ * that arrive while earlier ones are in flight share one statement and one
+ * commit (group commit): each row is still linked, locked and judged on its
+ * own, and each caller is answered only after the commit. Commits are durable: `setup()`
  * refuses a server with `synchronous_commit` or `fsync` off.
  *
  * The pool is injected and never ended here; `pg` itself is never imported
@@ -157,6 +173,8 @@ export class PostgresCheckpointStore implements ChainStoreWithReaders {
   readonly #held = new AsyncLocalStorage<HeldTransaction>();
   readonly #tails = new Map<WorkflowId, TailHint>();
   readonly #lockKeys = new Map<WorkflowId, string>();
+  readonly #pending: PendingAppend[] = [];
+  #inFlight = 0;
   #setupDone = false;
   #setupRunning: Promise<void> | undefined;
   #lastWriteAt: number | undefined;
@@ -195,6 +213,7 @@ export class PostgresCheckpointStore implements ChainStoreWithReaders {
   }
 
   async #runSetup(): Promise<void> {
+    await fastHeadsReady;
     const results = await this.#withPoolClient('setup', async (client) => {
       const r = (await client.query(setupSql(this.#schema))) as unknown;
       return Array.isArray(r) ? (r as QueryResult[]) : [r as QueryResult];
@@ -231,7 +250,9 @@ export class PostgresCheckpointStore implements ChainStoreWithReaders {
     } catch (e) {
       if (isChainOrGfError(e)) throw e;
       if (isConnectionError(e)) broken ??= e;
-      const committed = broken === undefined ? undefined : await committedOnLoss?.();
+      // A write the database refused on a live connection committed nothing; after a lost
+      // connection only a fresh look can tell.
+      const committed = committedOnLoss === undefined ? undefined : broken === undefined ? false : await committedOnLoss();
       throw storeError(e, operation, committed);
     } finally {
       client.off('error', onClientError);
@@ -272,7 +293,7 @@ export class PostgresCheckpointStore implements ChainStoreWithReaders {
       }
       try {
         const hint = this.#tails.get(id) ?? { sequence: 0, head: GENESIS };
-        const fast = await this.#withPoolClient('append', (c) => this.#tryLinkedInsert(c, prepared, hint), () => this.#resolveOutcome(prepared));
+        const fast = await this.#linkedInsert(prepared, hint);
         const head = fast ?? (await this.#appendInOwnTransaction(prepared));
         this.#markWritten();
         return head;
@@ -285,14 +306,94 @@ export class PostgresCheckpointStore implements ChainStoreWithReaders {
   }
 
   /**
+   * The optimistic insert linking to `tail`, through the group commit.
+   *
+   * Resolves with the new head once committed, or null when the database
+   * refused the row (the tail moved on, or the transition id exists).
+   */
+  #linkedInsert(p: PreparedEvent, tail: TailHint): Promise<ChainHead | null> {
+    return new Promise<ChainHead | null>((resolve, reject) => {
+      this.#pending.push({ prepared: p, tail, next: nextHead(tail.head, p.bytes), resolve, reject });
+      this.#pump();
+    });
+  }
+
+  /** Sends waiting appends while fewer than the limit are in flight. */
+  #pump(): void {
+    while (this.#inFlight < MAX_APPENDS_IN_FLIGHT && this.#pending.length > 0) {
+      const batch = this.#pending.splice(0, MAX_BATCH_ROWS);
+      this.#inFlight += 1;
+      void this.#flush(batch).finally(() => {
+        this.#inFlight -= 1;
+        this.#pump();
+      });
+    }
+  }
+
+  /** Runs one statement for `batch` and answers every append in it (never rejects itself). */
+  async #flush(batch: readonly PendingAppend[]): Promise<void> {
+    if (batch.length === 1) {
+      const one = batch[0] as PendingAppend;
+      try {
+        one.resolve(await this.#withPoolClient('append', (c) => this.#tryLinkedInsert(c, one.prepared, one.tail, one.next), () => this.#resolveOutcome(one.prepared)));
+      } catch (e) {
+        one.reject(e);
+      }
+      return;
+    }
+    let inserted: Set<string>;
+    try {
+      // One statement is one transaction: the first row's outcome after a lost connection is every row's.
+      const first = batch[0] as PendingAppend;
+      inserted = await this.#withPoolClient('append', (c) => this.#tryLinkedBatch(c, batch), () => this.#resolveOutcome(first.prepared));
+    } catch (e) {
+      if (e instanceof GfError && e.details.reason === 'database_error') {
+        // The statement as a whole was refused (e.g. a deadlock with a lock holder, or one row's
+        // constraint): nothing of it was committed, so each append is retried on its own.
+        await Promise.all(batch.map((b) => this.#flush([b])));
+        return;
+      }
+      for (const b of batch) b.reject(e);
+      return;
+    }
+    for (const b of batch) {
+      const id = b.prepared.event.workflow_id;
+      if (!inserted.has(id)) {
+        b.resolve(null);
+        continue;
+      }
+      this.#rememberTail(id, { sequence: b.tail.sequence + 1, head: b.next });
+      b.resolve(b.next);
+    }
+  }
+
+  /** The group-commit statement: the workflow ids whose rows were inserted. */
+  async #tryLinkedBatch(client: PoolClient, batch: readonly PendingAppend[]): Promise<Set<string>> {
+    const r = await client.query<{ workflow_id: string }>({
+      name: this.#sql.insertLinkedBatchName,
+      text: this.#sql.insertLinkedBatch,
+      values: [
+        batch.map((b) => this.#lockKey(b.prepared.event.workflow_id)),
+        batch.map((b) => b.prepared.event.workflow_id),
+        batch.map((b) => b.tail.sequence + 1),
+        batch.map((b) => b.prepared.event.transition_id),
+        batch.map((b) => b.tail.head),
+        batch.map((b) => b.next),
+        batch.map((b) => Buffer.from(b.prepared.bytes.buffer, b.prepared.bytes.byteOffset, b.prepared.bytes.byteLength)),
+        batch.map(() => toMicrosIso(this.#clock())),
+      ],
+    });
+    return new Set(r.rows.map((row) => row.workflow_id));
+  }
+
+  /**
    * The optimistic one-round-trip insert linking to `tail`.
    *
    * Null when the database refused it: the tail moved on (another writer,
    * another machine) or the transition id is already persisted.
    */
-  async #tryLinkedInsert(client: PoolClient, p: PreparedEvent, tail: TailHint): Promise<ChainHead | null> {
+  async #tryLinkedInsert(client: PoolClient, p: PreparedEvent, tail: TailHint, next: ChainHead = nextHead(tail.head, p.bytes)): Promise<ChainHead | null> {
     const id = p.event.workflow_id;
-    const next = nextHead(tail.head, p.bytes);
     const r = await client.query({ name: this.#sql.insertLinkedName, text: this.#sql.insertLinked, values: [
       this.#lockKey(id),
       id,

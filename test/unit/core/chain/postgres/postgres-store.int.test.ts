@@ -337,10 +337,98 @@ describe('PostgresCheckpointStore — concurrency and correctness (E)', () => {
       }
       const h = store.health();
       expect(h.pool_in_use + h.pool_idle).toBe(pool.totalCount);
-      expect(h.pool_in_use + h.pool_idle).toBe(20);
+      // Group commit: 20 concurrent workflows never need more than a few connections.
+      expect(pool.totalCount).toBeGreaterThanOrEqual(2);
+      expect(pool.totalCount).toBeLessThan(20);
       expect(h.pool_in_use).toBe(0);
       expect(await store.listWorkflows()).toEqual([...ids].sort());
     });
+  });
+
+  it('group commit: concurrent appends to many workflows share statements, and every row is exactly a lone append\'s row', async () => {
+    const { pool, sent } = countingPool({ connectionString: server().url, max: 8 });
+    const schema = freshSchema('group');
+    const store = new PostgresCheckpointStore({ pool, schema });
+    try {
+      await store.setup();
+      const ids = Array.from({ length: 16 }, (_, i) => `wf-group-${i}`);
+      const events = ids.map((id) => Array.from({ length: 6 }, (_, n) => event(id, n)));
+      const s0 = sent();
+      const heads = await Promise.all(
+        events.map(async (evs) => {
+          const out: ChainHead[] = [];
+          for (const e of evs) out.push(await store.append(e));
+          return out;
+        }),
+      );
+      // 96 appends, one statement each without group commit.
+      expect(sent() - s0).toBeLessThan(96 / 2);
+      for (const [i, id] of ids.entries()) {
+        let prior: ChainHead = GENESIS;
+        const expected = (events[i] ?? []).map((e) => (prior = nextHead(prior, prepareAppend(e).bytes)));
+        expect(heads[i]).toEqual(expected);
+        const v = await verify(store, id);
+        expect([v.status, v.rows, v.tail_head]).toEqual(['ok', 6, expected.at(-1)]);
+      }
+    } finally {
+      await store.close();
+      await pool.end();
+    }
+  });
+
+  it('group commit: a stale tail in a shared statement re-links that append alone; the others commit in the statement', async () => {
+    const pool = newPool({ max: 4 });
+    const schema = freshSchema('gstale');
+    const a = new PostgresCheckpointStore({ pool, schema });
+    const b = new PostgresCheckpointStore({ pool, schema });
+    try {
+      const ids = Array.from({ length: 8 }, (_, i) => `wf-gstale-${i}`);
+      await Promise.all(ids.map((id) => a.append(event(id, 0))));
+      const stale = ids[3] as string;
+      const other = await b.append(event(stale, 1)); // a's hint for `stale` is now one row behind
+      const next = ids.map((id) => event(id, 2));
+      const heads = await Promise.all(next.map((e) => a.append(e)));
+      expect(heads[3]).toBe(nextHead(other, prepareAppend(next[3] as ReturnType<typeof event>).bytes));
+      for (const [i, id] of ids.entries()) {
+        const v = await verify(a, id);
+        expect([v.status, v.rows, v.tail_head]).toEqual(['ok', id === stale ? 3 : 2, heads[i]]);
+      }
+    } finally {
+      await a.close();
+      await b.close();
+      await pool.end();
+    }
+  });
+
+  it('group commit: a statement the database refuses is retried row by row; only the refused append fails, with its code', async () => {
+    const pool = newPool({ max: 4 });
+    const schema = freshSchema('grefuse');
+    const store = new PostgresCheckpointStore({ pool, schema });
+    try {
+      await store.setup();
+      await admin.query(`ALTER TABLE "${schema}".checkpoint_chain ADD CONSTRAINT refuse_one CHECK (workflow_id <> 'wf-refused')`);
+      const ids = Array.from({ length: 12 }, (_, i) => (i === 8 ? 'wf-refused' : `wf-ok-${i}`));
+      // All in flight at once: the refused row shares a statement with others.
+      const outcomes = await Promise.all(
+        ids.map(async (id) =>
+          store.append(event(id, 0)).then(
+            (h) => ({ id, ok: true as const, h }),
+            (e: unknown) => ({ id, ok: false as const, code: (e as GfError).code, reason: (e as GfError).details.reason, committed: (e as GfError).committed }),
+          ),
+        ),
+      );
+      const byId = new Map(outcomes.map((o) => [o.id, o]));
+      expect(byId.get('wf-refused')).toMatchObject({ ok: false, code: 'GF_CHAIN_STORE', reason: 'database_error', committed: false });
+      for (const id of ids.filter((x) => x !== 'wf-refused')) {
+        expect(byId.get(id)?.ok).toBe(true);
+        const v = await verify(store, id);
+        expect([v.status, v.rows]).toEqual(['ok', 1]);
+      }
+      expect(await store.tailChainHead('wf-refused')).toBe(GENESIS);
+    } finally {
+      await store.close();
+      await pool.end();
+    }
   });
 
   it('E2: a second process with a fresh adapter reads byte-identical events and heads', async () => {
