@@ -98,8 +98,17 @@ async function runSpec(spec: BenchSpec, size: BenchSize): Promise<BenchResult[]>
 async function mainBench(argv: readonly string[]): Promise<number> {
   const args = parseArgs(argv);
   const specs: BenchSpec[] = [];
+  let failed = 0;
   for (const file of findBenchFiles()) {
-    const mod = (await import(pathToFileURL(file).href)) as { benchmarks?: readonly BenchSpec[] };
+    // A file that does not load is reported (and fails the run) without hiding the others' figures.
+    let mod: { benchmarks?: readonly BenchSpec[] };
+    try {
+      mod = (await import(pathToFileURL(file).href)) as { benchmarks?: readonly BenchSpec[] };
+    } catch (e) {
+      failed++;
+      console.error(`benchmark file ${relative(BENCH_DIR, file)} failed to load: ${e instanceof Error ? e.message : String(e)}`);
+      continue;
+    }
     if (!Array.isArray(mod.benchmarks)) throw new Error(`${relative(BENCH_DIR, file)} does not export benchmarks`);
     specs.push(...mod.benchmarks.filter((s) => matches(s, args.only)));
   }
@@ -108,7 +117,6 @@ async function mainBench(argv: readonly string[]): Promise<number> {
     return 1;
   }
   const results: BenchResult[] = [];
-  let failed = 0;
   for (const spec of specs) {
     console.error(`running ${spec.id} (${args.size}) …`);
     try {
