@@ -209,6 +209,28 @@ const ManifestSchema = z.strictObject({
  * the participants, so a manifest that parses is internally consistent.
  */
 export function parseManifest(bytes: Uint8Array, rel: string): Manifest {
+  // Parsing is a pure function of the bytes: a manifest already accepted is recognized by its digest.
+  const digest = manifestDigest(bytes);
+  const known = parsedManifests.get(digest);
+  if (known !== undefined) {
+    parsedManifests.delete(digest);
+    parsedManifests.set(digest, known);
+    return known;
+  }
+  const m = parseManifestUncached(bytes, rel);
+  parsedManifests.set(digest, m);
+  if (parsedManifests.size > PARSED_MANIFESTS_MAX) {
+    const oldest = parsedManifests.keys().next().value;
+    if (oldest !== undefined) parsedManifests.delete(oldest);
+  }
+  return m;
+}
+
+/** Manifests accepted in this process, by the SHA-256 of their exact bytes (bounded, least recently used out first). */
+const parsedManifests = new Map<string, Manifest>();
+const PARSED_MANIFESTS_MAX = 64;
+
+function parseManifestUncached(bytes: Uint8Array, rel: string): Manifest {
   const bad = (why: string): GfError => new GfError('GF_PROJECT_CORRUPT', `manifest ${why}`, { name: rel });
   let raw: unknown;
   try {

@@ -6,8 +6,8 @@ export type { FamilyDescriptor, ParticipantCatalog, SnapshotTables } from './cat
 export { registryCatalog } from './registry-catalog';
 export type { FamilyRef, ParticipantChange, PublishRequest, PublishResult } from './publication';
 export type { RecoveryReport } from './recovery';
-export { DEFAULT_RETAIN_ANCESTORS, MAX_RETAIN_ANCESTORS } from './retention';
-export type { CleanupReport, CleanupOptions, GenerationInfo, RetentionPins } from './retention';
+export { CLEANUP_SCOPES, DEFAULT_RETAIN_ANCESTORS, MAX_RETAIN_ANCESTORS } from './retention';
+export type { CleanupReport, CleanupOptions, CleanupScope, GenerationInfo, RetentionPins } from './retention';
 export { FAILPOINT_NAMES, FAILPOINT_ENV, committedAt, armFailpointForTesting } from './failpoints';
 export type { FailpointName } from './failpoints';
 export {

@@ -1,5 +1,8 @@
-import { atomicReplace, listDir, readFileNoFollow, unlinkIfPresent } from './durable-fs';
+import path from 'node:path';
+import { checkFile, listDir, readFileNoFollow, unlinkIfPresent } from './durable-fs';
 import type { WriteMeter } from './durable-fs';
+import { atomicReplaceSteps, runSync } from './flush';
+import type { Steps } from './flush';
 import { JOURNAL_MAX_BYTES, encodeJournal, parseJournal } from './formats';
 import type { Journal } from './formats';
 import { JOURNAL_TMP_PREFIX, LAYOUT, journalPlace, place } from './layout';
@@ -12,8 +15,16 @@ import { JOURNAL_TMP_PREFIX, LAYOUT, journalPlace, place } from './layout';
  * (revert metadata) that must be durable before staging.
  */
 export function writeJournal(root: string, j: Journal, meter?: WriteMeter): void {
+  runSync(writeJournalSteps(root, j, meter));
+}
+
+/** `writeJournal` as a durable step (temp flush, rename, `transactions/` flush). */
+export function* writeJournalSteps(root: string, j: Journal, meter?: WriteMeter): Steps<void> {
   const p = journalPlace(root, j.transactionUuid);
-  atomicReplace(p.abs, p.rel, `${JOURNAL_TMP_PREFIX}${j.transactionUuid}.json`, encodeJournal(j), meter);
+  checkFile(p.abs, p.rel);
+  const dir = place(root, LAYOUT.transactions);
+  const tmp = path.join(dir.abs, `${JOURNAL_TMP_PREFIX}${j.transactionUuid}.json`);
+  yield* atomicReplaceSteps(p.abs, p.rel, tmp, dir, encodeJournal(j), meter);
 }
 
 /** Reads one journal; undefined when missing or malformed (advisory only). */

@@ -12,12 +12,12 @@ import type { CurrentPointer, Journal } from './formats';
 import { readJournal } from './journal';
 import { CONTAINER_DIRS, LAYOUT, place } from './layout';
 import { Lease, leaseCurrent, loadManifest, readCurrent, readManifestBytes, tryLeaseGeneration } from './lease';
-import { publishLocked } from './publication';
-import type { PublishRequest, PublishResult } from './publication';
+import { publishLocked, publishLockedAsync } from './publication';
+import type { PublishContext, PublishRequest, PublishResult } from './publication';
 import { recoverLocked } from './recovery';
 import type { RecoveryReport } from './recovery';
-import { DEFAULT_RETAIN_ANCESTORS, cleanupLocked } from './retention';
-import type { CleanupReport, GenerationInfo, RetentionPins } from './retention';
+import { DEFAULT_RETAIN_ANCESTORS, cleanupLocked, cleanupLockedAsync } from './retention';
+import type { CleanupOptions, CleanupReport, CleanupScope, GenerationInfo, RetentionPins } from './retention';
 import { createLockFile, tryExclusive } from './sqlite-lock';
 import type { HeldLock } from './sqlite-lock';
 
@@ -47,9 +47,16 @@ export interface Writer<T = unknown> {
   current(): CurrentPointer | null;
   /** Publishes one generation; see `PublishRequest`. Errors carry `committed`. */
   publish(req: PublishRequest): PublishResult & { readonly cleanup: CleanupReport };
+  /**
+   * `publish` with each step's independent flushes issued concurrently.
+   *
+   * Same protocol, failpoints and outcomes; only fsyncs the protocol does
+   * not order among themselves overlap (fewer sequential flushes).
+   */
+  publishAsync(req: PublishRequest): Promise<PublishResult & { readonly cleanup: CleanupReport }>;
   /** Journal recovery (idempotent). */
   recover(): RecoveryReport;
-  /** Conservative cleanup with the project's retention settings. */
+  /** Conservative cleanup with the project's retention settings (a full sweep of every object). */
   cleanup(): CleanupReport;
   /** One transaction's journal (advisory), e.g. to load a revert extension on replay. */
   readJournal(transactionUuid: string): Journal | undefined;
@@ -58,6 +65,11 @@ export interface Writer<T = unknown> {
 }
 
 const POLL_MS = 5;
+
+/** A cleanup failure after a publication: the publication itself is committed. */
+function committedCleanupError(e: unknown): GfError {
+  return isGfError(e) ? e.withCommitted(true) : new GfError('GF_IO', 'cleanup after publication failed', {}, true);
+}
 
 function isEmptyDir(abs: string): boolean {
   return fs.readdirSync(abs).length === 0;
@@ -179,7 +191,7 @@ export class Project<T = unknown> {
 
   /** `withWriter` + one publication. */
   async publish(req: PublishRequest, opts: WriterOptions = {}): Promise<PublishResult & { readonly cleanup: CleanupReport }> {
-    return this.withWriter((w) => w.publish(req), opts);
+    return this.withWriter((w) => w.publishAsync(req), opts);
   }
 
   /** Journal recovery under the writer lock (idempotent; a second run changes no byte). */
@@ -189,7 +201,7 @@ export class Project<T = unknown> {
 
   /** Conservative cleanup under the writer lock. */
   async cleanup(opts: WriterOptions = {}): Promise<CleanupReport> {
-    return this.withWriter((w) => w.cleanup(), opts);
+    return this.withWriter(() => cleanupLockedAsync(this.root, { retainAncestors: this.retainAncestors, pins: this.#opts.pins }), opts);
   }
 
   /**
@@ -282,7 +294,13 @@ export class Project<T = unknown> {
   #writer(): Writer<T> {
     const root = this.root;
     const opts = this.#opts;
-    const cleanup = (): CleanupReport => cleanupLocked(root, { retainAncestors: this.retainAncestors, pins: opts.pins });
+    const retention = (scope: CleanupScope): CleanupOptions => ({ retainAncestors: this.retainAncestors, pins: opts.pins, scope });
+    const cleanup = (): CleanupReport => cleanupLocked(root, retention('full'));
+    const context = (req: PublishRequest): PublishContext<T> => {
+      const base = opts.catalog;
+      if (base === undefined) throw new GfError('GF_VALIDATION', 'no participant catalog configured', {}, false);
+      return { root, catalog: req.wrapCatalog === undefined ? base : req.wrapCatalog(base), meter: opts.meter };
+    };
     return {
       current: () => readCurrent(root),
       recover: () => recoverLocked(root, opts.meter),
@@ -293,15 +311,22 @@ export class Project<T = unknown> {
       },
       leaseCurrent: () => leaseCurrent(root, opts.catalog),
       publish: (req) => {
-        const base = opts.catalog;
-        if (base === undefined) throw new GfError('GF_VALIDATION', 'no participant catalog configured', {}, false);
-        const catalog = req.wrapCatalog === undefined ? base : req.wrapCatalog(base);
-        const r = publishLocked({ root, catalog, meter: opts.meter }, req);
+        const r = publishLocked(context(req), req);
         let report: CleanupReport;
         try {
-          report = cleanup();
+          report = cleanupLocked(root, retention('incremental'));
         } catch (e) {
-          throw isGfError(e) ? e.withCommitted(true) : new GfError('GF_IO', 'cleanup after publication failed', {}, true);
+          throw committedCleanupError(e);
+        }
+        return { ...r, cleanup: report };
+      },
+      publishAsync: async (req) => {
+        const r = await publishLockedAsync(context(req), req);
+        let report: CleanupReport;
+        try {
+          report = await cleanupLockedAsync(root, retention('incremental'));
+        } catch (e) {
+          throw committedCleanupError(e);
         }
         return { ...r, cleanup: report };
       },

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import { isCanonicalUuid, sha256Hex } from '../canonical/index';
 import { GfError, isGfError } from '../errors';
@@ -13,13 +14,14 @@ import {
   readFileNoFollow,
   removeTree,
   renameEntry,
-  writeNewFile,
 } from './durable-fs';
 import type { WriteMeter } from './durable-fs';
 import { failpoint } from './failpoints';
 import { MANIFEST_MAX_BYTES, capabilitiesOf, encodeCurrent, encodeManifest, familyKeyOf, manifestDigest } from './formats';
 import type { JsonValue, Manifest, ManifestParticipant } from './formats';
-import { readJournal, writeJournal } from './journal';
+import { createWritten, flushDirs, runAsync, runSync, writeNewFileSteps } from './flush';
+import type { Steps } from './flush';
+import { readJournal, writeJournal, writeJournalSteps } from './journal';
 import {
   CURRENT_TMP_PREFIX,
   LAYOUT,
@@ -33,7 +35,7 @@ import {
 } from './layout';
 import { leaseCurrent, readCurrent, readObjectVerified } from './lease';
 import type { Lease } from './lease';
-import { createLockFile, tryExclusive } from './sqlite-lock';
+import { lockFileImage, tryExclusive } from './sqlite-lock';
 
 /** Names one record family. */
 export interface FamilyRef {
@@ -118,14 +120,14 @@ interface Staged<T> {
  * re-read and verified. An existing object with that name is verified, never
  * overwritten.
  */
-function stageObject(root: string, genRel: string, index: number, bytes: Uint8Array, sha: string, meter: WriteMeter | undefined): void {
+function* stageObject(root: string, genRel: string, index: number, bytes: Uint8Array, sha: string, meter: WriteMeter | undefined): Steps<void> {
   const obj = objectPlace(root, sha);
   if (checkFile(obj.abs, obj.rel) !== undefined) {
     readObjectVerified(root, { contentSha256: sha, byteLength: bytes.length });
     return;
   }
   const staging = place(root, `${genRel}/${STAGING_PREFIX}${index}`);
-  writeNewFile(
+  yield* writeNewFileSteps(
     staging.abs,
     staging.rel,
     bytes,
@@ -135,11 +137,8 @@ function stageObject(root: string, genRel: string, index: number, bytes: Uint8Ar
   const fanout = place(root, path.posix.dirname(obj.rel));
   const created = makeDir(fanout.abs, fanout.rel);
   renameEntry(staging.abs, obj.abs, obj.rel);
-  fsyncDir(fanout.abs, fanout.rel);
-  if (created) {
-    const parent = place(root, LAYOUT.objectsSha256);
-    fsyncDir(parent.abs, parent.rel);
-  }
+  // The new entry and, for a new fan-out directory, its own entry: no order between the two flushes.
+  yield* flushDirs(created ? [fanout, place(root, LAYOUT.objectsSha256)] : [fanout]);
   failpoint('project.after_participant_dir_fsync');
   readObjectVerified(root, { contentSha256: sha, byteLength: bytes.length });
 }
@@ -153,6 +152,21 @@ function stageObject(root: string, genRel: string, index: number, bytes: Uint8Ar
  * CURRENT and reports what it says. The caller holds the writer lock.
  */
 export function publishLocked<T>(ctx: PublishContext<T>, req: PublishRequest): PublishResult {
+  return runSync(publishSteps(ctx, req));
+}
+
+/**
+ * `publishLocked` with each step's independent flushes issued concurrently.
+ *
+ * The same steps, failpoints and outcomes; only flushes that the protocol
+ * does not order among themselves (lease file and manifest, a directory and
+ * its parent's entry, cleanup's directories) overlap.
+ */
+export function publishLockedAsync<T>(ctx: PublishContext<T>, req: PublishRequest): Promise<PublishResult> {
+  return runAsync(publishSteps(ctx, req));
+}
+
+function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<PublishResult> {
   const { root, catalog, meter } = ctx;
   let parentLease: Lease<T> | undefined;
   let genUuid: string | undefined;
@@ -187,7 +201,7 @@ export function publishLocked<T>(ctx: PublishContext<T>, req: PublishRequest): P
     if (checkDir(gen.abs, gen.rel)) removeStaleGeneration(root, genUuid, parentLease);
     makeDir(gen.abs, gen.rel);
     genCreated = true;
-    writeJournal(root, { transactionUuid: txnUuid, state: 'PREPARING', parentGenerationUuid: journalParent, generationUuid: genUuid, extension }, meter);
+    yield* writeJournalSteps(root, { transactionUuid: txnUuid, state: 'PREPARING', parentGenerationUuid: journalParent, generationUuid: genUuid, extension }, meter);
     failpoint('project.after_journal_preparing');
 
     // 3. STAGED.
@@ -225,11 +239,11 @@ export function publishLocked<T>(ctx: PublishContext<T>, req: PublishRequest): P
       const family = familyFor(catalog, c);
       const key = familyKeyOf(family);
       const sha = sha256Hex(c.bytes);
-      stageObject(root, gen.rel, index++, c.bytes, sha, meter);
+      yield* stageObject(root, gen.rel, index++, c.bytes, sha, meter);
       staged.set(key, { family, bytes: c.bytes, sha });
       changed.add(key);
     }
-    writeJournal(root, { transactionUuid: txnUuid, state: 'STAGED', parentGenerationUuid: journalParent, generationUuid: genUuid, extension }, meter);
+    yield* writeJournalSteps(root, { transactionUuid: txnUuid, state: 'STAGED', parentGenerationUuid: journalParent, generationUuid: genUuid, extension }, meter);
     failpoint('project.after_journal_staged');
 
     // 4. VALIDATED: domain rules per changed participant, then cross-domain rules on parent + staged.
@@ -265,7 +279,7 @@ export function publishLocked<T>(ctx: PublishContext<T>, req: PublishRequest): P
     }
     catalog.validateSnapshot(snapshotOf(root, catalog, next, staged), changed);
     failpoint('project.after_composite_validation');
-    writeJournal(root, { transactionUuid: txnUuid, state: 'VALIDATED', parentGenerationUuid: journalParent, generationUuid: genUuid, extension }, meter);
+    yield* writeJournalSteps(root, { transactionUuid: txnUuid, state: 'VALIDATED', parentGenerationUuid: journalParent, generationUuid: genUuid, extension }, meter);
     failpoint('project.after_journal_validated');
 
     // 5. DURABLE.
@@ -277,17 +291,9 @@ export function publishLocked<T>(ctx: PublishContext<T>, req: PublishRequest): P
       capabilities: capabilitiesOf(participants),
       participants,
     };
-    const lease = leasePlace(root, genUuid);
-    createLockFile(lease.abs, lease.rel);
     const manifestBytes = encodeManifest(manifest);
     const mp = manifestPlace(root, genUuid);
-    writeNewFile(
-      mp.abs,
-      mp.rel,
-      manifestBytes,
-      { afterWrite: () => failpoint('project.after_manifest_write'), afterFsync: () => failpoint('project.after_manifest_fsync') },
-      meter,
-    );
+    yield* writeLeaseAndManifest(leasePlace(root, genUuid), mp, manifestBytes, meter);
     const digest = manifestDigest(manifestBytes);
     const reread = readFileNoFollow(mp.abs, mp.rel, MANIFEST_MAX_BYTES);
     if (reread === undefined || manifestDigest(reread) !== digest) throw corrupt('manifest changed after write', mp.rel);
@@ -296,16 +302,15 @@ export function publishLocked<T>(ctx: PublishContext<T>, req: PublishRequest): P
       const st = checkFile(obj.abs, obj.rel);
       if (st === undefined || st.size !== p.byteLength) throw corrupt('participant object is missing', obj.rel);
     }
-    fsyncDir(gen.abs, gen.rel);
-    const gens = place(root, LAYOUT.generations);
-    fsyncDir(gens.abs, gens.rel);
+    // Leaves-up in content; the two entries' flushes have no order between them before the CURRENT rename.
+    yield* flushDirs([gen, place(root, LAYOUT.generations)]);
     failpoint('project.after_generation_dir_fsync');
-    writeJournal(root, { transactionUuid: txnUuid, state: 'DURABLE', parentGenerationUuid: journalParent, generationUuid: genUuid, extension }, meter);
+    yield* writeJournalSteps(root, { transactionUuid: txnUuid, state: 'DURABLE', parentGenerationUuid: journalParent, generationUuid: genUuid, extension }, meter);
     failpoint('project.after_journal_durable');
 
     // 6. Publish: CURRENT temp, fsync, rename (the linearization point), root fsync.
     const tmp = place(root, `${CURRENT_TMP_PREFIX}${txnUuid}`);
-    writeNewFile(
+    yield* writeNewFileSteps(
       tmp.abs,
       tmp.rel,
       encodeCurrent({ generationUuid: genUuid, manifestSha256: digest }),
@@ -321,7 +326,7 @@ export function publishLocked<T>(ctx: PublishContext<T>, req: PublishRequest): P
       throw replacementOutcome(root, genUuid, e);
     }
     const result: PublishResult = { generationUuid: genUuid, manifestSha256: digest, transactionUuid: txnUuid, parentGenerationUuid: req.parent };
-    finishCommitted(root, result, journalParent, extension, meter);
+    yield* finishCommitted(root, result, journalParent, extension, meter);
     return result;
   } catch (e) {
     if (isGfError(e) && e.committed === true) {
@@ -336,13 +341,40 @@ export function publishLocked<T>(ctx: PublishContext<T>, req: PublishRequest): P
   }
 }
 
-function finishCommitted(root: string, r: PublishResult, parent: string | null, extension: JsonValue, meter?: WriteMeter): void {
+/**
+ * DURABLE's files: the lease file (a fresh lock-file image) and the manifest, flushed together.
+ *
+ * Both live in the private generation directory that nothing names yet, so
+ * their two fsyncs have no order between them; both finish before the
+ * directory flushes and long before the CURRENT rename.
+ */
+function* writeLeaseAndManifest(
+  lease: { readonly abs: string; readonly rel: string },
+  mp: { readonly abs: string; readonly rel: string },
+  manifestBytes: Uint8Array,
+  meter: WriteMeter | undefined,
+): Steps<void> {
+  const image = lockFileImage();
+  const open: { fd: number }[] = [];
+  try {
+    const leaseFile = createWritten(lease.abs, lease.rel, image);
+    open.push(leaseFile);
+    const manifestFile = createWritten(mp.abs, mp.rel, manifestBytes, meter);
+    open.push(manifestFile);
+    failpoint('project.after_manifest_write');
+    yield [leaseFile, manifestFile];
+    failpoint('project.after_manifest_fsync');
+  } finally {
+    for (const f of open) fs.closeSync(f.fd);
+  }
+}
+
+function* finishCommitted(root: string, r: PublishResult, parent: string | null, extension: JsonValue, meter?: WriteMeter): Steps<void> {
   try {
     failpoint('project.after_current_replace');
-    const rootPlace = place(root, '.');
-    fsyncDir(rootPlace.abs, '.');
+    yield* flushDirs([place(root, '.')]);
     failpoint('project.after_root_fsync');
-    writeJournal(root, { transactionUuid: r.transactionUuid, state: 'PUBLISHED', parentGenerationUuid: parent, generationUuid: r.generationUuid, extension }, meter);
+    yield* writeJournalSteps(root, { transactionUuid: r.transactionUuid, state: 'PUBLISHED', parentGenerationUuid: parent, generationUuid: r.generationUuid, extension }, meter);
     failpoint('project.after_journal_published');
   } catch (e) {
     throw isGfError(e) ? (e.committed === true ? e : e.withCommitted(true)) : new GfError('GF_IO', 'post-publication step failed', {}, true);

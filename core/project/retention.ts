@@ -2,11 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isCanonicalUuid } from '../canonical/index';
 import { GfError, hasCode } from '../errors';
-import { checkDir, fsyncDir, listDir, removeTree, renameEntry, unlinkIfPresent } from './durable-fs';
+import { checkDir, fsyncDir, ioError, isErrno, listDir, removeTree, renameEntry, unlinkIfPresent } from './durable-fs';
 import { failpoint } from './failpoints';
-import type { Manifest } from './formats';
+import { flushDirs, runAsync, runSync } from './flush';
+import type { Steps } from './flush';
+import type { Journal, Manifest } from './formats';
 import { listJournals, readJournal } from './journal';
-import { LAYOUT, generationDir, isObjectName, journalPlace, leasePlace, place } from './layout';
+import { LAYOUT, generationDir, isObjectName, journalPlace, leasePlace, objectPlace, place } from './layout';
+import type { Place } from './layout';
 import { loadManifest, readCurrent, readManifestBytes } from './lease';
 import { tryExclusive } from './sqlite-lock';
 import type { HeldLock } from './sqlite-lock';
@@ -48,10 +51,28 @@ export interface CleanupReport {
   readonly unknown: readonly string[];
 }
 
+/** Which objects one cleanup pass examines. */
+export const CLEANUP_SCOPES = ['full', 'incremental'] as const;
+/** `full`: every fan-out directory; `incremental`: the objects of the generations being removed. */
+export type CleanupScope = (typeof CLEANUP_SCOPES)[number];
+
 /** Options of one cleanup pass. */
 export interface CleanupOptions {
   readonly retainAncestors?: number;
   readonly pins?: RetentionPins;
+  /**
+   * Which objects are examined (default `full`).
+   *
+   * `full` lists every fan-out directory and removes every object no kept
+   * manifest names (orphans of aborted publications included). The
+   * post-publication pass is `incremental`: its candidates are only the
+   * objects named by the manifests of the generations it removes, so it
+   * costs O(removed participants), not O(objects). It escalates to a full
+   * sweep whenever an orphan may exist: a journal that is unreadable, not
+   * PUBLISHED (aborted or interrupted), or a removed generation without a
+   * readable manifest.
+   */
+  readonly scope?: CleanupScope;
 }
 
 function emptyReport(reason: CleanupReport['skippedReason'], unknown: string[]): CleanupReport {
@@ -85,13 +106,13 @@ export function emptyTrash(root: string): { emptied: number; unknown: string[] }
 }
 
 /** Walks CURRENT's parents; stops at the window, a missing or an unverifiable ancestor. */
-function ancestors(root: string, start: Manifest, n: number): string[] {
+function ancestors(start: Manifest, n: number, manifestOf: (uuid: string) => Manifest): string[] {
   const out: string[] = [];
   let m = start;
   while (out.length < n && m.parentGenerationUuid !== null) {
     const uuid = m.parentGenerationUuid;
     try {
-      m = loadManifest(root, uuid, readManifestBytes(root, uuid));
+      m = manifestOf(uuid);
     } catch {
       break;
     }
@@ -107,9 +128,24 @@ function ancestors(root: string, start: Manifest, n: number): string[] {
  * generation is taken exclusively without waiting (busy → a reader holds
  * it → kept), then moved to trash, flushed, deleted, flushed. An object is
  * deleted only when no kept manifest refers to it, and not at all if some
- * kept manifest is unreadable.
+ * kept manifest is unreadable. See `CleanupOptions.scope` for which objects
+ * are examined.
  */
 export function cleanupLocked(root: string, opts: CleanupOptions = {}): CleanupReport {
+  return runSync(cleanupSteps(root, opts));
+}
+
+/** `cleanupLocked` with each step's independent directory flushes issued concurrently. */
+export function cleanupLockedAsync(root: string, opts: CleanupOptions = {}): Promise<CleanupReport> {
+  return runAsync(cleanupSteps(root, opts));
+}
+
+interface JournalEntry {
+  readonly txn: string;
+  readonly journal: Journal | undefined;
+}
+
+function* cleanupSteps(root: string, opts: CleanupOptions): Steps<CleanupReport> {
   const n = opts.retainAncestors ?? DEFAULT_RETAIN_ANCESTORS;
   if (!Number.isSafeInteger(n) || n < 0 || n > MAX_RETAIN_ANCESTORS) {
     throw new GfError('GF_VALIDATION', 'retained ancestor count is out of range', { limit: MAX_RETAIN_ANCESTORS }, false);
@@ -124,8 +160,21 @@ export function cleanupLocked(root: string, opts: CleanupOptions = {}): CleanupR
     if (hasCode(e, 'GF_CHECKPOINT_REGISTRY_CORRUPT')) return emptyReport('GF_CHECKPOINT_REGISTRY_CORRUPT', trashLeft.unknown);
     throw e;
   }
-  const curManifest = loadManifest(root, cur.generationUuid, readManifestBytes(root, cur.generationUuid));
-  const keep = new Set<string>([cur.generationUuid, ...ancestors(root, curManifest, n), ...pinned]);
+  // Manifests are immutable: each is read and checked at most once per pass.
+  const manifests = new Map<string, Manifest>();
+  const manifestOf = (uuid: string): Manifest => {
+    let m = manifests.get(uuid);
+    if (m === undefined) {
+      m = loadManifest(root, uuid, readManifestBytes(root, uuid));
+      manifests.set(uuid, m);
+    }
+    return m;
+  };
+  const keep = new Set<string>([cur.generationUuid, ...ancestors(manifestOf(cur.generationUuid), n, manifestOf), ...pinned]);
+
+  // Journals: read once; any sign of an interrupted or aborted publication means orphans may exist.
+  const journals: JournalEntry[] = listJournals(root).transactions.map((txn) => ({ txn, journal: readJournal(root, txn) }));
+  let sweepAll = (opts.scope ?? 'full') === 'full' || journals.some((j) => j.journal === undefined || j.journal.state !== 'PUBLISHED');
 
   const unknown: string[] = [...trashLeft.unknown];
   const gens = place(root, LAYOUT.generations);
@@ -161,9 +210,21 @@ export function cleanupLocked(root: string, opts: CleanupOptions = {}): CleanupR
     let objectsSkipped = untrusted;
     for (const uuid of [...retained, ...leased]) {
       try {
-        for (const p of loadManifest(root, uuid, readManifestBytes(root, uuid)).participants) referenced.add(p.contentSha256);
+        for (const p of manifestOf(uuid).participants) referenced.add(p.contentSha256);
       } catch {
         objectsSkipped = true;
+      }
+    }
+    // Candidates of an incremental pass: the objects the doomed manifests name.
+    const candidates = new Set<string>();
+    if (!sweepAll) {
+      for (const uuid of doomed.keys()) {
+        try {
+          for (const p of manifestOf(uuid).participants) candidates.add(p.contentSha256);
+        } catch {
+          // An incomplete generation (an interrupted publication) may have staged objects nothing names.
+          sweepAll = true;
+        }
       }
     }
 
@@ -174,42 +235,21 @@ export function cleanupLocked(root: string, opts: CleanupOptions = {}): CleanupR
       renameEntry(from.abs, place(root, `${trash.rel}/${uuid}`).abs, `${trash.rel}/${uuid}`);
       moved.push(uuid);
     }
-    if (moved.length > 0) {
-      fsyncDir(gens.abs, gens.rel);
-      fsyncDir(trash.abs, trash.rel);
-    }
+    if (moved.length > 0) yield* flushDirs([gens, trash]);
     for (const l of doomed.values()) l?.release();
     doomed.clear();
     if (moved.length > 0) failpoint('project.after_gc_move');
 
     for (const uuid of moved) removeTree(place(root, `${trash.rel}/${uuid}`).abs, `${trash.rel}/${uuid}`);
-    if (moved.length > 0) fsyncDir(trash.abs, trash.rel);
-
+    const touched: Place[] = [];
     let removedObjects = 0;
     if (!objectsSkipped) {
-      const objs = place(root, LAYOUT.objectsSha256);
-      for (const fan of listDir(objs.abs, objs.rel)) {
-        const fanRel = `${objs.rel}/${fan.name}`;
-        if (!fan.isDirectory() || !/^[0-9a-f]{2}$/.test(fan.name)) {
-          unknown.push(fanRel);
-          continue;
-        }
-        let removedHere = 0;
-        for (const o of listDir(place(root, fanRel).abs, fanRel)) {
-          const rel = `${fanRel}/${o.name}`;
-          if (!o.isFile() || !isObjectName(fan.name, o.name)) {
-            unknown.push(rel);
-            continue;
-          }
-          if (referenced.has(fan.name + o.name)) continue;
-          unlinkIfPresent(place(root, rel).abs, rel);
-          removedHere++;
-        }
-        if (removedHere > 0) fsyncDir(place(root, fanRel).abs, fanRel);
-        removedObjects += removedHere;
-      }
+      const swept = sweepAll ? sweepObjects(root, referenced, unknown) : removeCandidates(root, candidates, referenced, unknown);
+      removedObjects = swept.removed;
+      touched.push(...swept.fanouts);
     }
-    const removedJournals = pruneJournals(root);
+    const removedJournals = pruneJournals(root, journals);
+    yield* flushDirs([...(moved.length > 0 ? [trash] : []), ...touched, ...(removedJournals > 0 ? [place(root, LAYOUT.transactions)] : [])]);
     if (moved.length > 0 || removedObjects > 0) failpoint('project.after_gc_delete');
     return {
       skipped: false,
@@ -227,6 +267,88 @@ export function cleanupLocked(root: string, opts: CleanupOptions = {}): CleanupR
   }
 }
 
+/** Objects removed and the fan-out directories whose entries changed (flushed by the caller). */
+interface Swept {
+  readonly removed: number;
+  readonly fanouts: Place[];
+}
+
+/** Full sweep: every object file in every fan-out directory that no kept manifest names. */
+function sweepObjects(root: string, referenced: ReadonlySet<string>, unknown: string[]): Swept {
+  const objs = place(root, LAYOUT.objectsSha256);
+  const fanouts: Place[] = [];
+  let removed = 0;
+  for (const fan of listDir(objs.abs, objs.rel)) {
+    const fanRel = `${objs.rel}/${fan.name}`;
+    if (!fan.isDirectory() || !/^[0-9a-f]{2}$/.test(fan.name)) {
+      unknown.push(fanRel);
+      continue;
+    }
+    const fanPlace = place(root, fanRel);
+    let removedHere = 0;
+    for (const o of listDir(fanPlace.abs, fanRel)) {
+      const rel = `${fanRel}/${o.name}`;
+      if (!o.isFile() || !isObjectName(fan.name, o.name)) {
+        unknown.push(rel);
+        continue;
+      }
+      if (referenced.has(fan.name + o.name)) continue;
+      unlinkIfPresent(place(root, rel).abs, rel);
+      removedHere++;
+    }
+    if (removedHere > 0) fanouts.push(fanPlace);
+    removed += removedHere;
+  }
+  return { removed, fanouts };
+}
+
+function lstatOrUndefined(abs: string, rel: string): fs.Stats | undefined {
+  try {
+    return fs.lstatSync(abs);
+  } catch (e) {
+    if (isErrno(e, 'ENOENT')) return undefined;
+    throw ioError(e, 'lstat', rel);
+  }
+}
+
+/**
+ * Incremental pass: only the doomed manifests' objects that no kept manifest names.
+ *
+ * Each fan-out directory and object is checked with lstat first: a planted
+ * link or special entry is reported and never followed or deleted.
+ */
+function removeCandidates(root: string, candidates: ReadonlySet<string>, referenced: ReadonlySet<string>, unknown: string[]): Swept {
+  const fanouts = new Map<string, Place>();
+  const badFanouts = new Set<string>();
+  let removed = 0;
+  for (const sha of [...candidates].sort()) {
+    if (referenced.has(sha)) continue;
+    const obj = objectPlace(root, sha);
+    const fanRel = path.posix.dirname(obj.rel);
+    if (badFanouts.has(fanRel)) continue;
+    if (!fanouts.has(fanRel)) {
+      const fan = place(root, fanRel);
+      const st = lstatOrUndefined(fan.abs, fanRel);
+      if (st === undefined) continue;
+      if (!st.isDirectory()) {
+        unknown.push(fanRel);
+        badFanouts.add(fanRel);
+        continue;
+      }
+    }
+    const st = lstatOrUndefined(obj.abs, obj.rel);
+    if (st === undefined) continue;
+    if (!st.isFile()) {
+      unknown.push(obj.rel);
+      continue;
+    }
+    unlinkIfPresent(obj.abs, obj.rel);
+    if (!fanouts.has(fanRel)) fanouts.set(fanRel, place(root, fanRel));
+    removed++;
+  }
+  return { removed, fanouts: [...fanouts.values()] };
+}
+
 /** True when a directory tree holds only regular files and real directories (checked with lstat). */
 function isPlainTree(abs: string): boolean {
   for (const ent of fs.readdirSync(abs, { withFileTypes: true })) {
@@ -238,24 +360,19 @@ function isPlainTree(abs: string): boolean {
 }
 
 /**
- * Deletes finished journals whose generation directory is gone.
+ * Deletes finished journals whose generation directory is gone (unflushed; the caller flushes `transactions/`).
  *
  * Keeps the journal set bounded by retained generations, so recovery (which
  * reads every journal) stays O(retained), not O(history).
  */
-function pruneJournals(root: string): number {
+function pruneJournals(root: string, journals: readonly JournalEntry[]): number {
   let removed = 0;
-  for (const txn of listJournals(root).transactions) {
-    const j = readJournal(root, txn);
+  for (const { txn, journal: j } of journals) {
     if (j === undefined || (j.state !== 'PUBLISHED' && j.state !== 'ABORTED')) continue;
     if (generationExists(root, j.generationUuid)) continue;
     const p = journalPlace(root, txn);
     unlinkIfPresent(p.abs, p.rel);
     removed++;
-  }
-  if (removed > 0) {
-    const d = place(root, LAYOUT.transactions);
-    fsyncDir(d.abs, d.rel);
   }
   return removed;
 }

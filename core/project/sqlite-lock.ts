@@ -1,7 +1,9 @@
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import Database from 'better-sqlite3';
 import { sqliteNativeOptions } from '../sqlite-options';
-import { checkFile, corrupt, ioError } from './durable-fs';
+import { checkFile, corrupt, ioError, writeNewFile } from './durable-fs';
 
 /**
  * Operating-system advisory locks through SQLite's own file locking.
@@ -25,33 +27,56 @@ export interface HeldLock {
   readonly release: () => void;
 }
 
-/** Creates a new lock file (the containing directory must be private to the caller). */
-export function createLockFile(abs: string, rel: string): void {
-  if (checkFile(abs, rel) !== undefined) throw corrupt('lock file already exists', rel);
+let image: Uint8Array | undefined;
+
+/**
+ * The bytes of a fresh lock file: a tiny SQLite database (page size 512, rollback journal).
+ *
+ * Built once per process by SQLite itself in a private temporary directory,
+ * then reused: every lock file is the same deterministic image, so creating
+ * one costs one exclusive create, one write and one fsync instead of a
+ * database connection. The image is what this SQLite build writes; a test
+ * proves files written from it lock shared/exclusive and are released when
+ * the holder is killed.
+ */
+export function lockFileImage(): Uint8Array {
+  if (image !== undefined) return image;
+  let dir: string | undefined;
   let db: Database.Database | undefined;
   try {
-    db = new Database(abs, sqliteNativeOptions());
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gf-lock-image-'));
+    const file = path.join(dir, 'image.lock');
+    db = new Database(file, sqliteNativeOptions());
     db.pragma('page_size = 512');
-    // The file is private until its directory is published: no rollback journal, one fsync below.
+    // Private file: no rollback journal while building it.
     db.pragma('journal_mode = OFF');
     db.pragma('synchronous = OFF');
     db.exec('CREATE TABLE gf_lock(version INTEGER NOT NULL); INSERT INTO gf_lock VALUES (1);');
     db.pragma('journal_mode = DELETE');
+    db.close();
+    db = undefined;
+    image = new Uint8Array(fs.readFileSync(file));
+    return image;
   } catch (e) {
-    throw ioError(e, 'create lock', rel);
+    throw ioError(e, 'create lock', 'lock-image');
   } finally {
     db?.close();
+    if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true });
   }
-  // Safe only here: nobody (this process included) holds a lock on the new file yet.
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
-    fs.fsyncSync(fd);
-  } catch (e) {
-    throw ioError(e, 'fsync lock', rel);
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
-  }
+}
+
+/**
+ * Creates a new lock file from `lockFileImage` and flushes it.
+ *
+ * `O_EXCL | O_NOFOLLOW`: an existing file or a planted link at the name is
+ * refused (`GF_PROJECT_CORRUPT`). Safe to open with `fs` only because
+ * nobody (this process included) holds a lock on a file that does not
+ * exist yet; the containing directory must be private to the caller.
+ */
+export function createLockFile(abs: string, rel: string): void {
+  const bytes = lockFileImage();
+  if (checkFile(abs, rel) !== undefined) throw corrupt('lock file already exists', rel);
+  writeNewFile(abs, rel, bytes);
 }
 
 function isBusy(e: unknown): boolean {

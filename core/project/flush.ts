@@ -1,0 +1,184 @@
+import fs from 'node:fs';
+import { GfError } from '../errors';
+import { corrupt, ioError, isErrno } from './durable-fs';
+import type { WriteMeter, WriteSteps } from './durable-fs';
+
+/**
+ * Protocol steps written once, flushed either sequentially or in parallel.
+ *
+ * A durable step is a generator that yields batches of flushes the protocol
+ * needs at that instant and that have no order among themselves (a lease
+ * file and its manifest; a generation directory and `generations/`). The
+ * generator resumes only after every flush of the batch succeeded, so the
+ * state machine, its failpoints and its error handling are one piece of
+ * code. `runSync` flushes one at a time (callers that must stay
+ * synchronous); `runAsync` issues a batch's fsyncs concurrently on the
+ * libuv pool, where the file system can commit them together.
+ */
+
+const NOFOLLOW = fs.constants.O_NOFOLLOW;
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_DIRECTORY } = fs.constants;
+
+/** One fsync the protocol needs: an open descriptor, and the names used if it fails. */
+export interface Flush {
+  readonly fd: number;
+  readonly rel: string;
+  readonly op: 'write' | 'fsync directory';
+}
+
+/** A durable step: yields batches of unordered flushes, returns its result. */
+export type Steps<R> = Generator<readonly Flush[], R, void>;
+
+function flushSync(f: Flush): void {
+  try {
+    fs.fsyncSync(f.fd);
+  } catch (e) {
+    throw ioError(e, f.op, f.rel);
+  }
+}
+
+function flushAsync(f: Flush): Promise<void> {
+  return new Promise((resolve, reject) => {
+    fs.fsync(f.fd, (e) => (e === null ? resolve() : reject(ioError(e, f.op, f.rel))));
+  });
+}
+
+/** Runs steps flushing one descriptor at a time (for synchronous callers). */
+export function runSync<R>(steps: Steps<R>): R {
+  let next = steps.next();
+  while (next.done !== true) {
+    let failure: unknown;
+    let failed = false;
+    try {
+      for (const f of next.value) flushSync(f);
+    } catch (e) {
+      failure = e;
+      failed = true;
+    }
+    next = failed ? steps.throw(failure) : steps.next();
+  }
+  return next.value;
+}
+
+/**
+ * Runs steps issuing each batch's fsyncs concurrently.
+ *
+ * A batch of one is flushed synchronously (no thread-pool hop). Every
+ * fsync of a batch is settled before the step resumes, so no descriptor is
+ * closed while the pool still flushes it.
+ */
+export async function runAsync<R>(steps: Steps<R>): Promise<R> {
+  let next = steps.next();
+  while (next.done !== true) {
+    let failure: unknown;
+    let failed = false;
+    const batch = next.value;
+    try {
+      if (batch.length === 1) flushSync(batch[0] as Flush);
+      else if (batch.length > 1) {
+        const settled = await Promise.allSettled(batch.map(flushAsync));
+        const bad = settled.find((s) => s.status === 'rejected');
+        if (bad !== undefined) throw bad.reason;
+      }
+    } catch (e) {
+      failure = e;
+      failed = true;
+    }
+    next = failed ? steps.throw(failure) : steps.next();
+  }
+  return next.value;
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    fs.closeSync(fd);
+  } catch {
+    // The flush already succeeded or failed on its own; nothing to add.
+  }
+}
+
+/** Opens a directory for flushing (never through a link). */
+export function openDir(abs: string, rel: string): Flush {
+  try {
+    return { fd: fs.openSync(abs, O_RDONLY | O_DIRECTORY | NOFOLLOW), rel, op: 'fsync directory' };
+  } catch (e) {
+    if (isErrno(e, 'ELOOP') || isErrno(e, 'ENOTDIR')) throw corrupt('symlink at a machine-owned path', rel);
+    throw ioError(e, 'open directory', rel);
+  }
+}
+
+/** Flushes several directories' entries together (one batch). */
+export function* flushDirs(dirs: readonly { readonly abs: string; readonly rel: string }[]): Steps<void> {
+  const open: Flush[] = [];
+  try {
+    for (const d of dirs) open.push(openDir(d.abs, d.rel));
+    if (open.length > 0) yield open;
+  } finally {
+    for (const f of open) closeQuietly(f.fd);
+  }
+}
+
+/**
+ * Creates a new file (never an existing one, never through a link) and writes all bytes, unflushed.
+ *
+ * `O_EXCL | O_NOFOLLOW`: a planted file or symlink at the name is refused,
+ * not overwritten. The caller flushes and closes the returned descriptor.
+ */
+export function createWritten(abs: string, rel: string, bytes: Uint8Array, meter?: WriteMeter): Flush {
+  let fd: number;
+  try {
+    fd = fs.openSync(abs, O_WRONLY | O_CREAT | O_EXCL | NOFOLLOW, 0o644);
+  } catch (e) {
+    if (isErrno(e, 'EEXIST') || isErrno(e, 'ELOOP')) throw corrupt('unexpected entry at a machine-owned path', rel);
+    throw ioError(e, 'create', rel);
+  }
+  try {
+    let off = 0;
+    while (off < bytes.length) off += fs.writeSync(fd, bytes, off, bytes.length - off);
+  } catch (e) {
+    closeQuietly(fd);
+    throw ioError(e, 'write', rel);
+  }
+  meter?.wrote(rel, bytes.length);
+  return { fd, rel, op: 'write' };
+}
+
+/** `writeNewFile` as a step: create, write, hooks, one flush. */
+export function* writeNewFileSteps(abs: string, rel: string, bytes: Uint8Array, steps: WriteSteps = {}, meter?: WriteMeter): Steps<void> {
+  const f = createWritten(abs, rel, bytes, meter);
+  try {
+    steps.afterWrite?.();
+    yield [f];
+    steps.afterFsync?.();
+  } finally {
+    closeQuietly(f.fd);
+  }
+}
+
+/** Renames within the project; `rel` names the destination for errors. */
+function rename(fromAbs: string, toAbs: string, rel: string): void {
+  try {
+    fs.renameSync(fromAbs, toAbs);
+  } catch (e) {
+    throw e instanceof GfError ? e : ioError(e, 'rename', rel);
+  }
+}
+
+/**
+ * `atomicReplace` as a step: temp write, flush, rename, directory flush.
+ *
+ * The destination, if present, must be a regular file (checked by the
+ * caller's `check`); a symlink there is refused before anything is written.
+ */
+export function* atomicReplaceSteps(
+  abs: string,
+  rel: string,
+  tmpAbs: string,
+  dir: { readonly abs: string; readonly rel: string },
+  bytes: Uint8Array,
+  meter?: WriteMeter,
+): Steps<void> {
+  yield* writeNewFileSteps(tmpAbs, rel, bytes, {}, meter);
+  rename(tmpAbs, abs, rel);
+  yield* flushDirs([dir]);
+}

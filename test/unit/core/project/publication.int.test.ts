@@ -1,0 +1,75 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Table } from 'apache-arrow';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GfError } from '../../../../core/errors';
+import { FAILPOINT_NAMES, armFailpointForTesting, committedAt, createProject, openProject, registryCatalog } from '../../../../core/project/index';
+import type { Project } from '../../../../core/project/index';
+import { LATER_HISTORY, scenarioRequest } from '../../../support/project-scenarios';
+import { observe, treeDigest } from '../../../support/project-state';
+import type { ObservedState } from '../../../support/project-state';
+
+// One set of protocol steps, two drivers: `Project.publish` / `Writer.publishAsync`
+// overlap the flushes the protocol does not order, `Writer.publish` (kept
+// synchronous for callers such as revert) flushes one at a time. Both must
+// leave byte-identical projects and report the same `committed` values.
+
+let tmp: string;
+let fixture: string;
+let before: ObservedState;
+let after: ObservedState;
+let n = 0;
+
+beforeAll(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gf-publication-'));
+  fixture = path.join(tmp, 'fixture');
+  const p = await createProject<Table>(fixture, { catalog: registryCatalog });
+  for (const step of LATER_HISTORY) await p.publish(step(p.current()?.generationUuid ?? null));
+  before = await observe(fixture);
+  const ref = copy();
+  const rp = await openProject<Table>(ref, { catalog: registryCatalog });
+  await rp.publish(scenarioRequest('later', before.generationUuid));
+  after = await observe(ref);
+});
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+function copy(): string {
+  const dir = path.join(tmp, `c${n++}`);
+  fs.cpSync(fixture, dir, { recursive: true });
+  return dir;
+}
+
+const syncPublish = (p: Project<Table>): Promise<unknown> => p.withWriter((w) => w.publish(scenarioRequest('later', before.generationUuid)));
+const asyncPublish = (p: Project<Table>): Promise<unknown> => p.withWriter((w) => w.publishAsync(scenarioRequest('later', before.generationUuid)));
+
+describe('sequential and concurrent flushing', () => {
+  it('leave byte-identical projects', async () => {
+    const a = copy();
+    const b = copy();
+    await syncPublish(await openProject<Table>(a, { catalog: registryCatalog }));
+    await asyncPublish(await openProject<Table>(b, { catalog: registryCatalog }));
+    expect(treeDigest(a)).toEqual(treeDigest(b));
+    expect(await observe(a)).toEqual(after);
+  });
+
+  it('the synchronous writer path reports the stated committed value at every failpoint', { timeout: 120_000 }, async () => {
+    for (const name of FAILPOINT_NAMES) {
+      if (name === 'project.after_format_fsync' || name === 'project.after_container_dir_fsync') continue;
+      const dir = copy();
+      const p = await openProject<Table>(dir, { catalog: registryCatalog });
+      armFailpointForTesting(`${name}.error`);
+      let err: unknown;
+      try {
+        await syncPublish(p);
+      } catch (e) {
+        err = e;
+      } finally {
+        armFailpointForTesting(undefined);
+      }
+      const got = err instanceof GfError ? { code: err.code, committed: err.committed } : { error: String(err) };
+      expect({ name, ...got }).toEqual({ name, code: 'GF_IO', committed: committedAt(name) });
+      expect({ name, state: await observe(dir) }).toEqual({ name, state: committedAt(name) ? after : before });
+    }
+  });
+});
