@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Field, FixedSizeBinary, RecordBatch, Schema, Struct, Table, Utf8, makeData, tableFromIPC, tableToIPC } from 'apache-arrow';
+import { Field, FixedSizeBinary, Schema, Type, Utf8, tableFromIPC, tableToIPC } from 'apache-arrow';
+import type { Table } from 'apache-arrow';
 import type { Data } from 'apache-arrow';
+import { ChangeList, KIND_ADDED, KIND_REMOVED, changeColumns, oneBatchTable } from './change-list';
 import { canonicalJson, sha256Hex } from '../canonical/index';
 import type { DiffAdapter } from './adapters';
 import { RECORD_CHANGE_KINDS } from './contract';
 import type { RecordChangeKind } from './contract';
 import type { EndpointParticipant } from './endpoint';
-import type { RecordChange } from './record-diff';
 
 /**
  * A derived store of one family's complete, sorted change list between two
@@ -49,80 +50,70 @@ const CHANGES_SCHEMA = new Schema([
   new Field('to_record_fingerprint', new FixedSizeBinary(32), true),
 ]);
 
-function fixed(width: number, cells: readonly (Uint8Array | null)[]): Data {
-  const data = new Uint8Array(cells.length * width);
-  const bitmap = new Uint8Array(Math.ceil(cells.length / 8));
-  let nulls = 0;
-  cells.forEach((c, i) => {
-    if (c === null) nulls++;
-    else {
-      data.set(c, i * width);
-      bitmap[i >> 3] = (bitmap[i >> 3] as number) | (1 << (i & 7));
-    }
-  });
-  return makeData({ type: new FixedSizeBinary(width), length: cells.length, data, nullCount: nulls, ...(nulls > 0 ? { nullBitmap: bitmap } : {}) });
-}
-
 /** One family's sorted changes as a compact Arrow table (identities and fingerprints only). */
-export function changesTable(changes: readonly RecordChange[]): Table {
-  const enc = changes.map((c) => Buffer.from(c.changeKind, 'utf8'));
-  const valueOffsets = new Int32Array(changes.length + 1);
-  enc.forEach((b, i) => {
-    valueOffsets[i + 1] = (valueOffsets[i] as number) + b.length;
-  });
-  const text = new Uint8Array(valueOffsets[changes.length] as number);
-  enc.forEach((b, i) => text.set(b, valueOffsets[i] as number));
-  const children = [
-    fixed(16, changes.map((c) => c.recordUuid)),
-    fixed(32, changes.map((c) => c.identityFingerprint)),
-    makeData({ type: new Utf8(), length: changes.length, data: text, valueOffsets, nullCount: 0 }),
-    fixed(32, changes.map((c) => c.fromFingerprint)),
-    fixed(32, changes.map((c) => c.toFingerprint)),
-  ];
-  const struct = makeData({ type: new Struct(CHANGES_SCHEMA.fields), length: changes.length, nullCount: 0, children });
-  return new Table([new RecordBatch(CHANGES_SCHEMA, struct)]);
+export function changesTable(list: ChangeList): Table {
+  const { length, children } = changeColumns([{ list, start: 0, end: list.length }]);
+  // Drop scope and record_family_id (the key names the family): record_uuid … to_record_fingerprint.
+  return oneBatchTable(CHANGES_SCHEMA, children.slice(2), length);
 }
 
-/** Reads cached change rows by index (copies out only what a page needs). */
-export class CachedChanges {
-  readonly rows: number;
-  readonly #uuid: Data;
-  readonly #id: Data;
-  readonly #kind: Data;
-  readonly #from: Data;
-  readonly #to: Data;
-  readonly #scope: string;
-  readonly #family: string;
+function fixedValues(d: Data, width: number, rows: number): Uint8Array | undefined {
+  if (d.typeId !== Type.FixedSizeBinary || (d.type as FixedSizeBinary).byteWidth !== width || d.offset !== 0) return undefined;
+  const v = d.values as Uint8Array;
+  return v.length >= rows * width ? v.subarray(0, rows * width) : undefined;
+}
 
-  constructor(table: Table, adapter: DiffAdapter) {
-    if (table.batches.length > 1) throw new Error('invariant violated: cached changes are one batch');
-    this.rows = table.numRows;
-    const cols = table.numRows === 0 ? changesTable([]).batches[0]!.data.children : (table.batches[0]!.data.children as Data[]);
-    [this.#uuid, this.#id, this.#kind, this.#from, this.#to] = cols as [Data, Data, Data, Data, Data];
-    this.#scope = adapter.scope;
-    this.#family = adapter.recordFamilyId;
+/**
+ * The change list of a cached table, or undefined when the entry is not a
+ * well-formed change list of this family (then it is a miss and rebuilt).
+ *
+ * Zero-copy over the table's buffers; checks kinds, fingerprint presence
+ * against kinds, record UUID presence against the family, and strict
+ * contract order.
+ */
+export function changeListFromTable(table: Table, adapter: DiffAdapter): ChangeList | undefined {
+  const hasUuid = adapter.recordUuidField !== null;
+  const list = new ChangeList(adapter.scope, adapter.recordFamilyId, hasUuid, 0);
+  const n = table.numRows;
+  if (n === 0) return list;
+  if (table.batches.length !== 1) return undefined;
+  const cols = table.batches[0]!.data.children as Data[];
+  if (cols.length !== 5) return undefined;
+  const [uuidCol, idCol, kindCol, fromCol, toCol] = cols as [Data, Data, Data, Data, Data];
+  const id = fixedValues(idCol, 32, n);
+  const from = fixedValues(fromCol, 32, n);
+  const to = fixedValues(toCol, 32, n);
+  const uuid = hasUuid ? fixedValues(uuidCol, 16, n) : new Uint8Array(0);
+  if (id === undefined || from === undefined || to === undefined || uuid === undefined || kindCol.typeId !== Type.Utf8 || kindCol.offset !== 0) return undefined;
+  if (idCol.nullCount !== 0 || (hasUuid ? uuidCol.nullCount !== 0 : uuidCol.nullCount !== n)) return undefined;
+  const kinds = new Uint8Array(n);
+  const o = kindCol.valueOffsets as Int32Array;
+  const text = kindCol.values as Uint8Array;
+  for (let i = 0; i < n; i++) {
+    const k = RECORD_CHANGE_KINDS.indexOf(Buffer.from(text.subarray(o[i] as number, o[i + 1] as number)).toString('utf8') as RecordChangeKind);
+    if (k < 0) return undefined;
+    if (fromCol.getValid(i) !== (k !== KIND_ADDED) || toCol.getValid(i) !== (k !== KIND_REMOVED)) return undefined;
+    kinds[i] = k;
   }
+  list.uuid = uuid;
+  list.identity = id;
+  list.kind = kinds;
+  list.fromFp = from;
+  list.toFp = to;
+  list.length = n;
+  if (!adapterSorted(list, adapter)) return undefined;
+  return list;
+}
 
-  static #cell(d: Data, i: number, w: number): Uint8Array | null {
-    if (d.nullCount > 0 && !d.getValid(i)) return null;
-    return (d.values as Uint8Array).slice(i * w, i * w + w);
+function adapterSorted(list: ChangeList, adapter: DiffAdapter): boolean {
+  const byUuid = adapter.recordUuidField !== null;
+  for (let i = 1; i < list.length; i++) {
+    const c = byUuid
+      ? Buffer.compare(list.uuid.subarray((i - 1) * 16, i * 16), list.uuid.subarray(i * 16, i * 16 + 16))
+      : Buffer.compare(list.identity.subarray((i - 1) * 32, i * 32), list.identity.subarray(i * 32, i * 32 + 32)) || (list.kind[i - 1] as number) - (list.kind[i] as number);
+    if (c >= 0) return false;
   }
-
-  /** The change at row `i`. */
-  at(i: number): RecordChange {
-    const o = this.#kind.valueOffsets as Int32Array;
-    const kind = Buffer.from((this.#kind.values as Uint8Array).subarray(o[i] as number, o[i + 1] as number)).toString('utf8');
-    if (!(RECORD_CHANGE_KINDS as readonly string[]).includes(kind)) throw new Error('invariant violated: cached change kind');
-    return {
-      scope: this.#scope,
-      recordFamilyId: this.#family,
-      recordUuid: CachedChanges.#cell(this.#uuid, i, 16),
-      identityFingerprint: CachedChanges.#cell(this.#id, i, 32) as Uint8Array,
-      changeKind: kind as RecordChangeKind,
-      fromFingerprint: CachedChanges.#cell(this.#from, i, 32),
-      toFingerprint: CachedChanges.#cell(this.#to, i, 32),
-    };
-  }
+  return true;
 }
 
 /** Project-relative directory of cached change lists. */

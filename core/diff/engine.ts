@@ -4,19 +4,20 @@ import { GfError } from '../errors';
 import type { Scope } from '../participants/index';
 import { DIFF_ADAPTERS, adaptersFor, resolveAdapter } from './adapters';
 import type { DiffAdapter } from './adapters';
-import { PARTICIPANT_PAUSE, PAUSE, checkCancelled, isEffect, runAsync, runSync } from './cancel';
+import { PARTICIPANT_PAUSE, checkCancelled, isEffect, runAsync, runSync } from './cancel';
 import type { DiffEffect, DiffSteps } from './cancel';
-import { CachedChanges, changeCacheKey, changesTable } from './change-cache';
+import { changeCacheKey, changeListFromTable, changesTable } from './change-cache';
 import type { ChangeCache } from './change-cache';
-import { DIFF_DETAILS, DIFF_PAGE_LIMITS, DIFF_SCOPES, RECORD_DIFF_SCHEMA, RECORD_DIFF_SCHEMA_NAME, SUMMARY_DIFF_SCHEMA_NAME } from './contract';
-import type { DiffDetail, DiffScope, SummaryChangeKind } from './contract';
+import type { ChangeList, ChangeRange } from './change-list';
+import { DIFF_DETAILS, DIFF_PAGE_LIMITS, DIFF_SCOPES, RECORD_CHANGE_KINDS, RECORD_DIFF_SCHEMA, RECORD_DIFF_SCHEMA_NAME, SUMMARY_DIFF_SCHEMA_NAME } from './contract';
+import type { DiffDetail, DiffScope, RecordChangeKind, SummaryChangeKind } from './contract';
 import type { DiffEndpoint, EndpointParticipant } from './endpoint';
 import { checkTokenEndpoints, checkTokenRequest, decodePageToken, encodePageToken } from './page-token';
 import type { PagePosition, RecordPosition, SummaryPosition, TokenEndpoint, TokenState } from './page-token';
 import { lowerBound, prepareSide } from './raw-rows';
 import type { RawSide } from './raw-rows';
-import { FamilyDiff, compareFamilyKey, compareRecordKeys } from './record-diff';
-import type { RecordChange, RecordSortKey } from './record-diff';
+import { FamilyDiff, compareFamilyKey } from './record-diff';
+import type { RecordSortKey } from './record-diff';
 import { recordTable, summaryTable } from './result-tables';
 import type { SummaryRow } from './result-tables';
 
@@ -221,16 +222,6 @@ function* readSide(adapter: DiffAdapter, endpoint: DiffEndpoint, p: EndpointPart
   return prepareSide(adapter, table, p.contentSha256);
 }
 
-/** A family's changes in storage order, pauses forwarded, collected (memory O(changes)). */
-function* collectChanges(fd: FamilyDiff): DiffSteps<RecordChange[]> {
-  const all: RecordChange[] = [];
-  for (const v of fd.changes()) {
-    if (isEffect(v)) yield v;
-    else all.push(v);
-  }
-  return all;
-}
-
 function keyOfPosition(pos: RecordPosition): RecordSortKey {
   return {
     scope: pos.scope,
@@ -241,16 +232,43 @@ function keyOfPosition(pos: RecordPosition): RecordSortKey {
   };
 }
 
+/** The first row of `list` strictly after `cursor` (or 0 without one), by binary search. */
+function seekList(list: ChangeList, cursor: RecordSortKey | null): number {
+  return cursor === null ? 0 : lowerBound(list.length, (k) => list.compareAt(k, cursor), false);
+}
+
+/** A family's whole change list in contract order (one merge of both sides; memory O(changes)). */
+function* wholeFamily(plan: FamilyPlan, from: DiffEndpoint, to: DiffEndpoint): DiffSteps<ChangeList> {
+  const fd = new FamilyDiff({
+    adapter: plan.adapter,
+    from: yield* readSide(plan.adapter, from, plan.from),
+    to: yield* readSide(plan.adapter, to, plan.to),
+  });
+  const list = fd.newList();
+  yield* fd.collect(list);
+  // A family ordered by its record UUID already comes out in contract order.
+  if (!fd.seekable) list.sortByIdentity();
+  return list;
+}
+
 /**
  * Changed records of the two endpoints in contract order, strictly after
- * `after` (or from the start).
+ * `after` (or from the start), as runs of rows of per-family change lists.
  *
  * Unchanged participants are skipped without reading; families before the
- * cursor are skipped without reading; within a family whose identity is its
- * record UUID the cursor is found by binary search on the stored, sorted
- * identity column, so a later page never re-diffs from the start. Other
- * families (composite identity, ordered by identity fingerprint) are
- * merged once and their changes sorted (memory O(changes)).
+ * cursor are skipped without reading. A family whose identity is its
+ * record UUID is stored in contract order, so it is streamed: the merge
+ * starts at the cursor (binary search on the stored, sorted identity
+ * column of both sides) and stops as soon as `need` rows are found — a
+ * page never merges the whole family. Other families (composite identity,
+ * ordered by identity fingerprint) are merged once and sorted.
+ *
+ * With a derived change cache: a hit answers by binary search in the
+ * cached list without reading either participant; on a miss the first
+ * page (no cursor) of a streamable family is streamed as above (and its
+ * list stored only if the stream happened to reach the end), while any
+ * call that walks further (a later page, or the whole diff) merges the
+ * family once and stores its list for the pages after it.
  */
 export function* orderedChanges(
   from: DiffEndpoint,
@@ -259,80 +277,70 @@ export function* orderedChanges(
   after: RecordSortKey | null,
   adapters: readonly DiffAdapter[] = DIFF_ADAPTERS,
   cache?: ChangeCache,
-): Generator<RecordChange | DiffEffect, void, Uint8Array | undefined> {
+  need = Number.POSITIVE_INFINITY,
+): Generator<ChangeRange | DiffEffect, void, Uint8Array | undefined> {
   const plans = planFamilies(from, to, scope, adapters);
+  let remaining = need;
   for (const plan of plans) {
+    if (remaining <= 0) return;
     yield PARTICIPANT_PAUSE;
     const rel = after === null ? 1 : compareFamilyKey(plan, after);
     if (rel < 0) continue;
     if (plan.from !== undefined && plan.to !== undefined && sameContent(plan.from, plan.to)) continue;
-    if (cache !== undefined) {
-      yield* cachedFamily(plan, from, to, rel === 0 ? after : null, cache);
-      continue;
-    }
-    const fd = new FamilyDiff({
-      adapter: plan.adapter,
-      from: yield* readSide(plan.adapter, from, plan.from),
-      to: yield* readSide(plan.adapter, to, plan.to),
-    });
     const cursor = rel === 0 ? after : null;
-    if (fd.seekable) {
+    const seekable = isSeekable(plan.adapter);
+    const key = cache === undefined ? undefined : changeCacheKey(plan.adapter, plan.from, plan.to);
+    const hit = key === undefined ? undefined : loadList(cache as ChangeCache, key, plan.adapter);
+    let list: ChangeList;
+    let start: number;
+    if (hit !== undefined) {
+      list = hit;
+      start = seekList(list, cursor);
+    } else if (seekable && Number.isFinite(remaining) && (cache === undefined || cursor === null)) {
+      // Stream: seek both sides past the cursor, merge only until the page is full.
       if (cursor !== null && cursor.recordUuid === null) continue; // a null-UUID cursor sorts before every row of a UUID family
-      const start = cursor === null ? { a: 0, b: 0 } : fd.seekAfterUuid(cursor.recordUuid as Uint8Array);
-      yield* fd.changes(start.a, start.b);
-      continue;
+      const fd = new FamilyDiff({
+        adapter: plan.adapter,
+        from: yield* readSide(plan.adapter, from, plan.from),
+        to: yield* readSide(plan.adapter, to, plan.to),
+      });
+      const pos = cursor === null ? { a: 0, b: 0 } : fd.seekAfterUuid(cursor.recordUuid as Uint8Array);
+      list = fd.newList();
+      const complete = yield* fd.collect(list, pos.a, pos.b, remaining);
+      // A stream that reached the end of both sides from the start is the whole list: keep it for later pages.
+      if (complete && cursor === null && key !== undefined) (cache as ChangeCache).store(key, changesTable(list));
+      start = 0;
+    } else {
+      list = yield* wholeFamily(plan, from, to);
+      if (key !== undefined) (cache as ChangeCache).store(key, changesTable(list));
+      start = seekList(list, cursor);
     }
-    const all = (yield* collectChanges(fd)).sort(compareRecordKeys);
-    for (const ch of all) {
-      if (cursor === null || compareRecordKeys(ch, cursor) > 0) yield ch;
+    yield PARTICIPANT_PAUSE;
+    if (start < list.length) {
+      remaining -= list.length - start;
+      yield { list, start, end: list.length };
     }
   }
 }
 
-/**
- * A family's changes through the derived change cache: on a miss, the
- * whole family is merged once (memory O(changes)), sorted and stored; a
- * page then seeks in the sorted list by binary search, without reading
- * either participant again.
- */
-function* cachedFamily(
-  plan: FamilyPlan,
-  from: DiffEndpoint,
-  to: DiffEndpoint,
-  cursor: RecordSortKey | null,
-  cache: ChangeCache,
-): Generator<RecordChange | DiffEffect, void, Uint8Array | undefined> {
-  const key = changeCacheKey(plan.adapter, plan.from, plan.to);
-  let table = cache.load(key);
-  if (table === undefined) {
-    const fd = new FamilyDiff({
-      adapter: plan.adapter,
-      from: yield* readSide(plan.adapter, from, plan.from),
-      to: yield* readSide(plan.adapter, to, plan.to),
-    });
-    // A family ordered by its record UUID already yields contract order.
-    const all = yield* collectChanges(fd);
-    if (!fd.seekable) all.sort(compareRecordKeys);
-    table = changesTable(all);
-    cache.store(key, table);
-  }
-  yield PARTICIPANT_PAUSE;
-  const rows = new CachedChanges(table, plan.adapter);
-  let i = cursor === null ? 0 : lowerBound(rows.rows, (k) => compareRecordKeys(rows.at(k), cursor), false);
-  for (; i < rows.rows; i++) {
-    if ((i & 4095) === 4095) yield PAUSE;
-    yield rows.at(i);
-  }
+function isSeekable(a: DiffAdapter): boolean {
+  return a.recordUuidField !== null && a.identityFields.length === 1 && a.identityFields[0] === a.recordUuidField;
 }
 
-function recordPosition(ch: RecordChange): RecordPosition {
+function loadList(cache: ChangeCache, key: string, adapter: DiffAdapter): ChangeList | undefined {
+  const t = cache.load(key);
+  return t === undefined ? undefined : changeListFromTable(t, adapter);
+}
+
+function recordPosition(list: ChangeList, i: number): RecordPosition {
+  const k = list.kind[i] as number;
   return {
     detail: 'records',
-    scope: ch.scope,
-    recordFamilyId: ch.recordFamilyId,
-    recordUuid: ch.recordUuid === null ? null : toHex(ch.recordUuid),
-    identityFingerprint: toHex(ch.identityFingerprint),
-    changeKind: ch.changeKind,
+    scope: list.scope,
+    recordFamilyId: list.recordFamilyId,
+    recordUuid: list.hasUuid ? toHex(list.uuid.subarray(i * 16, i * 16 + 16)) : null,
+    identityFingerprint: toHex(list.identity.subarray(i * 32, i * 32 + 32)),
+    changeKind: RECORD_CHANGE_KINDS[k] as RecordChangeKind,
   };
 }
 
@@ -350,10 +358,10 @@ export function pageState(params: DiffParams, binding: DiffBinding, secret: Uint
   return state;
 }
 
-/** Pulls changes from `orderedChanges`, forwarding its effects, until `take` returns false; returns whether it stopped early. */
-function* pullChanges(
-  source: Generator<RecordChange | DiffEffect, void, Uint8Array | undefined>,
-  take: (ch: RecordChange) => boolean,
+/** Pulls change ranges from `orderedChanges`, forwarding its effects, until `take` returns false; returns whether it stopped early. */
+function* pullRanges(
+  source: Generator<ChangeRange | DiffEffect, void, Uint8Array | undefined>,
+  take: (r: ChangeRange) => boolean,
 ): DiffSteps<boolean> {
   try {
     let r = source.next();
@@ -397,18 +405,22 @@ function* pageSteps(from: DiffEndpoint, to: DiffEndpoint, params: DiffParams, bi
     return { schema: SUMMARY_DIFF_SCHEMA_NAME, table: summaryTable(from.checkpointUuid, to.checkpointUuid, page), nextPageToken: next, from: fromId, to: toId };
   }
   const after = state === null ? null : keyOfPosition(state.last as RecordPosition);
-  const page: RecordChange[] = [];
-  const more = yield* pullChanges(orderedChanges(from, to, params.scope, after, adapters, opts.cache), (ch) => {
-    if (page.length === params.limit) return false;
-    page.push(ch);
-    return true;
+  const page: ChangeRange[] = [];
+  let rows = 0;
+  // One row beyond the page tells whether a next page exists.
+  const more = yield* pullRanges(orderedChanges(from, to, params.scope, after, adapters, opts.cache, params.limit + 1), (r) => {
+    if (rows === params.limit) return false;
+    const end = Math.min(r.end, r.start + (params.limit - rows));
+    page.push({ list: r.list, start: r.start, end });
+    rows += end - r.start;
+    return end === r.end;
   });
-  const end = page[page.length - 1];
+  const last = page[page.length - 1];
   checkCancelled(signal, 'finish');
   return {
     schema: RECORD_DIFF_SCHEMA_NAME,
     table: recordTable(from.checkpointUuid, to.checkpointUuid, page),
-    nextPageToken: more && end !== undefined ? token(recordPosition(end)) : null,
+    nextPageToken: more && last !== undefined ? token(recordPosition(last.list, last.end - 1)) : null,
     from: fromId,
     to: toId,
   };
@@ -454,17 +466,24 @@ function* allRecordSteps(from: DiffEndpoint, to: DiffEndpoint, scope: DiffScope,
   if (scope === 'summary') validation('scope', 'summary_scope_has_no_records');
   const size = opts.batchRows ?? DIFF_PAGE_LIMITS.max;
   const tables: Table[] = [];
-  let batch: RecordChange[] = [];
-  yield* pullChanges(orderedChanges(from, to, scope, null, opts.adapters, opts.cache), (ch) => {
-    batch.push(ch);
-    if (batch.length === size) {
-      tables.push(recordTable(from.checkpointUuid, to.checkpointUuid, batch));
-      batch = [];
+  let batch: ChangeRange[] = [];
+  let rows = 0;
+  yield* pullRanges(orderedChanges(from, to, scope, null, opts.adapters, opts.cache), (r) => {
+    for (let s = r.start; s < r.end; ) {
+      const e = Math.min(r.end, s + (size - rows));
+      batch.push({ list: r.list, start: s, end: e });
+      rows += e - s;
+      s = e;
+      if (rows === size) {
+        tables.push(recordTable(from.checkpointUuid, to.checkpointUuid, batch));
+        batch = [];
+        rows = 0;
+      }
     }
     return true;
   });
   checkCancelled(opts.signal, 'finish');
-  if (batch.length > 0 || tables.length === 0) tables.push(recordTable(from.checkpointUuid, to.checkpointUuid, batch));
+  if (rows > 0 || tables.length === 0) tables.push(recordTable(from.checkpointUuid, to.checkpointUuid, batch));
   return new Table(RECORD_DIFF_SCHEMA, tables.flatMap((t) => t.batches));
 }
 

@@ -158,6 +158,116 @@ export function bindCellEqual(a: Data, b: Data): RowEqual {
   return withNulls((i, j) => eqRange(av, i * w, bv, j * w, w));
 }
 
+/** True when rows `i..i+n-1` of one bound chunk are byte-identical to rows `j..j+n-1` of the other. */
+export type RangeEqual = (i: number, j: number, n: number) => boolean;
+
+/** Byte ranges at least this long are compared natively (`memcmp`); shorter ones in JS (a native call costs more than it saves). */
+const NATIVE_COMPARE_BYTES = 512;
+
+function bufferOf(v: ArrayBufferView): Buffer {
+  return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+}
+
+/** `x[xs..xs+n)` equals `y[ys..ys+n)`: JS loop for short ranges, native `memcmp` for long ones. */
+function bytesEqual(x: Buffer, xs: number, y: Buffer, ys: number, n: number): boolean {
+  if (n >= NATIVE_COMPARE_BYTES) return y.compare(x, xs, xs + n, ys, ys + n) === 0;
+  for (let k = 0; k < n; k++) if (x[xs + k] !== y[ys + k]) return false;
+  return true;
+}
+
+/** `n` 32-bit words from word `xs` / `ys` equal (4-byte aligned fixed-width values). */
+function wordsEqual(x: Int32Array, xs: number, y: Int32Array, ys: number, n: number): boolean {
+  for (let k = 0; k < n; k++) if (x[xs + k] !== y[ys + k]) return false;
+  return true;
+}
+
+/** Eight validity bits starting at bit `p` (bit k of the result is row p + k; past the end reads as 0). */
+function bits8(bm: Uint8Array, p: number): number {
+  const q = p >> 3;
+  const r = p & 7;
+  const lo = bm[q] ?? 0;
+  return r === 0 ? lo : ((lo >> r) | ((bm[q + 1] ?? 0) << (8 - r))) & 0xff;
+}
+
+/** Validity of rows `i..i+n-1` equal in both bitmaps (null bitmap = all valid), or null when neither chunk has nulls. Eight rows per step. */
+function bindValidityRange(a: Data, b: Data): RangeEqual | null {
+  const am = bitmapOf(a);
+  const bm = bitmapOf(b);
+  if (am === null && bm === null) return null;
+  const ao = a.offset;
+  const bo = b.offset;
+  return (i, j, n) => {
+    let k = 0;
+    for (; k + 8 <= n; k += 8) {
+      const va = am === null ? 0xff : bits8(am, ao + i + k);
+      const vb = bm === null ? 0xff : bits8(bm, bo + j + k);
+      if (va !== vb) return false;
+    }
+    for (; k < n; k++) {
+      const va = am === null ? 1 : bitAt(am, ao + i + k);
+      const vb = bm === null ? 1 : bitAt(bm, bo + j + k);
+      if (va !== vb) return false;
+    }
+    return true;
+  };
+}
+
+/**
+ * Byte equality of a range of cells of two chunks, straight on the value
+ * buffers (no allocation, no decoding): fixed width compares validity bits
+ * and the `n × width` value bytes (as 32-bit words when aligned); variable
+ * width compares validity, value lengths (offset deltas) and value bytes.
+ *
+ * Equal bytes under the same schema imply equal canonical values; unequal
+ * bytes (e.g. garbage under a null slot, -0 and +0) only mean "not proven
+ * equal": callers then confirm with record fingerprints. Types without a
+ * known flat layout are never proven equal.
+ */
+export function bindColumnRangeEqual(a: Data, b: Data): RangeEqual {
+  const valid = bindValidityRange(a, b);
+  let values: RangeEqual;
+  if (a.typeId === Type.Utf8 || a.typeId === Type.Binary) {
+    const ao = a.valueOffsets as Int32Array;
+    const bo = b.valueOffsets as Int32Array;
+    const av = bufferOf(a.values as Uint8Array);
+    const bv = bufferOf(b.values as Uint8Array);
+    values = (i, j, n) => {
+      const as = ao[i] as number;
+      const bs = bo[j] as number;
+      for (let k = 1; k <= n; k++) if ((ao[i + k] as number) - as !== (bo[j + k] as number) - bs) return false;
+      return bytesEqual(av, as, bv, bs, (ao[i + n] as number) - as);
+    };
+  } else if (a.typeId === Type.Bool) {
+    const av = a.values as Uint8Array;
+    const bv = b.values as Uint8Array;
+    const ao0 = a.offset;
+    const bo0 = b.offset;
+    values = (i, j, n) => {
+      for (let k = 0; k < n; k++) if (bitAt(av, ao0 + i + k) !== bitAt(bv, bo0 + j + k)) return false;
+      return true;
+    };
+  } else {
+    const w = fixedWidth(a);
+    if (w === 0 || fixedWidth(b) !== w) return () => false;
+    const ab = a.values as ArrayBufferView;
+    const bb = b.values as ArrayBufferView;
+    if (w % 4 === 0 && ab.byteOffset % 4 === 0 && bb.byteOffset % 4 === 0) {
+      const q = w / 4;
+      const aw = new Int32Array(ab.buffer, ab.byteOffset, ab.byteLength >> 2);
+      const bw = new Int32Array(bb.buffer, bb.byteOffset, bb.byteLength >> 2);
+      const av = bufferOf(ab);
+      const bv = bufferOf(bb);
+      values = (i, j, n) => (n * w >= NATIVE_COMPARE_BYTES ? bytesEqual(av, i * w, bv, j * w, n * w) : wordsEqual(aw, i * q, bw, j * q, n * q));
+    } else {
+      const av = bufferOf(ab);
+      const bv = bufferOf(bb);
+      values = (i, j, n) => bytesEqual(av, i * w, bv, j * w, n * w);
+    }
+  }
+  if (valid === null) return values;
+  return (i, j, n) => valid(i, j, n) && values(i, j, n);
+}
+
 /**
  * One participant table in the physical form the merge-join reads: a single
  * batch, no dictionaries, no slicing, rows strictly ascending by identity.
@@ -212,6 +322,80 @@ export function bindRowEqual(x: RawSide, y: RawSide): RowEqual {
   };
 }
 
+/** Rows at or below which a differing range is scanned row by row rather than halved again. */
+const SCAN_ROWS = 8;
+
+/**
+ * Column-wise comparison of aligned row ranges of two prepared sides of
+ * one family, straight on the raw buffers.
+ */
+export interface AlignedRanges {
+  /**
+   * Length of the longest run `r ≤ max` from rows `a` / `b` whose identity
+   * cells are byte-identical row for row (0 when the first rows differ).
+   * Galloping native comparisons of whole ranges, then a binary search.
+   */
+  alignedRun(a: number, b: number, max: number): number;
+  /**
+   * Sets `marks[k] = 1` for each `k < n` where row `a + k` of `x` and row
+   * `b + k` of `y` are not proven byte-identical in some non-identity
+   * column. A column equal over the whole range costs one comparison; an
+   * unequal one is halved until the differing rows are found.
+   */
+  markDiffering(a: number, b: number, n: number, marks: Uint8Array): void;
+}
+
+/** Binds `AlignedRanges` over two prepared sides with the same schema. */
+export function bindAlignedRanges(x: RawSide, y: RawSide): AlignedRanges {
+  const idCols = new Set(x.identity);
+  const idEqs = x.identity.map((d, k) => bindColumnRangeEqual(d, y.identity[k] as Data));
+  const content = [...x.columns.keys()].filter((k) => !idCols.has(x.columns[k] as Data));
+  const ranges = content.map((k) => bindColumnRangeEqual(x.columns[k] as Data, y.columns[k] as Data));
+  const cells = content.map((k) => bindCellEqual(x.columns[k] as Data, y.columns[k] as Data));
+  const idEq = (a: number, b: number, n: number): boolean => {
+    for (let k = 0; k < idEqs.length; k++) if (!(idEqs[k] as RangeEqual)(a, b, n)) return false;
+    return true;
+  };
+  const locate = (eq: RangeEqual, cell: RowEqual, a: number, b: number, lo: number, hi: number, marks: Uint8Array): void => {
+    if (eq(a + lo, b + lo, hi - lo)) return;
+    if (hi - lo <= SCAN_ROWS) {
+      for (let k = lo; k < hi; k++) if (marks[k] === 0 && !cell(a + k, b + k)) marks[k] = 1;
+      return;
+    }
+    const mid = (lo + hi) >>> 1;
+    locate(eq, cell, a, b, lo, mid, marks);
+    locate(eq, cell, a, b, mid, hi, marks);
+  };
+  return {
+    alignedRun(a, b, max) {
+      if (max <= 0 || !idEq(a, b, 1)) return 0;
+      let good = 1;
+      let step = 16;
+      while (good < max) {
+        const t = Math.min(max, good + step);
+        if (idEq(a + good, b + good, t - good)) {
+          good = t;
+          step *= 2;
+          continue;
+        }
+        // Rows [0, lo) are aligned; [lo, hi) holds the first misaligned row.
+        let lo = good;
+        let hi = t;
+        while (hi - lo > 1) {
+          const mid = (lo + hi) >>> 1;
+          if (idEq(a + lo, b + lo, mid - lo)) lo = mid;
+          else hi = mid;
+        }
+        return lo;
+      }
+      return good;
+    },
+    markDiffering(a, b, n, marks) {
+      for (let c = 0; c < ranges.length; c++) locate(ranges[c] as RangeEqual, cells[c] as RowEqual, a, b, 0, n, marks);
+    },
+  };
+}
+
 /**
  * Objects (family + content digest) already found in plain, identity-sorted
  * layout by this process.
@@ -231,6 +415,30 @@ function rememberSorted(key: string): void {
   SORTED_OBJECTS.add(key);
 }
 
+/** True when the side's identities are strictly ascending (row r-1 < row r for every r). */
+function strictlyAscending(side: RawSide): boolean {
+  const only = side.identity.length === 1 ? (side.identity[0] as Data) : null;
+  if (only !== null && only.typeId === Type.FixedSizeBinary && fixedWidth(only) % 4 === 0) {
+    // Big-endian 32-bit words: byte order of the cells, four bytes per step.
+    const q = fixedWidth(only) / 4;
+    const v = only.values as Uint8Array;
+    const dv = new DataView(v.buffer, v.byteOffset, v.byteLength);
+    for (let r = 1; r < side.rows; r++) {
+      let c = 0;
+      for (let k = 0; k < q && c === 0; k++) {
+        const x = dv.getUint32(((r - 1) * q + k) * 4);
+        const y = dv.getUint32((r * q + k) * 4);
+        c = x < y ? -1 : x > y ? 1 : 0;
+      }
+      if (c >= 0) return false;
+    }
+    return true;
+  }
+  const cmp = bindIdentity(side, side);
+  for (let r = 1; r < side.rows; r++) if (cmp(r - 1, r) >= 0) return false;
+  return true;
+}
+
 /**
  * Brings a decoded participant into the merge-join form (see `RawSide`).
  *
@@ -242,9 +450,7 @@ export function prepareSide(adapter: DiffAdapter, table: Table, contentSha256?: 
   if (isPlainLayout(table)) {
     const side = sideOf(adapter, table);
     if (contentSha256 !== undefined && SORTED_OBJECTS.has(`${adapter.family.key}:${contentSha256}`)) return side;
-    const cmp = bindIdentity(side, side);
-    let sorted = true;
-    for (let r = 1; r < side.rows && sorted; r++) sorted = cmp(r - 1, r) < 0;
+    const sorted = strictlyAscending(side);
     if (sorted) {
       if (contentSha256 !== undefined) rememberSorted(`${adapter.family.key}:${contentSha256}`);
       return side;

@@ -3,9 +3,11 @@ import type { DiffAdapter } from './adapters';
 import { CANCEL_CHECK_INTERVAL, PAUSE } from './cancel';
 import type { DiffEffect } from './cancel';
 import type { RecordChangeKind } from './contract';
-import { bindIdentity, bindRowEqual, lowerBound } from './raw-rows';
+import { ChangeList, KIND_ADDED, KIND_MODIFIED, KIND_REMOVED } from './change-list';
+import { bindAlignedRanges, bindIdentity, lowerBound } from './raw-rows';
 import type { RawSide } from './raw-rows';
-import { RowFingerprinter } from './row-fingerprints';
+import { rowFingerprinter } from './row-fingerprints';
+import type { RowHasher } from './row-fingerprints';
 
 /**
  * One changed logical record: identity and fingerprints, never values.
@@ -67,9 +69,9 @@ export interface FamilyPair {
 }
 
 interface SideTools {
-  readonly record: RowFingerprinter;
-  readonly identity: RowFingerprinter;
-  readonly uuidColumn: Data | null;
+  readonly record: RowHasher;
+  readonly identity: RowHasher;
+  readonly uuidValues: Uint8Array | null;
 }
 
 function toolsOf(adapter: DiffAdapter, side: RawSide): SideTools {
@@ -79,23 +81,28 @@ function toolsOf(adapter: DiffAdapter, side: RawSide): SideTools {
   const idFields = adapter.identityFields.map((n) => fields.find((f) => f.name === n) as Field);
   const uuidAt = adapter.recordUuidField === null ? -1 : fields.findIndex((f) => f.name === adapter.recordUuidField);
   return {
-    record: new RowFingerprinter(fields, meta, side.columns, adapter.recordFingerprintDomain),
-    identity: new RowFingerprinter(idFields, meta, side.identity, adapter.identityFingerprintDomain),
-    uuidColumn: uuidAt < 0 ? null : (side.columns[uuidAt] as Data),
+    record: rowFingerprinter(fields, meta, side.columns, adapter.recordFingerprintDomain),
+    identity: rowFingerprinter(idFields, meta, side.identity, adapter.identityFingerprintDomain),
+    uuidValues: uuidAt < 0 ? null : ((side.columns[uuidAt] as Data).values as Uint8Array),
   };
 }
 
-function uuidAt(col: Data, row: number): Uint8Array {
-  return (col.values as Uint8Array).slice(row * 16, row * 16 + 16);
-}
+/** Longest run of aligned rows compared at once (both records of a pair count toward the pause budget). */
+export const MERGE_RUN_ROWS = 2048;
 
 /**
  * Record diff of one family: a merge-join over both sides in identity order.
  *
- * Rows are compared by their raw column bytes; only rows that differ are
+ * The merge walks runs of rows whose identities line up one to one
+ * (found by galloping comparisons of whole identity ranges), and compares
+ * each run column by column directly on the raw buffers (native byte
+ * comparison of values, offsets and validity; an unequal range is halved
+ * until the differing rows are found). Where identities do not line up,
+ * the smaller identity is an added or removed record. Only those rows are
  * hashed (record fingerprints over canonical logical values), and a
  * byte-different pair whose fingerprints agree (e.g. -0 and +0) is not a
- * change. Memory is O(changes yielded), never O(unchanged rows).
+ * change. Changes are written column-wise into a `ChangeList`: memory is
+ * O(changes), never O(unchanged rows), and no per-row object is made.
  */
 export class FamilyDiff {
   readonly pair: FamilyPair;
@@ -122,6 +129,12 @@ export class FamilyDiff {
     return this.#toTools;
   }
 
+  /** An empty change list for this family. */
+  newList(): ChangeList {
+    const a = this.pair.adapter;
+    return new ChangeList(a.scope, a.recordFamilyId, a.recordUuidField !== null);
+  }
+
   /** The first row of each side whose record UUID is strictly greater than `after` (binary search). */
   seekAfterUuid(after: Uint8Array): { readonly a: number; readonly b: number } {
     const probe = (side: RawSide | null): number => {
@@ -134,78 +147,98 @@ export class FamilyDiff {
   }
 
   /**
-   * Changes in storage (identity) order starting at rows `a` / `b`.
+   * Appends the changes in storage (identity) order, starting at rows
+   * `a0` / `b0`, to `out`, until both sides are exhausted or `out` holds
+   * `stopAt` rows (a page needs only its rows plus one).
    *
-   * Yields a `PAUSE` step every `CANCEL_CHECK_INTERVAL` rows read: the
-   * driver checks cancellation there (and, when async, yields to the event
-   * loop first).
+   * Yields a `PAUSE` step at least every `CANCEL_CHECK_INTERVAL` records
+   * read (both records of a compared pair count): the driver checks
+   * cancellation there (and, when async, yields to the event loop first).
+   * Returns true when both sides were read to their end (the list is then
+   * complete from `a0` / `b0` on), false when it stopped at `stopAt`.
    */
-  *changes(a0 = 0, b0 = 0): Generator<RecordChange | DiffEffect> {
+  *collect(out: ChangeList, a0 = 0, b0 = 0, stopAt = Number.POSITIVE_INFINITY): Generator<DiffEffect, boolean, unknown> {
     const { from, to } = this.pair;
     const na = from?.rows ?? 0;
     const nb = to?.rows ?? 0;
     let a = a0;
     let b = b0;
     let budget = CANCEL_CHECK_INTERVAL;
-    if (from === null || to === null) {
-      for (; a < na; a++) {
-        if (--budget === 0) {
+    if (from !== null && to !== null) {
+      const cmp = bindIdentity(from, to);
+      const ranges = bindAlignedRanges(from, to);
+      const marks = new Uint8Array(MERGE_RUN_ROWS);
+      while (a < na && b < nb && out.length < stopAt) {
+        if (budget < 2) {
           yield PAUSE;
           budget = CANCEL_CHECK_INTERVAL;
         }
-        yield this.#one('removed', a, -1) as RecordChange;
-      }
-      for (; b < nb; b++) {
-        if (--budget === 0) {
-          yield PAUSE;
-          budget = CANCEL_CHECK_INTERVAL;
+        // A run of rows whose identities line up one to one on both sides.
+        const run = ranges.alignedRun(a, b, Math.min(MERGE_RUN_ROWS, na - a, nb - b, budget >> 1));
+        if (run > 0) {
+          ranges.markDiffering(a, b, run, marks);
+          for (let k = 0; k < run && out.length < stopAt; k++) {
+            if (marks[k] === 0) continue;
+            marks[k] = 0;
+            this.#modified(out, a + k, b + k);
+          }
+          marks.fill(0, 0, run);
+          a += run;
+          b += run;
+          budget -= 2 * run;
+          continue;
         }
-        yield this.#one('added', -1, b) as RecordChange;
+        // The identities differ: the smaller one exists on its side only.
+        budget--;
+        if (cmp(a, b) < 0) this.#removed(out, a++);
+        else this.#added(out, b++);
       }
-      return;
     }
-    const cmp = bindIdentity(from, to);
-    const same = bindRowEqual(from, to);
-    while (a < na || b < nb) {
-      // A matched pair consumes two decoded records: count both, so a pause comes at least every CANCEL_CHECK_INTERVAL records.
-      if (budget <= 0) {
+    for (; a < na && out.length < stopAt; a++) {
+      if (--budget <= 0) {
         yield PAUSE;
         budget = CANCEL_CHECK_INTERVAL;
       }
-      const c = a >= na ? 1 : b >= nb ? -1 : cmp(a, b);
-      if (c < 0) {
-        budget--;
-        yield this.#one('removed', a++, -1) as RecordChange;
-      } else if (c > 0) {
-        budget--;
-        yield this.#one('added', -1, b++) as RecordChange;
-      } else {
-        budget -= 2;
-        if (!same(a, b)) {
-          const ch = this.#one('modified', a, b);
-          if (ch !== null) yield ch;
-        }
-        a++;
-        b++;
-      }
+      this.#removed(out, a);
     }
+    for (; b < nb && out.length < stopAt; b++) {
+      if (--budget <= 0) {
+        yield PAUSE;
+        budget = CANCEL_CHECK_INTERVAL;
+      }
+      this.#added(out, b);
+    }
+    return a >= na && b >= nb;
   }
 
-  #one(kind: RecordChangeKind, a: number, b: number): RecordChange | null {
-    const adapter = this.pair.adapter;
-    const fromFp = a >= 0 ? this.#from().record.of(a) : null;
-    const toFp = b >= 0 ? this.#to().record.of(b) : null;
-    if (fromFp !== null && toFp !== null && Buffer.compare(fromFp, toFp) === 0) return null;
-    const tools = a >= 0 ? this.#from() : this.#to();
-    const row = a >= 0 ? a : b;
-    return {
-      scope: adapter.scope,
-      recordFamilyId: adapter.recordFamilyId,
-      recordUuid: tools.uuidColumn === null ? null : uuidAt(tools.uuidColumn, row),
-      identityFingerprint: tools.identity.of(row),
-      changeKind: kind,
-      fromFingerprint: fromFp,
-      toFingerprint: toFp,
-    };
+  #identity(out: ChangeList, i: number, tools: SideTools, row: number): void {
+    if (tools.uuidValues !== null) out.uuid.set(tools.uuidValues.subarray(row * 16, row * 16 + 16), i * 16);
+    tools.identity.into(row, out.identity, i * 32);
+  }
+
+  #removed(out: ChangeList, a: number): void {
+    const i = out.push(KIND_REMOVED);
+    const t = this.#from();
+    t.record.into(a, out.fromFp, i * 32);
+    this.#identity(out, i, t, a);
+  }
+
+  #added(out: ChangeList, b: number): void {
+    const i = out.push(KIND_ADDED);
+    const t = this.#to();
+    t.record.into(b, out.toFp, i * 32);
+    this.#identity(out, i, t, b);
+  }
+
+  #modified(out: ChangeList, a: number, b: number): void {
+    const i = out.push(KIND_MODIFIED);
+    const f = this.#from();
+    f.record.into(a, out.fromFp, i * 32);
+    this.#to().record.into(b, out.toFp, i * 32);
+    if (Buffer.compare(out.fromFp.subarray(i * 32, i * 32 + 32), out.toFp.subarray(i * 32, i * 32 + 32)) === 0) {
+      out.pop();
+      return;
+    }
+    this.#identity(out, i, f, a);
   }
 }

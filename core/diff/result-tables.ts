@@ -4,6 +4,8 @@ import { parseUuid } from '../canonical/index';
 import { RECORD_DIFF_SCHEMA, SUMMARY_DIFF_SCHEMA } from './contract';
 import type { SummaryChangeKind } from './contract';
 import type { RecordChange } from './record-diff';
+import { changeColumns } from './change-list';
+import type { ChangeRange } from './change-list';
 
 /** One summary row before it becomes Arrow (digests as 64 hex, counts as numbers). */
 export interface SummaryRow {
@@ -39,7 +41,9 @@ function fixed(width: number, cells: readonly (Uint8Array | null)[]): Data {
 }
 
 function repeated(width: number, cell: Uint8Array, n: number): Data {
-  return fixed(width, Array.from({ length: n }, () => cell));
+  const data = new Uint8Array(n * width);
+  for (let i = 0; i < n; i++) data.set(cell, i * width);
+  return makeData({ type: new FixedSizeBinary(width), length: n, data, nullCount: 0 });
 }
 
 function utf8(cells: readonly string[]): Data {
@@ -92,8 +96,14 @@ export function summaryTable(fromUuid: string, toUuid: string, rows: readonly Su
   );
 }
 
-/** The `checkpoint_record_diff@1` table of already sorted changes. */
-export function recordTable(fromUuid: string, toUuid: string, rows: readonly RecordChange[]): Table {
+/** The `checkpoint_record_diff@1` table of already sorted runs of changes (laid end to end, one batch). */
+export function recordTable(fromUuid: string, toUuid: string, ranges: readonly ChangeRange[]): Table {
+  const { length, children } = changeColumns(ranges);
+  return tableOf(RECORD_DIFF_SCHEMA, [repeated(16, parseUuid(fromUuid), length), repeated(16, parseUuid(toUuid), length), ...children], length);
+}
+
+/** The `checkpoint_record_diff@1` table of already sorted change objects (small callers and tests). */
+export function recordTableOf(fromUuid: string, toUuid: string, rows: readonly RecordChange[]): Table {
   const n = rows.length;
   return tableOf(
     RECORD_DIFF_SCHEMA,

@@ -1,0 +1,226 @@
+import { FixedSizeBinary, RecordBatch, Struct, Table, Utf8, makeData } from 'apache-arrow';
+import type { Data, Schema } from 'apache-arrow';
+import { RECORD_CHANGE_KINDS } from './contract';
+import type { RecordChangeKind } from './contract';
+import type { RecordChange, RecordSortKey } from './record-diff';
+
+/** `change_kind` code: index into `RECORD_CHANGE_KINDS` (`added`, `modified`, `removed`), which is also their byte order. */
+export const KIND_ADDED = 0;
+/** See `KIND_ADDED`. */
+export const KIND_MODIFIED = 1;
+/** See `KIND_ADDED`. */
+export const KIND_REMOVED = 2;
+
+const KIND_BYTES = RECORD_CHANGE_KINDS.map((k) => Buffer.from(k, 'utf8'));
+
+function cmpBytes(x: Uint8Array, xs: number, y: Uint8Array, ys: number, n: number): number {
+  for (let k = 0; k < n; k++) {
+    const d = (x[xs + k] as number) - (y[ys + k] as number);
+    if (d !== 0) return d < 0 ? -1 : 1;
+  }
+  return 0;
+}
+
+function grow(buf: Uint8Array, bytes: number): Uint8Array {
+  const next = new Uint8Array(bytes);
+  next.set(buf);
+  return next;
+}
+
+/**
+ * The changed records of one family, column by column (identities, kind
+ * codes and fingerprints in flat byte arrays; never values, never one JS
+ * object per row).
+ *
+ * Row `i`'s record UUID is `uuid[16i..16i+16)` when the family has one;
+ * `from`/`to` fingerprints are present exactly when the kind says so
+ * (`added` has no from, `removed` no to). Memory is O(changes).
+ */
+export class ChangeList {
+  readonly scope: string;
+  readonly recordFamilyId: string;
+  /** True when the family projects its identity to `record_uuid`. */
+  readonly hasUuid: boolean;
+  length = 0;
+  uuid: Uint8Array;
+  identity: Uint8Array;
+  kind: Uint8Array;
+  fromFp: Uint8Array;
+  toFp: Uint8Array;
+
+  constructor(scope: string, recordFamilyId: string, hasUuid: boolean, capacity = 64) {
+    this.scope = scope;
+    this.recordFamilyId = recordFamilyId;
+    this.hasUuid = hasUuid;
+    this.uuid = new Uint8Array(hasUuid ? capacity * 16 : 0);
+    this.identity = new Uint8Array(capacity * 32);
+    this.kind = new Uint8Array(capacity);
+    this.fromFp = new Uint8Array(capacity * 32);
+    this.toFp = new Uint8Array(capacity * 32);
+  }
+
+  /** Appends a row of `kind` (its bytes still to be written by the caller) and returns its index. */
+  push(kind: number): number {
+    const i = this.length++;
+    if (i >= this.kind.length) {
+      const n = Math.max(64, this.kind.length * 2);
+      if (this.hasUuid) this.uuid = grow(this.uuid, n * 16);
+      this.identity = grow(this.identity, n * 32);
+      this.kind = grow(this.kind, n);
+      this.fromFp = grow(this.fromFp, n * 32);
+      this.toFp = grow(this.toFp, n * 32);
+    }
+    this.kind[i] = kind;
+    return i;
+  }
+
+  /** Drops the last row (a byte-different pair whose fingerprints agree is not a change). */
+  pop(): void {
+    this.length--;
+  }
+
+  /** The change at row `i` as an object (for callers that want one row, e.g. tests and tokens). */
+  at(i: number): RecordChange {
+    const k = this.kind[i] as number;
+    return {
+      scope: this.scope,
+      recordFamilyId: this.recordFamilyId,
+      recordUuid: this.hasUuid ? this.uuid.slice(i * 16, i * 16 + 16) : null,
+      identityFingerprint: this.identity.slice(i * 32, i * 32 + 32),
+      changeKind: RECORD_CHANGE_KINDS[k] as RecordChangeKind,
+      fromFingerprint: k === KIND_ADDED ? null : this.fromFp.slice(i * 32, i * 32 + 32),
+      toFingerprint: k === KIND_REMOVED ? null : this.toFp.slice(i * 32, i * 32 + 32),
+    };
+  }
+
+  /**
+   * Compares row `i` with a sort key of the same family (the part of the
+   * contract order below `(scope, record_family_id)`).
+   */
+  compareAt(i: number, key: RecordSortKey): number {
+    if (this.hasUuid || key.recordUuid !== null) {
+      if (!this.hasUuid) return -1;
+      if (key.recordUuid === null) return 1;
+      const u = cmpBytes(this.uuid, i * 16, key.recordUuid, 0, 16);
+      if (u !== 0) return u;
+    }
+    const f = cmpBytes(this.identity, i * 32, key.identityFingerprint, 0, 32);
+    if (f !== 0) return f;
+    return Buffer.compare(KIND_BYTES[this.kind[i] as number] as Buffer, Buffer.from(key.changeKind, 'utf8'));
+  }
+
+  /** Sorts rows by `(record_identity_fingerprint, change_kind)` (families ordered by fingerprint, not storage). */
+  sortByIdentity(): void {
+    const n = this.length;
+    const idx = Array.from({ length: n }, (_, i) => i);
+    const id = this.identity;
+    const kind = this.kind;
+    idx.sort((p, q) => cmpBytes(id, p * 32, id, q * 32, 32) || (kind[p] as number) - (kind[q] as number));
+    const permute = (src: Uint8Array, w: number): Uint8Array => {
+      const out = new Uint8Array(Math.max(src.length, n * w));
+      idx.forEach((from, to) => out.set(src.subarray(from * w, from * w + w), to * w));
+      return out;
+    };
+    if (this.hasUuid) this.uuid = permute(this.uuid, 16);
+    this.identity = permute(this.identity, 32);
+    this.kind = permute(this.kind, 1);
+    this.fromFp = permute(this.fromFp, 32);
+    this.toFp = permute(this.toFp, 32);
+  }
+}
+
+/** A run of rows `[start, end)` of one family's change list, in contract order. */
+export interface ChangeRange {
+  readonly list: ChangeList;
+  readonly start: number;
+  readonly end: number;
+}
+
+function validityOf(n: number, present: (i: number) => boolean): { nullCount: number; nullBitmap?: Uint8Array } {
+  const bitmap = new Uint8Array(Math.ceil(n / 8));
+  let nulls = 0;
+  for (let i = 0; i < n; i++) {
+    if (present(i)) bitmap[i >> 3] = (bitmap[i >> 3] as number) | (1 << (i & 7));
+    else nulls++;
+  }
+  return nulls === 0 ? { nullCount: 0 } : { nullCount: nulls, nullBitmap: bitmap };
+}
+
+/** Concatenates the fixed-width cells of `ranges` (null where `present` says so). */
+function fixedColumn(ranges: readonly ChangeRange[], width: number, pick: (l: ChangeList) => Uint8Array | null, present: (l: ChangeList, i: number) => boolean): Data {
+  const n = ranges.reduce((s, r) => s + (r.end - r.start), 0);
+  const data = new Uint8Array(n * width);
+  const flags: boolean[] = new Array<boolean>(n);
+  let at = 0;
+  for (const r of ranges) {
+    const src = pick(r.list);
+    if (src !== null) data.set(src.subarray(r.start * width, r.end * width), at * width);
+    for (let i = r.start; i < r.end; i++) flags[at++] = src !== null && present(r.list, i);
+  }
+  return makeData({ type: new FixedSizeBinary(width), length: n, data, ...validityOf(n, (i) => flags[i] as boolean) });
+}
+
+/** A UTF-8 column of `n` cells given by `text(i)`, built from few distinct strings. */
+export function utf8Column(n: number, text: (i: number) => Uint8Array): Data {
+  const valueOffsets = new Int32Array(n + 1);
+  let total = 0;
+  for (let i = 0; i < n; i++) {
+    total += text(i).length;
+    valueOffsets[i + 1] = total;
+  }
+  const data = new Uint8Array(total);
+  for (let i = 0; i < n; i++) data.set(text(i), valueOffsets[i] as number);
+  return makeData({ type: new Utf8(), length: n, data, valueOffsets, nullCount: 0 });
+}
+
+/** Per-row accessors of ranges laid end to end. */
+function rowsOf(ranges: readonly ChangeRange[]): { readonly list: ChangeList[]; readonly row: Int32Array } {
+  const n = ranges.reduce((s, r) => s + (r.end - r.start), 0);
+  const list = new Array<ChangeList>(n);
+  const row = new Int32Array(n);
+  let at = 0;
+  for (const r of ranges) {
+    for (let i = r.start; i < r.end; i++) {
+      list[at] = r.list;
+      row[at++] = i;
+    }
+  }
+  return { list, row };
+}
+
+/**
+ * The record columns of the contract (`scope` … `to_record_fingerprint`,
+ * without the two endpoint columns) for `ranges` laid end to end.
+ */
+export function changeColumns(ranges: readonly ChangeRange[]): { readonly length: number; readonly children: Data[] } {
+  const { list, row } = rowsOf(ranges);
+  const n = row.length;
+  const text = new Map<string, Uint8Array>();
+  const enc = (s: string): Uint8Array => {
+    let b = text.get(s);
+    if (b === undefined) {
+      b = Buffer.from(s, 'utf8');
+      text.set(s, b);
+    }
+    return b;
+  };
+  const kindOf = (i: number): number => (list[i] as ChangeList).kind[row[i] as number] as number;
+  return {
+    length: n,
+    children: [
+      utf8Column(n, (i) => enc((list[i] as ChangeList).scope)),
+      utf8Column(n, (i) => enc((list[i] as ChangeList).recordFamilyId)),
+      fixedColumn(ranges, 16, (l) => (l.hasUuid ? l.uuid : null), () => true),
+      fixedColumn(ranges, 32, (l) => l.identity, () => true),
+      utf8Column(n, (i) => KIND_BYTES[kindOf(i)] as Buffer),
+      fixedColumn(ranges, 32, (l) => l.fromFp, (l, i) => l.kind[i] !== KIND_ADDED),
+      fixedColumn(ranges, 32, (l) => l.toFp, (l, i) => l.kind[i] !== KIND_REMOVED),
+    ],
+  };
+}
+
+/** Wraps struct children into a one-batch table of `schema`. */
+export function oneBatchTable(schema: Schema, children: Data[], length: number): Table {
+  const struct = makeData({ type: new Struct(schema.fields), length, nullCount: 0, children });
+  return new Table([new RecordBatch(schema, struct)]);
+}
