@@ -1,15 +1,28 @@
 // The app shell: header with the workspace, navigation between screens,
 // and a clear error in place of a blank screen.
-import { useEffect } from 'react';
+import { Suspense, lazy, useEffect } from 'react';
 import { ErrorBox } from './components/error-box';
 import { transport } from './invoke';
-import { CheckpointScreen } from './screens/checkpoint-screen';
-import { DiffScreen } from './screens/diff-screen';
 import { HistoryScreen } from './screens/history-screen';
-import { LedgersScreen } from './screens/ledgers-screen';
 import { OpenScreen } from './screens/open-screen';
-import { RevertScreen } from './screens/revert-screen';
 import { useStudio, type Screen } from './store';
+
+// The first screens (open, history) are in the app chunk; the others (and
+// the table, virtualizer and contract-schema code only they need) load in
+// their own chunks, fetched once the first screen is up.
+const loadCheckpoint = () => import('./screens/checkpoint-screen');
+const loadDiff = () => import('./screens/diff-screen');
+const loadRevert = () => import('./screens/revert-screen');
+const loadLedgers = () => import('./screens/ledgers-screen');
+const CheckpointScreen = lazy(() => loadCheckpoint().then((m) => ({ default: m.CheckpointScreen })));
+const DiffScreen = lazy(() => loadDiff().then((m) => ({ default: m.DiffScreen })));
+const RevertScreen = lazy(() => loadRevert().then((m) => ({ default: m.RevertScreen })));
+const LedgersScreen = lazy(() => loadLedgers().then((m) => ({ default: m.LedgersScreen })));
+
+/** Fetches the other screens' chunks in the background (after the first paint). */
+function prefetchScreens(): void {
+  for (const load of [loadCheckpoint, loadDiff, loadRevert, loadLedgers]) void load().catch(() => undefined);
+}
 
 const NAV: readonly { readonly screen: Screen; readonly label: string }[] = [
   { screen: 'open', label: 'Workspaces' },
@@ -26,6 +39,11 @@ export function App() {
   useEffect(() => {
     void boot();
   }, [boot]);
+  useEffect(() => {
+    if (!booted) return undefined;
+    const t = setTimeout(prefetchScreens, 0);
+    return () => clearTimeout(t);
+  }, [booted]);
   return (
     <div className="app">
       <header className="app-head">
@@ -44,6 +62,7 @@ export function App() {
         </nav>
       )}
       <main className="app-main">
+        <Suspense fallback={<p className="muted">Loading…</p>}>
         {fatal !== null ? (
           <ErrorBox error={fatal} />
         ) : !booted ? (
@@ -61,6 +80,7 @@ export function App() {
         ) : (
           <LedgersScreen />
         )}
+        </Suspense>
       </main>
     </div>
   );

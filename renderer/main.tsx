@@ -1,9 +1,9 @@
-// Renderer entry: captures the bridge token, then mounts the app.
-import { StrictMode } from 'react';
-import { createRoot } from 'react-dom/client';
-import { App } from './app';
+// Renderer entry (a small chunk): captures the bridge token and starts the
+// launch's first engine calls at once, then loads the app chunk (React,
+// Arrow, the screens) and mounts it, so the calls and the chunk's parse overlap.
+import { startBoot } from './boot';
 import { captureToken } from './invoke';
 
 captureToken();
-const root = document.getElementById('root');
-if (root !== null) createRoot(root).render(<StrictMode><App /></StrictMode>);
+void startBoot().catch(() => undefined);
+void import('./mount').then((m) => m.mount());

@@ -4,6 +4,7 @@
 import { create } from 'zustand';
 import type { ArrowResult, JsonResults, OperationName, ProjectSummary } from '../core/api/contract';
 import { decodeArrow, type DisplayRow } from './arrow-rows';
+import { fetchHistory, startBoot } from './boot';
 import { showError, type ShownError } from './errors-text';
 import { invoke } from './invoke';
 
@@ -52,23 +53,18 @@ export interface StudioState {
   readonly lastRevertGeneration: string | null;
   boot(): Promise<void>;
   openPath(path: string): Promise<boolean>;
-  refresh(): Promise<void>;
+  /** Reloads the history and checkpoints (or takes ones already being fetched). */
+  refresh(fetched?: ReturnType<typeof fetchHistory>): Promise<void>;
   go(screen: Screen, focusName?: string | null): void;
   has(op: OperationName): boolean;
   closeWorkspace(): Promise<void>;
   markRevert(generation: string): void;
 }
 
-/** Fetches every active checkpoint (pages of 500). */
-async function listCheckpoints(project: string): Promise<CheckpointRow[]> {
+/** Decodes checkpoint pages into rows (in page order). */
+function checkpointRows(pages: readonly ArrowResult[]): CheckpointRow[] {
   const rows: CheckpointRow[] = [];
-  let after: string | null = null;
-  for (let i = 0; i < 1000; i++) {
-    const page: ArrowResult = await invoke('checkpoints.list', { project, limit: 500, after });
-    rows.push(...decodeArrow(page.bytes).rows);
-    after = page.next_page_token;
-    if (after === null) break;
-  }
+  for (const page of pages) for (const r of decodeArrow(page.bytes).rows) rows.push(r);
   return rows;
 }
 
@@ -89,11 +85,12 @@ export const useStudio = create<StudioState>((set, get) => ({
   lastRevertGeneration: null,
   async boot() {
     try {
-      const session = await invoke('app.session', {});
+      // Started by the entry chunk while this one loaded (see boot.ts).
+      const { session, history } = await startBoot();
       set({ mode: session.mode, operations: session.operations });
-      if (session.project !== null) {
+      if (session.project !== null && history !== null) {
         set({ workspace: session.project, screen: 'history' });
-        await get().refresh();
+        await get().refresh(history);
       }
       set({ booted: true });
     } catch (e) {
@@ -118,12 +115,12 @@ export const useStudio = create<StudioState>((set, get) => ({
       set({ opening: false });
     }
   },
-  async refresh() {
+  async refresh(fetched) {
     const ws = get().workspace;
     if (ws === null) return;
     try {
-      const [summary, checkpoints] = await Promise.all([invoke('project.summary', { project: ws.project }), listCheckpoints(ws.project)]);
-      set({ summary, checkpoints, openError: null });
+      const { summary, checkpointPages } = await (fetched ?? fetchHistory(ws.project));
+      set({ summary, checkpoints: checkpointRows(checkpointPages), openError: null });
     } catch (e) {
       // A workspace that cannot be summarized goes back to the open screen with its error.
       set({ openError: showError(e), screen: 'open', workspace: null, summary: null, checkpoints: [] });

@@ -10,6 +10,9 @@ import { ChainStores, chainOperations, type ChainBackend } from './chain-operati
 import type { CheckpointView } from '../views/checkpoint-view';
 import { SessionTable } from './sessions';
 
+/** Checkpoints the launch warm-up lists (the renderer's page size). */
+const FIRST_SCREEN_CHECKPOINTS = 500;
+
 /** Which surface hosts this facade (reported by `app.session`). */
 export type SurfaceMode = 'electron' | 'browser' | 'library';
 
@@ -64,6 +67,15 @@ export function createFacade(options: FacadeOptions): Facade {
     async launch(directory) {
       const env = await dispatcher.dispatch('project.open', { path: directory });
       launch = unwrapEnvelope(env) as ProjectOpened;
+      // The launched project's first screen asks for its history and checkpoints:
+      // compute them once now, while the window or browser starts, so the first
+      // open finds the generation records read and the code paths warm (results
+      // are dropped; errors surface on the screen's own calls).
+      const project = launch.project;
+      setImmediate(() => {
+        void dispatcher.dispatch('project.summary', { project });
+        void dispatcher.dispatch('checkpoints.list', { project, limit: FIRST_SCREEN_CHECKPOINTS });
+      });
       return launch;
     },
     async close() {

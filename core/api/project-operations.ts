@@ -44,8 +44,25 @@ function microsToIso(us: bigint): string {
   return `${iso.slice(0, 19)}.${frac}Z`;
 }
 
-/** The restoration record published WITH this generation (not one carried forward). */
+/**
+ * Restoration records already read, per project: a generation's manifest never
+ * changes under its (uuid, digest), so a refreshed history reads no table twice.
+ */
+const restorations = new WeakMap<Project<Table>, Map<string, RestorationSummary | null>>();
+
+/** The restoration record published WITH this generation (memoized per project). */
 function restorationOf(project: Project<Table>, generationUuid: string, manifestSha256: string): RestorationSummary | null {
+  let known = restorations.get(project);
+  if (known === undefined) restorations.set(project, (known = new Map()));
+  const key = `${generationUuid}/${manifestSha256}`;
+  if (known.has(key)) return known.get(key) ?? null;
+  const found = readRestoration(project, generationUuid, manifestSha256);
+  known.set(key, found);
+  return found;
+}
+
+/** Reads the restoration record published WITH this generation (not one carried forward). */
+function readRestoration(project: Project<Table>, generationUuid: string, manifestSha256: string): RestorationSummary | null {
   const lease = project.leaseGeneration(generationUuid, manifestSha256);
   try {
     if (lease.participant(RESTORATION_KEY) === undefined) return null;
