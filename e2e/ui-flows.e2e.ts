@@ -226,6 +226,105 @@ describe('desktop UI flows (browser mode, Debian Chromium)', () => {
     expect(await page.getByTestId('diff-progress').count()).toBe(0);
   });
 
+  it('cancelled record diff: Cancel on a loading record page stops the engine call, shows no rows, and Load again shows them all', async () => {
+    const recordDiff = tableFromIPC((await call('checkpoints.diff', { project, from: 'Graph imported', to: 'Release 1.0', scope: 'graph', detail: 'records', limit: 10_000 })).bytes);
+    const nodeRows = (recordDiff.getChild('record_family_id')!.toArray() as string[]).filter((f) => f === 'node').length;
+    expect(nodeRows).toBeGreaterThan(0);
+    await nav('Diff');
+    await page.getByLabel('From', { exact: true }).selectOption('Graph imported');
+    await page.getByLabel('To', { exact: true }).selectOption('Release 1.0');
+    await page.getByRole('button', { name: 'Compare' }).click();
+    await page.getByTestId('diff-result').waitFor();
+    // Hold the first record page until Cancel was pressed, so the race is decided, not timed.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const isRecordPage = (body: string | null) => body !== null && body.includes('"detail":"records"');
+    await page.route('**/api/checkpoints.diff', async (route) => {
+      if (isRecordPage(route.request().postData())) await held;
+      await route.continue();
+    });
+    const settled = page.waitForResponse((r) => r.url().endsWith('/api/checkpoints.diff') && isRecordPage(r.request().postData()));
+    await page.getByRole('grid', { name: 'Diff summary by participant' }).locator('.grid-data-row').filter({ hasText: 'node' }).first().click();
+    const status = page.getByTestId('record-diff-status');
+    await status.getByRole('button', { name: 'Cancel' }).waitFor();
+    expect(await status.textContent()).toContain('Loading record changes');
+    const cancelled = page.waitForResponse('**/api/operation.cancel');
+    await status.getByRole('button', { name: 'Cancel' }).click();
+    await cancelled;
+    release();
+    const res = await settled;
+    // The engine refused the page as cancelled (its operation id was cancelled before it ran).
+    expect((JSON.parse((await res.body()).toString()) as { error: { code: string } }).error.code).toBe('GF_CANCELLED');
+    await page.unroute('**/api/checkpoints.diff');
+    expect(await page.getByTestId('record-diff-notice').textContent()).toBe('Record diff cancelled. No rows are shown.');
+    expect(await page.getByRole('grid', { name: 'Record changes of node' }).count()).toBe(0);
+    expect(await page.getByTestId('count-added').textContent()).toBe('0');
+    expect(await page.getByTestId('count-modified').textContent()).toBe('0');
+    await shot('diff-cancelled');
+    expect(await axeProblems()).toEqual([]);
+    // Load again: the whole family diff, nothing missing.
+    await page.getByRole('button', { name: 'Load again' }).click();
+    const counts = async () => {
+      let n = 0;
+      for (const k of ['added', 'removed', 'modified']) n += Number(await page.getByTestId(`count-${k}`).textContent());
+      return n;
+    };
+    const grid = page.getByRole('grid', { name: 'Record changes of node' });
+    await grid.waitFor();
+    for (let i = 0; i < 100 && (await counts()) < nodeRows; i++) {
+      await grid.focus();
+      await page.keyboard.press('End');
+      await expect.poll(() => grid.getAttribute('aria-busy')).not.toBe('true');
+    }
+    expect(await counts()).toBe(nodeRows);
+    expect(await page.getByTestId('record-diff-notice').count()).toBe(0);
+  });
+
+  it('export every record change: a cancelled export writes no file; a finished one holds every change of the family', async () => {
+    const recordDiff = tableFromIPC((await call('checkpoints.diff', { project, from: 'Graph imported', to: 'Release 1.0', scope: 'graph', detail: 'records', limit: 10_000 })).bytes);
+    const nodeRows = (recordDiff.getChild('record_family_id')!.toArray() as string[]).filter((f) => f === 'node').length;
+    // The record diff of node from the previous test is open. Hold the export's first page until Cancel.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const isExportPage = (body: string | null) => body !== null && body.includes('"limit":5000');
+    await page.route('**/api/checkpoints.diff', async (route) => {
+      if (isExportPage(route.request().postData())) await held;
+      await route.continue();
+    });
+    let downloads = 0;
+    const counted = () => void downloads++;
+    page.on('download', counted);
+    const settled = page.waitForResponse((r) => r.url().endsWith('/api/checkpoints.diff') && isExportPage(r.request().postData()));
+    await page.getByTestId('export-family-csv').click();
+    const progress = page.getByTestId('export-progress');
+    await progress.waitFor();
+    expect(await progress.textContent()).toContain('Exporting record changes (csv)');
+    const cancelled = page.waitForResponse('**/api/operation.cancel');
+    await progress.getByRole('button', { name: 'Cancel' }).click();
+    await cancelled;
+    release();
+    const res = await settled;
+    expect((JSON.parse((await res.body()).toString()) as { error: { code: string } }).error.code).toBe('GF_CANCELLED');
+    await page.unroute('**/api/checkpoints.diff');
+    expect(await page.getByTestId('export-notice').textContent()).toBe('Export cancelled. No file was written.');
+    expect(await page.getByTestId('export-progress').count()).toBe(0);
+    expect(downloads).toBe(0);
+    page.off('download', counted);
+    // Uncancelled: the file has the header and one line per node change.
+    const download = page.waitForEvent('download');
+    await page.getByTestId('export-family-csv').click();
+    const file = await download;
+    expect(file.suggestedFilename()).toBe('diff-records-node.csv');
+    const target = join(base, 'records.csv');
+    await file.saveAs(target);
+    const { readFileSync } = await import('node:fs');
+    const lines = readFileSync(target, 'utf8').trim().split('\n');
+    expect(lines[0]).toContain('record_identity_fingerprint');
+    expect(lines.length).toBe(nodeRows + 1);
+    expect(lines.slice(1).every((l) => l.split(',')[3] === 'node')).toBe(true);
+    expect(await page.getByTestId('export-notice').textContent()).toBe(`Exported ${nodeRows.toLocaleString('en-US')} record changes.`);
+  });
+
   it('ledgers: workflows with integrity badges, the tampered chain at its sequence, a chain table with evidence links, store health', async () => {
     const verify = await call('chain.verify', { project });
     await nav('Ledgers');

@@ -8,6 +8,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ArrowResult } from '../core/api/contract';
 import { decodeArrow, type DisplayRow } from './arrow-rows';
 import { showError, type ShownError } from './errors-text';
+import { invoke } from './invoke';
 
 /** State of a paged result. */
 export interface Paged {
@@ -24,26 +25,39 @@ export interface Paged {
   readonly loading: boolean;
   readonly error: ShownError | null;
   readonly pages: number;
+  /** True after `cancel()` stopped a page: nothing is shown until `retry()`. */
+  readonly cancelled: boolean;
   more(): void;
+  /**
+   * Stops the page being fetched: its answer is dropped, every row shown so
+   * far is cleared (no half result), and `operation.cancel` is sent for its
+   * operation id so an engine call that takes one stops too.
+   */
+  cancel(): void;
+  /** Starts over from the first page (after a cancel or an error). */
+  retry(): void;
 }
 
-type PagedState = Omit<Paged, 'more' | 'rows'>;
+type PagedState = Omit<Paged, 'more' | 'rows' | 'cancel' | 'retry'>;
 
 /** Keeps the column list's identity across pages (column memos downstream stay valid). */
 const sameColumns = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((c, i) => c === b[i]);
 
-const IDLE: PagedState = { columns: [], count: 0, hasMore: false, loading: false, error: null, pages: 0 };
+const IDLE: PagedState = { columns: [], count: 0, hasMore: false, loading: false, error: null, pages: 0, cancelled: false };
 
 /**
- * Pages through `fetchPage(after)`; restarts whenever `key` changes (null = idle).
- * A stale response (for an older key) is dropped, never shown.
+ * Pages through `fetchPage(after, operationId)`; restarts whenever `key`
+ * changes (null = idle). Each page gets a fresh operation id (a cancellable
+ * operation passes it on). A stale response (for an older key, or one
+ * cancelled) is dropped, never shown.
  */
-export function usePaged(key: string | null, fetchPage: (after: string | null) => Promise<ArrowResult>, filter?: (r: DisplayRow) => boolean): Paged {
+export function usePaged(key: string | null, fetchPage: (after: string | null, operationId: string) => Promise<ArrowResult>, filter?: (r: DisplayRow) => boolean): Paged {
   const [state, setState] = useState<PagedState>(IDLE);
   const rows = useRef<DisplayRow[]>([]);
   const token = useRef<string | null>(null);
   const generation = useRef(0);
   const inFlight = useRef(false);
+  const operation = useRef<string | null>(null);
   const fetchRef = useRef(fetchPage);
   fetchRef.current = fetchPage;
   const filterRef = useRef(filter);
@@ -56,21 +70,25 @@ export function usePaged(key: string | null, fetchPage: (after: string | null) =
     if (reset) rows.current = [];
     setState((s) => (reset ? { ...IDLE, loading: true } : { ...s, loading: true }));
     const after = reset ? null : token.current;
-    fetchRef.current(after).then(
+    const id = crypto.randomUUID();
+    operation.current = id;
+    fetchRef.current(after, id).then(
       (page) => {
         if (gen !== generation.current) return;
         inFlight.current = false;
+        operation.current = null;
         token.current = page.next_page_token;
         const decoded = decodeArrow(page.bytes);
         const f = filterRef.current;
         const target = rows.current;
         for (const r of decoded.rows) if (f === undefined || f(r)) target.push(r);
         const count = target.length;
-        setState((s) => ({ columns: sameColumns(s.columns, decoded.columns) ? s.columns : decoded.columns, count, hasMore: page.next_page_token !== null, loading: false, error: null, pages: s.pages + 1 }));
+        setState((s) => ({ columns: sameColumns(s.columns, decoded.columns) ? s.columns : decoded.columns, count, hasMore: page.next_page_token !== null, loading: false, error: null, pages: s.pages + 1, cancelled: false }));
       },
       (e: unknown) => {
         if (gen !== generation.current) return;
         inFlight.current = false;
+        operation.current = null;
         setState((s) => ({ ...s, loading: false, hasMore: false, error: showError(e) }));
       },
     );
@@ -80,6 +98,7 @@ export function usePaged(key: string | null, fetchPage: (after: string | null) =
     if (key === null) {
       generation.current++;
       inFlight.current = false;
+      operation.current = null;
       rows.current = [];
       setState(IDLE);
       return;
@@ -88,8 +107,19 @@ export function usePaged(key: string | null, fetchPage: (after: string | null) =
   }, [key, load]);
 
   const more = useCallback(() => load(false), [load]);
+  const cancel = useCallback(() => {
+    const id = operation.current;
+    if (id === null) return;
+    generation.current++;
+    inFlight.current = false;
+    operation.current = null;
+    rows.current = [];
+    setState({ ...IDLE, cancelled: true });
+    void invoke('operation.cancel', { operation_id: id }).catch(() => undefined);
+  }, []);
+  const retry = useCallback(() => load(true), [load]);
   // Only the first `count` rows are published: a page appended after this
   // render's state (not yet committed) stays out of sight until its render.
   const all = rows.current;
-  return { ...state, rows: all.length === state.count ? all : all.slice(0, state.count), more };
+  return { ...state, rows: all.length === state.count ? all : all.slice(0, state.count), more, cancel, retry };
 }

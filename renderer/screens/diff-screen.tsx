@@ -2,7 +2,6 @@
 // a family's record diff paged as you scroll (colour-coded, filterable),
 // field-level before/after for a selected record, progress + Cancel, export.
 import { useCallback, useRef, useState } from 'react';
-import { RecordBatch, Table, tableFromIPC, tableToIPC } from 'apache-arrow';
 import { DIFF_SCOPES, type ArrowResult, type DiffScope } from '../../core/api/contract';
 import { decodeArrow, type DisplayRow } from '../arrow-rows';
 import { ErrorBox } from '../components/error-box';
@@ -11,6 +10,7 @@ import { showError, type ShownError } from '../errors-text';
 import { invoke } from '../invoke';
 import { usePaged } from '../paged';
 import { useStudio } from '../store';
+import { ExportAllRecords, concatArrow, download, toCsv } from './diff-export';
 
 const CURRENT = 'CURRENT';
 const SUMMARY_PAGE = 1000;
@@ -25,34 +25,6 @@ interface Compared {
   readonly scope: DiffScope;
   readonly rows: readonly DisplayRow[];
   readonly pages: readonly Uint8Array[];
-}
-
-/** Saves bytes as a browser download. */
-function download(name: string, type: string, body: BlobPart): void {
-  const url = URL.createObjectURL(new Blob([body], { type }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
-
-const csvCell = (v: string | null): string => (v === null ? '' : /[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
-
-/** Rows as CSV text (header first). */
-export function toCsv(columns: readonly string[], rows: readonly DisplayRow[]): string {
-  return [columns.join(','), ...rows.map((r) => columns.map((c) => csvCell(r[c] ?? null)).join(','))].join('\n') + '\n';
-}
-
-/** Concatenates IPC pages into one Arrow file (one schema, all batches). */
-function concatArrow(pages: readonly Uint8Array[]): Uint8Array {
-  const tables = pages.map((p) => tableFromIPC(p));
-  const schema = tables[0]?.schema;
-  if (schema === undefined) return new Uint8Array();
-  const batches = tables.flatMap((t) => t.batches.map((b) => new RecordBatch(schema, b.data)));
-  return tableToIPC(batches.length === 0 ? new Table(schema) : new Table(schema, batches), 'file');
 }
 
 const SUMMARY_COLUMNS: readonly GridColumn[] = [
@@ -177,12 +149,20 @@ export function DiffScreen() {
               <span data-testid="diff-unchanged">{unchanged}</span> unchanged participants
             </p>
             <div className="actions" role="group" aria-label="Export the summary">
-              <span className="muted">Export:</span>
+              <span className="muted">Export the summary:</span>
               <button type="button" onClick={() => exportSummary('arrow')}>Arrow</button>
               <button type="button" onClick={() => exportSummary('csv')} data-testid="export-csv">CSV</button>
               <button type="button" onClick={() => exportSummary('json')}>JSON</button>
             </div>
           </div>
+          {workspace !== null && (
+            <ExportAllRecords
+              key={`${compared.from}|${compared.to}|${compared.scope}`}
+              target={{ project: workspace.project, from: compared.from, to: compared.to, scope: compared.scope, family: null }}
+              label={`Export every record change (${compared.scope})`}
+              testId="export-all"
+            />
+          )}
           <VirtualGrid
             label="Diff summary by participant"
             columns={SUMMARY_COLUMNS}
@@ -243,18 +223,14 @@ function RecordDiff({ project, compared, family }: { project: string; compared: 
   const [selected, setSelected] = useState<DisplayRow | null>(null);
   const key = `${compared.from}|${compared.to}|${scope}|${familyId}`;
   const fetchPage = useCallback(
-    (after: string | null) => invoke('checkpoints.diff', { project, from: compared.from, to: compared.to, scope, detail: 'records', limit: RECORD_PAGE, after }),
+    (after: string | null, operationId: string) =>
+      invoke('checkpoints.diff', { project, from: compared.from, to: compared.to, scope, detail: 'records', limit: RECORD_PAGE, after, operation_id: operationId }),
     [project, compared.from, compared.to, scope],
   );
   const paged = usePaged(key, fetchPage, (r) => r['record_family_id'] === familyId);
   const view = useRef<KindView | null>(null);
   view.current = advanceKindView(view.current, paged.rows, paged.count, kinds);
   const { shown, counts } = view.current;
-  const exportRecords = (format: 'csv' | 'json') => {
-    const base = `diff-records-${familyId}`;
-    if (format === 'csv') download(`${base}.csv`, 'text/csv', toCsv(paged.columns, shown));
-    else download(`${base}.json`, 'application/json', JSON.stringify({ from: compared.from, to: compared.to, family: familyId, rows: shown }, null, 2));
-  };
   return (
     <div className="stack" data-testid="record-diff">
       <h3>Records of <span className="mono">{family['capability_id']}/{familyId}</span> ({family['change_kind']})</h3>
@@ -275,11 +251,30 @@ function RecordDiff({ project, compared, family }: { project: string; compared: 
             {k} <span data-testid={`count-${k}`}>{counts[k]}</span>
           </label>
         ))}
-        <span className="muted">Export loaded rows:</span>
-        <button type="button" onClick={() => exportRecords('csv')}>CSV</button>
-        <button type="button" onClick={() => exportRecords('json')}>JSON</button>
       </fieldset>
+      <ExportAllRecords
+        key={key}
+        target={{ project, from: compared.from, to: compared.to, scope, family: familyId }}
+        label={`Export every ${familyId} change`}
+        testId="export-family"
+      />
+      {/* Fixed-height status line: progress and Cancel while a page loads, never shifting the grid. */}
+      <div className="progress status-line" role="status" data-testid="record-diff-status">
+        {paged.loading ? (
+          <>
+            <progress aria-label="Record diff page in progress" />
+            <span>Loading record changes{paged.count > 0 ? ` after ${paged.count.toLocaleString('en-US')} rows` : ''}…</span>
+            <button type="button" onClick={paged.cancel} data-testid="record-diff-cancel">Cancel</button>
+          </>
+        ) : paged.cancelled ? (
+          <>
+            <span data-testid="record-diff-notice">Record diff cancelled. No rows are shown.</span>
+            <button type="button" onClick={paged.retry} data-testid="record-diff-retry">Load again</button>
+          </>
+        ) : null}
+      </div>
       {paged.error !== null && <ErrorBox error={paged.error} testId="record-diff-error" />}
+      {!paged.cancelled && (
       <div className="split-detail">
         <VirtualGrid
           label={`Record changes of ${familyId}`}
@@ -297,6 +292,7 @@ function RecordDiff({ project, compared, family }: { project: string; compared: 
         />
         {selected !== null && <RecordDetail project={project} compared={compared} family={family} row={selected} />}
       </div>
+      )}
     </div>
   );
 }
