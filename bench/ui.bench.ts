@@ -5,9 +5,11 @@
 // process and opens it as soon as it printed its URL) and warm (the same
 // server opened again); scrolling a record diff of ≥ 20,000 rows to the end
 // (keyboard End, then the mouse wheel) keeps every Long Task under 200 ms;
-// Cancel on a running diff shows "cancelled" and the engine answers
-// GF_CANCELLED within 0.5 s. Targets are printed beside the figures as
-// results and ratios (ratio ≤ 1 = within target); nothing is asserted.
+// Cancel on a long-running diff (exporting every record change of the demo's
+// first checkpoint → CURRENT, derived cache dropped; clicked once it has run
+// 2 s at `large`, with a page in the engine) leaves the UI idle with no file
+// and no later page, and the engine answers GF_CANCELLED, within 0.5 s.
+// Targets are printed beside the figures as results and ratios (ratio ≤ 1 = within target); nothing is asserted.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tableFromIPC } from 'apache-arrow';
@@ -18,7 +20,7 @@ import { unwrapEnvelope } from '../core/api/wire';
 import { ROOT, ensureBuilt, launchChromium, startServe, type BrowserHandle, type ServeHandle } from '../e2e/support/browser';
 import { defineBench } from './harness';
 import type { BenchSize } from './harness';
-import { probeScript, type ProbeConfig, type ProbeState } from './ui/page-probe';
+import { probeScript, type ProbeCall, type ProbeConfig, type ProbeState } from './ui/page-probe';
 import { DIFF_FROM, DIFF_TO, createDemo, createDiffWorkspace, type DiffWorkspace } from './ui/workspaces';
 
 /** Graph records of the demo per size. */
@@ -27,6 +29,9 @@ const DEMO_RECORDS: Readonly<Record<BenchSize, number>> = { small: 10_000, large
 const TARGET_RENDER_MS = 1000;
 const TARGET_LONG_TASK_MS = 200;
 const TARGET_CANCEL_MS = 500;
+/** The export has run this long (and has a page in the engine this long) when Cancel is clicked. */
+const CANCEL_AFTER_MS: Readonly<Record<BenchSize, number>> = { small: 0, large: 2000 };
+const CANCEL_IN_FLIGHT_MS: Readonly<Record<BenchSize, number>> = { small: 0, large: 50 };
 /** Generous bound for one UI step (a page load, a diff page) so a hang fails the spec instead of the run. */
 const STEP_TIMEOUT_MS = 120_000;
 
@@ -38,7 +43,8 @@ interface Served {
 interface State {
   readonly browser: BrowserHandle;
   /** The demo's directory and what its history must show; each run serves it from a fresh `gf serve`. */
-  readonly demo: { readonly dir: string; readonly expect: ProbeConfig };
+  readonly demo: { readonly dir: string; readonly expect: ProbeConfig & { readonly first: string } };
+  readonly size: BenchSize;
   readonly diff: Served & { readonly ws: DiffWorkspace };
   readonly demoCreateMs: number;
   readonly demoRecords: number;
@@ -46,14 +52,14 @@ interface State {
 }
 
 /** What the history of `dir` must show, from the engine itself (in-process facade). */
-async function expected(dir: string): Promise<ProbeConfig> {
+async function expected(dir: string): Promise<ProbeConfig & { readonly first: string }> {
   const facade = createFacade({ mode: 'library' });
   try {
     const call = async <T>(op: string, req: unknown): Promise<T> => unwrapEnvelope(await facade.dispatcher.dispatch(op as never, req)) as T;
     const project = (await call<JsonResults['project.open']>('project.open', { path: dir })).project;
     const summary = await call<JsonResults['project.summary']>('project.summary', { project });
-    const list = await call<ArrowResult>('checkpoints.list', { project, limit: 10_000 });
-    return { generations: summary.generations.length, checkpoints: tableFromIPC(list.bytes).numRows };
+    const list = tableFromIPC((await call<ArrowResult>('checkpoints.list', { project, limit: 10_000 })).bytes);
+    return { generations: summary.generations.length, checkpoints: list.numRows, first: String(list.getChild('name')?.get(0) ?? '') };
   } finally {
     await facade.close();
   }
@@ -101,14 +107,15 @@ async function openDemo(state: State, serve: ServeHandle): Promise<Render> {
  * A fresh `gf serve` of the demo (a new process: no warm caches, no JIT),
  * opened once as soon as it printed its URL (cold), then once more (warm).
  */
-async function historyRender(state: State): Promise<{ cold: Render; warm: Render; serveStartMs: number }> {
+async function historyRender(state: State): Promise<{ cold: Render; warm: Render; serveStartMs: number; cancel: CancelFigures }> {
   const t0 = performance.now();
   const serve = await startServe(['--project', state.demo.dir]);
   const serveStartMs = performance.now() - t0;
   try {
     const cold = await openDemo(state, serve);
     const warm = await openDemo(state, serve);
-    return { cold, warm, serveStartMs };
+    const cancel = await diffCancel(state, serve);
+    return { cold, warm, serveStartMs, cancel };
   } finally {
     await serve.stop();
   }
@@ -178,34 +185,70 @@ async function diffScroll(state: State): Promise<{ longest: number; longTasks: n
   }
 }
 
-/** Compare, Cancel the moment progress shows; time until "cancelled" is shown and the engine answered. Then an uncancelled compare for scale. */
-async function diffCancel(state: State): Promise<{ total: number; ui: number; engine: number; cancelled: number; compareMs: number }> {
-  // Drop the derived change-list cache so the diff does its work again.
-  rmSync(join(state.diff.ws.dir, 'cache', 'diff'), { recursive: true, force: true });
-  const page = await openPage(state, state.diff);
+interface CancelFigures {
+  /** Click → max(UI idle, engine answered). */
+  readonly total: number;
+  /** Click → "Export cancelled" shown and the progress gone (next frame). */
+  readonly ui: number;
+  /** Click → the in-flight page request answered. */
+  readonly engine: number;
+  /** 1 when that answer was GF_CANCELLED, no diff page was requested after the click, and no file was written. */
+  readonly cancelled: number;
+  /** How long the export had been running when Cancel was clicked. */
+  readonly runningMs: number;
+  /** The same export left to finish, for scale. */
+  readonly uncancelledMs: number;
+  readonly rows: number;
+}
+
+/**
+ * On the demo (derived diff cache dropped, so the engine does the work): the
+ * first checkpoint → CURRENT, scope all, Compare, then "Export every record
+ * change" (CSV, every page of the record diff). Cancel is clicked by the
+ * probe once the export has run `runningMs` with a page in the engine; then
+ * the same export runs to the end for scale.
+ */
+async function diffCancel(state: State, serve: ServeHandle): Promise<CancelFigures> {
+  rmSync(join(state.demo.dir, 'cache', 'diff'), { recursive: true, force: true });
+  const page = await openPage(state, { serve, expect: state.demo.expect });
+  let downloads = 0;
+  page.on('download', () => void downloads++);
   try {
     await nav(page, 'Diff');
-    await page.getByLabel('From', { exact: true }).selectOption(DIFF_FROM);
-    await page.getByLabel('To', { exact: true }).selectOption(DIFF_TO);
-    await page.evaluate(() => ((window as unknown as { __gfBench: ProbeState }).__gfBench.armCancel = true));
-    await page.getByRole('button', { name: 'Compare' }).click();
-    await page.waitForFunction(() => {
-      const p = (window as unknown as { __gfBench: ProbeState }).__gfBench;
-      const diff = p.calls.find((c) => c.op === 'checkpoints.diff');
-      return p.cancelAt !== null && p.marks['cancel_notice_frame'] !== undefined && diff !== undefined && diff.code !== null;
-    });
-    const p = await probeOf(page);
-    const at = p.cancelAt as number;
-    const diff = p.calls.find((c) => c.op === 'checkpoints.diff') as ProbeState['calls'][number];
-    const ui = (p.marks['cancel_notice_frame'] as number) - at;
-    const engine = diff.end - at;
-    // For scale: the same diff left to finish (from Compare to the summary shown).
-    rmSync(join(state.diff.ws.dir, 'cache', 'diff'), { recursive: true, force: true });
-    const t0 = performance.now();
+    await page.getByLabel('From', { exact: true }).selectOption(state.demo.expect.first);
+    await page.getByLabel('To', { exact: true }).selectOption('CURRENT');
+    await page.getByLabel('Scope', { exact: true }).selectOption('all');
     await page.getByRole('button', { name: 'Compare' }).click();
     await page.getByTestId('diff-result').waitFor();
-    const compareMs = performance.now() - t0;
-    return { total: Math.max(ui, engine), ui, engine, cancelled: diff.code === 'GF_CANCELLED' ? 1 : 0, compareMs };
+    const arm = { button: 'export-cancel', notice: 'export-notice', runningMs: CANCEL_AFTER_MS[state.size], inFlightMs: CANCEL_IN_FLIGHT_MS[state.size] };
+    await page.evaluate((a) => {
+      (window as unknown as { __gfBench: ProbeState }).__gfBench.armCancel = { ...a, since: performance.now() };
+    }, arm);
+    await page.getByTestId('export-all-csv').click();
+    const outcome = await page.waitForFunction(() => {
+      const p = (window as unknown as { __gfBench: ProbeState }).__gfBench;
+      if ((document.querySelector('[data-testid="export-notice"]')?.textContent ?? '').startsWith('Exported')) return 'finished';
+      return p.marks['cancel_notice_frame'] !== undefined && p.cancelledCall !== null && p.cancelledCall.code !== null ? 'cancelled' : false;
+    });
+    if ((await outcome.jsonValue()) === 'finished') throw new Error('ui bench: the export finished before Cancel could be clicked');
+    const p = await probeOf(page);
+    const at = p.cancelAt as number;
+    const call = p.cancelledCall as ProbeCall;
+    const ui = (p.marks['cancel_notice_frame'] as number) - at;
+    const engine = call.end - at;
+    const laterPages = p.calls.filter((c) => c.op === 'checkpoints.diff' && c.start > at).length;
+    const progressGone = (await page.getByTestId('export-progress').count()) === 0;
+    const cancelled = call.code === 'GF_CANCELLED' && laterPages === 0 && downloads === 0 && progressGone ? 1 : 0;
+    const runningMs = at - (p.armCancel?.since ?? at);
+    // For scale: the same export to its end (the file is written).
+    const t0 = performance.now();
+    const file = page.waitForEvent('download', { timeout: STEP_TIMEOUT_MS });
+    await page.getByTestId('export-all-csv').click();
+    await file;
+    await page.waitForFunction(() => (document.querySelector('[data-testid="export-notice"]')?.textContent ?? '').startsWith('Exported'));
+    const uncancelledMs = performance.now() - t0;
+    const rows = Number(((await page.getByTestId('export-notice').textContent()) ?? '').replace(/[^0-9]/g, ''));
+    return { total: Math.max(ui, engine), ui, engine, cancelled, runningMs, uncancelledMs, rows };
   } finally {
     await page.close();
   }
@@ -232,7 +275,9 @@ export const benchmarks = [
       'ui.diff_cancel_ui_ms': 'ms',
       'ui.diff_cancel_engine_ms': 'ms',
       'ui.diff_cancel_engine_cancelled': '0/1',
-      'ui.diff_uncancelled_compare_ms': 'ms',
+      'ui.diff_cancel_after_running_ms': 'ms',
+      'ui.diff_export_uncancelled_ms': 'ms',
+      'ui.diff_export_rows': 'rows',
       'ui.target_cancel_ms': 'ms',
       'ui.demo_create_ms': 'ms',
       'ui.demo_records': 'records',
@@ -258,20 +303,19 @@ export const benchmarks = [
       const browser = await launchChromium();
       const demo = { dir: demoDir, expect: await expected(demoDir) };
       const diff = { ...(await serveOf(ws.dir)), ws };
-      return { browser, demo, diff, demoCreateMs, demoRecords, run: 0 };
+      return { browser, demo, diff, demoCreateMs, demoRecords, size, run: 0 };
     },
     async run(state) {
       const n = state.run++;
-      const { cold, warm: history, serveStartMs } = await historyRender(state);
+      const { cold, warm: history, serveStartMs, cancel } = await historyRender(state);
       const scroll = await diffScroll(state);
       if (scroll.rows < state.diff.ws.changes) throw new Error(`ui bench: record diff showed ${scroll.rows} rows, expected ${state.diff.ws.changes}`);
-      const cancel = await diffCancel(state);
       console.error(
         `ui bench run ${n}: cold open (fresh gf serve, started in ${Math.round(serveStartMs)} ms): history ${Math.round(cold.history)} ms (${verdict(cold.history, TARGET_RENDER_MS)} ${TARGET_RENDER_MS}), ` +
           `checkpoints ${Math.round(cold.checkpoints)} ms; warm open: history ${Math.round(history.history)} ms (${verdict(history.history, TARGET_RENDER_MS)} ${TARGET_RENDER_MS}), ` +
           `checkpoints ${Math.round(history.checkpoints)} ms (${verdict(history.checkpoints, TARGET_RENDER_MS)} ${TARGET_RENDER_MS}), ` +
           `longest task ${Math.round(scroll.longest)} ms over ${scroll.rows} rows (${verdict(scroll.longest, TARGET_LONG_TASK_MS)} ${TARGET_LONG_TASK_MS}), ` +
-          `cancel ${Math.round(cancel.total)} ms, engine ${cancel.cancelled === 1 ? 'GF_CANCELLED' : 'finished the diff'} (${verdict(cancel.total, TARGET_CANCEL_MS)} ${TARGET_CANCEL_MS}); uncancelled compare ${Math.round(cancel.compareMs)} ms`,
+          `export cancelled after ${Math.round(cancel.runningMs)} ms: UI idle ${Math.round(cancel.ui)} ms, engine answered ${Math.round(cancel.engine)} ms ${cancel.cancelled === 1 ? '(GF_CANCELLED, no later page, no file)' : '(NOT cleanly cancelled)'} (${verdict(cancel.total, TARGET_CANCEL_MS)} ${TARGET_CANCEL_MS}); uncancelled export ${Math.round(cancel.uncancelledMs)} ms for ${cancel.rows} rows`,
       );
       return {
         'ui.history_render_ms': history.history,
@@ -289,7 +333,9 @@ export const benchmarks = [
         'ui.diff_cancel_ui_ms': cancel.ui,
         'ui.diff_cancel_engine_ms': cancel.engine,
         'ui.diff_cancel_engine_cancelled': cancel.cancelled,
-        'ui.diff_uncancelled_compare_ms': cancel.compareMs,
+        'ui.diff_cancel_after_running_ms': cancel.runningMs,
+        'ui.diff_export_uncancelled_ms': cancel.uncancelledMs,
+        'ui.diff_export_rows': cancel.rows,
         'ui.target_cancel_ms': TARGET_CANCEL_MS,
         'ui.demo_create_ms': state.demoCreateMs,
         'ui.demo_records': state.demoRecords,

@@ -3,7 +3,8 @@
 // It never touches the renderer's code: it wraps `fetch` (to time each
 // contract call and read its GF code), observes the DOM (to time when the
 // history and checkpoint labels are rendered, and when "Diff cancelled" shows),
-// records Long Tasks, and can click Cancel the moment a diff shows progress.
+// records Long Tasks, and can click a Cancel button once a diff call has been
+// in the engine for a while (checked every frame).
 
 /** What the probe is told before the page loads. */
 export interface ProbeConfig {
@@ -17,7 +18,7 @@ export interface ProbeConfig {
 export interface ProbeCall {
   readonly op: string;
   readonly start: number;
-  /** When the response headers arrived (the engine answered). */
+  /** When the response headers arrived (the engine answered); NaN while in flight. */
   end: number;
   readonly status: number;
   /** `ok`, the GF code of an error envelope, or null while the body is read. */
@@ -30,10 +31,16 @@ export interface ProbeState {
   readonly marks: Record<string, number>;
   readonly longTasks: { readonly start: number; readonly duration: number }[];
   readonly calls: ProbeCall[];
-  /** Set by the bench: click Cancel as soon as the diff progress shows it. */
-  armCancel: boolean;
+  /**
+   * Set by the bench: click the `data-testid` button `button` once a
+   * `checkpoints.diff` call has been in flight for `inFlightMs` and the
+   * operation has run `runningMs` since `since` (a `performance.now()`).
+   */
+  armCancel: { readonly button: string; readonly notice: string; readonly since: number; readonly runningMs: number; readonly inFlightMs: number } | null;
   /** When Cancel was clicked. */
   cancelAt: number | null;
+  /** The contract call in flight when Cancel was clicked. */
+  cancelledCall: ProbeCall | null;
   /** Loaded record-diff rows (sum of the three kind counters), whether a page is loading, and whether the grid says more pages exist. */
   recordDiff(): { loaded: number; loading: boolean; more: boolean };
 }
@@ -54,8 +61,9 @@ export function installProbe(cfg: ProbeConfig): void {
     marks: {},
     longTasks: [],
     calls: [],
-    armCancel: false,
+    armCancel: null,
     cancelAt: null,
+    cancelledCall: null,
     recordDiff() {
       let loaded = 0;
       for (const k of ['added', 'removed', 'modified']) loaded += Number(document.querySelector(`[data-testid="count-${k}"]`)?.textContent ?? '0');
@@ -72,10 +80,12 @@ export function installProbe(cfg: ProbeConfig): void {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const m = /\/api\/([A-Za-z0-9_.]+)/.exec(url);
     const start = performance.now();
+    const call: ProbeCall = { op: m?.[1] ?? '', start, end: Number.NaN, status: 0, code: null };
+    if (m !== null) probe.calls.push(call);
     const res = await original(input, init);
     if (m !== null) {
-      const call: ProbeCall = { op: m[1] as string, start, end: performance.now(), status: res.status, code: null };
-      probe.calls.push(call);
+      call.end = performance.now();
+      (call as { status: number }).status = res.status;
       if ((res.headers.get('content-type') ?? '').startsWith('application/json')) {
         void res
           .clone()
@@ -110,15 +120,25 @@ export function installProbe(cfg: ProbeConfig): void {
   const check = (): void => {
     if (probe.marks['history'] === undefined && text('generation-count') === String(cfg.generations) && count('generation-row') === cfg.generations) mark('history');
     if (probe.marks['checkpoints'] === undefined && text('checkpoint-count') === String(cfg.checkpoints) && count('checkpoint-label') === cfg.checkpoints) mark('checkpoints');
-    if (probe.armCancel) {
-      const button = document.querySelector<HTMLButtonElement>('[data-testid="diff-cancel"]');
-      if (button !== null) {
-        probe.armCancel = false;
-        probe.cancelAt = performance.now();
+    const armed = probe.armCancel;
+    if (probe.cancelAt !== null && armed !== null && probe.marks['cancel_notice'] === undefined && (text(armed.notice) ?? '').includes('cancelled')) mark('cancel_notice');
+  };
+  new MutationObserver(check).observe(document, { childList: true, subtree: true, characterData: true });
+
+  // Cancel trigger: checked every frame while armed, so it fires mid-call, not only on DOM changes.
+  const tick = (): void => {
+    const armed = probe.armCancel;
+    if (armed !== null && probe.cancelAt === null) {
+      const now = performance.now();
+      const inFlight = probe.calls.find((c) => c.op === 'checkpoints.diff' && Number.isNaN(c.end) && c.start >= armed.since);
+      const button = document.querySelector<HTMLButtonElement>(`[data-testid="${armed.button}"]`);
+      if (button !== null && inFlight !== undefined && now - armed.since >= armed.runningMs && now - inFlight.start >= armed.inFlightMs) {
+        probe.cancelAt = now;
+        probe.cancelledCall = inFlight;
         button.click();
       }
     }
-    if (probe.cancelAt !== null && probe.marks['cancel_notice'] === undefined && (text('diff-notice') ?? '').includes('cancelled')) mark('cancel_notice');
+    requestAnimationFrame(tick);
   };
-  new MutationObserver(check).observe(document, { childList: true, subtree: true, characterData: true });
+  requestAnimationFrame(tick);
 }
