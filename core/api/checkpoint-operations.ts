@@ -3,13 +3,13 @@
 import { Checkpoints, type MicrosClock } from '../checkpoints/checkpoints';
 import { checkpointTable, receiptTable, tombstoneTable } from '../checkpoints/arrow-results';
 import { deletedCheckpointPage } from '../checkpoints/tombstones';
-import { diffProjectCheckpoints } from '../diff/index';
+import { diffProjectCheckpoints, recordChange } from '../diff/index';
 import { RevertEngine } from '../revert/index';
 import { GfError } from '../errors';
 import { familyByKey, type CellValue } from '../participants/index';
 import type { CheckpointView } from '../views/checkpoint-view';
 import { arrowResult, arrowResultFromBytes } from './arrow-result';
-import type { ParticipantEntry } from './contract';
+import type { ParticipantEntry, RecordJson } from './contract';
 import type { Implementations } from './dispatcher';
 import type { ProjectSession } from './project-operations';
 import { manifestEntryJson } from '../project/index';
@@ -55,6 +55,14 @@ function identityCells(familyKey: string, identity: Readonly<Record<string, stri
       out[k] = BigInt(text);
     } else out[k] = v;
   }
+  return out;
+}
+
+/** A record's cells as JSON (bigint as decimal text; everything else is already JSON). */
+function recordJson(values: Readonly<Record<string, CellValue>> | null): RecordJson | null {
+  if (values === null) return null;
+  const out: Record<string, string | number | boolean | null> = {};
+  for (const [k, v] of Object.entries(values)) out[k] = typeof v === 'bigint' ? v.toString() : v;
   return out;
 }
 
@@ -121,6 +129,10 @@ export function checkpointOperations(
       return arrowResult(receiptTable(receipt), null);
     },
     'operation.cancel': async ({ operation_id }) => ({ cancelled: cancellations.cancel(operation_id) }),
+    'checkpoints.record_change': async ({ project, from, to, record_family_id, identity }) => {
+      const r = recordChange(checkpoints(project), { from, to, record_family_id, identity });
+      return { ...r, from: recordJson(r.from), to: recordJson(r.to), changed_fields: [...r.changed_fields] };
+    },
     'view.open': async ({ project, name }) => {
       const session = projects.get(project);
       const view = checkpoints(project).openCheckpoint(name);

@@ -152,6 +152,16 @@ export const OPERATIONS = {
     }).strict(),
     'arrow', false, 'Summary or record diff between two checkpoints or CURRENT, paged and cancellable.'),
   'operation.cancel': spec(z.object({ operation_id: uuidSchema }).strict(), 'json', false, 'Cancel a running diff by its operation id.'),
+  /**
+   * Both versions of one record between two checkpoints or CURRENT, and the
+   * fields that differ (the record inspector of a diff).
+   *
+   * The diff itself carries fingerprints only; this shows values, to the
+   * user who asked, for one record at a time.
+   */
+  'checkpoints.record_change': spec(
+    z.object({ project: handleSchema, from: selectorSchema, to: selectorSchema, record_family_id: identifierSchema, identity: identitySchema }).strict(),
+    'json', false, 'Both versions of one record between two checkpoints or CURRENT, and the fields that differ.'),
   'revert.preview': spec(z.object({ project: handleSchema, name: checkpointNameSchema }).strict(), 'json', false, 'What a revert to this checkpoint would restore.'),
   'checkpoints.revert': spec(
     z.object({
@@ -298,6 +308,28 @@ export interface ParticipantEntry {
   readonly content_sha256: string;
 }
 
+/** A record's values as JSON: timestamps and 64-bit integers as decimal text, binary as lowercase hex. */
+export type RecordJson = Readonly<Record<string, string | number | boolean | null>>;
+
+/** One record between two endpoints (`checkpoints.record_change`). */
+export interface RecordChangeEntry {
+  readonly from_checkpoint_uuid: string;
+  readonly to_checkpoint_uuid: string;
+  readonly scope: string;
+  readonly capability_id: string;
+  readonly record_family_id: string;
+  /** The diff's three kinds, or `unchanged` when both versions are equal. */
+  readonly change_kind: 'added' | 'removed' | 'modified' | 'unchanged';
+  /** The record at `from` (null when added). */
+  readonly from: RecordJson | null;
+  /** The record at `to` (null when removed). */
+  readonly to: RecordJson | null;
+  /** Declared fields whose values differ, in schema order. */
+  readonly changed_fields: readonly string[];
+  readonly from_record_fingerprint: string | null;
+  readonly to_record_fingerprint: string | null;
+}
+
 /** JSON result types per operation. */
 export interface JsonResults {
   readonly 'app.session': { readonly project: ProjectOpened | null; readonly mode: 'electron' | 'browser' | 'library'; readonly operations: readonly OperationName[] };
@@ -306,6 +338,7 @@ export interface JsonResults {
   readonly 'project.close': { readonly closed: boolean };
   readonly 'project.summary': ProjectSummary;
   readonly 'operation.cancel': { readonly cancelled: boolean };
+  readonly 'checkpoints.record_change': RecordChangeEntry;
   readonly 'revert.preview': {
     readonly checkpoint_uuid: string;
     readonly source_generation_uuid: string;

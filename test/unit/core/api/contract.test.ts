@@ -18,6 +18,7 @@ const VALID: Record<OperationName, Record<string, unknown>> = {
   'checkpoints.delete': { project: H, name: 'Release 1.0', idempotency_key: U },
   'checkpoints.diff': { project: H, from: 'Release 1.0', to: 'CURRENT', scope: 'all', detail: 'records', limit: 100, operation_id: U },
   'operation.cancel': { operation_id: U },
+  'checkpoints.record_change': { project: H, from: 'Release 1.0', to: 'CURRENT', record_family_id: 'node', identity: { node_uuid: U } },
   'revert.preview': { project: H, name: 'Release 1.0' },
   'checkpoints.revert': { project: H, name: 'Release 1.0', reason: 'roll back the bad import', idempotency_key: U },
   'view.open': { project: H, name: 'Release 1.0' },
