@@ -218,17 +218,54 @@ export function parseManifest(bytes: Uint8Array, rel: string): Manifest {
     return known;
   }
   const m = parseManifestUncached(bytes, rel);
-  parsedManifests.set(digest, m);
-  if (parsedManifests.size > PARSED_MANIFESTS_MAX) {
-    const oldest = parsedManifests.keys().next().value;
-    if (oldest !== undefined) parsedManifests.delete(oldest);
-  }
+  remember(digest, m);
   return m;
 }
 
 /** Manifests accepted in this process, by the SHA-256 of their exact bytes (bounded, least recently used out first). */
 const parsedManifests = new Map<string, Manifest>();
 const PARSED_MANIFESTS_MAX = 64;
+
+function remember(digest: string, m: Manifest): void {
+  parsedManifests.set(digest, m);
+  if (parsedManifests.size > PARSED_MANIFESTS_MAX) {
+    const oldest = parsedManifests.keys().next().value;
+    if (oldest !== undefined) parsedManifests.delete(oldest);
+  }
+}
+
+/**
+ * Records a manifest the writer just encoded (`digest` is over `encodeManifest(m)`).
+ *
+ * Publication builds the manifest, encodes, writes and re-reads it; the
+ * cleanup and the next publication then find it parsed. Only for bytes that
+ * are `encodeManifest(m)` exactly: that is the canonical form `parseManifest`
+ * would accept and return as `m`.
+ */
+export function rememberManifest(digest: string, m: Manifest): void {
+  if (parsedManifests.has(digest)) return;
+  // The shape `parseManifest` returns: canonical order, exactly the manifest's fields.
+  remember(digest, {
+    generationUuid: m.generationUuid,
+    parentGenerationUuid: m.parentGenerationUuid,
+    transactionUuid: m.transactionUuid,
+    capabilities: [...m.capabilities]
+      .sort((a, b) => compareCodePoints(a.capabilityId, b.capabilityId))
+      .map((c) => ({ capabilityId: c.capabilityId, capabilityVersion: c.capabilityVersion })),
+    participants: [...m.participants].sort(compareParticipants).map((p) => ({
+      capabilityId: p.capabilityId,
+      capabilityVersion: p.capabilityVersion,
+      recordFamilyId: p.recordFamilyId,
+      recordVersion: p.recordVersion,
+      relativePath: p.relativePath,
+      encoding: p.encoding,
+      byteLength: p.byteLength,
+      rowCount: p.rowCount,
+      schemaFingerprint: p.schemaFingerprint,
+      contentSha256: p.contentSha256,
+    })),
+  });
+}
 
 function parseManifestUncached(bytes: Uint8Array, rel: string): Manifest {
   const bad = (why: string): GfError => new GfError('GF_PROJECT_CORRUPT', `manifest ${why}`, { name: rel });

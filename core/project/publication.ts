@@ -17,7 +17,7 @@ import {
 } from './durable-fs';
 import type { WriteMeter } from './durable-fs';
 import { failpoint } from './failpoints';
-import { MANIFEST_MAX_BYTES, capabilitiesOf, encodeCurrent, encodeManifest, familyKeyOf, manifestDigest } from './formats';
+import { MANIFEST_MAX_BYTES, capabilitiesOf, encodeCurrent, encodeManifest, familyKeyOf, manifestDigest, rememberManifest } from './formats';
 import type { JsonValue, Manifest, ManifestParticipant } from './formats';
 import { createWritten, flushDirs, runAsync, runSync, writeNewFileSteps } from './flush';
 import type { Steps } from './flush';
@@ -297,6 +297,7 @@ function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<Pu
     const digest = manifestDigest(manifestBytes);
     const reread = readFileNoFollow(mp.abs, mp.rel, MANIFEST_MAX_BYTES);
     if (reread === undefined || manifestDigest(reread) !== digest) throw corrupt('manifest changed after write', mp.rel);
+    rememberManifest(digest, manifest);
     for (const p of participants) {
       const obj = objectPlace(root, p.contentSha256);
       const st = checkFile(obj.abs, obj.rel);

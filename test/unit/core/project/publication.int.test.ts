@@ -4,8 +4,9 @@ import path from 'node:path';
 import type { Table } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GfError } from '../../../../core/errors';
-import { FAILPOINT_NAMES, armFailpointForTesting, committedAt, createProject, openProject, registryCatalog } from '../../../../core/project/index';
+import { FAILPOINT_NAMES, armFailpointForTesting, committedAt, createProject, manifestEntryJson, openProject, registryCatalog } from '../../../../core/project/index';
 import type { Project } from '../../../../core/project/index';
+import { putConfig, putEdges, putNodes } from '../../../support/project-fixtures';
 import { LATER_HISTORY, scenarioRequest } from '../../../support/project-scenarios';
 import { observe, treeDigest } from '../../../support/project-state';
 import type { ObservedState } from '../../../support/project-state';
@@ -70,6 +71,26 @@ describe('sequential and concurrent flushing', () => {
       const got = err instanceof GfError ? { code: err.code, committed: err.committed } : { error: String(err) };
       expect({ name, ...got }).toEqual({ name, code: 'GF_IO', committed: committedAt(name) });
       expect({ name, state: await observe(dir) }).toEqual({ name, state: committedAt(name) ? after : before });
+    }
+  });
+
+  it('the manifest a reader gets in the writing process is exactly the one on disk (canonical order and fields)', async () => {
+    const dir = path.join(tmp, `order-${n++}`);
+    const p = await createProject<Table>(dir, { catalog: registryCatalog });
+    // Insertion order differs from the canonical (capability, family, path) order.
+    const r = await p.publish({ parent: null, changes: [putNodes(3, 'o'), putConfig('o'), putEdges(2, 'o')] });
+    const onDisk = JSON.parse(fs.readFileSync(path.join(dir, 'generations', r.generationUuid, 'manifest.json'), 'utf8')) as {
+      capabilities: { capability_id: string; capability_version: number }[];
+      participants: unknown[];
+    };
+    const lease = p.lease();
+    try {
+      expect(lease.manifest.participants.map((e) => manifestEntryJson(e))).toEqual(onDisk.participants);
+      expect(lease.manifest.participants.map((e) => Object.keys(e).length)).toEqual(onDisk.participants.map(() => 10));
+      expect(lease.manifest.capabilities.map((c) => ({ capability_id: c.capabilityId, capability_version: c.capabilityVersion }))).toEqual(onDisk.capabilities);
+      expect(lease.families()).toEqual(['graph/edge', 'graph/node', 'workspace/configuration']);
+    } finally {
+      lease.release();
     }
   });
 });
