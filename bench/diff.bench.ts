@@ -1,6 +1,8 @@
 // Logical checkpoint diff: time to the first record page (10k and large),
 // whole record diff and its peak memory, beside sqldiff, git and DuckDB on the
-// same two tables, in one run.
+// same two tables, in one run. Also the time to read both large participant
+// objects (the floor of a first page without a cached change list) and their
+// size (peak RSS holds both objects).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +12,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { Checkpoints, checkpointPins } from '../core/checkpoints/checkpoints';
 import { diffProjectAllRecords, diffProjectCheckpoints } from '../core/diff/index';
-import { createProject, registryCatalog } from '../core/project/index';
+import { createProject, readObjectVerifiedAsync, registryCatalog } from '../core/project/index';
 import { benchNodes, nodeCsv, nodeParticipantBytes } from './diff-data';
 import { defineBench } from './harness';
 import type { BenchSize } from './harness';
@@ -78,6 +80,27 @@ function coldCache(side: Side): void {
   rmSync(join(side.dir, 'cache', 'diff', 'changes'), { recursive: true, force: true });
 }
 
+/**
+ * Reading both "graph/node" objects the way a cold diff does (verified,
+ * chunked, pausing between chunks; the per-process verified memo applies):
+ * the floor under a first page with no derived change list.
+ */
+async function readBothObjects(side: Side): Promise<{ ms: number; bytes: number }> {
+  const views = [side.cps.openCheckpoint('from'), side.cps.openCheckpoint('to')];
+  try {
+    const entries = views.map((v) => v.participants.find((p) => p.capabilityId === 'graph' && p.recordFamilyId === 'node'));
+    const t0 = performance.now();
+    let bytes = 0;
+    for (const e of entries) {
+      if (e === undefined) throw new Error('diff bench: no graph/node participant');
+      bytes += (await readObjectVerifiedAsync(side.cps.project.root, e, () => new Promise<void>((r) => setImmediate(r)))).length;
+    }
+    return { ms: performance.now() - t0, bytes };
+  } finally {
+    for (const v of views) v.release();
+  }
+}
+
 async function firstPage(side: Side): Promise<number> {
   const { value, ms } = await timedAsync(() => diffProjectCheckpoints(side.cps, { from: 'from', to: 'to', scope: 'graph', detail: 'records', limit: 100 }));
   if (value.table.numRows !== 100 || value.nextPageToken === null) throw new Error('diff bench: first page is not a full page');
@@ -103,6 +126,8 @@ export const benchmarks = [
       'diff.first_page_cached_ms.large': 'ms',
       'diff.full_ms.large': 'ms',
       'diff.peak_rss_mb.large': 'MB',
+      'diff.objects_mb.large': 'MB',
+      'diff.objects_read_ms.large': 'ms',
       'diff.large_records': 'records',
       'peer.sqldiff_ms.large': 'ms',
       'peer.git_diff_ms.large': 'ms',
@@ -110,6 +135,7 @@ export const benchmarks = [
     },
     ratios: [
       { id: 'diff.ratio.first_page_large_vs_small', numerator: 'diff.first_page_ms.large', denominator: 'diff.first_page_ms.small' },
+      { id: 'diff.ratio.first_page_large_vs_objects_read', numerator: 'diff.first_page_ms.large', denominator: 'diff.objects_read_ms.large' },
       { id: 'diff.ratio.first_page_cached_large_vs_small', numerator: 'diff.first_page_cached_ms.large', denominator: 'diff.first_page_cached_ms.small' },
       { id: 'diff.ratio.full_vs_duckdb', numerator: 'diff.full_ms.large', denominator: 'peer.duckdb_ms.large' },
       { id: 'diff.ratio.sqldiff_vs_full', numerator: 'peer.sqldiff_ms.large', denominator: 'diff.full_ms.large' },
@@ -139,7 +165,9 @@ export const benchmarks = [
       return { small, large, sqlite, csv, parquet, duck, largeRecords: n };
     },
     async run(s) {
-      // Cold: no derived cache, both participants read, verified and merged.
+      // Cold: no derived change list; both participants are read (the process's verified-object memo and
+      // sorted-layout memo are warm after the warm-up run, so the bytes are not re-hashed) and merged
+      // only until the page is full. The RSS child below is a fresh process (nothing memoized).
       coldCache(s.small);
       const pageSmall = await firstPage(s.small);
       coldCache(s.large);
@@ -160,6 +188,8 @@ export const benchmarks = [
       if (child.status !== 0) throw new Error(`diff bench child failed: ${child.stderr}`);
       const rss = JSON.parse(child.stdout) as { rows: number; max_rss_mb: number };
       if (rss.rows !== s.large.changes) throw new Error('diff bench child: wrong change count');
+
+      const read = await readBothObjects(s.large);
 
       const sq = timed(() => spawnSync('sqldiff', ['--primarykey', s.sqlite[0], s.sqlite[1]], { encoding: 'utf8', maxBuffer: 1 << 28 }));
       let sqldiffMs = Number.NaN;
@@ -182,6 +212,8 @@ export const benchmarks = [
         'diff.first_page_cached_ms.large': cachedLarge,
         'diff.full_ms.large': full.ms,
         'diff.peak_rss_mb.large': rss.max_rss_mb,
+        'diff.objects_mb.large': read.bytes / (1024 * 1024),
+        'diff.objects_read_ms.large': read.ms,
         'diff.large_records': s.largeRecords,
         'peer.sqldiff_ms.large': sqldiffMs,
         'peer.git_diff_ms.large': git.ms,

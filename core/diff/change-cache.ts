@@ -8,7 +8,6 @@ import { ChangeList, KIND_ADDED, KIND_REMOVED, changeColumns, oneBatchTable } fr
 import { canonicalJson, sha256Hex } from '../canonical/index';
 import type { DiffAdapter } from './adapters';
 import { RECORD_CHANGE_KINDS } from './contract';
-import type { RecordChangeKind } from './contract';
 import type { EndpointParticipant } from './endpoint';
 
 /**
@@ -89,10 +88,12 @@ export function changeListFromTable(table: Table, adapter: DiffAdapter): ChangeL
   const kinds = new Uint8Array(n);
   const o = kindCol.valueOffsets as Int32Array;
   const text = kindCol.values as Uint8Array;
+  const fromValid = validBits(fromCol);
+  const toValid = validBits(toCol);
   for (let i = 0; i < n; i++) {
-    const k = RECORD_CHANGE_KINDS.indexOf(Buffer.from(text.subarray(o[i] as number, o[i + 1] as number)).toString('utf8') as RecordChangeKind);
+    const k = kindCode(text, o[i] as number, o[i + 1] as number);
     if (k < 0) return undefined;
-    if (fromCol.getValid(i) !== (k !== KIND_ADDED) || toCol.getValid(i) !== (k !== KIND_REMOVED)) return undefined;
+    if (fromValid(i) !== (k !== KIND_ADDED) || toValid(i) !== (k !== KIND_REMOVED)) return undefined;
     kinds[i] = k;
   }
   list.uuid = uuid;
@@ -105,12 +106,40 @@ export function changeListFromTable(table: Table, adapter: DiffAdapter): ChangeL
   return list;
 }
 
+/** The `change_kind` code of the UTF-8 bytes `text[s, e)`, or -1. */
+function kindCode(text: Uint8Array, s: number, e: number): number {
+  for (let k = 0; k < KIND_TEXT.length; k++) {
+    const want = KIND_TEXT[k] as Uint8Array;
+    if (want.length !== e - s) continue;
+    let same = true;
+    for (let q = 0; q < want.length && same; q++) same = text[s + q] === want[q];
+    if (same) return k;
+  }
+  return -1;
+}
+
+const KIND_TEXT = RECORD_CHANGE_KINDS.map((k) => new TextEncoder().encode(k));
+
+/** Row validity of a chunk read from its bitmap (all valid without one). */
+function validBits(d: Data): (i: number) => boolean {
+  const bm = d.nullCount > 0 ? d.nullBitmap : undefined;
+  if (bm === undefined || bm.length === 0) return () => true;
+  const o = d.offset;
+  return (i) => (((bm[(o + i) >> 3] as number) >> ((o + i) & 7)) & 1) === 1;
+}
+
+function cmpAt(x: Uint8Array, i: number, j: number, w: number): number {
+  for (let k = 0; k < w; k++) {
+    const d = (x[i * w + k] as number) - (x[j * w + k] as number);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
 function adapterSorted(list: ChangeList, adapter: DiffAdapter): boolean {
   const byUuid = adapter.recordUuidField !== null;
   for (let i = 1; i < list.length; i++) {
-    const c = byUuid
-      ? Buffer.compare(list.uuid.subarray((i - 1) * 16, i * 16), list.uuid.subarray(i * 16, i * 16 + 16))
-      : Buffer.compare(list.identity.subarray((i - 1) * 32, i * 32), list.identity.subarray(i * 32, i * 32 + 32)) || (list.kind[i - 1] as number) - (list.kind[i] as number);
+    const c = byUuid ? cmpAt(list.uuid, i - 1, i, 16) : cmpAt(list.identity, i - 1, i, 32) || (list.kind[i - 1] as number) - (list.kind[i] as number);
     if (c >= 0) return false;
   }
   return true;

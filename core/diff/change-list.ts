@@ -136,28 +136,22 @@ export interface ChangeRange {
   readonly end: number;
 }
 
-function validityOf(n: number, present: (i: number) => boolean): { nullCount: number; nullBitmap?: Uint8Array } {
-  const bitmap = new Uint8Array(Math.ceil(n / 8));
-  let nulls = 0;
-  for (let i = 0; i < n; i++) {
-    if (present(i)) bitmap[i >> 3] = (bitmap[i >> 3] as number) | (1 << (i & 7));
-    else nulls++;
-  }
-  return nulls === 0 ? { nullCount: 0 } : { nullCount: nulls, nullBitmap: bitmap };
-}
-
 /** Concatenates the fixed-width cells of `ranges` (null where `present` says so). */
 function fixedColumn(ranges: readonly ChangeRange[], width: number, pick: (l: ChangeList) => Uint8Array | null, present: (l: ChangeList, i: number) => boolean): Data {
   const n = ranges.reduce((s, r) => s + (r.end - r.start), 0);
   const data = new Uint8Array(n * width);
-  const flags: boolean[] = new Array<boolean>(n);
+  const bitmap = new Uint8Array(Math.ceil(n / 8));
+  let nulls = 0;
   let at = 0;
   for (const r of ranges) {
     const src = pick(r.list);
     if (src !== null) data.set(src.subarray(r.start * width, r.end * width), at * width);
-    for (let i = r.start; i < r.end; i++) flags[at++] = src !== null && present(r.list, i);
+    for (let i = r.start; i < r.end; i++, at++) {
+      if (src !== null && present(r.list, i)) bitmap[at >> 3] = (bitmap[at >> 3] as number) | (1 << (at & 7));
+      else nulls++;
+    }
   }
-  return makeData({ type: new FixedSizeBinary(width), length: n, data, ...validityOf(n, (i) => flags[i] as boolean) });
+  return makeData({ type: new FixedSizeBinary(width), length: n, data, nullCount: nulls, ...(nulls > 0 ? { nullBitmap: bitmap } : {}) });
 }
 
 /** A UTF-8 column of `n` cells given by `text(i)`, built from few distinct strings. */

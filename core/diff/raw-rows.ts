@@ -312,16 +312,6 @@ export function bindIdentity(x: RawSide, y: RawSide): RowCompare {
   };
 }
 
-/** True when every cell of row `i` of `x` is byte-identical to row `j` of `y`. */
-export function bindRowEqual(x: RawSide, y: RawSide): RowEqual {
-  const eqs = x.columns.map((d, k) => bindCellEqual(d, y.columns[k] as Data));
-  const n = eqs.length;
-  return (i, j) => {
-    for (let k = 0; k < n; k++) if (!(eqs[k] as RowEqual)(i, j)) return false;
-    return true;
-  };
-}
-
 /** Rows at or below which a differing range is scanned row by row rather than halved again. */
 const SCAN_ROWS = 8;
 

@@ -3,7 +3,6 @@ import type { Data, Schema } from 'apache-arrow';
 import { parseUuid } from '../canonical/index';
 import { RECORD_DIFF_SCHEMA, SUMMARY_DIFF_SCHEMA } from './contract';
 import type { SummaryChangeKind } from './contract';
-import type { RecordChange } from './record-diff';
 import { changeColumns } from './change-list';
 import type { ChangeRange } from './change-list';
 
@@ -100,24 +99,4 @@ export function summaryTable(fromUuid: string, toUuid: string, rows: readonly Su
 export function recordTable(fromUuid: string, toUuid: string, ranges: readonly ChangeRange[]): Table {
   const { length, children } = changeColumns(ranges);
   return tableOf(RECORD_DIFF_SCHEMA, [repeated(16, parseUuid(fromUuid), length), repeated(16, parseUuid(toUuid), length), ...children], length);
-}
-
-/** The `checkpoint_record_diff@1` table of already sorted change objects (small callers and tests). */
-export function recordTableOf(fromUuid: string, toUuid: string, rows: readonly RecordChange[]): Table {
-  const n = rows.length;
-  return tableOf(
-    RECORD_DIFF_SCHEMA,
-    [
-      repeated(16, parseUuid(fromUuid), n),
-      repeated(16, parseUuid(toUuid), n),
-      utf8(rows.map((r) => r.scope)),
-      utf8(rows.map((r) => r.recordFamilyId)),
-      fixed(16, rows.map((r) => r.recordUuid)),
-      fixed(32, rows.map((r) => r.identityFingerprint)),
-      utf8(rows.map((r) => r.changeKind)),
-      fixed(32, rows.map((r) => r.fromFingerprint)),
-      fixed(32, rows.map((r) => r.toFingerprint)),
-    ],
-    n,
-  );
 }
