@@ -325,6 +325,33 @@ describe('desktop UI flows (browser mode, Debian Chromium)', () => {
     expect(await page.getByTestId('export-notice').textContent()).toBe(`Exported ${nodeRows.toLocaleString('en-US')} record changes.`);
   });
 
+  it('changed fields against CURRENT: a modified record shows exactly the engine\'s changed fields with before and after values', async () => {
+    await nav('Diff');
+    await page.getByLabel('From', { exact: true }).selectOption('Graph imported');
+    await page.getByLabel('To', { exact: true }).selectOption('CURRENT');
+    await page.getByRole('button', { name: 'Compare' }).click();
+    await page.getByTestId('diff-result').waitFor();
+    await page.getByRole('grid', { name: 'Diff summary by participant' }).locator('.grid-data-row').filter({ hasText: 'node' }).first().click();
+    await page.getByRole('checkbox', { name: /added/ }).uncheck();
+    await page.getByRole('checkbox', { name: /removed/ }).uncheck();
+    const grid = page.getByRole('grid', { name: 'Record changes of node' });
+    const first = grid.locator('.grid-data-row.change-modified').first();
+    await first.waitFor();
+    const uuid = (await first.locator('[role="gridcell"]').nth(1).textContent()) ?? '';
+    expect(uuid).toMatch(/^[0-9a-f]{8}-/);
+    await first.click();
+    await page.getByTestId('load-fields').click();
+    const expected = await call('checkpoints.record_change', { project, from: 'Graph imported', to: 'CURRENT', record_family_id: 'node', identity: { node_uuid: uuid } });
+    expect(expected.change_kind).toBe('modified');
+    expect(expected.changed_fields.length).toBeGreaterThan(0);
+    const table = page.getByTestId('changed-fields');
+    await table.waitFor();
+    expect(await table.locator('caption').textContent()).toBe('Fields that changed (Graph imported → CURRENT)');
+    const shown = await table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => Array.from(r.children, (c) => c.textContent ?? '')));
+    const text = (v: unknown) => (v === null || v === undefined ? '—' : String(v));
+    expect(shown).toEqual(expected.changed_fields.map((f) => [f, text(expected.from?.[f]), text(expected.to?.[f])]));
+  });
+
   it('ledgers: workflows with integrity badges, the tampered chain at its sequence, a chain table with evidence links, store health', async () => {
     const verify = await call('chain.verify', { project });
     await nav('Ledgers');

@@ -2,7 +2,7 @@
 // a family's record diff paged as you scroll (colour-coded, filterable),
 // field-level before/after for a selected record, progress + Cancel, export.
 import { useCallback, useRef, useState } from 'react';
-import { DIFF_SCOPES, type ArrowResult, type DiffScope } from '../../core/api/contract';
+import { DIFF_SCOPES, type ArrowResult, type DiffScope, type RecordChangeEntry } from '../../core/api/contract';
 import { decodeArrow, type DisplayRow } from '../arrow-rows';
 import { ErrorBox } from '../components/error-box';
 import { VirtualGrid, type GridColumn } from '../components/virtual-grid';
@@ -297,35 +297,30 @@ function RecordDiff({ project, compared, family }: { project: string; compared: 
   );
 }
 
-/** Loads one record by its uuid identity from a checkpoint view (null when not possible). */
-async function recordAt(project: string, name: string, capability: string, familyId: string, uuid: string): Promise<DisplayRow | null> {
-  const v = await invoke('view.open', { project, name });
-  try {
-    const page = await invoke('view.record', { view: v.view, capability_id: capability, record_family_id: familyId, identity: { [`${familyId}_uuid`]: uuid } });
-    return decodeArrow(page.bytes).rows[0] ?? null;
-  } finally {
-    await invoke('view.close', { view: v.view }).catch(() => undefined);
-  }
-}
+/** A JSON record value as shown. */
+const shownValue = (v: string | number | boolean | null | undefined): string => (v === null || v === undefined ? '—' : String(v));
 
 function RecordDetail({ project, compared, family, row }: { project: string; compared: Compared; family: DisplayRow; row: DisplayRow }) {
-  const [fields, setFields] = useState<{ readonly before: DisplayRow | null; readonly after: DisplayRow | null } | null>(null);
+  const [fields, setFields] = useState<RecordChangeEntry | null>(null);
   const [note, setNote] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
   const uuid = row['record_uuid'];
-  const capability = family['capability_id'] ?? '';
   const familyId = family['record_family_id'] ?? '';
-  const canLoad = uuid !== null && uuid !== undefined && compared.from !== CURRENT && compared.to !== CURRENT;
+  // The diff row carries the record uuid (uuid-keyed families) and fingerprints; the uuid is the identity to look up.
+  const canLoad = uuid !== null && uuid !== undefined;
   const load = async () => {
     if (!canLoad) return;
     setNote(null);
+    setBusy(true);
     try {
-      const [before, after] = await Promise.all([recordAt(project, compared.from, capability, familyId, uuid), recordAt(project, compared.to, capability, familyId, uuid)]);
-      setFields({ before, after });
+      setFields(await invoke('checkpoints.record_change', { project, from: compared.from, to: compared.to, record_family_id: familyId, identity: { [`${familyId}_uuid`]: uuid } }));
     } catch (e) {
-      setNote(`${showError(e).code}: field values are not available for this family by record uuid.`);
+      setNote(`${showError(e).code}: field values are not available for this record.`);
+    } finally {
+      setBusy(false);
     }
   };
-  const changedFields = fields === null ? [] : [...new Set([...Object.keys(fields.before ?? {}), ...Object.keys(fields.after ?? {})])].filter((k) => (fields.before?.[k] ?? null) !== (fields.after?.[k] ?? null));
+  const changedFields = fields?.changed_fields ?? [];
   return (
     <aside className="record-detail" aria-label="Selected record change" data-testid="record-detail">
       <h4 className={`change-${row['change_kind'] ?? ''}`}>{row['change_kind']} record</h4>
@@ -336,18 +331,18 @@ function RecordDetail({ project, compared, family, row }: { project: string; com
         <div><dt>after fingerprint</dt><dd className="mono">{row['to_record_fingerprint'] ?? '—'}</dd></div>
       </dl>
       {canLoad ? (
-        <button type="button" onClick={() => void load()} data-testid="load-fields">Show changed fields</button>
+        <button type="button" onClick={() => void load()} disabled={busy} data-testid="load-fields">Show changed fields</button>
       ) : (
-        <p className="muted small">Field values need two checkpoint endpoints and a record uuid (the diff itself carries fingerprints only).</p>
+        <p className="muted small">This family is keyed by fields the diff does not carry (it has fingerprints only, no record uuid), so its values cannot be looked up from here.</p>
       )}
       {note !== null && <p className="muted small">{note}</p>}
       {fields !== null && (
         <table className="fields-table" data-testid="changed-fields">
-          <caption>Fields that changed</caption>
+          <caption>Fields that changed ({compared.from} → {compared.to})</caption>
           <thead><tr><th scope="col">field</th><th scope="col">before</th><th scope="col">after</th></tr></thead>
           <tbody>
             {changedFields.map((k) => (
-              <tr key={k}><th scope="row" className="mono">{k}</th><td className="mono change-removed">{fields.before?.[k] ?? '—'}</td><td className="mono change-added">{fields.after?.[k] ?? '—'}</td></tr>
+              <tr key={k}><th scope="row" className="mono">{k}</th><td className="mono change-removed">{shownValue(fields.from?.[k])}</td><td className="mono change-added">{shownValue(fields.to?.[k])}</td></tr>
             ))}
             {changedFields.length === 0 && <tr><td colSpan={3}>No field differs.</td></tr>}
           </tbody>
