@@ -136,50 +136,53 @@ export interface ChangeRange {
   readonly end: number;
 }
 
-/** Concatenates the fixed-width cells of `ranges` (null where `present` says so). */
-function fixedColumn(ranges: readonly ChangeRange[], width: number, pick: (l: ChangeList) => Uint8Array | null, present: (l: ChangeList, i: number) => boolean): Data {
-  const n = ranges.reduce((s, r) => s + (r.end - r.start), 0);
+function totalRows(ranges: readonly ChangeRange[]): number {
+  let n = 0;
+  for (const r of ranges) n += r.end - r.start;
+  return n;
+}
+
+/** Concatenates the fixed-width cells of `ranges`; a row whose kind is `nullKind` is null (-1: none is). */
+function fixedColumn(ranges: readonly ChangeRange[], width: number, pick: (l: ChangeList) => Uint8Array | null, nullKind: number): Data {
+  const n = totalRows(ranges);
   const data = new Uint8Array(n * width);
   const bitmap = new Uint8Array(Math.ceil(n / 8));
   let nulls = 0;
   let at = 0;
   for (const r of ranges) {
     const src = pick(r.list);
+    const kind = r.list.kind;
     if (src !== null) data.set(src.subarray(r.start * width, r.end * width), at * width);
     for (let i = r.start; i < r.end; i++, at++) {
-      if (src !== null && present(r.list, i)) bitmap[at >> 3] = (bitmap[at >> 3] as number) | (1 << (at & 7));
+      if (src !== null && kind[i] !== nullKind) bitmap[at >> 3] = (bitmap[at >> 3] as number) | (1 << (at & 7));
       else nulls++;
     }
   }
   return makeData({ type: new FixedSizeBinary(width), length: n, data, nullCount: nulls, ...(nulls > 0 ? { nullBitmap: bitmap } : {}) });
 }
 
-/** A UTF-8 column of `n` cells given by `text(i)`, built from few distinct strings. */
-export function utf8Column(n: number, text: (i: number) => Uint8Array): Data {
+/** A UTF-8 column of `ranges` laid end to end, a row's text chosen by `text(list, row)` among few short strings. */
+function textColumn(ranges: readonly ChangeRange[], text: (l: ChangeList, i: number) => Uint8Array): Data {
+  const n = totalRows(ranges);
   const valueOffsets = new Int32Array(n + 1);
   let total = 0;
-  for (let i = 0; i < n; i++) {
-    total += text(i).length;
-    valueOffsets[i + 1] = total;
-  }
-  const data = new Uint8Array(total);
-  for (let i = 0; i < n; i++) data.set(text(i), valueOffsets[i] as number);
-  return makeData({ type: new Utf8(), length: n, data, valueOffsets, nullCount: 0 });
-}
-
-/** Per-row accessors of ranges laid end to end. */
-function rowsOf(ranges: readonly ChangeRange[]): { readonly list: ChangeList[]; readonly row: Int32Array } {
-  const n = ranges.reduce((s, r) => s + (r.end - r.start), 0);
-  const list = new Array<ChangeList>(n);
-  const row = new Int32Array(n);
   let at = 0;
   for (const r of ranges) {
     for (let i = r.start; i < r.end; i++) {
-      list[at] = r.list;
-      row[at++] = i;
+      total += text(r.list, i).length;
+      valueOffsets[++at] = total;
     }
   }
-  return { list, row };
+  const data = new Uint8Array(total);
+  at = 0;
+  for (const r of ranges) {
+    for (let i = r.start; i < r.end; i++) {
+      const b = text(r.list, i);
+      let p = valueOffsets[at++] as number;
+      for (let k = 0; k < b.length; k++) data[p++] = b[k] as number;
+    }
+  }
+  return makeData({ type: new Utf8(), length: n, data, valueOffsets, nullCount: 0 });
 }
 
 /**
@@ -187,28 +190,21 @@ function rowsOf(ranges: readonly ChangeRange[]): { readonly list: ChangeList[]; 
  * without the two endpoint columns) for `ranges` laid end to end.
  */
 export function changeColumns(ranges: readonly ChangeRange[]): { readonly length: number; readonly children: Data[] } {
-  const { list, row } = rowsOf(ranges);
-  const n = row.length;
-  const text = new Map<string, Uint8Array>();
-  const enc = (s: string): Uint8Array => {
-    let b = text.get(s);
-    if (b === undefined) {
-      b = Buffer.from(s, 'utf8');
-      text.set(s, b);
-    }
-    return b;
-  };
-  const kindOf = (i: number): number => (list[i] as ChangeList).kind[row[i] as number] as number;
+  const text = new Map<ChangeList, { scope: Uint8Array; family: Uint8Array }>();
+  for (const r of ranges) {
+    if (!text.has(r.list)) text.set(r.list, { scope: Buffer.from(r.list.scope, 'utf8'), family: Buffer.from(r.list.recordFamilyId, 'utf8') });
+  }
+  const of = (l: ChangeList): { scope: Uint8Array; family: Uint8Array } => text.get(l) as { scope: Uint8Array; family: Uint8Array };
   return {
-    length: n,
+    length: totalRows(ranges),
     children: [
-      utf8Column(n, (i) => enc((list[i] as ChangeList).scope)),
-      utf8Column(n, (i) => enc((list[i] as ChangeList).recordFamilyId)),
-      fixedColumn(ranges, 16, (l) => (l.hasUuid ? l.uuid : null), () => true),
-      fixedColumn(ranges, 32, (l) => l.identity, () => true),
-      utf8Column(n, (i) => KIND_BYTES[kindOf(i)] as Buffer),
-      fixedColumn(ranges, 32, (l) => l.fromFp, (l, i) => l.kind[i] !== KIND_ADDED),
-      fixedColumn(ranges, 32, (l) => l.toFp, (l, i) => l.kind[i] !== KIND_REMOVED),
+      textColumn(ranges, (l) => of(l).scope),
+      textColumn(ranges, (l) => of(l).family),
+      fixedColumn(ranges, 16, (l) => (l.hasUuid ? l.uuid : null), -1),
+      fixedColumn(ranges, 32, (l) => l.identity, -1),
+      textColumn(ranges, (l, i) => KIND_BYTES[l.kind[i] as number] as Buffer),
+      fixedColumn(ranges, 32, (l) => l.fromFp, KIND_ADDED),
+      fixedColumn(ranges, 32, (l) => l.toFp, KIND_REMOVED),
     ],
   };
 }
