@@ -4,16 +4,18 @@ import { corrupt, ioError, isErrno } from './durable-fs';
 import type { WriteMeter, WriteSteps } from './durable-fs';
 
 /**
- * Protocol steps written once, flushed either sequentially or in parallel.
+ * Protocol steps written once, run either sequentially or in parallel.
  *
- * A durable step is a generator that yields batches of flushes the protocol
- * needs at that instant and that have no order among themselves (a lease
- * file and its manifest; a generation directory and `generations/`). The
- * generator resumes only after every flush of the batch succeeded, so the
- * state machine, its failpoints and its error handling are one piece of
- * code. `runSync` flushes one at a time (callers that must stay
- * synchronous); `runAsync` issues a batch's fsyncs concurrently on the
- * libuv pool, where the file system can commit them together.
+ * A durable step is a generator that yields batches of flushes (and, for
+ * cleanup, deletions) the protocol needs at that instant and that have no
+ * order among themselves (a lease file and its manifest; a generation
+ * directory and `generations/`; the files of a removed generation and its
+ * unreachable objects). The generator resumes only after every operation of
+ * the batch succeeded, so the state machine, its failpoints and its error
+ * handling are one piece of code. `runSync` runs one operation at a time
+ * (callers that must stay synchronous); `runAsync` issues a batch
+ * concurrently on the libuv pool, where the file system commits fsyncs
+ * together and frees inodes in parallel.
  */
 
 const NOFOLLOW = fs.constants.O_NOFOLLOW;
@@ -21,36 +23,62 @@ const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_DIRECTORY } = fs.constants;
 
 /** One fsync the protocol needs: an open descriptor, and the names used if it fails. */
 export interface Flush {
+  readonly kind?: 'flush';
   readonly fd: number;
   readonly rel: string;
   readonly op: 'write' | 'fsync directory';
 }
 
-/** A durable step: yields batches of unordered flushes, returns its result. */
-export type Steps<R> = Generator<readonly Flush[], R, void>;
+/** One deletion of a machine-owned file (absent is fine; never follows a link: unlink removes the entry itself). */
+export interface Unlink {
+  readonly kind: 'unlink';
+  readonly abs: string;
+  readonly rel: string;
+}
 
-function flushSync(f: Flush): void {
+/** One operation of a batch: the operations of a batch have no order among themselves. */
+export type StepOp = Flush | Unlink;
+
+/** A durable step: yields batches of unordered operations, returns its result. */
+export type Steps<R> = Generator<readonly StepOp[], R, void>;
+
+function opSync(o: StepOp): void {
+  if (o.kind === 'unlink') {
+    try {
+      fs.unlinkSync(o.abs);
+    } catch (e) {
+      if (!isErrno(e, 'ENOENT')) throw ioError(e, 'unlink', o.rel);
+    }
+    return;
+  }
   try {
-    fs.fsyncSync(f.fd);
+    fs.fsyncSync(o.fd);
   } catch (e) {
-    throw ioError(e, f.op, f.rel);
+    throw ioError(e, o.op, o.rel);
   }
 }
 
-function flushAsync(f: Flush): Promise<void> {
+function opAsync(o: StepOp): Promise<void> {
   return new Promise((resolve, reject) => {
-    fs.fsync(f.fd, (e) => (e === null ? resolve() : reject(ioError(e, f.op, f.rel))));
+    if (o.kind === 'unlink') {
+      fs.unlink(o.abs, (e) => (e === null || isErrno(e, 'ENOENT') ? resolve() : reject(ioError(e, 'unlink', o.rel))));
+      return;
+    }
+    fs.fsync(o.fd, (e) => (e === null ? resolve() : reject(ioError(e, o.op, o.rel))));
   });
 }
 
-/** Runs steps flushing one descriptor at a time (for synchronous callers). */
+/** Largest batch issued at once (a full sweep may delete many objects). */
+const MAX_PARALLEL = 64;
+
+/** Runs steps one operation at a time (for synchronous callers). */
 export function runSync<R>(steps: Steps<R>): R {
   let next = steps.next();
   while (next.done !== true) {
     let failure: unknown;
     let failed = false;
     try {
-      for (const f of next.value) flushSync(f);
+      for (const o of next.value) opSync(o);
     } catch (e) {
       failure = e;
       failed = true;
@@ -61,11 +89,11 @@ export function runSync<R>(steps: Steps<R>): R {
 }
 
 /**
- * Runs steps issuing each batch's fsyncs concurrently.
+ * Runs steps issuing each batch's operations concurrently.
  *
- * A batch of one is flushed synchronously (no thread-pool hop). Every
- * fsync of a batch is settled before the step resumes, so no descriptor is
- * closed while the pool still flushes it.
+ * A batch of one runs synchronously (no thread-pool hop). Every operation
+ * of a batch is settled before the step resumes, so no descriptor is closed
+ * while the pool still flushes it.
  */
 export async function runAsync<R>(steps: Steps<R>): Promise<R> {
   let next = steps.next();
@@ -74,9 +102,9 @@ export async function runAsync<R>(steps: Steps<R>): Promise<R> {
     let failed = false;
     const batch = next.value;
     try {
-      if (batch.length === 1) flushSync(batch[0] as Flush);
-      else if (batch.length > 1) {
-        const settled = await Promise.allSettled(batch.map(flushAsync));
+      if (batch.length === 1) opSync(batch[0] as StepOp);
+      for (let i = 0; batch.length > 1 && i < batch.length; i += MAX_PARALLEL) {
+        const settled = await Promise.allSettled(batch.slice(i, i + MAX_PARALLEL).map(opAsync));
         const bad = settled.find((s) => s.status === 'rejected');
         if (bad !== undefined) throw bad.reason;
       }

@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isCanonicalUuid } from '../canonical/index';
 import { GfError, hasCode } from '../errors';
-import { checkDir, fsyncDir, ioError, isErrno, listDir, removeTree, renameEntry, unlinkIfPresent } from './durable-fs';
+import { checkDir, fsyncDir, ioError, isErrno, listDir, removeTree, renameEntry } from './durable-fs';
 import { failpoint } from './failpoints';
 import { flushDirs, runAsync, runSync } from './flush';
-import type { Steps } from './flush';
+import type { Steps, Unlink } from './flush';
 import type { Journal, Manifest } from './formats';
 import { listJournals, readJournal } from './journal';
 import { LAYOUT, generationDir, isObjectName, journalPlace, leasePlace, objectPlace, place } from './layout';
@@ -172,9 +172,13 @@ function* cleanupSteps(root: string, opts: CleanupOptions): Steps<CleanupReport>
   };
   const keep = new Set<string>([cur.generationUuid, ...ancestors(manifestOf(cur.generationUuid), n, manifestOf), ...pinned]);
 
-  // Journals: read once; any sign of an interrupted or aborted publication means orphans may exist.
+  // Journals: read once. Orphans may exist after an aborted or interrupted publication (a journal that is
+  // unreadable or not PUBLISHED) or an interrupted cleanup (a finished journal whose generation is gone:
+  // a complete pass deletes those journals only after its object deletions are durable).
   const journals: JournalEntry[] = listJournals(root).transactions.map((txn) => ({ txn, journal: readJournal(root, txn) }));
-  let sweepAll = (opts.scope ?? 'full') === 'full' || journals.some((j) => j.journal === undefined || j.journal.state !== 'PUBLISHED');
+  let sweepAll =
+    (opts.scope ?? 'full') === 'full' ||
+    journals.some((j) => j.journal === undefined || j.journal.state !== 'PUBLISHED' || !generationExists(root, j.journal.generationUuid));
 
   const unknown: string[] = [...trashLeft.unknown];
   const gens = place(root, LAYOUT.generations);
@@ -240,16 +244,37 @@ function* cleanupSteps(root: string, opts: CleanupOptions): Steps<CleanupReport>
     doomed.clear();
     if (moved.length > 0) failpoint('project.after_gc_move');
 
-    for (const uuid of moved) removeTree(place(root, `${trash.rel}/${uuid}`).abs, `${trash.rel}/${uuid}`);
+    // Delete: the trashed generations' files and the unreachable objects have no order among themselves.
+    const deletions: Unlink[] = [];
+    const emptied: Place[] = [];
+    for (const uuid of moved) {
+      const dir = place(root, `${trash.rel}/${uuid}`);
+      const files = plainFiles(dir);
+      if (files === undefined) removeTree(dir.abs, dir.rel);
+      else {
+        deletions.push(...files);
+        emptied.push(dir);
+      }
+    }
     const touched: Place[] = [];
     let removedObjects = 0;
     if (!objectsSkipped) {
       const swept = sweepAll ? sweepObjects(root, referenced, unknown) : removeCandidates(root, candidates, referenced, unknown);
-      removedObjects = swept.removed;
+      removedObjects = swept.removed.length;
+      deletions.push(...swept.removed);
       touched.push(...swept.fanouts);
     }
-    const removedJournals = pruneJournals(root, journals);
-    yield* flushDirs([...(moved.length > 0 ? [trash] : []), ...touched, ...(removedJournals > 0 ? [place(root, LAYOUT.transactions)] : [])]);
+    if (deletions.length > 0) yield deletions;
+    for (const dir of emptied) removeEmptyDir(dir);
+    yield* flushDirs([...(moved.length > 0 ? [trash] : []), ...touched]);
+    // Only now the journals: until they are gone, the next pass sweeps every object (see `sweepAll`).
+    // While objects cannot be deleted at all, they stay as that evidence.
+    const journalDeletions = objectsSkipped ? [] : pruneJournals(root, journals);
+    if (journalDeletions.length > 0) {
+      yield journalDeletions;
+      yield* flushDirs([place(root, LAYOUT.transactions)]);
+    }
+    const removedJournals = journalDeletions.length;
     if (moved.length > 0 || removedObjects > 0) failpoint('project.after_gc_delete');
     return {
       skipped: false,
@@ -267,17 +292,36 @@ function* cleanupSteps(root: string, opts: CleanupOptions): Steps<CleanupReport>
   }
 }
 
-/** Objects removed and the fan-out directories whose entries changed (flushed by the caller). */
+/** Objects to delete and the fan-out directories whose entries change (both run by the caller). */
 interface Swept {
-  readonly removed: number;
+  readonly removed: Unlink[];
   readonly fanouts: Place[];
+}
+
+/** The regular files directly inside a trashed generation, or undefined when it holds anything else (then `removeTree`). */
+function plainFiles(dir: Place): Unlink[] | undefined {
+  const out: Unlink[] = [];
+  for (const ent of listDir(dir.abs, dir.rel)) {
+    if (!ent.isFile()) return undefined;
+    const rel = `${dir.rel}/${ent.name}`;
+    out.push({ kind: 'unlink', abs: place(dir.abs, ent.name).abs, rel });
+  }
+  return out;
+}
+
+function removeEmptyDir(dir: Place): void {
+  try {
+    fs.rmdirSync(dir.abs);
+  } catch (e) {
+    if (!isErrno(e, 'ENOENT')) throw ioError(e, 'rmdir', dir.rel);
+  }
 }
 
 /** Full sweep: every object file in every fan-out directory that no kept manifest names. */
 function sweepObjects(root: string, referenced: ReadonlySet<string>, unknown: string[]): Swept {
   const objs = place(root, LAYOUT.objectsSha256);
   const fanouts: Place[] = [];
-  let removed = 0;
+  const removed: Unlink[] = [];
   for (const fan of listDir(objs.abs, objs.rel)) {
     const fanRel = `${objs.rel}/${fan.name}`;
     if (!fan.isDirectory() || !/^[0-9a-f]{2}$/.test(fan.name)) {
@@ -293,11 +337,10 @@ function sweepObjects(root: string, referenced: ReadonlySet<string>, unknown: st
         continue;
       }
       if (referenced.has(fan.name + o.name)) continue;
-      unlinkIfPresent(place(root, rel).abs, rel);
+      removed.push({ kind: 'unlink', abs: place(root, rel).abs, rel });
       removedHere++;
     }
     if (removedHere > 0) fanouts.push(fanPlace);
-    removed += removedHere;
   }
   return { removed, fanouts };
 }
@@ -320,7 +363,7 @@ function lstatOrUndefined(abs: string, rel: string): fs.Stats | undefined {
 function removeCandidates(root: string, candidates: ReadonlySet<string>, referenced: ReadonlySet<string>, unknown: string[]): Swept {
   const fanouts = new Map<string, Place>();
   const badFanouts = new Set<string>();
-  let removed = 0;
+  const removed: Unlink[] = [];
   for (const sha of [...candidates].sort()) {
     if (referenced.has(sha)) continue;
     const obj = objectPlace(root, sha);
@@ -342,9 +385,8 @@ function removeCandidates(root: string, candidates: ReadonlySet<string>, referen
       unknown.push(obj.rel);
       continue;
     }
-    unlinkIfPresent(obj.abs, obj.rel);
+    removed.push({ kind: 'unlink', abs: obj.abs, rel: obj.rel });
     if (!fanouts.has(fanRel)) fanouts.set(fanRel, place(root, fanRel));
-    removed++;
   }
   return { removed, fanouts: [...fanouts.values()] };
 }
@@ -360,21 +402,20 @@ function isPlainTree(abs: string): boolean {
 }
 
 /**
- * Deletes finished journals whose generation directory is gone (unflushed; the caller flushes `transactions/`).
+ * Finished journals whose generation directory is gone, to delete (the caller deletes and flushes `transactions/`).
  *
  * Keeps the journal set bounded by retained generations, so recovery (which
  * reads every journal) stays O(retained), not O(history).
  */
-function pruneJournals(root: string, journals: readonly JournalEntry[]): number {
-  let removed = 0;
+function pruneJournals(root: string, journals: readonly JournalEntry[]): Unlink[] {
+  const out: Unlink[] = [];
   for (const { txn, journal: j } of journals) {
     if (j === undefined || (j.state !== 'PUBLISHED' && j.state !== 'ABORTED')) continue;
     if (generationExists(root, j.generationUuid)) continue;
     const p = journalPlace(root, txn);
-    unlinkIfPresent(p.abs, p.rel);
-    removed++;
+    out.push({ kind: 'unlink', abs: p.abs, rel: p.rel });
   }
-  return removed;
+  return out;
 }
 
 /** Generation directories present on disk with their manifest's parent (history for the UI). */
