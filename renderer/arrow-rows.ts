@@ -1,6 +1,6 @@
 // Arrow IPC pages → plain display rows. The renderer never holds more than
 // the pages it has fetched; each page is decoded once into strings.
-import { DataType, tableFromIPC, type Table } from 'apache-arrow';
+import { DataType, tableFromIPC, type FixedSizeBinary, type Table, type Utf8, type Vector } from 'apache-arrow';
 
 /** One decoded row: column name → display text (null stays null). */
 export type DisplayRow = Readonly<Record<string, string | null>>;
@@ -12,12 +12,20 @@ export interface DecodedPage {
   readonly schemaName: string | null;
 }
 
-const hex = (b: Uint8Array): string => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+/** Two lowercase hex digits per byte value (a table: hex text is most of a diff page's decoding). */
+const HEX_BYTE: readonly string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+function hexRange(b: Uint8Array, from: number, to: number): string {
+  let s = '';
+  for (let i = from; i < to; i++) s += HEX_BYTE[b[i]!];
+  return s;
+}
+
+const hex = (b: Uint8Array): string => hexRange(b, 0, b.length);
 
 /** Lowercase canonical UUID text of 16 bytes. */
 export function uuidText(b: Uint8Array): string {
-  const h = hex(b);
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  return `${hexRange(b, 0, 4)}-${hexRange(b, 4, 6)}-${hexRange(b, 6, 8)}-${hexRange(b, 8, 10)}-${hexRange(b, 10, 16)}`;
 }
 
 function cellText(type: DataType, v: unknown): string | null {
@@ -38,6 +46,72 @@ function cellText(type: DataType, v: unknown): string | null {
   return String(v);
 }
 
+/** ASCII codes of the two hex digits of each byte value. */
+const HEX_CODES: Uint8Array = (() => {
+  const t = new Uint8Array(512);
+  for (let i = 0; i < 256; i++) {
+    const h = HEX_BYTE[i]!;
+    t[2 * i] = h.charCodeAt(0);
+    t[2 * i + 1] = h.charCodeAt(1);
+  }
+  return t;
+})();
+const DASH = 0x2d;
+const ascii = new TextDecoder('latin1');
+
+/**
+ * A fixed-size binary column as display text (UUID form for 16 bytes, hex
+ * otherwise), written chunk by chunk into one ASCII buffer, decoded once and
+ * cut per cell: digests and UUIDs are most of a diff page, and per-cell string
+ * building dominated its decoding.
+ */
+function fixedBinaryTexts(vec: Vector<FixedSizeBinary>, width: number, n: number): (string | null)[] {
+  const out: (string | null)[] = new Array<string | null>(n);
+  const uuid = width === 16;
+  const stride = uuid ? 36 : 2 * width;
+  let row = 0;
+  for (const d of vec.data) {
+    // `values` starts at this chunk's first element (as apache-arrow's own `get` reads it).
+    const bytes = d.values;
+    const buf = new Uint8Array(d.length * stride);
+    for (let i = 0; i < d.length; i++) {
+      let o = i * stride;
+      const b = i * width;
+      for (let k = 0; k < width; k++) {
+        if (uuid && (k === 4 || k === 6 || k === 8 || k === 10)) buf[o++] = DASH;
+        const v = 2 * bytes[b + k]!;
+        buf[o++] = HEX_CODES[v]!;
+        buf[o++] = HEX_CODES[v + 1]!;
+      }
+    }
+    const text = ascii.decode(buf);
+    for (let i = 0; i < d.length; i++) out[row + i] = d.nullCount > 0 && !d.getValid(i) ? null : text.slice(i * stride, (i + 1) * stride);
+    row += d.length;
+  }
+  return out;
+}
+
+/**
+ * A UTF-8 column decoded once per chunk and cut per cell, when every chunk is
+ * ASCII (one character per byte, so byte offsets are character offsets);
+ * null otherwise (the caller decodes cell by cell).
+ */
+function utf8Texts(vec: Vector<Utf8>, n: number): (string | null)[] | null {
+  const out: (string | null)[] = new Array<string | null>(n);
+  let row = 0;
+  for (const d of vec.data) {
+    const offsets = d.valueOffsets;
+    const start = Number(offsets[0]);
+    const end = Number(offsets[d.length]);
+    const text = utf8.decode(d.values.subarray(start, end));
+    if (text.length !== end - start) return null;
+    for (let i = 0; i < d.length; i++) out[row + i] = d.nullCount > 0 && !d.getValid(i) ? null : text.slice(Number(offsets[i]) - start, Number(offsets[i + 1]) - start);
+    row += d.length;
+  }
+  return out;
+}
+const utf8 = new TextDecoder('utf-8');
+
 /** Decodes a table into display rows (column-wise, no row proxies). */
 export function tableRows(table: Table): DecodedPage {
   const fields = table.schema.fields;
@@ -47,6 +121,18 @@ export function tableRows(table: Table): DecodedPage {
   fields.forEach((f, i) => {
     const vec = table.getChildAt(i);
     if (vec === null) return;
+    if (DataType.isFixedSizeBinary(f.type)) {
+      const texts = fixedBinaryTexts(vec as Vector<FixedSizeBinary>, f.type.byteWidth, n);
+      for (let r = 0; r < n; r++) out[r]![f.name] = texts[r]!;
+      return;
+    }
+    if (DataType.isUtf8(f.type)) {
+      const texts = utf8Texts(vec as Vector<Utf8>, n);
+      if (texts !== null) {
+        for (let r = 0; r < n; r++) out[r]![f.name] = texts[r]!;
+        return;
+      }
+    }
     for (let r = 0; r < n; r++) out[r]![f.name] = cellText(f.type, vec.get(r));
   });
   return { columns, rows: out, schemaName: table.schema.metadata.get('graphforge.contract.result_schema') ?? null };
