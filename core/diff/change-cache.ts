@@ -27,12 +27,18 @@ export interface ChangeCache {
 /** Format version of cached change lists (part of every key). */
 export const CHANGE_CACHE_FORMAT = 'graphforge-diff-changes/1';
 
-/** The cache key of a family's changes between two participants (either may be absent). */
-export function changeCacheKey(adapter: DiffAdapter, from: EndpointParticipant | undefined, to: EndpointParticipant | undefined): string {
+/** Format of a cached change-list prefix: the first changes of a family, in contract order, as one streamed page found them. */
+export const CHANGE_PREFIX_CACHE_FORMAT = 'graphforge-diff-changes-prefix/1';
+
+/**
+ * The cache key of a family's changes between two participants (either may
+ * be absent): the whole list, or (`prefix`) a list of its first changes.
+ */
+export function changeCacheKey(adapter: DiffAdapter, from: EndpointParticipant | undefined, to: EndpointParticipant | undefined, prefix = false): string {
   return sha256Hex(
     new TextEncoder().encode(
       canonicalJson({
-        format: CHANGE_CACHE_FORMAT,
+        format: prefix ? CHANGE_PREFIX_CACHE_FORMAT : CHANGE_CACHE_FORMAT,
         adapter: [adapter.capabilityId, adapter.capabilityVersion, adapter.recordFamilyId, adapter.recordVersion, adapter.encoding, adapter.schemaFingerprint],
         from: from?.contentSha256 ?? null,
         to: to?.contentSha256 ?? null,

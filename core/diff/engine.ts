@@ -264,11 +264,12 @@ function* wholeFamily(plan: FamilyPlan, from: DiffEndpoint, to: DiffEndpoint): D
  * ordered by identity fingerprint) are merged once and sorted.
  *
  * With a derived change cache: a hit answers by binary search in the
- * cached list without reading either participant; on a miss the first
- * page (no cursor) of a streamable family is streamed as above (and its
- * list stored only if the stream happened to reach the end), while any
- * call that walks further (a later page, or the whole diff) merges the
- * family once and stores its list for the pages after it.
+ * cached list without reading either participant (a stored prefix of the
+ * list answers too when it holds every row the call needs); on a miss the
+ * first page (no cursor) of a streamable family is streamed as above and
+ * what it found is stored (the whole list if the stream reached the end,
+ * else as a prefix), while any call that walks further (a later page, or
+ * the whole diff) merges the family once and stores its whole list.
  */
 export function* orderedChanges(
   from: DiffEndpoint,
@@ -290,12 +291,20 @@ export function* orderedChanges(
     const cursor = rel === 0 ? after : null;
     const seekable = isSeekable(plan.adapter);
     const key = cache === undefined ? undefined : changeCacheKey(plan.adapter, plan.from, plan.to);
-    const hit = key === undefined ? undefined : loadList(cache as ChangeCache, key, plan.adapter);
-    let list: ChangeList;
-    let start: number;
-    if (hit !== undefined) {
-      list = hit;
-      start = seekList(list, cursor);
+    const prefixKey = cache === undefined || !seekable ? undefined : changeCacheKey(plan.adapter, plan.from, plan.to, true);
+    let list: ChangeList | undefined = key === undefined ? undefined : loadList(cache as ChangeCache, key, plan.adapter);
+    let start = list === undefined ? 0 : seekList(list, cursor);
+    if (list === undefined && prefixKey !== undefined && Number.isFinite(remaining)) {
+      // A prefix stored by an earlier streamed page answers when it holds every row this call needs.
+      const pre = loadList(cache as ChangeCache, prefixKey, plan.adapter);
+      const at = pre === undefined ? 0 : seekList(pre, cursor);
+      if (pre !== undefined && pre.length - at >= remaining) {
+        list = pre;
+        start = at;
+      }
+    }
+    if (list !== undefined) {
+      // Cached (whole list or a long enough prefix): no participant is read.
     } else if (seekable && Number.isFinite(remaining) && (cache === undefined || cursor === null)) {
       // Stream: seek both sides past the cursor, merge only until the page is full.
       if (cursor !== null && cursor.recordUuid === null) continue; // a null-UUID cursor sorts before every row of a UUID family
@@ -307,8 +316,12 @@ export function* orderedChanges(
       const pos = cursor === null ? { a: 0, b: 0 } : fd.seekAfterUuid(cursor.recordUuid as Uint8Array);
       list = fd.newList();
       const complete = yield* fd.collect(list, pos.a, pos.b, remaining);
-      // A stream that reached the end of both sides from the start is the whole list: keep it for later pages.
-      if (complete && cursor === null && key !== undefined) (cache as ChangeCache).store(key, changesTable(list));
+      // From the start, a stream is the family's first changes in contract order: the whole list when it
+      // reached the end of both sides, else a prefix that answers the same first page again without reading.
+      if (cursor === null && cache !== undefined) {
+        if (complete) cache.store(key as string, changesTable(list));
+        else if (prefixKey !== undefined) cache.store(prefixKey, changesTable(list));
+      }
       start = 0;
     } else {
       list = yield* wholeFamily(plan, from, to);

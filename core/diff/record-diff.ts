@@ -177,12 +177,14 @@ export class FamilyDiff {
         const run = ranges.alignedRun(a, b, Math.min(MERGE_RUN_ROWS, na - a, nb - b, budget >> 1));
         if (run > 0) {
           ranges.markDiffering(a, b, run, marks);
-          for (let k = 0; k < run && out.length < stopAt; k++) {
+          let k = 0;
+          for (; k < run && out.length < stopAt; k++) {
             if (marks[k] === 0) continue;
-            marks[k] = 0;
             this.#modified(out, a + k, b + k);
           }
           marks.fill(0, 0, run);
+          // Stopped inside the run (the page is full): rows from a + k on were not looked at.
+          if (k < run) return false;
           a += run;
           b += run;
           budget -= 2 * run;

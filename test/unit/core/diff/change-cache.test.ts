@@ -79,4 +79,40 @@ describe('derived change-list cache', () => {
     expect(rows(diffEndpoints(a, b, all, binding, { secret: SECRET, cache }))).toEqual(plain);
     expect(reads).toEqual([]);
   });
+
+  it('a streamed first page stores the prefix it found, which answers that page again without reading; a later page merges once and stores the whole list', () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'gf-diff-prefix-'));
+    dirs.push(root);
+    const cache = new DiskChangeCache(root);
+    const reads: string[] = [];
+    const a = endpoint(uuidOf('A'), [storedRecords(GRAPH_NODE, nodes(400, 1000))], reads);
+    const b = endpoint(uuidOf('B'), [storedRecords(GRAPH_NODE, nodes(400, 3))], reads);
+    const binding = { selectorsSha256: selectorsDigest('a', 'b') };
+    const page = (after: string | null): DiffPage =>
+      diffEndpoints(a, b, validateDiffParams({ scope: 'graph', detail: 'records', limit: 10, after }), binding, { secret: SECRET, cache });
+    const all = rows(diffEndpoints(a, b, validateDiffParams({ scope: 'graph', detail: 'records', limit: 10_000 }), binding, { secret: SECRET }));
+    expect(all.length).toBeGreaterThan(100);
+    const dir = path.join(root, ...CHANGE_CACHE_DIR);
+    reads.length = 0;
+
+    const first = page(null);
+    expect(rows(first)).toEqual(all.slice(0, 10));
+    expect(reads.length).toBe(2);
+    expect(fs.readdirSync(dir).filter((f) => f.endsWith('.arrow')).length).toBe(1); // the prefix only
+
+    reads.length = 0;
+    const again = page(null);
+    expect(rows(again)).toEqual(all.slice(0, 10));
+    expect(again.nextPageToken).toBe(first.nextPageToken);
+    expect(reads).toEqual([]);
+
+    // The prefix cannot answer the next page: one whole merge, stored, and every later page is answered from it.
+    const second = page(first.nextPageToken);
+    expect(rows(second)).toEqual(all.slice(10, 20));
+    expect(reads.length).toBe(2);
+    expect(fs.readdirSync(dir).filter((f) => f.endsWith('.arrow')).length).toBe(2);
+    reads.length = 0;
+    expect(rows(page(second.nextPageToken))).toEqual(all.slice(20, 30));
+    expect(reads).toEqual([]);
+  });
 });

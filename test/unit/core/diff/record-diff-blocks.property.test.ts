@@ -72,10 +72,10 @@ function valuesArb(family: RecordFamily): fc.Arbitrary<Rec> {
 const EDITS = ['modify', 'touch', 'touch', 'drop', 'insert', 'twin'] as const;
 
 /** A base table of `values.length` records and an edited copy (sparse edits, so aligned runs are long). */
-function pairArb(family: RecordFamily): fc.Arbitrary<{ from: Rec[]; to: Rec[]; layout: number }> {
+function pairArb(family: RecordFamily, maxRows = 400): fc.Arbitrary<{ from: Rec[]; to: Rec[]; layout: number }> {
   const vals = valuesArb(family);
   return fc
-    .integer({ min: 40, max: 400 })
+    .integer({ min: 40, max: maxRows })
     .chain((n) =>
       fc.record({
         values: fc.array(vals, { minLength: n, maxLength: n }),
@@ -261,7 +261,7 @@ describe('page seeking', () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'gf-diff-seek-'));
     dirs.push(root);
     fc.assert(
-      fc.property(pairArb(node), pairArb(edge), fc.integer({ min: 3, max: 60 }), fc.constantFrom('none', 'cache', 'drop'), (n, e, limit, mode) => {
+      fc.property(pairArb(node, 200), pairArb(edge, 120), fc.integer({ min: 4, max: 60 }), fc.constantFrom('none', 'cache', 'drop'), (n, e, limit, mode) => {
         const a = endpoint(uuidOf('A'), [storedRecords(node, n.from), storedRecords(edge, e.from)]);
         const b = endpoint(uuidOf('B'), [participant(node, n.to, n.layout), storedRecords(edge, e.to)]);
         const binding = { selectorsSha256: selectorsDigest('a', 'b') };
