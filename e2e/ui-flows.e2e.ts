@@ -348,8 +348,11 @@ describe('desktop UI flows (browser mode, Debian Chromium)', () => {
     await table.waitFor();
     expect(await table.locator('caption').textContent()).toBe('Fields that changed (Graph imported → CURRENT)');
     const shown = await table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => Array.from(r.children, (c) => c.textContent ?? '')));
-    const text = (v: unknown) => (v === null || v === undefined ? '—' : String(v));
-    expect(shown).toEqual(expected.changed_fields.map((f) => [f, text(expected.from?.[f]), text(expected.to?.[f])]));
+    // Timestamps (UTC microseconds) are shown as ISO 8601 with six fraction digits.
+    const iso = (us: string) => `${new Date(Number(BigInt(us) / 1000n)).toISOString().slice(0, 19)}.${us.slice(-6)}Z`;
+    const text = (f: string, v: unknown) => (v === null || v === undefined ? '—' : expected.timestamp_fields.includes(f) ? iso(String(v)) : String(v));
+    expect(expected.changed_fields.some((f) => expected.timestamp_fields.includes(f))).toBe(true);
+    expect(shown).toEqual(expected.changed_fields.map((f) => [f, text(f, expected.from?.[f]), text(f, expected.to?.[f])]));
   });
 
   it('ledgers: workflows with integrity badges, the tampered chain at its sequence, a chain table with evidence links, store health', async () => {

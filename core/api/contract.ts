@@ -326,6 +326,8 @@ export interface RecordChangeEntry {
   readonly to: RecordJson | null;
   /** Declared fields whose values differ, in schema order. */
   readonly changed_fields: readonly string[];
+  /** Fields holding UTC microsecond timestamps (their values are decimal text), for display. */
+  readonly timestamp_fields: readonly string[];
   readonly from_record_fingerprint: string | null;
   readonly to_record_fingerprint: string | null;
 }

@@ -297,8 +297,20 @@ function RecordDiff({ project, compared, family }: { project: string; compared: 
   );
 }
 
-/** A JSON record value as shown. */
-const shownValue = (v: string | number | boolean | null | undefined): string => (v === null || v === undefined ? '—' : String(v));
+/** UTC microseconds (decimal text) as ISO 8601 with six fraction digits. */
+function microsIso(text: string): string {
+  if (!/^-?\d{1,19}$/.test(text)) return text;
+  const us = BigInt(text);
+  const ms = us / 1000n - (us < 0n && us % 1000n !== 0n ? 1n : 0n);
+  const date = new Date(Number(ms));
+  if (Number.isNaN(date.getTime())) return text;
+  const frac = (((us % 1_000_000n) + 1_000_000n) % 1_000_000n).toString().padStart(6, '0');
+  return `${date.toISOString().slice(0, 19)}.${frac}Z`;
+}
+
+/** A JSON record value as shown (timestamps as ISO 8601). */
+const shownValue = (v: string | number | boolean | null | undefined, timestamp: boolean): string =>
+  v === null || v === undefined ? '—' : timestamp ? microsIso(String(v)) : String(v);
 
 function RecordDetail({ project, compared, family, row }: { project: string; compared: Compared; family: DisplayRow; row: DisplayRow }) {
   const [fields, setFields] = useState<RecordChangeEntry | null>(null);
@@ -342,7 +354,7 @@ function RecordDetail({ project, compared, family, row }: { project: string; com
           <thead><tr><th scope="col">field</th><th scope="col">before</th><th scope="col">after</th></tr></thead>
           <tbody>
             {changedFields.map((k) => (
-              <tr key={k}><th scope="row" className="mono">{k}</th><td className="mono change-removed">{shownValue(fields.from?.[k])}</td><td className="mono change-added">{shownValue(fields.to?.[k])}</td></tr>
+              <tr key={k}><th scope="row" className="mono">{k}</th><td className="mono change-removed">{shownValue(fields.from?.[k], fields.timestamp_fields.includes(k))}</td><td className="mono change-added">{shownValue(fields.to?.[k], fields.timestamp_fields.includes(k))}</td></tr>
             ))}
             {changedFields.length === 0 && <tr><td colSpan={3}>No field differs.</td></tr>}
           </tbody>

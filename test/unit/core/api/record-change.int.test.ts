@@ -62,6 +62,7 @@ describe('checkpoints.record_change', () => {
     expect(r.record_family_id).toBe('node');
     expect(r.capability_id).toBe('graph');
     expect(r.changed_fields).toEqual(['label', 'updated_at']);
+    expect(r.timestamp_fields).toEqual(['created_at', 'updated_at']);
     expect(r.from?.['label']).toBe('Paper 1');
     expect(r.to?.['label']).toBe('Paper 1 (edited)');
     expect(r.from?.['updated_at']).toBeNull();
