@@ -19,18 +19,36 @@ export class WorkflowMutex {
   /** Runs `fn` holding `key` (immediately if the current context already holds it). */
   async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
     if (this.holds(key)) return fn();
-    const prev = this.#tails.get(key) ?? Promise.resolve();
+    return this.#queued(key, () => {
+      const held = new Set(this.#held.getStore() ?? []);
+      held.add(key);
+      return this.#held.run(held, fn);
+    });
+  }
+
+  /**
+   * Like `run`, but `fn` runs without marking its async context as holding `key`.
+   *
+   * For an adapter's own work that never calls back into the mutex (an append
+   * outside `lock`): it is serialised the same way and costs no context switch
+   * per call. Re-entrant like `run` when the caller's context holds `key`.
+   */
+  async runInternal<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    if (this.holds(key)) return fn();
+    return this.#queued(key, fn);
+  }
+
+  async #queued<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.#tails.get(key);
     let release: () => void = () => undefined;
     const mine = new Promise<void>((r) => {
       release = r;
     });
-    const tail = prev.then(() => mine);
+    const tail = prev === undefined ? mine : prev.then(() => mine);
     this.#tails.set(key, tail);
-    await prev;
-    const held = new Set(this.#held.getStore() ?? []);
-    held.add(key);
+    if (prev !== undefined) await prev;
     try {
-      return await this.#held.run(held, fn);
+      return await fn();
     } finally {
       release();
       if (this.#tails.get(key) === tail) this.#tails.delete(key);

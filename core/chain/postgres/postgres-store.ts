@@ -281,8 +281,9 @@ export class PostgresCheckpointStore implements ChainStoreWithReaders {
     this.#assertOpen();
     const prepared = prepareAppend(event);
     const id = prepared.event.workflow_id;
-    await this.setup();
-    return this.#mutex.run(id, async () => {
+    if (!this.#setupDone) await this.setup();
+    // Only inside `lock` does user code hold the workflow; an append itself never calls back.
+    return this.#mutex.runInternal(id, async () => {
       this.#assertOpen();
       const tx = this.#held.getStore();
       if (tx !== undefined) {
@@ -312,6 +313,15 @@ export class PostgresCheckpointStore implements ChainStoreWithReaders {
    * refused the row (the tail moved on, or the transition id exists).
    */
   #linkedInsert(p: PreparedEvent, tail: TailHint): Promise<ChainHead | null> {
+    if (this.#inFlight === 0 && this.#pending.length === 0) {
+      // Nothing to share a statement with: the lone insert, without queueing.
+      const next = nextHead(tail.head, p.bytes);
+      this.#inFlight += 1;
+      return this.#withPoolClient('append', (c) => this.#tryLinkedInsert(c, p, tail, next), () => this.#resolveOutcome(p)).finally(() => {
+        this.#inFlight -= 1;
+        this.#pump();
+      });
+    }
     return new Promise<ChainHead | null>((resolve, reject) => {
       this.#pending.push({ prepared: p, tail, next: nextHead(tail.head, p.bytes), resolve, reject });
       this.#pump();
