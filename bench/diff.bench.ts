@@ -172,7 +172,7 @@ export const benchmarks = [
       const pageSmall = await firstPage(s.small);
       coldCache(s.large);
       const pageLarge = await firstPage(s.large);
-      // Warm: the change list the cold page stored under cache/ answers the page.
+      // Warm: the change-list prefix the cold page stored under cache/ answers the same page without reading.
       const cachedSmall = await firstPage(s.small);
       const cachedLarge = await firstPage(s.large);
       coldCache(s.large);

@@ -46,9 +46,12 @@ export {
   snapshotGone,
 } from './page-token';
 export type { TokenEndpoint, TokenState, PagePosition, SummaryPosition, RecordPosition, TokenRequest } from './page-token';
-export { compareRecordKeys, compareFamilyKey, FamilyDiff } from './record-diff';
+export { compareRecordKeys, compareFamilyKey, FamilyDiff, MERGE_RUN_ROWS } from './record-diff';
 export type { RecordChange, RecordSortKey, FamilyPair } from './record-diff';
-export { RowFingerprinter } from './row-fingerprints';
+export { RowFingerprinter, FlatRowFingerprinter, rowFingerprinter } from './row-fingerprints';
+export type { RowHasher } from './row-fingerprints';
+export { ChangeList, KIND_ADDED, KIND_MODIFIED, KIND_REMOVED, changeColumns } from './change-list';
+export type { ChangeRange } from './change-list';
 export { summaryTable, recordTable } from './result-tables';
 export type { SummaryRow } from './result-tables';
 export { diffCheckpoints, parseSelector } from './diff-checkpoints';
@@ -57,5 +60,5 @@ export { loadTokenSecret, TOKEN_SECRET_PATH } from './token-secret';
 export { recordChangeBetween, recordChangeOf } from './record-change';
 export type { RecordChangeRequest, RecordChangeResult, RecordChangeKindOrUnchanged } from './record-change';
 export { checkpointsResolver, diffProjectCheckpoints, diffProjectAllRecords, recordChange } from './project-diff';
-export { CHANGE_CACHE_DIR, CHANGE_CACHE_FORMAT, DiskChangeCache, changeCacheKey, changesTable } from './change-cache';
+export { CHANGE_CACHE_DIR, CHANGE_CACHE_FORMAT, CHANGE_PREFIX_CACHE_FORMAT, DiskChangeCache, changeCacheKey, changeListFromTable, changesTable } from './change-cache';
 export type { ChangeCache } from './change-cache';
