@@ -76,6 +76,13 @@ export interface ChainSql {
   /** The prepared-statement name of `insertLinked` (per schema, so the text never differs). */
   readonly insertLinkedName: string;
   /**
+   * `insertLinked` without `ON CONFLICT`, for an autocommit statement: a
+   * unique conflict is an error (SQLSTATE 23505) instead of 0 rows.
+   */
+  readonly insertLinkedStrict: string;
+  /** The prepared-statement name of `insertLinkedStrict`. */
+  readonly insertLinkedStrictName: string;
+  /**
    * Group commit of appends to different workflows, in one statement and one commit:
    * `$1` lock keys, `$2`…`$8` arrays of the `insertLinked` columns (one element per row).
    *
@@ -101,13 +108,16 @@ export interface ChainSql {
 /** Builds the statements for `schema` (validated). */
 export function chainSql(schema: string): ChainSql {
   const t = `${quoteSchema(schema)}.checkpoint_chain`;
-  return {
-    insertLinked: `WITH held AS (SELECT pg_advisory_xact_lock($1::bigint))
+  const linked = `WITH held AS (SELECT pg_advisory_xact_lock($1::bigint))
 INSERT INTO ${t} (workflow_id, sequence, transition_id, prior_head, next_head, event_bytes, written_at)
 SELECT $2::text, $3::bigint, $4::text, $5::text, $6::text, $7::bytea, $8::text FROM held
 WHERE ($3::bigint = 1 AND $5::text = '${GENESIS}')
-   OR EXISTS (SELECT 1 FROM ${t} p WHERE p.workflow_id = $2::text AND p.sequence = $3::bigint - 1 AND p.next_head = $5::text)
+   OR EXISTS (SELECT 1 FROM ${t} p WHERE p.workflow_id = $2::text AND p.sequence = $3::bigint - 1 AND p.next_head = $5::text)`;
+  return {
+    insertLinked: `${linked}
 ON CONFLICT DO NOTHING`,
+    insertLinkedStrict: linked,
+    insertLinkedStrictName: `gf_chain_insert_linked_strict_1_${schema}`,
     insertLinkedName: `gf_chain_insert_linked_1_${schema}`,
     // The lock CTE is materialised and joined, so it runs (in key order) before any row is inserted.
     // The predecessor is a join on the primary key (an index probe per row), never a hashed scan.

@@ -317,7 +317,7 @@ export class PostgresCheckpointStore implements ChainStoreWithReaders {
       // Nothing to share a statement with: the lone insert, without queueing.
       const next = nextHead(tail.head, p.bytes);
       this.#inFlight += 1;
-      return this.#withPoolClient('append', (c) => this.#tryLinkedInsert(c, p, tail, next), () => this.#resolveOutcome(p)).finally(() => {
+      return this.#withPoolClient('append', (c) => this.#tryLinkedInsertAutocommit(c, p, tail, next), () => this.#resolveOutcome(p)).finally(() => {
         this.#inFlight -= 1;
         this.#pump();
       });
@@ -345,7 +345,7 @@ export class PostgresCheckpointStore implements ChainStoreWithReaders {
     if (batch.length === 1) {
       const one = batch[0] as PendingAppend;
       try {
-        one.resolve(await this.#withPoolClient('append', (c) => this.#tryLinkedInsert(c, one.prepared, one.tail, one.next), () => this.#resolveOutcome(one.prepared)));
+        one.resolve(await this.#withPoolClient('append', (c) => this.#tryLinkedInsertAutocommit(c, one.prepared, one.tail, one.next), () => this.#resolveOutcome(one.prepared)));
       } catch (e) {
         one.reject(e);
       }
@@ -404,7 +404,37 @@ export class PostgresCheckpointStore implements ChainStoreWithReaders {
    */
   async #tryLinkedInsert(client: PoolClient, p: PreparedEvent, tail: TailHint, next: ChainHead = nextHead(tail.head, p.bytes)): Promise<ChainHead | null> {
     const id = p.event.workflow_id;
-    const r = await client.query({ name: this.#sql.insertLinkedName, text: this.#sql.insertLinked, values: [
+    const r = await client.query({ name: this.#sql.insertLinkedName, text: this.#sql.insertLinked, values: this.#linkedValues(p, tail, next) });
+    if (r.rowCount !== 1) return null;
+    this.#rememberTail(id, { sequence: tail.sequence + 1, head: next });
+    return next;
+  }
+
+  /**
+   * The same insert as its own autocommit statement, without `ON CONFLICT`.
+   *
+   * A unique violation (SQLSTATE 23505) is the refusal here: it rolls back
+   * only this statement's own transaction, and the statement skips the
+   * speculative-insertion work that `ON CONFLICT` costs on every success.
+   * Never used inside a held transaction (an error would abort it).
+   */
+  async #tryLinkedInsertAutocommit(client: PoolClient, p: PreparedEvent, tail: TailHint, next: ChainHead): Promise<ChainHead | null> {
+    const id = p.event.workflow_id;
+    let r: QueryResult;
+    try {
+      r = await client.query({ name: this.#sql.insertLinkedStrictName, text: this.#sql.insertLinkedStrict, values: this.#linkedValues(p, tail, next) });
+    } catch (e) {
+      if (sqlstateOf(e) === '23505') return null;
+      throw e;
+    }
+    if (r.rowCount !== 1) return null;
+    this.#rememberTail(id, { sequence: tail.sequence + 1, head: next });
+    return next;
+  }
+
+  #linkedValues(p: PreparedEvent, tail: TailHint, next: ChainHead): unknown[] {
+    const id = p.event.workflow_id;
+    return [
       this.#lockKey(id),
       id,
       tail.sequence + 1,
@@ -413,10 +443,7 @@ export class PostgresCheckpointStore implements ChainStoreWithReaders {
       next,
       Buffer.from(p.bytes.buffer, p.bytes.byteOffset, p.bytes.byteLength),
       toMicrosIso(this.#clock()),
-    ] });
-    if (r.rowCount !== 1) return null;
-    this.#rememberTail(id, { sequence: tail.sequence + 1, head: next });
-    return next;
+    ];
   }
 
   /** After a lost connection: is the row there? (undefined when that cannot be known now). */
