@@ -95,12 +95,12 @@ export function checkpointOperations(
       const receipt = await checkpoints(project).deleteCheckpoint({ name, idempotencyKey: idempotency_key, actorUuid: actor_uuid ?? undefined });
       return arrowResult(receiptTable(receipt), null);
     },
-    'checkpoints.diff': async ({ project, from, to, scope, detail, limit, after, operation_id }) => {
+    'checkpoints.diff': async ({ project, from, to, scope, detail, limit, after, record_family_id, capability_id, operation_id }) => {
       const cps = checkpoints(project);
       const run = cancellations.begin(operation_id);
       try {
         // Cooperative: the diff yields to the event loop at each cancellation point, so a cancel lands while it runs.
-        const page = await diffProjectCheckpoints(cps, { from, to, scope, detail, limit, after: after ?? undefined, signal: run.signal });
+        const page = await diffProjectCheckpoints(cps, { from, to, scope, detail, limit, after: after ?? undefined, record_family_id, capability_id, signal: run.signal });
         return arrowResult(page.table, page.nextPageToken);
       } finally {
         run.end();

@@ -148,9 +148,13 @@ export const OPERATIONS = {
       detail: z.enum(DIFF_DETAILS),
       limit: limitSchema,
       after: afterSchema,
+      /** Only this record family of the scope (its drill-down); page tokens are bound to it. */
+      record_family_id: identifierSchema.optional(),
+      /** The family's capability (optional; only with `record_family_id`, and must be its capability). */
+      capability_id: identifierSchema.optional(),
       operation_id: uuidSchema.optional(),
     }).strict(),
-    'arrow', false, 'Summary or record diff between two checkpoints or CURRENT, paged and cancellable.'),
+    'arrow', false, 'Summary or record diff between two checkpoints or CURRENT (optionally one record family), paged and cancellable.'),
   'operation.cancel': spec(z.object({ operation_id: uuidSchema }).strict(), 'json', false, 'Cancel a running diff by its operation id.'),
   /**
    * Both versions of one record between two checkpoints or CURRENT, and the

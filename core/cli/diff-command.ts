@@ -15,6 +15,7 @@ interface DiffOpts {
   readonly detail: string;
   readonly limit?: string;
   readonly after?: string;
+  readonly family?: string;
   readonly json?: boolean;
   readonly arrow?: boolean;
 }
@@ -44,7 +45,7 @@ function parseLimit(text: string | undefined): number | undefined {
  * Adds `diff FROM TO` to a `checkpoint` command group.
  *
  * `gf checkpoint diff FROM TO --project DIR [--scope S] [--detail summary|records]
- * [--limit N] [--after TOKEN] [--json|--arrow]`. FROM and TO are checkpoint
+ * [--limit N] [--after TOKEN] [--family ID] [--json|--arrow]`. FROM and TO are checkpoint
  * names or `CURRENT`. Output: the contract's Arrow records (`--arrow`, IPC
  * stream), JSON (`{"schema","rows","next_page_token"}`), or tab-separated
  * lines; the next-page token goes to stderr in text mode.
@@ -60,6 +61,7 @@ export function addDiffSubcommand(group: Command, io: CliIo): void {
     .option('--detail <detail>', `one of ${DIFF_DETAILS.join(', ')}`, 'summary')
     .option('--limit <n>', 'page size 1–10000 (default 100)')
     .option('--after <token>', 'next-page token from a previous page')
+    .option('--family <record_family_id>', 'only this record family of the scope (e.g. node); its pages\' tokens are bound to it')
     .option('--json', 'JSON output')
     .option('--arrow', 'Arrow IPC stream output (checkpoint_summary_diff@1 or checkpoint_record_diff@1; next-page token in the schema metadata)')
     .action(async (from: string, to: string, opts: DiffOpts) => {
@@ -72,6 +74,7 @@ export function addDiffSubcommand(group: Command, io: CliIo): void {
           detail: opts.detail,
           limit: parseLimit(opts.limit),
           after: opts.after,
+          record_family_id: opts.family,
         }),
       );
       if (opts.arrow === true) {

@@ -36,6 +36,15 @@ export interface DiffCheckpointsRequest {
   readonly detail: unknown;
   readonly limit?: unknown;
   readonly after?: unknown;
+  /**
+   * Only this record family (optional): one registered family of the scope.
+   *
+   * The drill-down into one family reads and pages that family alone, not
+   * the whole scope; tokens of such pages are bound to the family.
+   */
+  readonly record_family_id?: unknown;
+  /** The family's capability (optional, only with `record_family_id`; must match it). */
+  readonly capability_id?: unknown;
   readonly signal?: AbortSignal;
 }
 
@@ -91,7 +100,7 @@ function pin(resolver: EndpointResolver, selector: DiffSelector, paging: boolean
 export async function diffCheckpoints(req: DiffCheckpointsRequest, opts: DiffShellOptions): Promise<DiffPage> {
   const from = parseSelector(req.from, 'from');
   const to = parseSelector(req.to, 'to');
-  const params = validateDiffParams(req);
+  const params = validateDiffParams(req, opts.adapters);
   const binding = { selectorsSha256: selectorsDigest(selectorKey(from), selectorKey(to)), signal: req.signal };
   pageState(params, binding, opts.secret);
   checkCancelled(req.signal, 'start');

@@ -13,7 +13,7 @@ import { DIFF_DETAILS, DIFF_PAGE_LIMITS, DIFF_SCOPES, RECORD_CHANGE_KINDS, RECOR
 import type { DiffDetail, DiffScope, RecordChangeKind, SummaryChangeKind } from './contract';
 import type { DiffEndpoint, EndpointParticipant } from './endpoint';
 import { checkTokenEndpoints, checkTokenRequest, decodePageToken, encodePageToken } from './page-token';
-import type { PagePosition, RecordPosition, SummaryPosition, TokenEndpoint, TokenState } from './page-token';
+import type { FamilyFilter, PagePosition, RecordPosition, SummaryPosition, TokenEndpoint, TokenState } from './page-token';
 import { lowerBound, prepareSide } from './raw-rows';
 import type { RawSide } from './raw-rows';
 import { FamilyDiff, compareFamilyKey } from './record-diff';
@@ -21,12 +21,19 @@ import type { RecordSortKey } from './record-diff';
 import { recordTable, summaryTable } from './result-tables';
 import type { SummaryRow } from './result-tables';
 
-/** A validated diff request (scope, detail, page size, cursor). */
+/** A validated diff request (scope, detail, page size, cursor, optional record family). */
 export interface DiffParams {
   readonly scope: DiffScope;
   readonly detail: DiffDetail;
   readonly limit: number;
   readonly after: string | null;
+  /**
+   * Only this record family's participant (absent or null: every family of the scope).
+   *
+   * A family-scoped record diff reads and pages one family alone instead of
+   * the whole scope; its page tokens are bound to the family.
+   */
+  readonly family?: FamilyFilter | null;
 }
 
 function validation(field: string, problem: string): never {
@@ -34,13 +41,53 @@ function validation(field: string, problem: string): never {
 }
 
 /**
+ * The record family a diff request names, or null when it names none.
+ *
+ * `record_family_id` must be a registered family (ids are unique across the
+ * registry) selected by the request scope; `capability_id`, when given,
+ * must be that family's capability and needs `record_family_id`. Anything
+ * else is `GF_VALIDATION` (no caller text in the details).
+ */
+export function validateFamilyFilter(
+  input: { readonly scope?: unknown; readonly capability_id?: unknown; readonly record_family_id?: unknown },
+  adapters: readonly DiffAdapter[] = DIFF_ADAPTERS,
+): FamilyFilter | null {
+  const id = input.record_family_id ?? null;
+  const cap = input.capability_id ?? null;
+  if (id === null) {
+    if (cap !== null) validation('capability_id', 'needs_record_family_id');
+    return null;
+  }
+  if (typeof id !== 'string' || id.length === 0 || id.length > 128) return validation('record_family_id', 'type');
+  const found = adapters.filter((a) => a.recordFamilyId === id && (cap === null || a.capabilityId === cap));
+  if (found.length !== 1) return validation(cap === null ? 'record_family_id' : 'capability_id', 'unknown');
+  const a = found[0] as DiffAdapter;
+  if ((DIFF_SCOPES as readonly unknown[]).includes(input.scope) && !scopeSelects(input.scope as DiffScope, a.scope)) {
+    validation('record_family_id', 'not_in_scope');
+  }
+  return { capabilityId: a.capabilityId, recordFamilyId: a.recordFamilyId };
+}
+
+/**
  * Validates the request fields of `diff_checkpoints` (`GF_VALIDATION` on any bad one).
  *
  * `scope` and `detail` are required; `limit` is an integer 1–10,000
- * (default 100); `after` is an opaque token or absent. Scope `summary`
+ * (default 100); `after` is an opaque token or absent; `record_family_id`
+ * (with an optional `capability_id`) narrows the diff to one registered
+ * family of the scope (see `validateFamilyFilter`). Scope `summary`
  * means "every participant, summary only", so it refuses record detail.
  */
-export function validateDiffParams(input: { readonly scope?: unknown; readonly detail?: unknown; readonly limit?: unknown; readonly after?: unknown }): DiffParams {
+export function validateDiffParams(
+  input: {
+    readonly scope?: unknown;
+    readonly detail?: unknown;
+    readonly limit?: unknown;
+    readonly after?: unknown;
+    readonly capability_id?: unknown;
+    readonly record_family_id?: unknown;
+  },
+  adapters: readonly DiffAdapter[] = DIFF_ADAPTERS,
+): DiffParams {
   if (!(DIFF_SCOPES as readonly unknown[]).includes(input.scope)) validation('scope', 'unknown');
   if (!(DIFF_DETAILS as readonly unknown[]).includes(input.detail)) validation('detail', 'unknown');
   const limit = input.limit ?? DIFF_PAGE_LIMITS.default;
@@ -55,7 +102,8 @@ export function validateDiffParams(input: { readonly scope?: unknown; readonly d
   const after = input.after ?? null;
   if (after !== null && typeof after !== 'string') validation('after', 'type');
   if (input.scope === 'summary' && input.detail === 'records') validation('detail', 'summary_scope_has_no_records');
-  return { scope: input.scope as DiffScope, detail: input.detail as DiffDetail, limit, after };
+  const family = validateFamilyFilter(input, adapters);
+  return { scope: input.scope as DiffScope, detail: input.detail as DiffDetail, limit, after, family };
 }
 
 /** True when a participant scope is selected by a request scope. */
@@ -146,11 +194,18 @@ function compareSummary(a: Omit<SummaryPosition, 'detail'>, b: Omit<SummaryPosit
  * reading a byte. A version or schema change shows as `modified` with both
  * schema fingerprints.
  */
-export function summaryRows(from: DiffEndpoint, to: DiffEndpoint, scope: DiffScope, adapters: readonly DiffAdapter[] = DIFF_ADAPTERS): SummaryRow[] {
+export function summaryRows(
+  from: DiffEndpoint,
+  to: DiffEndpoint,
+  scope: DiffScope,
+  adapters: readonly DiffAdapter[] = DIFF_ADAPTERS,
+  family: FamilyFilter | null = null,
+): SummaryRow[] {
   const a = byFamily(from);
   const b = byFamily(to);
   const rows: SummaryRow[] = [];
   for (const key of new Set([...a.keys(), ...b.keys()])) {
+    if (family !== null && key !== familyKey(family)) continue;
     const x = a.get(key);
     const y = b.get(key);
     const p = (x ?? y) as EndpointParticipant;
@@ -189,11 +244,12 @@ interface FamilyPlan {
  * adapter with the same versions, encoding and schema fingerprint — even an
  * unchanged one — or the whole record detail fails with `GF_SCHEMA_MISMATCH`.
  */
-function planFamilies(from: DiffEndpoint, to: DiffEndpoint, scope: DiffScope, adapters: readonly DiffAdapter[]): FamilyPlan[] {
+function planFamilies(from: DiffEndpoint, to: DiffEndpoint, scope: DiffScope, adapters: readonly DiffAdapter[], family: FamilyFilter | null): FamilyPlan[] {
   const a = byFamily(from);
   const b = byFamily(to);
   const plans: FamilyPlan[] = [];
   for (const key of new Set([...a.keys(), ...b.keys()])) {
+    if (family !== null && key !== familyKey(family)) continue;
     const x = a.get(key);
     const y = b.get(key);
     const s = scopeOf(adapters, (x ?? y) as EndpointParticipant);
@@ -279,8 +335,9 @@ export function* orderedChanges(
   adapters: readonly DiffAdapter[] = DIFF_ADAPTERS,
   cache?: ChangeCache,
   need = Number.POSITIVE_INFINITY,
+  family: FamilyFilter | null = null,
 ): Generator<ChangeRange | DiffEffect, void, Uint8Array | undefined> {
-  const plans = planFamilies(from, to, scope, adapters);
+  const plans = planFamilies(from, to, scope, adapters, family);
   let remaining = need;
   for (const plan of plans) {
     if (remaining <= 0) return;
@@ -366,7 +423,7 @@ function recordPosition(list: ChangeList, i: number): RecordPosition {
 export function pageState(params: DiffParams, binding: DiffBinding, secret: Uint8Array, from?: TokenEndpoint, to?: TokenEndpoint): TokenState | null {
   if (params.after === null) return null;
   const state = decodePageToken(params.after, secret);
-  checkTokenRequest(state, { selectorsSha256: binding.selectorsSha256, scope: params.scope, detail: params.detail, limit: params.limit });
+  checkTokenRequest(state, { selectorsSha256: binding.selectorsSha256, scope: params.scope, detail: params.detail, limit: params.limit, family: params.family ?? null });
   if (from !== undefined && to !== undefined) checkTokenEndpoints(state, from, to);
   return state;
 }
@@ -399,15 +456,16 @@ function* pageSteps(from: DiffEndpoint, to: DiffEndpoint, params: DiffParams, bi
   const toId = identityOf(to);
   const state = pageState(params, binding, opts.secret, fromId, toId);
   const signal = binding.signal;
+  const family = params.family ?? null;
   checkCancelled(signal, 'start');
   const token = (last: PagePosition): string =>
     encodePageToken(
-      { selectorsSha256: binding.selectorsSha256, from: fromId, to: toId, scope: params.scope, detail: params.detail, limit: params.limit, last },
+      { selectorsSha256: binding.selectorsSha256, from: fromId, to: toId, scope: params.scope, detail: params.detail, limit: params.limit, family, last },
       opts.secret,
     );
   if (params.detail === 'summary') {
     const last = state?.last;
-    const rows = summaryRows(from, to, params.scope, adapters).filter((r) => last === undefined || compareSummary(r, last as SummaryPosition) > 0);
+    const rows = summaryRows(from, to, params.scope, adapters, family).filter((r) => last === undefined || compareSummary(r, last as SummaryPosition) > 0);
     const page = rows.slice(0, params.limit);
     const end = page[page.length - 1];
     const next =
@@ -421,7 +479,7 @@ function* pageSteps(from: DiffEndpoint, to: DiffEndpoint, params: DiffParams, bi
   const page: ChangeRange[] = [];
   let rows = 0;
   // One row beyond the page tells whether a next page exists.
-  const more = yield* pullRanges(orderedChanges(from, to, params.scope, after, adapters, opts.cache, params.limit + 1), (r) => {
+  const more = yield* pullRanges(orderedChanges(from, to, params.scope, after, adapters, opts.cache, params.limit + 1, family), (r) => {
     if (rows === params.limit) return false;
     const end = Math.min(r.end, r.start + (params.limit - rows));
     page.push({ list: r.list, start: r.start, end });

@@ -37,10 +37,16 @@ export interface RecordPosition {
 /** Where the previous page ended. */
 export type PagePosition = SummaryPosition | RecordPosition;
 
+/** The one record family a family-scoped diff covers (`capability_id`, `record_family_id`). */
+export interface FamilyFilter {
+  readonly capabilityId: string;
+  readonly recordFamilyId: string;
+}
+
 /**
  * Everything a token binds: API version, method, the request's selectors
  * (as a digest, so caller text is never echoed), both endpoint identities,
- * scope, detail, limit and the last sort tuple.
+ * scope, detail, limit, the record family (or none) and the last sort tuple.
  */
 export interface TokenState {
   readonly selectorsSha256: string;
@@ -49,6 +55,8 @@ export interface TokenState {
   readonly scope: DiffScope;
   readonly detail: DiffDetail;
   readonly limit: number;
+  /** The family of a family-scoped diff; null for a diff of the whole scope. */
+  readonly family: FamilyFilter | null;
   readonly last: PagePosition;
 }
 
@@ -79,6 +87,7 @@ function wire(state: TokenState): unknown {
     scope: state.scope,
     detail: state.detail,
     limit: state.limit,
+    family: state.family === null ? null : [state.family.capabilityId, state.family.recordFamilyId],
     last,
   };
 }
@@ -106,6 +115,12 @@ function isText(v: unknown, max = 128): v is string {
 function endpointOf(v: unknown): TokenEndpoint {
   if (!Array.isArray(v) || v.length !== 2 || !UUID.test(String(v[0])) || !HEX64.test(String(v[1]))) invalid('endpoint');
   return { checkpointUuid: v[0] as string, manifestSha256: v[1] as string };
+}
+
+function familyOf(v: unknown): FamilyFilter | null {
+  if (v === null) return null;
+  if (!Array.isArray(v) || v.length !== 2 || !isText(v[0]) || !isText(v[1])) return invalid('family');
+  return { capabilityId: v[0], recordFamilyId: v[1] };
 }
 
 function positionOf(detail: DiffDetail, v: unknown): PagePosition {
@@ -165,6 +180,7 @@ export function decodePageToken(token: unknown, secret: Uint8Array): TokenState 
     scope: w.scope as DiffScope,
     detail,
     limit: w.limit,
+    family: familyOf(w.family),
     last: positionOf(detail, w.last),
   };
 }
@@ -175,14 +191,18 @@ export interface TokenRequest {
   readonly scope: DiffScope;
   readonly detail: DiffDetail;
   readonly limit: number;
+  readonly family: FamilyFilter | null;
 }
 
-/** `GF_PAGE_INVALID` unless the token was issued for exactly this request (selectors, scope, detail, limit). */
+/** `GF_PAGE_INVALID` unless the token was issued for exactly this request (selectors, scope, detail, limit, family). */
 export function checkTokenRequest(state: TokenState, req: TokenRequest): void {
   if (state.selectorsSha256 !== req.selectorsSha256) invalid('selectors');
   if (state.scope !== req.scope) invalid('scope');
   if (state.detail !== req.detail) invalid('detail');
   if (state.limit !== req.limit) invalid('limit');
+  const a = state.family;
+  const b = req.family;
+  if (a === null ? b !== null : b === null || a.capabilityId !== b.capabilityId || a.recordFamilyId !== b.recordFamilyId) invalid('family');
 }
 
 /**

@@ -54,6 +54,13 @@ describe('gf checkpoint diff', () => {
     expect(t.numRows).toBe(5); // 6 removed + 6 added = 12 changes: pages of 5, 5, 2
     expect(p2.err()).toContain('next page: --after ');
 
+    // --family: the configuration family alone (the all-scope diff also changes node).
+    const fam = capture();
+    expect(await main(['checkpoint', 'diff', 'one', 'CURRENT', '--project', dir, '--detail', 'records', '--family', 'configuration', '--json'], fam.io)).toBe(0);
+    const famRows = (JSON.parse(fam.out()) as { rows: Record<string, unknown>[] }).rows;
+    expect(famRows.length).toBeGreaterThan(0);
+    expect(new Set(famRows.map((r) => r.record_family_id))).toEqual(new Set(['configuration']));
+
     const txt = capture();
     expect(await main(['checkpoint', 'diff', 'one', 'CURRENT', '--project', dir], txt.io)).toBe(0);
     expect(txt.out().split('\n')[0]).toBe('from_checkpoint_uuid\tto_checkpoint_uuid\tscope\tcapability_id\trecord_family_id\tchange_kind\tfrom_row_count\tto_row_count\tfrom_schema_fingerprint\tto_schema_fingerprint\tfrom_content_sha256\tto_content_sha256');
@@ -69,6 +76,7 @@ describe('gf checkpoint diff', () => {
       [['--limit', '10001'], 'GF_VALIDATION'],
       [['--scope', 'nope'], 'GF_VALIDATION'],
       [['--after', 'garbage'], 'GF_PAGE_INVALID'],
+      [['--family', 'no_such_family'], 'GF_VALIDATION'],
     ] as const) {
       const c = capture();
       expect(await main(['checkpoint', 'diff', 'one', 'CURRENT', '--project', dir, ...args], c.io)).toBe(1);

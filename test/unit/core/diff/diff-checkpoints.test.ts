@@ -162,8 +162,20 @@ describe('diffCheckpoints', () => {
       { from: 'two' },
       { to: 'CURRENT' },
       { from: { name: 'one ' } },
+      { record_family_id: 'node' },
+      { record_family_id: 'node', capability_id: 'graph' },
     ]) {
       expect(await code(() => diffCheckpoints({ ...base, limit: 3, ...change, after: token }, opts))).toBe('GF_PAGE_INVALID');
+    }
+    // A family-scoped token is bound to its family: another family, or none, is GF_PAGE_INVALID.
+    const edgeFirst = await diffCheckpoints({ ...base, limit: 3, record_family_id: 'edge' }, opts);
+    const edgeToken = edgeFirst.nextPageToken as string;
+    expect(rowsOf(edgeFirst.table)).toEqual(all.filter((r) => r.includes('"record_family_id":"edge"')).slice(0, 3));
+    expect(rowsOf((await diffCheckpoints({ ...base, limit: 3, record_family_id: 'edge', capability_id: 'graph', after: edgeToken }, opts)).table)).toEqual(
+      all.filter((r) => r.includes('"record_family_id":"edge"')).slice(3, 6),
+    );
+    for (const change of [{ record_family_id: 'node' }, { record_family_id: 'configuration', scope: 'all' }, { record_family_id: undefined }, { scope: 'graph' }]) {
+      expect(await code(() => diffCheckpoints({ ...base, limit: 3, record_family_id: 'edge', ...change, after: edgeToken }, opts))).toBe('GF_PAGE_INVALID');
     }
     // Editing any field inside the token, or re-signing with another key, breaks its integrity.
     const [body, mac] = token.split('.') as [string, string];
@@ -179,6 +191,7 @@ describe('diffCheckpoints', () => {
       ['scope', 'graph'],
       ['detail', 'summary'],
       ['limit', 4],
+      ['family', ['graph', 'node']],
       ['last', ['graph', 'node', null, 'c'.repeat(64), 'added']],
     ];
     for (const [k, v] of edits) {
@@ -221,6 +234,37 @@ describe('diffCheckpoints', () => {
     expect(await code(() => diffCheckpoints({ from: 'one', to: 'CURRENT', scope: 'all', detail: 'records', limit: 3, after: cur.nextPageToken }, opts))).toBe(
       'GF_PAGE_SNAPSHOT_GONE',
     );
+    expect(m.leased).toBe(0);
+  });
+
+  it('a family-scoped diff reads and pages that family alone; an unknown or out-of-scope family is GF_VALIDATION', async () => {
+    const { a, b } = snapshots();
+    const reads: string[] = [];
+    const m = new MemoryResolver(endpoint('', b));
+    m.named.set('one', endpoint(uuidOf('cp-one'), a, reads));
+    m.named.set('two', endpoint(uuidOf('cp-two'), b, reads));
+    const opts = { resolver: resolverOf(m), secret: SECRET };
+    const base = { from: 'one', to: 'two', scope: 'all', detail: 'records' } as const;
+    const whole = rowsOf((await diffCheckpoints({ ...base, limit: 10_000 }, opts)).table);
+    for (const family of ['configuration', 'edge', 'node']) {
+      reads.length = 0;
+      const { rows } = await walk(opts, { ...base, limit: 4, record_family_id: family } as never);
+      expect(rows).toEqual(whole.filter((r) => r.includes(`"record_family_id":"${family}"`)));
+      expect(rows.length).toBeGreaterThan(0);
+      expect(new Set(reads)).toEqual(new Set([family === 'configuration' ? 'workspace/configuration' : `graph/${family}`]));
+    }
+    // The summary narrows to the family's one row.
+    const summary = await diffCheckpoints({ ...base, detail: 'summary', record_family_id: 'edge' }, opts);
+    expect(summary.table.getChild('record_family_id')!.toArray()).toEqual(['edge']);
+    for (const bad of [
+      { record_family_id: 'no_such_family' },
+      { record_family_id: 'node', capability_id: 'workspace' },
+      { capability_id: 'graph' },
+      { record_family_id: 'node', scope: 'configuration' },
+      { record_family_id: 42 },
+    ]) {
+      expect(await code(() => diffCheckpoints({ ...base, ...bad } as never, opts))).toBe('GF_VALIDATION');
+    }
     expect(m.leased).toBe(0);
   });
 
