@@ -124,12 +124,12 @@ export interface WriteSteps {
 }
 
 /**
- * Creates a new file (never an existing one, never through a link), writes all bytes and fsyncs it.
+ * Creates a new file (never an existing one, never through a link) and writes all bytes, unflushed.
  *
- * `O_EXCL | O_NOFOLLOW`: a planted file or symlink at a temp name is refused,
- * not overwritten.
+ * `O_EXCL | O_NOFOLLOW`: a planted file or symlink at the name is refused,
+ * not overwritten. Returns the open descriptor: the caller flushes and closes it.
  */
-export function writeNewFile(abs: string, rel: string, bytes: Uint8Array, steps: WriteSteps = {}, meter?: WriteMeter): void {
+export function createExclusiveWritten(abs: string, rel: string, bytes: Uint8Array, meter?: WriteMeter): number {
   let fd: number;
   try {
     fd = fs.openSync(abs, O_WRONLY | O_CREAT | O_EXCL | NOFOLLOW, 0o644);
@@ -140,7 +140,27 @@ export function writeNewFile(abs: string, rel: string, bytes: Uint8Array, steps:
   try {
     let off = 0;
     while (off < bytes.length) off += fs.writeSync(fd, bytes, off, bytes.length - off);
-    meter?.wrote(rel, bytes.length);
+  } catch (e) {
+    try {
+      fs.closeSync(fd);
+    } catch {
+      // The write error is the one to report.
+    }
+    throw ioError(e, 'write', rel);
+  }
+  meter?.wrote(rel, bytes.length);
+  return fd;
+}
+
+/**
+ * Creates a new file (never an existing one, never through a link), writes all bytes and fsyncs it.
+ *
+ * `O_EXCL | O_NOFOLLOW`: a planted file or symlink at a temp name is refused,
+ * not overwritten.
+ */
+export function writeNewFile(abs: string, rel: string, bytes: Uint8Array, steps: WriteSteps = {}, meter?: WriteMeter): void {
+  const fd = createExclusiveWritten(abs, rel, bytes, meter);
+  try {
     steps.afterWrite?.();
     fs.fsyncSync(fd);
     steps.afterFsync?.();

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { GfError } from '../errors';
-import { corrupt, ioError, isErrno } from './durable-fs';
+import { corrupt, createExclusiveWritten, ioError, isErrno } from './durable-fs';
 import type { WriteMeter, WriteSteps } from './durable-fs';
 
 /**
@@ -19,7 +19,7 @@ import type { WriteMeter, WriteSteps } from './durable-fs';
  */
 
 const NOFOLLOW = fs.constants.O_NOFOLLOW;
-const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_DIRECTORY } = fs.constants;
+const { O_RDONLY, O_DIRECTORY } = fs.constants;
 
 /** One fsync the protocol needs: an open descriptor, and the names used if it fails. */
 export interface Flush {
@@ -153,22 +153,7 @@ export function* flushDirs(dirs: readonly { readonly abs: string; readonly rel: 
  * not overwritten. The caller flushes and closes the returned descriptor.
  */
 export function createWritten(abs: string, rel: string, bytes: Uint8Array, meter?: WriteMeter): Flush {
-  let fd: number;
-  try {
-    fd = fs.openSync(abs, O_WRONLY | O_CREAT | O_EXCL | NOFOLLOW, 0o644);
-  } catch (e) {
-    if (isErrno(e, 'EEXIST') || isErrno(e, 'ELOOP')) throw corrupt('unexpected entry at a machine-owned path', rel);
-    throw ioError(e, 'create', rel);
-  }
-  try {
-    let off = 0;
-    while (off < bytes.length) off += fs.writeSync(fd, bytes, off, bytes.length - off);
-  } catch (e) {
-    closeQuietly(fd);
-    throw ioError(e, 'write', rel);
-  }
-  meter?.wrote(rel, bytes.length);
-  return { fd, rel, op: 'write' };
+  return { fd: createExclusiveWritten(abs, rel, bytes, meter), rel, op: 'write' };
 }
 
 /** `writeNewFile` as a step: create, write, hooks, one flush. */
