@@ -129,8 +129,8 @@ export function checkpointOperations(
       return arrowResult(receiptTable(receipt), null);
     },
     'operation.cancel': async ({ operation_id }) => ({ cancelled: cancellations.cancel(operation_id) }),
-    'checkpoints.record_change': async ({ project, from, to, record_family_id, identity }) => {
-      const r = recordChange(checkpoints(project), { from, to, record_family_id, identity });
+    'checkpoints.record_change': async ({ project, from, to, record_family_id, identity, record_identity_fingerprint, record_uuid }) => {
+      const r = recordChange(checkpoints(project), { from, to, record_family_id, identity, record_identity_fingerprint, record_uuid });
       const family = familyByKey(`${r.capability_id}/${r.record_family_id}`);
       const timestamps = Object.keys(r.from ?? r.to ?? {}).filter((k) => family?.field(k)?.kind === 'timestamp_us');
       return { ...r, from: recordJson(r.from), to: recordJson(r.to), changed_fields: [...r.changed_fields], timestamp_fields: timestamps };

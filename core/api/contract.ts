@@ -161,10 +161,23 @@ export const OPERATIONS = {
    * fields that differ (the record inspector of a diff).
    *
    * The diff itself carries fingerprints only; this shows values, to the
-   * user who asked, for one record at a time.
+   * user who asked, for one record at a time. The record is named by its
+   * identity field values, or (for any family, with or without a record
+   * UUID) by a record-diff row's `record_identity_fingerprint`, optionally
+   * with that row's `record_uuid`: exactly one of `identity` and
+   * `record_identity_fingerprint` (`GF_VALIDATION` otherwise, and when no
+   * such record is on either side).
    */
   'checkpoints.record_change': spec(
-    z.object({ project: handleSchema, from: selectorSchema, to: selectorSchema, record_family_id: identifierSchema, identity: identitySchema }).strict(),
+    z.object({
+      project: handleSchema,
+      from: selectorSchema,
+      to: selectorSchema,
+      record_family_id: identifierSchema,
+      identity: identitySchema.optional(),
+      record_identity_fingerprint: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+      record_uuid: uuidSchema.nullable().optional(),
+    }).strict(),
     'json', false, 'Both versions of one record between two checkpoints or CURRENT, and the fields that differ.'),
   'revert.preview': spec(z.object({ project: handleSchema, name: checkpointNameSchema }).strict(), 'json', false, 'What a revert to this checkpoint would restore.'),
   'checkpoints.revert': spec(

@@ -58,7 +58,7 @@ export { diffCheckpoints, parseSelector } from './diff-checkpoints';
 export type { DiffSelector, EndpointResolver, DiffCheckpointsRequest, DiffShellOptions } from './diff-checkpoints';
 export { loadTokenSecret, TOKEN_SECRET_PATH } from './token-secret';
 export { recordChangeBetween, recordChangeOf } from './record-change';
-export type { RecordChangeRequest, RecordChangeResult, RecordChangeKindOrUnchanged } from './record-change';
+export type { RecordChangeRequest, RecordChangeResult, RecordChangeKindOrUnchanged, RecordLookup } from './record-change';
 export { checkpointsResolver, diffProjectCheckpoints, diffProjectAllRecords, recordChange } from './project-diff';
 export { CHANGE_CACHE_DIR, CHANGE_CACHE_FORMAT, CHANGE_PREFIX_CACHE_FORMAT, DiskChangeCache, changeCacheKey, changeListFromTable, changesTable } from './change-cache';
 export type { ChangeCache } from './change-cache';

@@ -1,5 +1,5 @@
-import { tableFromIPC, tableToIPC } from 'apache-arrow';
-import type { Data } from 'apache-arrow';
+import { Table, tableFromIPC, tableToIPC } from 'apache-arrow';
+import type { Data, Field } from 'apache-arrow';
 import { toHex } from '../canonical/index';
 import { GfError } from '../errors';
 import { compareCells, recordsFromTable } from '../participants/index';
@@ -7,23 +7,46 @@ import type { CellValue, RecordValues } from '../participants/index';
 import { buildColumn, normalizeCell } from '../participants/columns';
 import { DIFF_ADAPTERS, resolveAdapter } from './adapters';
 import type { DiffAdapter } from './adapters';
-import { checkCancelled } from './cancel';
+import { CANCEL_CHECK_INTERVAL, checkCancelled } from './cancel';
 import { parseSelector } from './diff-checkpoints';
 import type { EndpointResolver } from './diff-checkpoints';
 import type { DiffEndpoint, EndpointParticipant } from './endpoint';
 import { bindIdentityCompare, lowerBound, prepareSide } from './raw-rows';
-import { RowFingerprinter } from './row-fingerprints';
+import type { RawSide } from './raw-rows';
+import { RowFingerprinter, rowFingerprinter } from './row-fingerprints';
+import type { RowHasher } from './row-fingerprints';
 
-/** Request of `recordChange`: two selectors, a record family id and the record's identity values. */
+/**
+ * Request of `recordChange`: two selectors, a record family id and the
+ * record's identity — either its identity field values, or the identity
+ * fingerprint a record-diff row carries (exactly one of the two).
+ */
 export interface RecordChangeRequest {
   readonly from: unknown;
   readonly to: unknown;
   /** The record family (e.g. `node`); record family ids are unique across the registry. */
   readonly record_family_id: unknown;
   /** Exactly the family's identity fields, in their JS cell form (UUID text, hex digest, text, …). */
-  readonly identity: unknown;
+  readonly identity?: unknown;
+  /**
+   * The record's `record_identity_fingerprint` (64 lowercase hex), as a
+   * record-diff row carries it: works for every family, including those
+   * without a `record_uuid`.
+   */
+  readonly record_identity_fingerprint?: unknown;
+  /**
+   * The diff row's `record_uuid` beside its fingerprint (optional): for a
+   * family whose identity is its record UUID the record is then found by
+   * binary search instead of by hashing identities until one matches.
+   */
+  readonly record_uuid?: unknown;
   readonly signal?: AbortSignal;
 }
+
+/** How `recordChangeBetween` finds the record: identity values, or an identity fingerprint (with an optional record UUID hint). */
+export type RecordLookup =
+  | { readonly identity: unknown }
+  | { readonly identityFingerprint: unknown; readonly recordUuid?: unknown };
 
 /** Kinds of `recordChange`: the diff's three, or `unchanged` when both versions are equal. */
 export type RecordChangeKindOrUnchanged = 'added' | 'removed' | 'modified' | 'unchanged';
@@ -74,16 +97,9 @@ interface Found {
   readonly fingerprint: string;
 }
 
-function findIn(adapters: readonly DiffAdapter[], adapter: DiffAdapter, e: DiffEndpoint, probe: readonly Data[], signal: AbortSignal | undefined): Found | null {
-  const entries = e.participants.filter((p) => p.capabilityId === adapter.capabilityId && p.recordFamilyId === adapter.recordFamilyId);
-  if (entries.length === 0) return null;
-  const entry = entries[0] as EndpointParticipant;
-  if (entries.length > 1) {
-    throw new GfError('GF_SCHEMA_MISMATCH', 'participant is listed twice', { record_family_id: adapter.recordFamilyId, problem: 'duplicate' });
-  }
-  resolveAdapter(adapters, entry);
-  checkCancelled(signal, 'participant');
-  const side = prepareSide(adapter, adapter.decode(e.readParticipantBytes(entry)), entry.contentSha256);
+/** The record of `side` whose identity equals `probe` (binary search on the stored identity order), or null. */
+function findIn(adapter: DiffAdapter, side: RawSide | null, probe: readonly Data[]): Found | null {
+  if (side === null) return null;
   const cmps = side.identity.map((d, k) => bindIdentityCompare(d, probe[k] as Data));
   const cmp = (row: number): number => {
     for (const c of cmps) {
@@ -94,11 +110,99 @@ function findIn(adapters: readonly DiffAdapter[], adapter: DiffAdapter, e: DiffE
   };
   const at = lowerBound(side.rows, cmp, true);
   if (at >= side.rows || cmp(at) !== 0) return null;
-  // A fresh one-row table (offset 0) read as plain records.
-  const one = tableFromIPC(tableToIPC(side.table.slice(at, at + 1), 'stream'));
-  const record = recordsFromTable(adapter.family, one)[0] as RecordValues;
   const fp = new RowFingerprinter(adapter.family.schema.fields, adapter.family.schema.metadata, side.columns, adapter.recordFingerprintDomain);
-  return { record, fingerprint: toHex(fp.of(at)) };
+  return { record: recordAt(adapter, side, at), fingerprint: toHex(fp.of(at)) };
+}
+
+/** Row `at` of a side as plain record values (through a fresh one-row table at offset 0). */
+function recordAt(adapter: DiffAdapter, side: RawSide, at: number): RecordValues {
+  const one = tableFromIPC(tableToIPC(side.table.slice(at, at + 1), 'stream'));
+  return recordsFromTable(adapter.family, one)[0] as RecordValues;
+}
+
+const HEX64 = /^[0-9a-f]{64}$/;
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Identity fingerprints of a prepared side's rows, computed the way the record diff computes them. */
+function identityHasher(adapter: DiffAdapter, side: RawSide): RowHasher {
+  const fields = adapter.family.schema.fields;
+  const idFields = adapter.identityFields.map((n) => fields.find((f) => f.name === n) as Field);
+  return rowFingerprinter(idFields, adapter.family.schema.metadata, side.identity, adapter.identityFingerprintDomain);
+}
+
+/** The side of one endpoint's participant of `adapter`'s family (null when the endpoint has none). */
+function sideIn(adapters: readonly DiffAdapter[], adapter: DiffAdapter, e: DiffEndpoint, signal: AbortSignal | undefined): RawSide | null {
+  const entries = e.participants.filter((p) => p.capabilityId === adapter.capabilityId && p.recordFamilyId === adapter.recordFamilyId);
+  if (entries.length === 0) return null;
+  const entry = entries[0] as EndpointParticipant;
+  if (entries.length > 1) {
+    throw new GfError('GF_SCHEMA_MISMATCH', 'participant is listed twice', { record_family_id: adapter.recordFamilyId, problem: 'duplicate' });
+  }
+  resolveAdapter(adapters, entry);
+  checkCancelled(signal, 'participant');
+  return prepareSide(adapter, adapter.decode(e.readParticipantBytes(entry)), entry.contentSha256);
+}
+
+/**
+ * The row of `side` whose identity fingerprint is `target` (or -1): every
+ * row's identity is hashed until one matches, cancellation checked every
+ * 4,096 rows. Identities are unique within a participant.
+ */
+function scanIdentity(adapter: DiffAdapter, side: RawSide, target: Uint8Array, signal: AbortSignal | undefined): number {
+  const h = identityHasher(adapter, side);
+  const out = new Uint8Array(32);
+  for (let row = 0; row < side.rows; row++) {
+    if ((row & (CANCEL_CHECK_INTERVAL - 1)) === 0 && row > 0) checkCancelled(signal, 'records');
+    h.into(row, out, 0);
+    if (Buffer.compare(out, target) === 0) return row;
+  }
+  return -1;
+}
+
+/** The identity field values of row `at` of a side (JS cell form, as `identityProbe` takes them). */
+function identityValuesAt(adapter: DiffAdapter, side: RawSide, at: number): Record<string, CellValue> {
+  const record = recordAt(adapter, side, at);
+  return Object.fromEntries(adapter.identityFields.map((n) => [n, record[n] ?? null]));
+}
+
+/**
+ * The identity field values of the record whose identity fingerprint is
+ * given, found on either endpoint (null when on neither).
+ *
+ * With a record UUID hint for a family whose identity is exactly its
+ * record UUID, the UUID is the identity (binary search) and the given
+ * fingerprint must be that identity's (`GF_VALIDATION`
+ * `identity_mismatch` otherwise); without one, each side is scanned
+ * (`from` first; the other side is then found by binary search).
+ */
+function identityOfFingerprint(
+  adapter: DiffAdapter,
+  fingerprint: unknown,
+  recordUuid: unknown,
+  sides: () => readonly (RawSide | null)[],
+  signal: AbortSignal | undefined,
+): Record<string, CellValue> | null {
+  if (typeof fingerprint !== 'string' || !HEX64.test(fingerprint)) bad('record_identity_fingerprint');
+  const target = new Uint8Array(Buffer.from(fingerprint, 'hex'));
+  if (recordUuid !== undefined && recordUuid !== null) {
+    if (typeof recordUuid !== 'string' || !UUID_TEXT.test(recordUuid) || adapter.recordUuidField === null) bad('record_uuid');
+    if (adapter.identityFields.length === 1 && adapter.identityFields[0] === adapter.recordUuidField) {
+      const identity = { [adapter.recordUuidField]: recordUuid };
+      const probe = identityProbe(adapter, identity);
+      // The identity fingerprint of this UUID, computed over a one-row probe side.
+      const probeSide: RawSide = { table: new Table(), rows: 1, columns: [], identity: probe };
+      const out = new Uint8Array(32);
+      identityHasher(adapter, probeSide).into(0, out, 0);
+      if (Buffer.compare(out, target) !== 0) bad('identity_mismatch', { record_family_id: adapter.recordFamilyId });
+      return identity;
+    }
+  }
+  for (const side of sides()) {
+    if (side === null) continue;
+    const at = scanIdentity(adapter, side, target, signal);
+    if (at >= 0) return identityValuesAt(adapter, side, at);
+  }
+  return null;
 }
 
 function same(a: CellValue, b: CellValue): boolean {
@@ -108,21 +212,35 @@ function same(a: CellValue, b: CellValue): boolean {
 /**
  * Both versions of one record between two pinned endpoints (pure core).
  *
- * Finds the record by binary search on the stored identity order; a record
- * absent on both sides is `GF_VALIDATION` (`no_such_record`).
+ * The record is named by its identity field values, or by its identity
+ * fingerprint (a record-diff row's `record_identity_fingerprint`, for any
+ * family, with or without a `record_uuid`); see `RecordLookup`. It is then
+ * found on each side by binary search on the stored identity order. A
+ * record absent on both sides is `GF_VALIDATION` (`no_such_record`).
  */
 export function recordChangeBetween(
   from: DiffEndpoint,
   to: DiffEndpoint,
   recordFamilyId: unknown,
-  identity: unknown,
+  lookup: RecordLookup,
   opts: { readonly adapters?: readonly DiffAdapter[]; readonly signal?: AbortSignal } = {},
 ): RecordChangeResult {
   const adapters = opts.adapters ?? DIFF_ADAPTERS;
   const adapter = adapterByFamilyId(adapters, recordFamilyId);
-  const probe = identityProbe(adapter, identity);
-  const a = findIn(adapters, adapter, from, probe, opts.signal);
-  const b = findIn(adapters, adapter, to, probe, opts.signal);
+  // Request problems are judged before anything is read; each side is read once.
+  const early = 'identity' in lookup ? identityProbe(adapter, lookup.identity) : null;
+  let read: readonly (RawSide | null)[] | undefined;
+  const sides = (): readonly (RawSide | null)[] => (read ??= [sideIn(adapters, adapter, from, opts.signal), sideIn(adapters, adapter, to, opts.signal)]);
+  let probe = early;
+  if (probe === null) {
+    const l = lookup as { readonly identityFingerprint: unknown; readonly recordUuid?: unknown };
+    const identity = identityOfFingerprint(adapter, l.identityFingerprint, l.recordUuid, sides, opts.signal);
+    if (identity === null) bad('no_such_record', { record_family_id: adapter.recordFamilyId });
+    probe = identityProbe(adapter, identity);
+  }
+  const [sa, sb] = sides();
+  const a = findIn(adapter, sa ?? null, probe);
+  const b = findIn(adapter, sb ?? null, probe);
   if (a === null && b === null) bad('no_such_record', { record_family_id: adapter.recordFamilyId });
   const names = adapter.family.fields.map((f) => f.name);
   const changed = a === null || b === null ? names : names.filter((n) => !same(a.record[n] ?? null, b.record[n] ?? null));
@@ -150,12 +268,17 @@ export function recordChangeBetween(
 export function recordChangeOf(req: RecordChangeRequest, resolver: EndpointResolver): RecordChangeResult {
   const fromSel = parseSelector(req.from, 'from');
   const toSel = parseSelector(req.to, 'to');
+  const byIdentity = req.identity !== undefined && req.identity !== null;
+  const byFingerprint = req.record_identity_fingerprint !== undefined && req.record_identity_fingerprint !== null;
+  if (byIdentity === byFingerprint) bad('identity_or_fingerprint');
+  if (byIdentity && req.record_uuid !== undefined && req.record_uuid !== null) bad('record_uuid');
+  const lookup: RecordLookup = byIdentity ? { identity: req.identity } : { identityFingerprint: req.record_identity_fingerprint, recordUuid: req.record_uuid };
   checkCancelled(req.signal, 'start');
   const a = resolver.open(fromSel);
   try {
     const b = resolver.open(toSel);
     try {
-      return recordChangeBetween(a, b, req.record_family_id, req.identity, { signal: req.signal });
+      return recordChangeBetween(a, b, req.record_family_id, lookup, { signal: req.signal });
     } finally {
       b.release();
     }

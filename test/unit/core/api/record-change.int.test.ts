@@ -4,6 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { tableFromIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordChangeEntry } from '../../../../core/api/contract';
 import { createFacade, type Facade } from '../../../../core/api/facade';
@@ -85,6 +86,33 @@ describe('checkpoints.record_change', () => {
     const same = await change(0);
     expect(same.change_kind).toBe('unchanged');
     expect(same.changed_fields).toEqual([]);
+  });
+
+  it('by a record-diff row: its identity fingerprint (with or without its record uuid) names the record; exactly one of identity and fingerprint', async () => {
+    const env = await call('checkpoints.diff', { project, from: 'before', to: 'CURRENT', scope: 'graph', detail: 'records', record_family_id: 'node' });
+    if (!env.ok) throw new Error(env.error.code);
+    const t = tableFromIPC((env.value as { bytes: Uint8Array }).bytes);
+    expect(t.numRows).toBe(3);
+    const hex = (v: unknown) => Buffer.from(v as Uint8Array).toString('hex');
+    for (let i = 0; i < t.numRows; i++) {
+      const fp = hex(t.getChild('record_identity_fingerprint')!.get(i));
+      const u = hex(t.getChild('record_uuid')!.get(i));
+      const uuid = `${u.slice(0, 8)}-${u.slice(8, 12)}-${u.slice(12, 16)}-${u.slice(16, 20)}-${u.slice(20)}`;
+      const byFp = await call('checkpoints.record_change', { project, from: 'before', to: 'CURRENT', record_family_id: 'node', record_identity_fingerprint: fp });
+      const withUuid = await call('checkpoints.record_change', { project, from: 'before', to: 'CURRENT', record_family_id: 'node', record_identity_fingerprint: fp, record_uuid: uuid });
+      if (!byFp.ok || !withUuid.ok) throw new Error('record_change failed');
+      expect(withUuid.value).toEqual(byFp.value);
+      const r = byFp.value as RecordChangeEntry;
+      expect(r.change_kind).toBe(t.getChild('change_kind')!.get(i));
+      expect(r.from_record_fingerprint).toBe(t.getChild('from_record_fingerprint')!.get(i) === null ? null : hex(t.getChild('from_record_fingerprint')!.get(i)));
+      expect((r.from ?? r.to)?.['node_uuid']).toBe(uuid);
+    }
+    const both = await call('checkpoints.record_change', { project, from: 'before', to: 'CURRENT', record_family_id: 'node', identity: { node_uuid: testUuid('record-change-node-1') }, record_identity_fingerprint: 'a'.repeat(64) });
+    expect(both.ok ? null : both.error.code).toBe('GF_VALIDATION');
+    const none = await call('checkpoints.record_change', { project, from: 'before', to: 'CURRENT', record_family_id: 'node' });
+    expect(none.ok ? null : none.error.code).toBe('GF_VALIDATION');
+    const missing = await call('checkpoints.record_change', { project, from: 'before', to: 'CURRENT', record_family_id: 'node', record_identity_fingerprint: 'a'.repeat(64) });
+    expect(missing.ok ? null : missing.error.code).toBe('GF_VALIDATION');
   });
 
   it('refuses an unknown checkpoint, an unknown family and wrong identity fields with stable codes', async () => {
