@@ -355,6 +355,41 @@ describe('desktop UI flows (browser mode, Debian Chromium)', () => {
     expect(shown).toEqual(expected.changed_fields.map((f) => [f, text(f, expected.from?.[f]), text(f, expected.to?.[f])]));
   });
 
+  it('changed fields of a family without record_uuid: the configuration entry the demo modifies shows the engine\'s before and after', async () => {
+    // What the engine says: the family-scoped record diff of configuration, and its modified entry by the row's identity fingerprint.
+    const diff = tableFromIPC((await call('checkpoints.diff', { project, from: 'Graph imported', to: 'CURRENT', scope: 'configuration', detail: 'records', record_family_id: 'configuration', limit: 100 })).bytes);
+    const kinds = diff.getChild('change_kind')!.toArray() as string[];
+    const at = kinds.indexOf('modified');
+    expect(at).toBeGreaterThanOrEqual(0);
+    expect(diff.getChild('record_uuid')!.get(at)).toBeNull();
+    const fingerprint = Buffer.from(diff.getChild('record_identity_fingerprint')!.get(at) as Uint8Array).toString('hex');
+    const expected = await call('checkpoints.record_change', { project, from: 'Graph imported', to: 'CURRENT', record_family_id: 'configuration', record_identity_fingerprint: fingerprint });
+    expect(expected.change_kind).toBe('modified');
+    expect(expected.changed_fields).toEqual(['value']);
+    // Named by its identity value instead, the engine gives the same answer.
+    const byKey = await call('checkpoints.record_change', { project, from: 'Graph imported', to: 'CURRENT', record_family_id: 'configuration', identity: { key: String(expected.from?.['key']) } });
+    expect(byKey).toEqual(expected);
+
+    // The diff from the previous test (Graph imported → CURRENT) is shown; drill into configuration.
+    const asked = page.waitForRequest((r) => r.url().endsWith('/api/checkpoints.diff') && (r.postData() ?? '').includes('"detail":"records"'));
+    await page.getByRole('grid', { name: 'Diff summary by participant' }).locator('.grid-data-row').filter({ hasText: 'configuration' }).first().click();
+    // The drill-down asks the engine for this family alone (no client-side filtering of the scope's rows).
+    const body = JSON.parse((await asked).postData() ?? '{}') as Record<string, unknown>;
+    expect([body['record_family_id'], body['capability_id'], body['scope']]).toEqual(['configuration', 'workspace', 'configuration']);
+    const grid = page.getByRole('grid', { name: 'Record changes of configuration' });
+    await expect.poll(() => page.getByTestId('count-modified').textContent()).toBe(String(kinds.filter((k) => k === 'modified').length));
+    expect(await page.getByTestId('count-added').textContent()).toBe(String(kinds.filter((k) => k === 'added').length));
+    expect(await page.getByTestId('count-removed').textContent()).toBe(String(kinds.filter((k) => k === 'removed').length));
+    const row = grid.locator('.grid-data-row.change-modified').filter({ hasText: fingerprint });
+    await row.click();
+    await page.getByTestId('load-fields').click();
+    const table = page.getByTestId('changed-fields');
+    await table.waitFor();
+    expect(await table.locator('caption').textContent()).toBe('Fields that changed (Graph imported → CURRENT)');
+    const shown = await table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => Array.from(r.children, (c) => c.textContent ?? '')));
+    expect(shown).toEqual([['value', String(expected.from?.['value']), String(expected.to?.['value'])]]);
+  });
+
   it('ledgers: workflows with integrity badges, the tampered chain at its sequence, a chain table with evidence links, store health', async () => {
     const verify = await call('chain.verify', { project });
     await nav('Ledgers');

@@ -51,7 +51,7 @@ const IDLE: PagedState = { columns: [], count: 0, hasMore: false, loading: false
  * operation passes it on). A stale response (for an older key, or one
  * cancelled) is dropped, never shown.
  */
-export function usePaged(key: string | null, fetchPage: (after: string | null, operationId: string) => Promise<ArrowResult>, filter?: (r: DisplayRow) => boolean): Paged {
+export function usePaged(key: string | null, fetchPage: (after: string | null, operationId: string) => Promise<ArrowResult>): Paged {
   const [state, setState] = useState<PagedState>(IDLE);
   const rows = useRef<DisplayRow[]>([]);
   const token = useRef<string | null>(null);
@@ -60,8 +60,6 @@ export function usePaged(key: string | null, fetchPage: (after: string | null, o
   const operation = useRef<string | null>(null);
   const fetchRef = useRef(fetchPage);
   fetchRef.current = fetchPage;
-  const filterRef = useRef(filter);
-  filterRef.current = filter;
 
   const load = useCallback((reset: boolean) => {
     if (inFlight.current && !reset) return;
@@ -79,9 +77,8 @@ export function usePaged(key: string | null, fetchPage: (after: string | null, o
         operation.current = null;
         token.current = page.next_page_token;
         const decoded = decodeArrow(page.bytes);
-        const f = filterRef.current;
         const target = rows.current;
-        for (const r of decoded.rows) if (f === undefined || f(r)) target.push(r);
+        for (const r of decoded.rows) target.push(r);
         const count = target.length;
         setState((s) => ({ columns: sameColumns(s.columns, decoded.columns) ? s.columns : decoded.columns, count, hasMore: page.next_page_token !== null, loading: false, error: null, pages: s.pages + 1, cancelled: false }));
       },

@@ -65,7 +65,7 @@ export interface ExportTarget {
   readonly from: string;
   readonly to: string;
   readonly scope: DiffScope;
-  /** Only this family's rows (CSV/JSON); null = every family of the scope. */
+  /** Only this record family (the engine diffs that family alone); null = every family of the scope. */
   readonly family: string | null;
 }
 
@@ -84,7 +84,7 @@ export function ExportAllRecords({ target, label, testId }: { target: ExportTarg
     },
     [],
   );
-  const formats = target.family === null ? EXPORT_FORMATS : EXPORT_FORMATS.filter((f) => f !== 'arrow');
+  const formats = EXPORT_FORMATS;
   const base = `diff-records-${target.family ?? target.scope}`;
 
   const start = async (format: ExportFormat) => {
@@ -101,7 +101,17 @@ export function ExportAllRecords({ target, label, testId }: { target: ExportTarg
     try {
       let after: string | null = null;
       for (let pages = 1; ; pages++) {
-        const page: ArrowResult = await invoke('checkpoints.diff', { project: target.project, from: target.from, to: target.to, scope: target.scope, detail: 'records', limit: EXPORT_PAGE, after, operation_id: id });
+        const page: ArrowResult = await invoke('checkpoints.diff', {
+          project: target.project,
+          from: target.from,
+          to: target.to,
+          scope: target.scope,
+          detail: 'records',
+          limit: EXPORT_PAGE,
+          after,
+          ...(target.family === null ? {} : { record_family_id: target.family }),
+          operation_id: id,
+        });
         if (mine !== run.current) return;
         if (format === 'arrow') {
           arrowPages.push(page.bytes);
@@ -109,7 +119,7 @@ export function ExportAllRecords({ target, label, testId }: { target: ExportTarg
         } else {
           const decoded = decodeArrow(page.bytes);
           columns ??= decoded.columns;
-          const kept = target.family === null ? decoded.rows : decoded.rows.filter((r) => r['record_family_id'] === target.family);
+          const kept = decoded.rows;
           rows += kept.length;
           if (format === 'csv') parts.push(csvLines(columns, kept));
           else if (kept.length > 0) parts.push(`${rows === kept.length ? '' : ','}\n${kept.map((r) => JSON.stringify(r)).join(',\n')}`);

@@ -218,16 +218,29 @@ function advanceKindView(prev: KindView | null, source: readonly DisplayRow[], c
 
 function RecordDiff({ project, compared, family }: { project: string; compared: Compared; family: DisplayRow }) {
   const familyId = family['record_family_id'] ?? '';
+  const capabilityId = family['capability_id'] ?? '';
   const scope = (family['scope'] ?? 'all') as DiffScope;
   const [kinds, setKinds] = useState<ReadonlySet<ChangeKind>>(new Set(CHANGE_KINDS));
   const [selected, setSelected] = useState<DisplayRow | null>(null);
-  const key = `${compared.from}|${compared.to}|${scope}|${familyId}`;
+  const key = `${compared.from}|${compared.to}|${scope}|${capabilityId}/${familyId}`;
+  // The engine diffs and pages this family alone (its tokens are bound to it): no other family is read or sent.
   const fetchPage = useCallback(
     (after: string | null, operationId: string) =>
-      invoke('checkpoints.diff', { project, from: compared.from, to: compared.to, scope, detail: 'records', limit: RECORD_PAGE, after, operation_id: operationId }),
-    [project, compared.from, compared.to, scope],
+      invoke('checkpoints.diff', {
+        project,
+        from: compared.from,
+        to: compared.to,
+        scope,
+        detail: 'records',
+        limit: RECORD_PAGE,
+        after,
+        record_family_id: familyId,
+        capability_id: capabilityId,
+        operation_id: operationId,
+      }),
+    [project, compared.from, compared.to, scope, familyId, capabilityId],
   );
-  const paged = usePaged(key, fetchPage, (r) => r['record_family_id'] === familyId);
+  const paged = usePaged(key, fetchPage);
   const view = useRef<KindView | null>(null);
   view.current = advanceKindView(view.current, paged.rows, paged.count, kinds);
   const { shown, counts } = view.current;
@@ -290,7 +303,10 @@ function RecordDiff({ project, compared, family }: { project: string; compared: 
           testId="record-diff-grid"
           emptyText={paged.hasMore ? 'Loading more pages…' : 'No record changes of these kinds.'}
         />
-        {selected !== null && <RecordDetail project={project} compared={compared} family={family} row={selected} />}
+        {selected !== null && (
+          // Keyed by the record: another selection starts with no values shown (never the previous record's).
+          <RecordDetail key={`${selected['record_identity_fingerprint'] ?? ''}/${selected['change_kind'] ?? ''}`} project={project} compared={compared} family={family} row={selected} />
+        )}
       </div>
       )}
     </div>
@@ -317,15 +333,25 @@ function RecordDetail({ project, compared, family, row }: { project: string; com
   const [note, setNote] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const uuid = row['record_uuid'];
+  const fingerprint = row['record_identity_fingerprint'];
   const familyId = family['record_family_id'] ?? '';
-  // The diff row carries the record uuid (uuid-keyed families) and fingerprints; the uuid is the identity to look up.
-  const canLoad = uuid !== null && uuid !== undefined;
+  // Every diff row names its record by the identity fingerprint (any family); the record uuid, when the row has one, lets the engine seek.
+  const canLoad = typeof fingerprint === 'string' && fingerprint.length === 64;
   const load = async () => {
     if (!canLoad) return;
     setNote(null);
     setBusy(true);
     try {
-      setFields(await invoke('checkpoints.record_change', { project, from: compared.from, to: compared.to, record_family_id: familyId, identity: { [`${familyId}_uuid`]: uuid } }));
+      setFields(
+        await invoke('checkpoints.record_change', {
+          project,
+          from: compared.from,
+          to: compared.to,
+          record_family_id: familyId,
+          record_identity_fingerprint: fingerprint,
+          ...(uuid === null || uuid === undefined ? {} : { record_uuid: uuid }),
+        }),
+      );
     } catch (e) {
       setNote(`${showError(e).code}: field values are not available for this record.`);
     } finally {
@@ -345,7 +371,7 @@ function RecordDetail({ project, compared, family, row }: { project: string; com
       {canLoad ? (
         <button type="button" onClick={() => void load()} disabled={busy} data-testid="load-fields">Show changed fields</button>
       ) : (
-        <p className="muted small">This family is keyed by fields the diff does not carry (it has fingerprints only, no record uuid), so its values cannot be looked up from here.</p>
+        <p className="muted small">This row carries no identity fingerprint, so its values cannot be looked up from here.</p>
       )}
       {note !== null && <p className="muted small">{note}</p>}
       {fields !== null && (
