@@ -192,8 +192,16 @@ interface CancelFigures {
   readonly ui: number;
   /** Click → the in-flight page request answered. */
   readonly engine: number;
-  /** 1 when that answer was GF_CANCELLED, no diff page was requested after the click, and no file was written. */
+  /**
+   * 1 when the export stopped cleanly: the in-flight page answered GF_CANCELLED, or had
+   * already finished its page (it answered `ok` within the target: the UI drops it), no
+   * diff page was requested after the click, no file was written, the progress is gone.
+   */
   readonly cancelled: number;
+  /** 1 when the in-flight page itself was cut short by the engine (GF_CANCELLED). */
+  readonly engineAborted: number;
+  /** What the in-flight page answered (`ok`, a GF code). */
+  readonly answer: string;
   /** How long the export had been running when Cancel was clicked. */
   readonly runningMs: number;
   /** The same export left to finish, for scale. */
@@ -238,7 +246,10 @@ async function diffCancel(state: State, serve: ServeHandle): Promise<CancelFigur
     const engine = call.end - at;
     const laterPages = p.calls.filter((c) => c.op === 'checkpoints.diff' && c.start > at).length;
     const progressGone = (await page.getByTestId('export-progress').count()) === 0;
-    const cancelled = call.code === 'GF_CANCELLED' && laterPages === 0 && downloads === 0 && progressGone ? 1 : 0;
+    const answered = call.code === 'GF_CANCELLED' || (call.code === 'ok' && engine <= TARGET_CANCEL_MS);
+    const cancelled = answered && laterPages === 0 && downloads === 0 && progressGone ? 1 : 0;
+    const engineAborted = call.code === 'GF_CANCELLED' ? 1 : 0;
+    const answer = `${call.code ?? 'none'}${laterPages > 0 ? `, ${laterPages} later page(s)` : ''}${downloads > 0 ? ', a file' : ''}${progressGone ? '' : ', progress still shown'}`;
     const runningMs = at - (p.armCancel?.since ?? at);
     // For scale: the same export to its end (the file is written).
     const t0 = performance.now();
@@ -248,7 +259,7 @@ async function diffCancel(state: State, serve: ServeHandle): Promise<CancelFigur
     await page.waitForFunction(() => (document.querySelector('[data-testid="export-notice"]')?.textContent ?? '').startsWith('Exported'));
     const uncancelledMs = performance.now() - t0;
     const rows = Number(((await page.getByTestId('export-notice').textContent()) ?? '').replace(/[^0-9]/g, ''));
-    return { total: Math.max(ui, engine), ui, engine, cancelled, runningMs, uncancelledMs, rows };
+    return { total: Math.max(ui, engine), ui, engine, cancelled, engineAborted, answer, runningMs, uncancelledMs, rows };
   } finally {
     await page.close();
   }
@@ -274,7 +285,8 @@ export const benchmarks = [
       'ui.diff_cancel_ms': 'ms',
       'ui.diff_cancel_ui_ms': 'ms',
       'ui.diff_cancel_engine_ms': 'ms',
-      'ui.diff_cancel_engine_cancelled': '0/1',
+      'ui.diff_cancel_clean': '0/1',
+      'ui.diff_cancel_engine_aborted': '0/1',
       'ui.diff_cancel_after_running_ms': 'ms',
       'ui.diff_export_uncancelled_ms': 'ms',
       'ui.diff_export_rows': 'rows',
@@ -315,7 +327,7 @@ export const benchmarks = [
           `checkpoints ${Math.round(cold.checkpoints)} ms; warm open: history ${Math.round(history.history)} ms (${verdict(history.history, TARGET_RENDER_MS)} ${TARGET_RENDER_MS}), ` +
           `checkpoints ${Math.round(history.checkpoints)} ms (${verdict(history.checkpoints, TARGET_RENDER_MS)} ${TARGET_RENDER_MS}), ` +
           `longest task ${Math.round(scroll.longest)} ms over ${scroll.rows} rows (${verdict(scroll.longest, TARGET_LONG_TASK_MS)} ${TARGET_LONG_TASK_MS}), ` +
-          `export cancelled after ${Math.round(cancel.runningMs)} ms: UI idle ${Math.round(cancel.ui)} ms, engine answered ${Math.round(cancel.engine)} ms ${cancel.cancelled === 1 ? '(GF_CANCELLED, no later page, no file)' : '(NOT cleanly cancelled)'} (${verdict(cancel.total, TARGET_CANCEL_MS)} ${TARGET_CANCEL_MS}); uncancelled export ${Math.round(cancel.uncancelledMs)} ms for ${cancel.rows} rows`,
+          `export cancelled after ${Math.round(cancel.runningMs)} ms: UI idle ${Math.round(cancel.ui)} ms, engine answered ${Math.round(cancel.engine)} ms (${cancel.answer}; ${cancel.cancelled === 1 ? 'stopped cleanly: no later page, no file' : 'NOT cleanly stopped'}) (${verdict(cancel.total, TARGET_CANCEL_MS)} ${TARGET_CANCEL_MS}); uncancelled export ${Math.round(cancel.uncancelledMs)} ms for ${cancel.rows} rows`,
       );
       return {
         'ui.history_render_ms': history.history,
@@ -332,7 +344,8 @@ export const benchmarks = [
         'ui.diff_cancel_ms': cancel.total,
         'ui.diff_cancel_ui_ms': cancel.ui,
         'ui.diff_cancel_engine_ms': cancel.engine,
-        'ui.diff_cancel_engine_cancelled': cancel.cancelled,
+        'ui.diff_cancel_clean': cancel.cancelled,
+        'ui.diff_cancel_engine_aborted': cancel.engineAborted,
         'ui.diff_cancel_after_running_ms': cancel.runningMs,
         'ui.diff_export_uncancelled_ms': cancel.uncancelledMs,
         'ui.diff_export_rows': cancel.rows,
