@@ -14,6 +14,17 @@ import { ByteWriter } from '../canonical/arrow-writer';
 const GFT1 = Uint8Array.of(0x47, 0x46, 0x54, 0x31);
 
 /**
+ * Finishes one row's fingerprint: patches the payload length (checked
+ * against the limit) into the header and writes SHA-256 of the bytes into `out` at `at`.
+ */
+function sealInto(w: ByteWriter, prefixEnd: number, payloadPrefix: number, lengthAt: number, maxPayload: number, out: Uint8Array, at: number): void {
+  const payloadLength = payloadPrefix + (w.pos - prefixEnd);
+  if (payloadLength > maxPayload) checkLimit('payload_bytes', payloadLength, maxPayload, 'payload');
+  w.patchU64(lengthAt, payloadLength);
+  out.set(oneShotHash('sha256', w.buf.subarray(0, w.pos), 'buffer'), at);
+}
+
+/**
  * Record fingerprints of chosen rows of one batch, byte-identical to
  * `recordFingerprints` of the canonical module for those rows.
  *
@@ -86,10 +97,7 @@ export class RowFingerprinter {
     const win = Math.floor(row / this.#window);
     const local = row - win * this.#window;
     for (const write of this.#writersFor(win)) write(local, w);
-    const payloadLength = this.#payloadPrefix + (w.pos - this.#prefixEnd);
-    if (payloadLength > this.#maxPayload) checkLimit('payload_bytes', payloadLength, this.#maxPayload, 'payload');
-    w.patchU64(this.#lengthAt, payloadLength);
-    out.set(oneShotHash('sha256', w.buf.subarray(0, w.pos), 'buffer'), at);
+    sealInto(w, this.#prefixEnd, this.#payloadPrefix, this.#lengthAt, this.#maxPayload, out, at);
   }
 
   /** The fingerprint of row `row` (32 fresh bytes). */
@@ -277,10 +285,7 @@ export class FlatRowFingerprinter {
     w.pos = this.#prefixEnd;
     const cols = this.#cols;
     for (let k = 0; k < cols.length; k++) this.#write(cols[k] as FlatColumn, row, w);
-    const payloadLength = this.#payloadPrefix + (w.pos - this.#prefixEnd);
-    if (payloadLength > this.#limits.maxPayloadBytes) checkLimit('payload_bytes', payloadLength, this.#limits.maxPayloadBytes, 'payload');
-    w.patchU64(this.#lengthAt, payloadLength);
-    out.set(oneShotHash('sha256', w.buf.subarray(0, w.pos), 'buffer'), at);
+    sealInto(w, this.#prefixEnd, this.#payloadPrefix, this.#lengthAt, this.#limits.maxPayloadBytes, out, at);
   }
 
   /** The fingerprint of row `row` (32 fresh bytes). */
