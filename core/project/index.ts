@@ -1,7 +1,17 @@
 export { createProject, openProject, Project } from './project';
 export type { ProjectOptions, Writer, WriterOptions } from './project';
 export { Lease } from './lease';
-export { VERIFY_CHUNK_BYTES, forgetVerifiedObjects, isVerifiedObject, readObjectVerified, readObjectVerifiedAsync } from './verified-objects';
+export {
+  VERIFY_CHUNK_BYTES,
+  forgetVerifiedObjects,
+  isVerifiedObject,
+  openObjectVerified,
+  openObjectVerifiedAsync,
+  readObjectVerified,
+  readObjectVerifiedAsync,
+  verifiedBytes,
+} from './verified-objects';
+export type { OpenVerifiedOptions, VerifiedObject } from './verified-objects';
 export type { FamilyDescriptor, ParticipantCatalog, SnapshotTables } from './catalog';
 export { registryCatalog } from './registry-catalog';
 export type { FamilyRef, ParticipantChange, PublishRequest, PublishResult } from './publication';

@@ -12,6 +12,9 @@ export const VERIFIED_MEMO_MIN_AGE_NS = 1_000_000_000n;
 
 const VERIFIED_MEMO_MAX = 4096;
 
+/** Bytes per read while an opened object is hashed (one buffer, reused for the whole object). */
+const HASH_READ_BYTES = 1 << 20;
+
 /**
  * Objects this process has verified against their name, by object name,
  * with the file identity seen at that verification:
@@ -101,6 +104,172 @@ function* readSteps(root: string, entry: Entry): Generator<void, Uint8Array> {
     return new Uint8Array(buf.buffer, buf.byteOffset, size);
   } finally {
     fs.closeSync(fd);
+  }
+}
+
+/**
+ * One participant object opened for ranged reads after it was verified
+ * against its name (see `openObjectVerified`).
+ */
+export interface VerifiedObject {
+  readonly byteLength: number;
+  /**
+   * A copy (or, for an object held in memory, a view) of the verified bytes
+   * `[offset, offset + length)`, read into the front of `into` when it is
+   * given and long enough (a caller's reusable buffer). Each read from the
+   * file re-checks the file identity it was verified under, so no byte of a
+   * replaced or modified object is ever returned (`GF_PROJECT_CORRUPT`).
+   */
+  read(offset: number, length: number, into?: Uint8Array): Uint8Array;
+  /** Closes the file (idempotent); reads after it are a programming error. */
+  close(): void;
+}
+
+/** Options of `openObjectVerified` (tests). */
+export interface OpenVerifiedOptions {
+  /** Racy-clean age for ranged mode and the memo (default `VERIFIED_MEMO_MIN_AGE_NS`). */
+  readonly minAgeNs?: bigint;
+}
+
+/** Bytes held in memory, as a `VerifiedObject` (views, no copy). */
+export function verifiedBytes(bytes: Uint8Array): VerifiedObject {
+  return {
+    byteLength: bytes.length,
+    read(offset, length) {
+      if (offset < 0 || length < 0 || offset + length > bytes.length) throw new RangeError('read outside the object');
+      return bytes.subarray(offset, offset + length);
+    },
+    close() {},
+  };
+}
+
+function rangedObject(fd: number, rel: string, sha: string, identity: string, size: number): VerifiedObject {
+  let open = true;
+  return {
+    byteLength: size,
+    read(offset, length, into) {
+      if (!open) throw new Error('invariant violated: read after close');
+      if (offset < 0 || length < 0 || offset + length > size) throw new RangeError('read outside the object');
+      const out = into !== undefined && into.length >= length ? into.subarray(0, length) : new Uint8Array(length);
+      let done = 0;
+      while (done < length) {
+        const n = fs.readSync(fd, out, done, length - done, offset + done);
+        if (n === 0) throw corrupt('participant object has the wrong length', rel);
+        done += n;
+      }
+      if (identityOf(fs.fstatSync(fd, { bigint: true })) !== identity) {
+        VERIFIED.delete(sha);
+        throw corrupt('participant object changed after it was verified', rel);
+      }
+      return out;
+    },
+    close() {
+      if (!open) return;
+      open = false;
+      fs.closeSync(fd);
+    },
+  };
+}
+
+/**
+ * Opens one object for ranged reads, verified against its name first.
+ *
+ * Memo hit (this process verified this exact file): nothing is read up
+ * front. Otherwise the whole file is hashed in `VERIFY_CHUNK_BYTES` chunks
+ * through one reused buffer (memory does not grow with the object), with
+ * a pause point between chunks; a file whose ctime is too recent for the
+ * racy-clean rule is instead read whole into memory while it is hashed,
+ * and served from there. Ranged reads then re-check the file identity, so
+ * every byte returned is a byte of the verified file.
+ */
+function* openSteps(root: string, entry: Entry, opts: OpenVerifiedOptions): Generator<void, VerifiedObject> {
+  const minAge = opts.minAgeNs ?? VERIFIED_MEMO_MIN_AGE_NS;
+  const p = objectPlace(root, entry.contentSha256);
+  const startNs = BigInt(Date.now()) * 1_000_000n;
+  let fd: number;
+  try {
+    fd = fs.openSync(p.abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  } catch (e) {
+    if (isErrno(e, 'ENOENT')) throw corrupt('participant object is missing', p.rel);
+    if (isErrno(e, 'ELOOP')) throw corrupt('symlink at a machine-owned path', p.rel);
+    throw ioError(e, 'open', p.rel);
+  }
+  let handedOut = false;
+  try {
+    const before = fs.fstatSync(fd, { bigint: true });
+    if (!before.isFile()) throw corrupt('not a regular file', p.rel);
+    if (before.size !== BigInt(entry.byteLength)) throw corrupt('participant object has the wrong length', p.rel);
+    const identity = identityOf(before);
+    const size = entry.byteLength;
+    if (VERIFIED.get(entry.contentSha256) !== identity && before.ctimeNs + minAge > startNs) {
+      // Too recent to trust its identity later: hash and keep these very bytes.
+      fs.closeSync(fd);
+      handedOut = true;
+      return verifiedBytes(yield* readSteps(root, entry));
+    }
+    if (VERIFIED.get(entry.contentSha256) !== identity) {
+      const hash = createHash('sha256');
+      const chunk = Buffer.allocUnsafe(Math.min(HASH_READ_BYTES, Math.max(1, size)));
+      let off = 0;
+      let sincePause = 0;
+      while (off < size) {
+        const n = fs.readSync(fd, chunk, 0, Math.min(chunk.length, size - off), off);
+        if (n === 0) break;
+        hash.update(chunk.subarray(0, n));
+        off += n;
+        sincePause += n;
+        if (sincePause >= VERIFY_CHUNK_BYTES && off < size) {
+          sincePause = 0;
+          yield;
+        }
+      }
+      if (off !== size || fs.readSync(fd, chunk, 0, 1, off) !== 0) throw corrupt('participant object has the wrong length', p.rel);
+      if (hash.digest('hex') !== entry.contentSha256) {
+        VERIFIED.delete(entry.contentSha256);
+        throw corrupt('participant object does not match its name', p.rel);
+      }
+      if (identityOf(fs.fstatSync(fd, { bigint: true })) !== identity) throw corrupt('participant object changed while it was verified', p.rel);
+      remember(entry.contentSha256, identity);
+    }
+    handedOut = true;
+    return rangedObject(fd, p.rel, entry.contentSha256, identity, size);
+  } finally {
+    if (!handedOut) fs.closeSync(fd);
+  }
+}
+
+function drive<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done === true) return r.value;
+  }
+}
+
+/**
+ * Opens one object for ranged reads once it is verified against its name
+ * and manifest entry (see `openSteps`). Missing, truncated, extended or
+ * altered bytes are `GF_PROJECT_CORRUPT`. The caller closes it.
+ */
+export function openObjectVerified(root: string, entry: Entry, opts: OpenVerifiedOptions = {}): VerifiedObject {
+  return drive(openSteps(root, entry, opts));
+}
+
+/** `openObjectVerified`, awaiting `pause` between hashed chunks (a throwing `pause` aborts, nothing stays open). */
+export async function openObjectVerifiedAsync(
+  root: string,
+  entry: Entry,
+  pause: () => Promise<void>,
+  opts: OpenVerifiedOptions = {},
+): Promise<VerifiedObject> {
+  const steps = openSteps(root, entry, opts);
+  try {
+    for (;;) {
+      const r = steps.next();
+      if (r.done === true) return r.value;
+      await pause();
+    }
+  } finally {
+    steps.return(verifiedBytes(new Uint8Array(0)));
   }
 }
 

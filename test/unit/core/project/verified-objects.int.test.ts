@@ -4,7 +4,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { hasCode } from '../../../../core/errors';
-import { VERIFY_CHUNK_BYTES, forgetVerifiedObjects, isVerifiedObject, objectPlace, readObjectVerified, readObjectVerifiedAsync } from '../../../../core/project/index';
+import {
+  VERIFY_CHUNK_BYTES,
+  forgetVerifiedObjects,
+  isVerifiedObject,
+  objectPlace,
+  openObjectVerified,
+  openObjectVerifiedAsync,
+  readObjectVerified,
+  readObjectVerifiedAsync,
+} from '../../../../core/project/index';
 
 let root: string;
 
@@ -95,5 +104,99 @@ describe('verified-object memo', () => {
     forgetVerifiedObjects();
     await readObjectVerifiedAsync(root, entry, async () => undefined);
     expect(isVerifiedObject(sha)).toBe(true);
+  });
+});
+
+function openFds(): number {
+  return fs.readdirSync('/proc/self/fd').length;
+}
+
+describe('objects opened for ranged reads', () => {
+  it('verifies before the first read, then serves any range of the verified bytes', () => {
+    const bytes = new Uint8Array(3 * 1024 * 1024 + 5).map((_, i) => (i * 13) % 256);
+    const { sha, entry } = writeObject(bytes);
+    ageFiles();
+    const fds = openFds();
+    const o = openObjectVerified(root, entry);
+    expect(isVerifiedObject(sha)).toBe(true);
+    expect(o.byteLength).toBe(bytes.length);
+    for (const [off, len] of [[0, 10], [1_000_000, 4096], [bytes.length - 3, 3], [17, 0]] as const) {
+      expect(Buffer.from(o.read(off, len)).equals(Buffer.from(bytes.subarray(off, off + len)))).toBe(true);
+    }
+    // Into a caller's buffer: the result is a view of its front.
+    const into = new Uint8Array(64);
+    const got = o.read(100, 32, into);
+    expect(got.buffer).toBe(into.buffer);
+    expect(Buffer.from(got).equals(Buffer.from(bytes.subarray(100, 132)))).toBe(true);
+    expect(() => o.read(bytes.length - 1, 2)).toThrow(RangeError);
+    o.close();
+    o.close();
+    expect(openFds()).toBe(fds);
+  });
+
+  it('refuses a wrong, short or missing object at open, and a changed one at the next read', () => {
+    const bytes = new Uint8Array(8192).map((_, i) => i % 251);
+    const { file, entry } = writeObject(bytes);
+    ageFiles();
+    const fds = openFds();
+    expect(codeOf(() => openObjectVerified(root, { ...entry, contentSha256: 'ab'.repeat(32) }))).toBe('GF_PROJECT_CORRUPT');
+    expect(codeOf(() => openObjectVerified(root, { ...entry, byteLength: 8191 }))).toBe('GF_PROJECT_CORRUPT');
+    const tampered = Buffer.from(bytes);
+    tampered[5] = (tampered[5] as number) ^ 1;
+    fs.writeFileSync(file, tampered);
+    ageFiles();
+    expect(codeOf(() => openObjectVerified(root, entry))).toBe('GF_PROJECT_CORRUPT');
+    fs.writeFileSync(file, bytes);
+    ageFiles();
+    const o = openObjectVerified(root, entry);
+    expect(o.read(0, 4)).toEqual(bytes.subarray(0, 4));
+    // Modified after verification (same length, mtime put back): ctime moved, so no byte of it is returned.
+    const { mtime, atime } = fs.statSync(file);
+    fs.writeFileSync(file, tampered);
+    fs.utimesSync(file, atime, mtime);
+    expect(codeOf(() => o.read(0, 4))).toBe('GF_PROJECT_CORRUPT');
+    o.close();
+    fs.rmSync(file);
+    expect(codeOf(() => openObjectVerified(root, entry))).toBe('GF_PROJECT_CORRUPT');
+    expect(openFds()).toBe(fds);
+  });
+
+  it('keeps a too-recent object in memory (racy-clean rule) and does not memoize it', () => {
+    const bytes = new Uint8Array(5000).map((_, i) => (i * 3) % 256);
+    const { sha, file, entry } = writeObject(bytes);
+    const fds = openFds();
+    const o = openObjectVerified(root, entry);
+    expect(isVerifiedObject(sha)).toBe(false);
+    expect(openFds()).toBe(fds);
+    // Served from the bytes that were hashed, whatever happens to the file now.
+    fs.writeFileSync(file, new Uint8Array(5000));
+    expect(Buffer.from(o.read(10, 100)).equals(Buffer.from(bytes.subarray(10, 110)))).toBe(true);
+    o.close();
+  });
+
+  it('the async open pauses between hashed chunks and aborts there without leaking the file', async () => {
+    const bytes = new Uint8Array(2 * VERIFY_CHUNK_BYTES + 7).map((_, i) => (i * 7) % 256);
+    const { sha, entry } = writeObject(bytes);
+    ageFiles();
+    const fds = openFds();
+    const stop = new Error('stop');
+    await expect(openObjectVerifiedAsync(root, entry, async () => Promise.reject(stop))).rejects.toBe(stop);
+    expect(isVerifiedObject(sha)).toBe(false);
+    expect(openFds()).toBe(fds);
+    let pauses = 0;
+    const o = await openObjectVerifiedAsync(root, entry, async () => {
+      pauses++;
+    });
+    expect(pauses).toBe(2);
+    expect(isVerifiedObject(sha)).toBe(true);
+    expect(Buffer.from(o.read(VERIFY_CHUNK_BYTES, 7)).equals(Buffer.from(bytes.subarray(VERIFY_CHUNK_BYTES, VERIFY_CHUNK_BYTES + 7)))).toBe(true);
+    o.close();
+    // A memo hit reads nothing up front: no pause at all.
+    pauses = 0;
+    (await openObjectVerifiedAsync(root, entry, async () => {
+      pauses++;
+    })).close();
+    expect(pauses).toBe(0);
+    expect(openFds()).toBe(fds);
   });
 });
