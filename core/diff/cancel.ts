@@ -1,6 +1,7 @@
 import diagnostics from 'node:diagnostics_channel';
 import { GfError } from '../errors';
-import type { DiffEndpoint, EndpointParticipant } from './endpoint';
+import { verifiedBytes } from '../project/index';
+import type { DiffEndpoint, EndpointParticipant, ParticipantSource } from './endpoint';
 
 /** Records between two cancellation checks while merging (the contract says at most 4,096). */
 export const CANCEL_CHECK_INTERVAL = 4096;
@@ -23,11 +24,13 @@ export function checkCancelled(signal: AbortSignal | undefined, phase: string): 
  *
  * The core is a generator of steps: `pause` is a cancellation point (before
  * each participant, every `CANCEL_CHECK_INTERVAL` records); `read` asks for
- * the verified bytes of one participant of one endpoint. The synchronous
- * driver checks the signal at a pause and reads with
- * `readParticipantBytes`; the asynchronous driver first yields to the
- * event loop (so a cancel sent by another request can land), then checks,
- * and reads with `readParticipantBytesAsync` when the endpoint has it.
+ * one participant of one endpoint as a verified `ParticipantSource`. The
+ * synchronous driver checks the signal at a pause and opens with
+ * `openParticipant` (or reads the whole bytes with `readParticipantBytes`);
+ * the asynchronous driver first yields to the event loop (so a cancel sent
+ * by another request can land), then checks, and prefers the cooperative
+ * `openParticipantAsync` / `readParticipantBytesAsync`. Every source a
+ * driver hands out is closed when the steps end, however they end.
  */
 export type DiffEffect =
   | { readonly effect: 'pause'; readonly phase: 'participant' | 'records' }
@@ -38,8 +41,23 @@ export const PAUSE: DiffEffect = Object.freeze({ effect: 'pause', phase: 'record
 /** The pause step before a participant. */
 export const PARTICIPANT_PAUSE: DiffEffect = Object.freeze({ effect: 'pause', phase: 'participant' });
 
-/** A diff computation as steps: yields effects, receives read bytes, returns `T`. */
-export type DiffSteps<T> = Generator<DiffEffect, T, Uint8Array | undefined>;
+/** A diff computation as steps: yields effects, receives opened participants, returns `T`. */
+export type DiffSteps<T> = Generator<DiffEffect, T, ParticipantSource | undefined>;
+
+function openSync(e: DiffEndpoint, entry: EndpointParticipant): ParticipantSource {
+  return e.openParticipant === undefined ? verifiedBytes(e.readParticipantBytes(entry)) : e.openParticipant(entry);
+}
+
+async function openAsync(e: DiffEndpoint, entry: EndpointParticipant, pause: () => Promise<void>): Promise<ParticipantSource> {
+  if (e.openParticipantAsync !== undefined) return e.openParticipantAsync(entry, pause);
+  if (e.openParticipant !== undefined) return e.openParticipant(entry);
+  if (e.readParticipantBytesAsync !== undefined) return verifiedBytes(await e.readParticipantBytesAsync(entry, pause));
+  return verifiedBytes(e.readParticipantBytes(entry));
+}
+
+function closeAll(sources: readonly ParticipantSource[]): void {
+  for (const s of sources) s.close();
+}
 
 /** True for a step value that is an effect (not a yielded result item). */
 export function isEffect(v: object): v is DiffEffect {
@@ -48,15 +66,25 @@ export function isEffect(v: object): v is DiffEffect {
 
 /** Runs diff steps synchronously: pauses only check `signal`. */
 export function runSync<T>(steps: DiffSteps<T>, signal: AbortSignal | undefined): T {
-  let r = steps.next();
-  while (r.done !== true) {
-    const e = r.value;
-    if (e.effect === 'pause') {
-      checkCancelled(signal, e.phase);
-      r = steps.next();
-    } else r = steps.next(e.endpoint.readParticipantBytes(e.entry));
+  const opened: ParticipantSource[] = [];
+  try {
+    let r = steps.next();
+    while (r.done !== true) {
+      const e = r.value;
+      if (e.effect === 'pause') {
+        checkCancelled(signal, e.phase);
+        r = steps.next();
+      } else {
+        const source = openSync(e.endpoint, e.entry);
+        opened.push(source);
+        r = steps.next(source);
+      }
+    }
+    return r.value;
+  } finally {
+    steps.return(undefined as T);
+    closeAll(opened);
   }
-  return r.value;
 }
 
 /**
@@ -69,8 +97,9 @@ const progress = diagnostics.channel(DIFF_PROGRESS_CHANNEL);
 
 /**
  * Runs diff steps cooperatively: at each pause it yields to the event
- * loop (`setImmediate`), then checks `signal`; reads go through
- * `readParticipantBytesAsync` (which pauses between chunks) when present.
+ * loop (`setImmediate`), then checks `signal`; participants are opened
+ * with `openParticipantAsync` (which pauses between verified chunks) when
+ * present.
  * A cancellation is `GF_CANCELLED` and nothing is returned.
  */
 export async function runAsync<T>(steps: DiffSteps<T>, signal: AbortSignal | undefined): Promise<T> {
@@ -79,6 +108,7 @@ export async function runAsync<T>(steps: DiffSteps<T>, signal: AbortSignal | und
     if (progress.hasSubscribers) progress.publish({ phase });
     checkCancelled(signal, phase);
   };
+  const opened: ParticipantSource[] = [];
   try {
     let r = steps.next();
     while (r.done !== true) {
@@ -87,13 +117,14 @@ export async function runAsync<T>(steps: DiffSteps<T>, signal: AbortSignal | und
         await pause(e.phase);
         r = steps.next();
       } else {
-        const read = e.endpoint.readParticipantBytesAsync;
-        const bytes = read === undefined ? e.endpoint.readParticipantBytes(e.entry) : await read.call(e.endpoint, e.entry, () => pause('read'));
-        r = steps.next(bytes);
+        const source = await openAsync(e.endpoint, e.entry, () => pause('read'));
+        opened.push(source);
+        r = steps.next(source);
       }
     }
     return r.value;
   } finally {
     steps.return(undefined as T);
+    closeAll(opened);
   }
 }

@@ -79,6 +79,12 @@ export class ChangeList {
     this.length--;
   }
 
+  /** Drops every row from `length` on (a merge that has to start over). */
+  truncate(length: number): void {
+    if (length < 0 || length > this.length) throw new RangeError('truncate beyond the list');
+    this.length = length;
+  }
+
   /** The change at row `i` as an object (for callers that want one row, e.g. tests and tokens). */
   at(i: number): RecordChange {
     const k = this.kind[i] as number;

@@ -1,6 +1,6 @@
 import { parseUuid, sha256, uuidV8 } from '../canonical/index';
 import { GfError } from '../errors';
-import type { ManifestParticipant } from '../project/index';
+import type { ManifestParticipant, VerifiedObject } from '../project/index';
 import { CURRENT_ENDPOINT_DOMAIN } from './contract';
 
 /** The manifest facts the diff needs about one participant (a `ManifestParticipant` satisfies it). */
@@ -16,6 +16,13 @@ export type EndpointParticipant = Pick<
   | 'contentSha256'
   | 'byteLength'
 >;
+
+/**
+ * One participant object of an endpoint, opened for ranged reads of its
+ * verified bytes: a project's `VerifiedObject`, or bytes in memory
+ * (`verifiedBytes`).
+ */
+export type ParticipantSource = VerifiedObject;
 
 /**
  * One pinned diff endpoint: an immutable snapshot the diff reads.
@@ -44,6 +51,14 @@ export interface DiffEndpoint {
    * are read with `readParticipantBytes`.
    */
   readParticipantBytesAsync?(entry: EndpointParticipant, pause: () => Promise<void>): Promise<Uint8Array>;
+  /**
+   * The same participant opened for ranged reads once verified (optional):
+   * a diff then reads only the byte ranges of the rows it looks at.
+   * Endpoints without it are read whole (`readParticipantBytes`).
+   */
+  openParticipant?(entry: EndpointParticipant): ParticipantSource;
+  /** `openParticipant`, verifying cooperatively: awaits `pause` between hashed chunks (optional). */
+  openParticipantAsync?(entry: EndpointParticipant, pause: () => Promise<void>): Promise<ParticipantSource>;
 }
 
 /** A pinned endpoint plus the release of its lease (idempotent). */

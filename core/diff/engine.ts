@@ -8,10 +8,11 @@ import { PARTICIPANT_PAUSE, checkCancelled, isEffect, runAsync, runSync } from '
 import type { DiffEffect, DiffSteps } from './cancel';
 import { changeCacheKey, changeListFromTable, changesTable } from './change-cache';
 import type { ChangeCache } from './change-cache';
-import type { ChangeList, ChangeRange } from './change-list';
+import { ChangeList } from './change-list';
+import type { ChangeRange } from './change-list';
 import { DIFF_DETAILS, DIFF_PAGE_LIMITS, DIFF_SCOPES, RECORD_CHANGE_KINDS, RECORD_DIFF_SCHEMA, RECORD_DIFF_SCHEMA_NAME, SUMMARY_DIFF_SCHEMA_NAME } from './contract';
 import type { DiffDetail, DiffScope, RecordChangeKind, SummaryChangeKind } from './contract';
-import type { DiffEndpoint, EndpointParticipant } from './endpoint';
+import type { DiffEndpoint, EndpointParticipant, ParticipantSource } from './endpoint';
 import { checkTokenEndpoints, checkTokenRequest, decodePageToken, encodePageToken } from './page-token';
 import type { FamilyFilter, PagePosition, RecordPosition, SummaryPosition, TokenEndpoint, TokenState } from './page-token';
 import { lowerBound, prepareSide } from './raw-rows';
@@ -19,6 +20,7 @@ import type { RawSide } from './raw-rows';
 import { FamilyDiff, compareFamilyKey } from './record-diff';
 import type { RecordSortKey } from './record-diff';
 import { recordTable, summaryTable } from './result-tables';
+import { WindowedParticipant, collectWindowed } from './windowed';
 import type { SummaryRow } from './result-tables';
 
 /** A validated diff request (scope, detail, page size, cursor, optional record family). */
@@ -268,14 +270,60 @@ function planFamilies(from: DiffEndpoint, to: DiffEndpoint, scope: DiffScope, ad
   return plans;
 }
 
-function* readSide(adapter: DiffAdapter, endpoint: DiffEndpoint, p: EndpointParticipant | undefined): DiffSteps<RawSide | null> {
-  if (p === undefined) return null;
+/** Opens one participant of one endpoint (a `read` effect), after a pause. */
+function* openSource(endpoint: DiffEndpoint, p: EndpointParticipant): DiffSteps<ParticipantSource> {
   yield PARTICIPANT_PAUSE;
-  const bytes = yield { effect: 'read', endpoint, entry: p };
-  if (bytes === undefined) throw new Error('invariant violated: a read step got no bytes');
-  const table = adapter.decode(bytes);
+  const source = yield { effect: 'read', endpoint, entry: p };
+  if (source === undefined) throw new Error('invariant violated: a read step got no participant');
+  return source;
+}
+
+/** Decodes a whole opened participant into merge form. */
+function* decodeSide(adapter: DiffAdapter, source: ParticipantSource, p: EndpointParticipant): DiffSteps<RawSide> {
+  const table = adapter.decode(source.read(0, source.byteLength));
   yield PARTICIPANT_PAUSE;
   return prepareSide(adapter, table, p.contentSha256);
+}
+
+function* readSide(adapter: DiffAdapter, endpoint: DiffEndpoint, p: EndpointParticipant | undefined): DiffSteps<RawSide | null> {
+  if (p === undefined) return null;
+  return yield* decodeSide(adapter, yield* openSource(endpoint, p), p);
+}
+
+/**
+ * A UUID-identified family's changes in contract order, from the first
+ * record after `cursor` (or the start), until `out` holds `stopAt` rows or
+ * both sides end; returns whether it reached the end.
+ *
+ * Both participants are opened for ranged reads and merged window by
+ * window (`collectWindowed`): a page reads only the rows it needs, a whole
+ * diff holds one window per side. A participant not in the plain stored
+ * layout (or one found out of order) is decoded whole instead and merged
+ * the same way, so layout never changes the result.
+ */
+function* uuidFamily(plan: FamilyPlan, from: DiffEndpoint, to: DiffEndpoint, cursor: Uint8Array | null, out: ChangeList, stopAt: number): DiffSteps<boolean> {
+  const adapter = plan.adapter;
+  const sa = plan.from === undefined ? null : yield* openSource(from, plan.from);
+  const sb = plan.to === undefined ? null : yield* openSource(to, plan.to);
+  const wa = sa === null ? null : WindowedParticipant.open(adapter, sa);
+  const wb = sb === null ? null : WindowedParticipant.open(adapter, sb);
+  if ((sa === null || wa !== null) && (sb === null || wb !== null)) {
+    const ia = wa === null ? null : { participant: wa, contentSha256: (plan.from as EndpointParticipant).contentSha256 };
+    const ib = wb === null ? null : { participant: wb, contentSha256: (plan.to as EndpointParticipant).contentSha256 };
+    const a0 = cursor === null || wa === null ? 0 : wa.seekAfter(cursor);
+    const b0 = cursor === null || wb === null ? 0 : wb.seekAfter(cursor);
+    const start = out.length;
+    const end = yield* collectWindowed(adapter, ia, ib, a0, b0, out, stopAt);
+    if (end !== 'unsorted') return end === 'complete';
+    out.truncate(start);
+  }
+  const fd = new FamilyDiff({
+    adapter,
+    from: sa === null ? null : yield* decodeSide(adapter, sa, plan.from as EndpointParticipant),
+    to: sb === null ? null : yield* decodeSide(adapter, sb, plan.to as EndpointParticipant),
+  });
+  const pos = cursor === null ? { a: 0, b: 0 } : fd.seekAfterUuid(cursor);
+  return yield* fd.collect(out, pos.a, pos.b, stopAt);
 }
 
 function keyOfPosition(pos: RecordPosition): RecordSortKey {
@@ -295,6 +343,11 @@ function seekList(list: ChangeList, cursor: RecordSortKey | null): number {
 
 /** A family's whole change list in contract order (one merge of both sides; memory O(changes)). */
 function* wholeFamily(plan: FamilyPlan, from: DiffEndpoint, to: DiffEndpoint): DiffSteps<ChangeList> {
+  if (isSeekable(plan.adapter)) {
+    const list = newListOf(plan.adapter);
+    yield* uuidFamily(plan, from, to, null, list, Number.POSITIVE_INFINITY);
+    return list;
+  }
   const fd = new FamilyDiff({
     adapter: plan.adapter,
     from: yield* readSide(plan.adapter, from, plan.from),
@@ -336,7 +389,7 @@ export function* orderedChanges(
   cache?: ChangeCache,
   need = Number.POSITIVE_INFINITY,
   family: FamilyFilter | null = null,
-): Generator<ChangeRange | DiffEffect, void, Uint8Array | undefined> {
+): Generator<ChangeRange | DiffEffect, void, ParticipantSource | undefined> {
   const plans = planFamilies(from, to, scope, adapters, family);
   let remaining = need;
   for (const plan of plans) {
@@ -365,14 +418,8 @@ export function* orderedChanges(
     } else if (seekable && Number.isFinite(remaining) && (cache === undefined || cursor === null)) {
       // Stream: seek both sides past the cursor, merge only until the page is full.
       if (cursor !== null && cursor.recordUuid === null) continue; // a null-UUID cursor sorts before every row of a UUID family
-      const fd = new FamilyDiff({
-        adapter: plan.adapter,
-        from: yield* readSide(plan.adapter, from, plan.from),
-        to: yield* readSide(plan.adapter, to, plan.to),
-      });
-      const pos = cursor === null ? { a: 0, b: 0 } : fd.seekAfterUuid(cursor.recordUuid as Uint8Array);
-      list = fd.newList();
-      const complete = yield* fd.collect(list, pos.a, pos.b, remaining);
+      list = newListOf(plan.adapter);
+      const complete = yield* uuidFamily(plan, from, to, cursor === null ? null : cursor.recordUuid, list, remaining);
       // From the start, a stream is the family's first changes in contract order: the whole list when it
       // reached the end of both sides, else a prefix that answers the same first page again without reading.
       if (cursor === null && cache !== undefined) {
@@ -391,6 +438,10 @@ export function* orderedChanges(
       yield { list, start, end: list.length };
     }
   }
+}
+
+function newListOf(a: DiffAdapter): ChangeList {
+  return new ChangeList(a.scope, a.recordFamilyId, a.recordUuidField !== null);
 }
 
 function isSeekable(a: DiffAdapter): boolean {
@@ -430,7 +481,7 @@ export function pageState(params: DiffParams, binding: DiffBinding, secret: Uint
 
 /** Pulls change ranges from `orderedChanges`, forwarding its effects, until `take` returns false; returns whether it stopped early. */
 function* pullRanges(
-  source: Generator<ChangeRange | DiffEffect, void, Uint8Array | undefined>,
+  source: Generator<ChangeRange | DiffEffect, void, ParticipantSource | undefined>,
   take: (r: ChangeRange) => boolean,
 ): DiffSteps<boolean> {
   try {

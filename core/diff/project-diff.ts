@@ -6,7 +6,7 @@ import { diffCheckpoints } from './diff-checkpoints';
 import { parseSelector } from './diff-checkpoints';
 import type { DiffCheckpointsRequest, DiffSelector, EndpointResolver } from './diff-checkpoints';
 import type { EndpointParticipant, LeasedEndpoint } from './endpoint';
-import { readObjectVerifiedAsync } from '../project/index';
+import { openObjectVerified, openObjectVerifiedAsync, readObjectVerifiedAsync } from '../project/index';
 import { currentEndpointUuid } from './endpoint';
 import { diffAllRecordsAsync, validateDiffParams } from './engine';
 import type { DiffPage } from './engine';
@@ -38,12 +38,13 @@ function leaseCurrentEndpoint(checkpoints: Checkpoints): LeasedEndpoint {
 }
 
 /**
- * Adds the cooperative read to a pinned endpoint of `root`: the entry must
- * be one of the endpoint's own participants (same family and content
- * digest, `GF_VALIDATION` otherwise), and its object is read and verified
- * against its name in chunks with `pause` between them
- * (`readObjectVerifiedAsync`, which honours the per-process verified-object
- * memo). The endpoint's lease is held by the caller for the whole call.
+ * Adds the cooperative and ranged reads to a pinned endpoint of `root`:
+ * the entry must be one of the endpoint's own participants (same family
+ * and content digest, `GF_VALIDATION` otherwise), and its object is
+ * verified against its name in chunks with `pause` between them
+ * (`readObjectVerifiedAsync` / `openObjectVerifiedAsync`, which honour the
+ * per-process verified-object memo) before any byte of it is used. The
+ * endpoint's lease is held by the caller for the whole call.
  */
 function withCooperativeReads(root: string, e: LeasedEndpoint): LeasedEndpoint {
   const own = (entry: EndpointParticipant): EndpointParticipant => {
@@ -60,6 +61,8 @@ function withCooperativeReads(root: string, e: LeasedEndpoint): LeasedEndpoint {
     participants: e.participants,
     readParticipantBytes: (entry) => e.readParticipantBytes(entry),
     readParticipantBytesAsync: (entry, pause) => readObjectVerifiedAsync(root, own(entry), pause),
+    openParticipant: (entry) => openObjectVerified(root, own(entry)),
+    openParticipantAsync: (entry, pause) => openObjectVerifiedAsync(root, own(entry), pause),
     release: () => e.release(),
   };
 }

@@ -397,12 +397,23 @@ export function bindAlignedRanges(x: RawSide, y: RawSide): AlignedRanges {
 const SORTED_OBJECTS = new Set<string>();
 const SORTED_OBJECTS_MAX = 4096;
 
-function rememberSorted(key: string): void {
+function sortedKey(adapter: DiffAdapter, contentSha256: string): string {
+  return `${adapter.family.key}:${contentSha256}`;
+}
+
+/** Records that the verified object `contentSha256` of `adapter`'s family is in plain, strictly identity-ascending layout. */
+export function rememberSorted(adapter: DiffAdapter, contentSha256: string): void {
+  const key = sortedKey(adapter, contentSha256);
   if (SORTED_OBJECTS.size >= SORTED_OBJECTS_MAX) {
     const oldest = SORTED_OBJECTS.values().next().value;
     if (oldest !== undefined) SORTED_OBJECTS.delete(oldest);
   }
   SORTED_OBJECTS.add(key);
+}
+
+/** True when this process already found that object in plain, strictly identity-ascending layout. */
+export function isKnownSorted(adapter: DiffAdapter, contentSha256: string): boolean {
+  return SORTED_OBJECTS.has(sortedKey(adapter, contentSha256));
 }
 
 /** True when the side's identities are strictly ascending (row r-1 < row r for every r). */
@@ -439,10 +450,10 @@ export function prepareSide(adapter: DiffAdapter, table: Table, contentSha256?: 
   if (table.numRows === 0) return sideOf(adapter, tableFromRecords(adapter.family, []));
   if (isPlainLayout(table)) {
     const side = sideOf(adapter, table);
-    if (contentSha256 !== undefined && SORTED_OBJECTS.has(`${adapter.family.key}:${contentSha256}`)) return side;
+    if (contentSha256 !== undefined && isKnownSorted(adapter, contentSha256)) return side;
     const sorted = strictlyAscending(side);
     if (sorted) {
-      if (contentSha256 !== undefined) rememberSorted(`${adapter.family.key}:${contentSha256}`);
+      if (contentSha256 !== undefined) rememberSorted(adapter, contentSha256);
       return side;
     }
   }

@@ -1,0 +1,397 @@
+import { RecordBatch, Schema, Struct, Table, Type, makeData } from 'apache-arrow';
+import type { Data, DataType, Field } from 'apache-arrow';
+import { Message } from 'apache-arrow';
+import { Footer } from 'apache-arrow/ipc/metadata/file';
+import { schemaFingerprint } from '../canonical/index';
+import type { DiffAdapter } from './adapters';
+import { PAUSE } from './cancel';
+import type { DiffEffect } from './cancel';
+import type { ChangeList } from './change-list';
+import type { ParticipantSource } from './endpoint';
+import { isKnownSorted, lowerBound, rememberSorted } from './raw-rows';
+import type { RawSide } from './raw-rows';
+import { FamilyDiff } from './record-diff';
+
+const MAGIC = [0x41, 0x52, 0x52, 0x4f, 0x57, 0x31]; // "ARROW1"
+const UUID_BYTES = 16;
+
+/** Where one column's buffers sit in the record batch body (absolute file offsets). */
+interface ColumnPlace {
+  readonly field: Field;
+  readonly nullCount: number;
+  /** Validity bitmap, or null when the column has no nulls. */
+  readonly validity: { readonly offset: number; readonly length: number } | null;
+  /** Value offsets (variable width only). */
+  readonly offsets: { readonly offset: number; readonly length: number } | null;
+  readonly values: { readonly offset: number; readonly length: number };
+  /** Byte width of a fixed-width value; 0 for variable width; -1 for bit-packed booleans. */
+  readonly width: number;
+}
+
+function widthOf(t: DataType): number | undefined {
+  switch (t.typeId) {
+    case Type.FixedSizeBinary:
+      return (t as unknown as { byteWidth: number }).byteWidth;
+    case Type.Int: {
+      const bits = (t as unknown as { bitWidth: number }).bitWidth;
+      return bits === 32 ? 4 : undefined;
+    }
+    case Type.Float:
+      return (t as unknown as { precision: number }).precision === 2 ? 8 : undefined;
+    case Type.Timestamp:
+      return 8;
+    case Type.Utf8:
+      return 0;
+    case Type.Bool:
+      return -1;
+    default:
+      return undefined;
+  }
+}
+
+/** `bytes`, copied when its offset does not suit a typed array of `align`-byte elements. */
+function aligned(bytes: Uint8Array, align: number): Uint8Array {
+  return bytes.byteOffset % align === 0 ? bytes : bytes.slice();
+}
+
+/**
+ * `makeData` for a column whose type is only known at run time (its typed
+ * overloads need the static type); the props are those of the type's kind.
+ */
+function columnData(props: { type: DataType; length: number; data: Uint8Array; valueOffsets?: Int32Array; nullBitmap?: Uint8Array; nullCount: number }): Data {
+  return makeData(props as unknown as Parameters<typeof makeData>[0]);
+}
+
+function u32le(b: Uint8Array, at: number): number {
+  return ((b[at] as number) | ((b[at + 1] as number) << 8) | ((b[at + 2] as number) << 16) | ((b[at + 3] as number) << 24)) >>> 0;
+}
+
+/** Set bits of every byte value. */
+const POPCOUNT = Uint8Array.from({ length: 256 }, (_, v) => {
+  let c = 0;
+  for (let x = v; x !== 0; x &= x - 1) c++;
+  return c;
+});
+
+/** Bits `[from, from + n)` of `bits` written to the front of `out`, starting at bit 0; returns the number of set bits. */
+function shiftBits(bits: Uint8Array, from: number, n: number, out: Uint8Array): number {
+  const bytes = (n + 7) >> 3;
+  const q = from >> 3;
+  const r = from & 7;
+  if (r === 0) out.set(bits.subarray(q, q + bytes));
+  else for (let k = 0; k < bytes; k++) out[k] = (((bits[q + k] ?? 0) >> r) | ((bits[q + k + 1] ?? 0) << (8 - r))) & 0xff;
+  const tail = n & 7;
+  if (tail !== 0) out[bytes - 1] = (out[bytes - 1] as number) & ((1 << tail) - 1);
+  let set = 0;
+  for (let k = 0; k < bytes; k++) set += POPCOUNT[out[k] as number] as number;
+  return set;
+}
+
+/** A growable scratch buffer: windows reuse it, so a long stream allocates (and collects) next to nothing. */
+class Scratch {
+  #buf = new Uint8Array(0);
+
+  /** At least `n` bytes (contents unspecified), 8-byte aligned. */
+  get(n: number): Uint8Array {
+    if (this.#buf.length < n) this.#buf = new Uint8Array(Math.max(n, 2 * this.#buf.length));
+    return this.#buf;
+  }
+}
+
+/** The reusable buffers of one column's windows. */
+interface ColumnScratch {
+  readonly validity: Scratch;
+  readonly bits: Scratch;
+  readonly values: Scratch;
+  readonly offsets: Scratch;
+  /** Rebased value offsets, or a boolean column's realigned bits. */
+  readonly derived: Scratch;
+}
+
+function columnScratch(): ColumnScratch {
+  return { validity: new Scratch(), bits: new Scratch(), values: new Scratch(), offsets: new Scratch(), derived: new Scratch() };
+}
+
+/**
+ * A stored Arrow participant read by row windows, straight from its
+ * verified object: only the footer, the record batch metadata and the
+ * buffer ranges of the rows asked for are read, so memory and time follow
+ * the window, not the object.
+ *
+ * Only the plain stored layout is opened this way: an Arrow IPC file with
+ * the family's exact schema (by canonical fingerprint), one record batch,
+ * no dictionaries, no compression, flat columns of the family's kinds and
+ * a `FixedSizeBinary(16)` record UUID identity. Anything else is `null`
+ * from `open`, and the caller decodes the whole object (which
+ * re-canonicalizes other layouts and reports errors exactly as before).
+ */
+export class WindowedParticipant {
+  readonly rows: number;
+  readonly schema: Schema;
+  readonly #source: ParticipantSource;
+  readonly #columns: readonly ColumnPlace[];
+  readonly #identityAt: number;
+  readonly #scratch: readonly ColumnScratch[];
+  readonly #identityScratch = new Scratch();
+
+  private constructor(source: ParticipantSource, schema: Schema, rows: number, columns: readonly ColumnPlace[], identityAt: number) {
+    this.#source = source;
+    this.schema = schema;
+    this.rows = rows;
+    this.#columns = columns;
+    this.#identityAt = identityAt;
+    this.#scratch = columns.map(() => columnScratch());
+  }
+
+  /** Opens the plain layout of a UUID-identified family, or null for anything else. */
+  static open(adapter: DiffAdapter, source: ParticipantSource): WindowedParticipant | null {
+    try {
+      return WindowedParticipant.#open(adapter, source);
+    } catch {
+      // A malformed file is judged by the full decoder, which names the problem.
+      return null;
+    }
+  }
+
+  static #open(adapter: DiffAdapter, source: ParticipantSource): WindowedParticipant | null {
+    if (adapter.encoding !== 'arrow' || adapter.recordUuidField === null || adapter.identityFields.length !== 1) return null;
+    if (adapter.identityFields[0] !== adapter.recordUuidField) return null;
+    const size = source.byteLength;
+    if (size < 2 * 8 + 10) return null;
+    const head = source.read(0, 6);
+    const tail = source.read(size - 10, 10);
+    if (!MAGIC.every((b, i) => head[i] === b && tail[4 + i] === b)) return null;
+    const footerLength = u32le(tail, 0);
+    if (footerLength <= 0 || footerLength > size - 18) return null;
+    const footer = Footer.decode(source.read(size - 10 - footerLength, footerLength));
+    if (footer.numRecordBatches !== 1 || footer.numDictionaries !== 0) return null;
+    const schema = footer.schema;
+    if (schemaFingerprint(schema) !== adapter.family.schemaFingerprint) return null;
+    const block = footer.getRecordBatch(0);
+    if (block === null || block.offset < 8 || block.offset + block.metaDataLength + block.bodyLength > size - 10 - footerLength) return null;
+    const prefix = source.read(block.offset, 8);
+    const continued = u32le(prefix, 0) === 0xffffffff;
+    const metaLength = continued ? u32le(prefix, 4) : u32le(prefix, 0);
+    const metaStart = block.offset + (continued ? 8 : 4);
+    if (metaLength === 0 || metaStart + metaLength > block.offset + block.metaDataLength) return null;
+    const message = Message.decode(source.read(metaStart, metaLength));
+    if (!message.isRecordBatch()) return null;
+    const header = message.header();
+    if (header.compression !== null || header.variadicBufferCounts.length !== 0) return null;
+    const body = block.offset + block.metaDataLength;
+    const rows = header.length;
+    const fields = schema.fields;
+    if (header.nodes.length !== fields.length) return null;
+    const buffers = header.buffers;
+    let b = 0;
+    const region = (): { offset: number; length: number } | null => {
+      const r = buffers[b++];
+      if (r === undefined || r.offset < 0 || r.length < 0 || r.offset + r.length > block.bodyLength) return null;
+      return { offset: body + r.offset, length: r.length };
+    };
+    const columns: ColumnPlace[] = [];
+    for (let k = 0; k < fields.length; k++) {
+      const field = fields[k] as Field;
+      const node = header.nodes[k];
+      const width = widthOf(field.type);
+      if (node === undefined || width === undefined || node.length !== rows || node.nullCount < 0 || node.nullCount > rows) return null;
+      const validity = region();
+      const offsets = width === 0 ? region() : null;
+      const values = region();
+      if (validity === null || values === null || (width === 0 && offsets === null)) return null;
+      if (node.nullCount > 0 && validity.length < (rows + 7) >> 3) return null;
+      if (width === 0 && (offsets as { length: number }).length < 4 * (rows + 1)) return null;
+      if (width > 0 && values.length < rows * width) return null;
+      if (width < 0 && values.length < (rows + 7) >> 3) return null;
+      columns.push({ field, nullCount: node.nullCount, validity: node.nullCount > 0 ? validity : null, offsets, values, width });
+    }
+    if (b !== buffers.length) return null;
+    const identityAt = fields.findIndex((f) => f.name === adapter.recordUuidField);
+    const id = columns[identityAt];
+    if (id === undefined || id.width !== UUID_BYTES || id.field.type.typeId !== Type.FixedSizeBinary || id.nullCount !== 0) return null;
+    return new WindowedParticipant(source, schema, rows, columns, identityAt);
+  }
+
+  /**
+   * The record UUIDs (identity cells) of rows `[r0, r1)`, 16 bytes each, in
+   * storage order. The bytes live in a buffer the next call reuses.
+   */
+  identityBytes(r0: number, r1: number): Uint8Array {
+    const c = this.#columns[this.#identityAt] as ColumnPlace;
+    const n = (r1 - r0) * UUID_BYTES;
+    return this.#source.read(c.values.offset + r0 * UUID_BYTES, n, this.#identityScratch.get(n));
+  }
+
+  #column(c: ColumnPlace, s: ColumnScratch, r0: number, r1: number, identity: Uint8Array | undefined): Data {
+    const n = r1 - r0;
+    const type = c.field.type;
+    const firstByte = r0 >> 3;
+    const bitBytes = n === 0 ? 0 : ((r1 + 7) >> 3) - firstByte;
+    let nulls: { nullBitmap: Uint8Array; nullCount: number } | { nullCount: 0 } = { nullCount: 0 };
+    if (c.validity !== null && n > 0) {
+      const bytes = this.#source.read(c.validity.offset + firstByte, bitBytes, s.validity.get(bitBytes));
+      const bitmap = s.bits.get(bitBytes).subarray(0, (n + 7) >> 3);
+      const valid = shiftBits(bytes, r0 & 7, n, bitmap);
+      if (valid < n) nulls = { nullBitmap: bitmap, nullCount: n - valid };
+    }
+    if (c.width > 0) {
+      const data = identity ?? this.#source.read(c.values.offset + r0 * c.width, n * c.width, s.values.get(n * c.width));
+      return columnData({ type, length: n, data: aligned(data, 8), ...nulls });
+    }
+    if (c.width < 0) {
+      const packed = this.#source.read(c.values.offset + firstByte, bitBytes, s.values.get(bitBytes));
+      const data = s.derived.get(bitBytes).subarray(0, (n + 7) >> 3);
+      shiftBits(packed, r0 & 7, n, data);
+      return columnData({ type, length: n, data, ...nulls });
+    }
+    const place = c.offsets as { offset: number; length: number };
+    const raw = aligned(this.#source.read(place.offset + 4 * r0, 4 * (n + 1), s.offsets.get(4 * (n + 1))), 4);
+    const stored = new Int32Array(raw.buffer, raw.byteOffset, n + 1);
+    const rebasedBytes = s.derived.get(4 * (n + 1));
+    const valueOffsets = new Int32Array(rebasedBytes.buffer, rebasedBytes.byteOffset, n + 1);
+    const base = stored[0] as number;
+    const end = stored[n] as number;
+    if (base < 0 || end < base || end > c.values.length) throw new Error('offsets out of range');
+    let prev = 0;
+    for (let k = 0; k <= n; k++) {
+      const v = (stored[k] as number) - base;
+      if (v < prev) throw new Error('offsets not ascending');
+      valueOffsets[k] = v;
+      prev = v;
+    }
+    const data = this.#source.read(c.values.offset + base, end - base, s.values.get(end - base));
+    return columnData({ type, length: n, data, valueOffsets, ...nulls });
+  }
+
+  /**
+   * Rows `[r0, r1)` as a prepared merge side (one plain batch, offset 0),
+   * reusing `identity` (from `identityBytes(r0, r1)`) when given.
+   */
+  window(r0: number, r1: number, identity?: Uint8Array): RawSide {
+    const columns = this.#columns.map((c, k) => this.#column(c, this.#scratch[k] as ColumnScratch, r0, r1, k === this.#identityAt ? identity : undefined));
+    const struct = makeData({ type: new Struct(this.schema.fields), length: r1 - r0, nullCount: 0, children: columns });
+    const table = new Table([new RecordBatch(this.schema, struct)]);
+    return { table, rows: r1 - r0, columns, identity: [columns[this.#identityAt] as Data] };
+  }
+
+  /** The first row whose record UUID is strictly greater than `after` (binary search, 16 bytes read per probe). */
+  seekAfter(after: Uint8Array): number {
+    return lowerBound(this.rows, (row) => Buffer.compare(this.identityBytes(row, row + 1), after), false);
+  }
+}
+
+function cmpUuidAt(v: Uint8Array, row: number, key: Uint8Array): number {
+  const x = row * UUID_BYTES;
+  for (let k = 0; k < UUID_BYTES; k++) {
+    const d = (v[x + k] as number) - (key[k] as number);
+    if (d !== 0) return d < 0 ? -1 : 1;
+  }
+  return 0;
+}
+
+/** True when the `rows` 16-byte identities in `v` are strictly ascending. */
+function ascending(v: Uint8Array, rows: number): boolean {
+  const dv = new DataView(v.buffer, v.byteOffset, v.byteLength);
+  for (let r = 1; r < rows; r++) {
+    let c = 0;
+    for (let k = 0; k < 4 && c === 0; k++) {
+      const x = dv.getUint32((r - 1) * UUID_BYTES + 4 * k);
+      const y = dv.getUint32(r * UUID_BYTES + 4 * k);
+      c = x < y ? -1 : x > y ? 1 : 0;
+    }
+    if (c >= 0) return false;
+  }
+  return true;
+}
+
+/**
+ * Window sizes in rows: a page-bounded stream starts at `first` and grows
+ * fourfold up to `max`; a whole-family stream starts at `max`. (Tests
+ * lower them to drive many windows through small tables.)
+ */
+export const WINDOW_ROWS = { first: 1024, max: 65_536 };
+
+/** How a windowed stream ended. */
+export type WindowedEnd = 'complete' | 'stopped' | 'unsorted';
+
+/** One side of a windowed stream: the opened participant and its object digest (for the sorted-layout memo). */
+export interface WindowedInput {
+  readonly participant: WindowedParticipant;
+  readonly contentSha256: string;
+}
+
+/**
+ * The record diff of one UUID-identified family, window by window.
+ *
+ * Each step reads the next record UUIDs of both sides (one window each,
+ * plus one row to look ahead), cuts both at the same key — the smaller of
+ * the two sides' first UUID past its window — so every record of one side
+ * meets its partner of the other in the same segment, reads the other
+ * columns of exactly those rows and merges them (`FamilyDiff`, the same
+ * merge as a whole-object diff). Segments are in key order, so the changes
+ * come out in contract order. Memory is one window per side plus the
+ * changes found: it does not grow with unchanged records.
+ *
+ * Pauses (`PAUSE`) before each segment and inside the merge at least
+ * every 4,096 records. Returns `stopped` once `out` holds `stopAt` rows,
+ * `complete` at the end of both sides, and `unsorted` (with `out` partly
+ * written; discard it) if a side turns out not to be in strictly
+ * ascending UUID order — the caller then diffs the whole decoded objects,
+ * which re-canonicalizes them. Published participants are validated in
+ * identity order, so that fallback is defence in depth.
+ */
+export function* collectWindowed(
+  adapter: DiffAdapter,
+  from: WindowedInput | null,
+  to: WindowedInput | null,
+  a0: number,
+  b0: number,
+  out: ChangeList,
+  stopAt: number,
+): Generator<DiffEffect, WindowedEnd, unknown> {
+  const A = from?.participant ?? null;
+  const B = to?.participant ?? null;
+  const na = A?.rows ?? 0;
+  const nb = B?.rows ?? 0;
+  const sortedA = from === null || isKnownSorted(adapter, from.contentSha256);
+  const sortedB = to === null || isKnownSorted(adapter, to.contentSha256);
+  const wholeRun = a0 === 0 && b0 === 0;
+  const { first, max } = WINDOW_ROWS;
+  let w = Number.isFinite(stopAt) ? first : max;
+  let a = a0;
+  let b = b0;
+  const empty = new Uint8Array(0);
+  while (a < na || b < nb) {
+    if (out.length >= stopAt) return 'stopped';
+    yield PAUSE;
+    // Identity windows, each one row longer than `w` when that row exists (the look-ahead key).
+    const ea = Math.min(na, a + w + 1);
+    const eb = Math.min(nb, b + w + 1);
+    const ida = A !== null && a < ea ? A.identityBytes(a, ea) : empty;
+    const idb = B !== null && b < eb ? B.identityBytes(b, eb) : empty;
+    // Windows overlap by at least one row, so every adjacent pair of a side is checked in some window.
+    if (!sortedA && !ascending(ida, ea - a)) return 'unsorted';
+    if (!sortedB && !ascending(idb, eb - b)) return 'unsorted';
+    const ka = a + w < na ? ida.subarray(w * UUID_BYTES, (w + 1) * UUID_BYTES) : null;
+    const kb = b + w < nb ? idb.subarray(w * UUID_BYTES, (w + 1) * UUID_BYTES) : null;
+    let a1 = na;
+    let b1 = nb;
+    if (ka !== null || kb !== null) {
+      const key = (ka === null ? kb : kb === null ? ka : Buffer.compare(ka, kb) <= 0 ? ka : kb) as Uint8Array;
+      a1 = a + lowerBound(ea - a, (r) => cmpUuidAt(ida, r, key), true);
+      b1 = b + lowerBound(eb - b, (r) => cmpUuidAt(idb, r, key), true);
+    }
+    const sa = A !== null && a1 > a ? A.window(a, a1, ida.subarray(0, (a1 - a) * UUID_BYTES)) : null;
+    const sb = B !== null && b1 > b ? B.window(b, b1, idb.subarray(0, (b1 - b) * UUID_BYTES)) : null;
+    const done = yield* new FamilyDiff({ adapter, from: sa, to: sb }).collect(out, 0, 0, stopAt);
+    if (!done) return 'stopped';
+    a = a1;
+    b = b1;
+    w = Math.min(max, w * 4);
+  }
+  if (wholeRun) {
+    if (from !== null) rememberSorted(adapter, from.contentSha256);
+    if (to !== null) rememberSorted(adapter, to.contentSha256);
+  }
+  return 'complete';
+}

@@ -1,0 +1,263 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { tableToIPC } from 'apache-arrow';
+import type { Table } from 'apache-arrow';
+import { DIFF_ADAPTERS, adapterOfFamily, diffAllRecords, diffEndpoints, selectorsDigest, validateDiffParams } from '../../../../core/diff';
+import type { DiffAdapter, DiffEndpoint, EndpointParticipant } from '../../../../core/diff';
+import { ChangeList } from '../../../../core/diff/change-list';
+import { prepareSide } from '../../../../core/diff/raw-rows';
+import { FamilyDiff } from '../../../../core/diff/record-diff';
+import { WINDOW_ROWS, WindowedParticipant, collectWindowed } from '../../../../core/diff/windowed';
+import { verifiedBytes } from '../../../../core/project';
+import type { VerifiedObject } from '../../../../core/project';
+import { RECORD_FAMILIES, defineFamily, encodeRecords, tableFromRecords } from '../../../../core/participants';
+import type { RecordFamily } from '../../../../core/participants';
+import { model, pairArb, participant, rowsOf, valuesArb } from './block-model';
+import type { Rec, Row } from './block-model';
+import { SECRET, endpoint, stored, uuidOf } from './diff-support';
+
+// The windowed record diff (participants read by row windows straight from
+// their verified objects, cut at a common key, merged segment by segment)
+// against the set-difference model and against the whole-object merge, with
+// windows small enough that every table spans many of them.
+
+const UUID_FAMILIES = RECORD_FAMILIES.filter((f) => f.recordUuidField !== null && f.identityFields.length === 1);
+const DEFAULT_WINDOWS = { ...WINDOW_ROWS };
+
+afterEach(() => {
+  Object.assign(WINDOW_ROWS, DEFAULT_WINDOWS);
+});
+
+const windowsArb = fc.record({ first: fc.integer({ min: 1, max: 9 }), max: fc.integer({ min: 1, max: 70 }) }).map(({ first, max }) => ({ first, max: Math.max(first, max) }));
+
+/** A source over bytes that counts what is read (bytes and calls). */
+function counting(bytes: Uint8Array): VerifiedObject & { readonly stats: { bytes: number; reads: number } } {
+  const inner = verifiedBytes(bytes);
+  const stats = { bytes: 0, reads: 0 };
+  return {
+    stats,
+    byteLength: inner.byteLength,
+    read(offset, length, into) {
+      stats.bytes += length;
+      stats.reads++;
+      return inner.read(offset, length, into);
+    },
+    close: () => inner.close(),
+  };
+}
+
+/** An endpoint whose participants are opened as counting ranged sources. */
+function rangedEndpoint(checkpointUuid: string, parts: readonly { entry: EndpointParticipant; bytes: Uint8Array }[], opened: ReturnType<typeof counting>[]): DiffEndpoint {
+  const base = endpoint(checkpointUuid, parts);
+  return {
+    ...base,
+    openParticipant(entry) {
+      const s = counting(base.readParticipantBytes(entry));
+      opened.push(s);
+      return s;
+    },
+  };
+}
+
+function adapterOf(family: RecordFamily): DiffAdapter {
+  return DIFF_ADAPTERS.find((a) => a.family === family) as DiffAdapter;
+}
+
+function drain<T>(steps: Generator<unknown, T>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done === true) return r.value;
+  }
+}
+
+describe('windowed record diff', () => {
+  for (const family of UUID_FAMILIES) {
+    it(`agrees with the model through many small windows, whole and paged: ${family.key}`, () => {
+      fc.assert(
+        fc.property(pairArb(family, 160), windowsArb, fc.integer({ min: 1, max: 25 }), ({ from, to, layout }, windows, limit) => {
+          Object.assign(WINDOW_ROWS, windows);
+          const opened: ReturnType<typeof counting>[] = [];
+          const a = rangedEndpoint(uuidOf('A'), [participant(family, from, 0)], opened);
+          const b = rangedEndpoint(uuidOf('B'), [participant(family, to, layout)], opened);
+          const expected = model(family, from, to);
+          expect(rowsOf(diffAllRecords(a, b, 'all'))).toEqual(expected);
+          const walked: Row[] = [];
+          let after: string | null = null;
+          do {
+            const p = diffEndpoints(a, b, validateDiffParams({ scope: 'all', detail: 'records', limit, after }), { selectorsSha256: selectorsDigest('a', 'b') }, { secret: SECRET });
+            walked.push(...rowsOf(p.table));
+            after = p.nextPageToken;
+          } while (after !== null);
+          expect(walked).toEqual(expected);
+        }),
+        { numRuns: 12 },
+      );
+    });
+  }
+
+  it('collectWindowed writes exactly the whole-object merge, stops at a page bound, and resumes from any cursor', () => {
+    const family = UUID_FAMILIES.find((f) => f.key === 'graph/node') as RecordFamily;
+    const adapter = adapterOf(family);
+    fc.assert(
+      fc.property(pairArb(family, 300), windowsArb, fc.integer({ min: 1, max: 60 }), fc.nat(), ({ from, to }, windows, stopAt, pick) => {
+        Object.assign(WINDOW_ROWS, windows);
+        const fa = encodeRecords(family, from);
+        const fb = encodeRecords(family, to);
+        const whole = new FamilyDiff({ adapter, from: prepareSide(adapter, adapter.decode(fa)), to: prepareSide(adapter, adapter.decode(fb)) });
+        const all = whole.newList();
+        drain(whole.collect(all));
+        const input = (bytes: Uint8Array, sha: string): { participant: WindowedParticipant; contentSha256: string } => ({
+          participant: WindowedParticipant.open(adapter, verifiedBytes(bytes)) as WindowedParticipant,
+          contentSha256: sha,
+        });
+        const streamed = new ChangeList(adapter.scope, adapter.recordFamilyId, true);
+        expect(drain(collectWindowed(adapter, input(fa, `a${pick}`), input(fb, `b${pick}`), 0, 0, streamed, Number.POSITIVE_INFINITY))).toBe('complete');
+        expect(streamed.length).toBe(all.length);
+        for (let i = 0; i < all.length; i++) expect(streamed.at(i)).toEqual(all.at(i));
+        // A page bound: exactly the first `stopAt` changes.
+        const page = new ChangeList(adapter.scope, adapter.recordFamilyId, true);
+        const end = drain(collectWindowed(adapter, input(fa, `c${pick}`), input(fb, `d${pick}`), 0, 0, page, stopAt));
+        expect(end).toBe(all.length > stopAt ? 'stopped' : all.length < stopAt ? 'complete' : end);
+        expect(page.length).toBe(Math.min(stopAt, all.length));
+        for (let i = 0; i < page.length; i++) expect(page.at(i)).toEqual(all.at(i));
+        // Resuming after change k (seeking both sides past its UUID) gives the rest, in order.
+        if (all.length > 0) {
+          const k = pick % all.length;
+          const cursor = all.uuid.slice(k * 16, k * 16 + 16);
+          const A = input(fa, `e${pick}`);
+          const B = input(fb, `f${pick}`);
+          const rest = new ChangeList(adapter.scope, adapter.recordFamilyId, true);
+          drain(collectWindowed(adapter, A, B, A.participant.seekAfter(cursor), B.participant.seekAfter(cursor), rest, Number.POSITIVE_INFINITY));
+          expect(rest.length).toBe(all.length - k - 1);
+          for (let i = 0; i < rest.length; i++) expect(rest.at(i)).toEqual(all.at(k + 1 + i));
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('a first page reads a small part of large participants; the whole diff reads each byte about once', () => {
+    const family = UUID_FAMILIES.find((f) => f.key === 'graph/node') as RecordFamily;
+    const n = 40_000;
+    const rec = (i: number, label: string): Rec => ({
+      node_uuid: uuidOf(`n-${String(i).padStart(6, '0')}`),
+      class_id: 'Paper',
+      label,
+      properties: i % 3 === 0 ? null : '{"a":1}',
+      created_at: 1_750_000_000_000_000n + BigInt(i),
+      updated_at: null,
+    });
+    const from = Array.from({ length: n }, (_, i) => rec(i, `Node ${i}`));
+    const to = from.map((r, i) => (i % 7 === 5 ? { ...r, label: `Node ${i} (edited)` } : r));
+    const opened: ReturnType<typeof counting>[] = [];
+    const a = rangedEndpoint(uuidOf('A'), [stored(family, encodeRecords(family, from), {}, n)], opened);
+    const b = rangedEndpoint(uuidOf('B'), [stored(family, encodeRecords(family, to), {}, n)], opened);
+    const p = diffEndpoints(a, b, validateDiffParams({ scope: 'graph', detail: 'records', limit: 100 }), { selectorsSha256: selectorsDigest('a', 'b') }, { secret: SECRET });
+    expect(p.table.numRows).toBe(100);
+    const size = opened.reduce((s, o) => s + o.byteLength, 0);
+    const pageBytes = opened.reduce((s, o) => s + o.stats.bytes, 0);
+    expect(opened).toHaveLength(2);
+    expect(pageBytes).toBeLessThan(size / 10);
+    opened.length = 0;
+    const all = diffAllRecords(a, b, 'graph');
+    expect(all.numRows).toBe(from.filter((_, i) => i % 7 === 5).length);
+    const wholeBytes = opened.reduce((s, o) => s + o.stats.bytes, 0);
+    expect(wholeBytes).toBeGreaterThan(size * 0.9);
+    expect(wholeBytes).toBeLessThan(size * 1.5);
+  });
+
+  it('a side out of identity order ends the windowed stream as unsorted, and the diff falls back to the canonicalized objects', () => {
+    const family = UUID_FAMILIES.find((f) => f.key === 'graph/node') as RecordFamily;
+    const adapter = adapterOf(family);
+    fc.assert(
+      fc.property(pairArb(family, 120), windowsArb, fc.nat(), ({ from, to }, windows, pick) => {
+        Object.assign(WINDOW_ROWS, windows);
+        // Encoded as given (no canonical sort): two records swapped.
+        const i = pick % (to.length - 1);
+        const shuffled = [...to];
+        [shuffled[i], shuffled[i + 1]] = [shuffled[i + 1] as Rec, shuffled[i] as Rec];
+        const raw = tableToIPC(tableFromRecords(family, shuffled) as Table, 'file');
+        const streamed = new ChangeList(adapter.scope, adapter.recordFamilyId, true);
+        const A = { participant: WindowedParticipant.open(adapter, verifiedBytes(encodeRecords(family, from))) as WindowedParticipant, contentSha256: `x${pick}` };
+        const B = { participant: WindowedParticipant.open(adapter, verifiedBytes(raw)) as WindowedParticipant, contentSha256: `y${pick}` };
+        expect(drain(collectWindowed(adapter, A, B, 0, 0, streamed, Number.POSITIVE_INFINITY))).toBe('unsorted');
+        const a = endpoint(uuidOf('A'), [participant(family, from, 0)]);
+        const b = endpoint(uuidOf('B'), [stored(family, raw, {}, to.length)]);
+        expect(rowsOf(diffAllRecords(a, b, 'all'))).toEqual(model(family, from, to));
+      }),
+      { numRuns: 15 },
+    );
+  });
+});
+
+describe('windowed participant reader', () => {
+  // Every column kind the reader handles, including booleans and 32-bit integers no UUID family uses today.
+  const WIDE = defineFamily({
+    capabilityId: 'test',
+    capabilityVersion: 1,
+    recordFamilyId: 'wide',
+    recordVersion: 1,
+    scope: 'graph',
+    encoding: 'arrow',
+    description: 'test family with every column kind',
+    fields: [
+      { name: 'row_uuid', kind: 'uuid', nullable: false },
+      { name: 'flag', kind: 'bool', nullable: true },
+      { name: 'small', kind: 'int32', nullable: true },
+      { name: 'count', kind: 'uint32', nullable: false },
+      { name: 'ratio', kind: 'float64', nullable: true },
+      { name: 'text', kind: 'utf8', nullable: true },
+      { name: 'seen', kind: 'timestamp_us', nullable: true },
+      { name: 'digest', kind: 'digest', nullable: true },
+      { name: 'other', kind: 'uuid', nullable: true },
+    ],
+    identityFields: ['row_uuid'],
+    recordUuidField: 'row_uuid',
+  });
+  const adapter = adapterOfFamily(WIDE);
+
+  it('reads any row window with the same logical values as the whole decoded table', () => {
+    const recsArb = fc.array(valuesArb(WIDE), { minLength: 1, maxLength: 90 }).map((vals) =>
+      vals.map((v, i) => ({ ...v, row_uuid: uuidOf(`w-${String(i).padStart(3, '0')}`) })).sort((x, y) => Buffer.compare(Buffer.from((x.row_uuid as string).replace(/-/g, ''), 'hex'), Buffer.from((y.row_uuid as string).replace(/-/g, ''), 'hex'))),
+    );
+    fc.assert(
+      fc.property(recsArb, fc.nat(), fc.nat(), (recs, x, y) => {
+        const bytes = encodeRecords(WIDE, recs);
+        const whole = adapter.decode(bytes);
+        const w = WindowedParticipant.open(adapter, verifiedBytes(bytes)) as WindowedParticipant;
+        expect(w).not.toBeNull();
+        expect(w.rows).toBe(recs.length);
+        const r0 = x % (recs.length + 1);
+        const r1 = r0 + (y % (recs.length - r0 + 1));
+        const side = w.window(r0, r1);
+        expect(side.rows).toBe(r1 - r0);
+        expect(side.table.toArray().map((r) => r.toJSON())).toEqual(whole.slice(r0, r1).toArray().map((r) => r.toJSON()));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('opens only the plain stored layout of a UUID-identified Arrow family', () => {
+    const node = RECORD_FAMILIES.find((f) => f.key === 'graph/node') as RecordFamily;
+    const edge = RECORD_FAMILIES.find((f) => f.key === 'graph/edge') as RecordFamily;
+    const recs = Array.from({ length: 30 }, (_, i) => ({
+      node_uuid: uuidOf(`p-${String(i).padStart(3, '0')}`),
+      class_id: 'Paper',
+      label: `L${i}`,
+      properties: null,
+      created_at: 1n,
+      updated_at: null,
+    })).sort((x, y) => (x.node_uuid < y.node_uuid ? -1 : 1));
+    const plain = encodeRecords(node, recs);
+    expect(WindowedParticipant.open(adapterOf(node), verifiedBytes(plain))).not.toBeNull();
+    // Other batch sizes, dictionaries: decoded whole instead.
+    for (const layout of [1, 7]) expect(WindowedParticipant.open(adapterOf(node), verifiedBytes(participant(node, recs, layout).bytes))).toBeNull();
+    // Composite identity, a foreign schema, truncated or garbled bytes.
+    expect(WindowedParticipant.open(adapterOf(edge), verifiedBytes(plain))).toBeNull();
+    expect(WindowedParticipant.open(adapter, verifiedBytes(plain))).toBeNull();
+    expect(WindowedParticipant.open(adapterOf(node), verifiedBytes(plain.subarray(0, plain.length - 7)))).toBeNull();
+    const garbled = plain.slice();
+    garbled.fill(0xff, garbled.length - 200, garbled.length - 10);
+    expect(WindowedParticipant.open(adapterOf(node), verifiedBytes(garbled))).toBeNull();
+  });
+});
