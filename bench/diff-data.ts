@@ -68,6 +68,21 @@ export function benchNodes(n: number): { readonly from: BenchNode[]; readonly to
   return { from, to };
 }
 
+/**
+ * A copy of `from` (sorted by UUID, as `benchNodes` makes it) with about
+ * `changes` changed records spread evenly: half modified, a quarter
+ * removed, a quarter added.
+ */
+export function sparseEdit(from: readonly BenchNode[], changes: number): BenchNode[] {
+  const period = Math.max(2, Math.floor(from.length / Math.max(1, changes / 2)));
+  const to: BenchNode[] = [];
+  from.forEach((n, k) => {
+    if (k % (2 * period) !== 7) to.push(k % period === 3 ? node(n.key, true) : n);
+    if (k % (2 * period) === 11) to.push(node(n.key + 1, false));
+  });
+  return to;
+}
+
 function utf8Column(values: readonly (string | null)[]): Data {
   const enc = new TextEncoder();
   const parts = values.map((v) => (v === null ? new Uint8Array(0) : enc.encode(v)));

@@ -1,8 +1,10 @@
 // Logical checkpoint diff: time to the first record page (10k and large),
 // whole record diff and its peak memory, beside sqldiff, git and DuckDB on the
-// same two tables, in one run. Also the time to read both large participant
-// objects (the floor of a first page without a cached change list) and their
-// size (peak RSS holds both objects).
+// same two tables, in one run. Also: the time to read both large participant
+// objects whole (what a first page cost before windowed reads), first pages
+// in a fresh process (both objects verified, nothing memoized), and peak
+// memory of diffs with the same 200 changes among 10,000 and among 1,000,000
+// records (memory must not grow with unchanged records).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,7 +15,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { Checkpoints, checkpointPins } from '../core/checkpoints/checkpoints';
 import { diffProjectAllRecords, diffProjectCheckpoints } from '../core/diff/index';
 import { createProject, readObjectVerifiedAsync, registryCatalog } from '../core/project/index';
-import { benchNodes, nodeCsv, nodeParticipantBytes } from './diff-data';
+import { benchNodes, nodeCsv, nodeParticipantBytes, sparseEdit } from './diff-data';
 import { defineBench } from './harness';
 import type { BenchSize } from './harness';
 import { writeSqliteCopy } from './sqlite-diff-peer';
@@ -45,7 +47,10 @@ function opKey(): string {
   return `018f0f4e-7b8c-7000-8000-${op.toString(16).padStart(12, '0')}`;
 }
 
-async function workspaceOf(dir: string, n: number): Promise<{ side: Side; nodes: ReturnType<typeof benchNodes> }> {
+/** Changes of the `few` checkpoint of the large workspace: as many as the 10k diff has (100 modified, 50 removed, 50 added). */
+const FEW_CHANGES = 200;
+
+async function workspaceOf(dir: string, n: number, few = false): Promise<{ side: Side; nodes: ReturnType<typeof benchNodes> }> {
   const nodes = benchNodes(n);
   const project = await createProject<Table>(join(dir, 'ws'), { catalog: registryCatalog, pins: checkpointPins(join(dir, 'ws')) });
   const cps = new Checkpoints(project);
@@ -59,6 +64,11 @@ async function workspaceOf(dir: string, n: number): Promise<{ side: Side; nodes:
   await cps.checkpoint({ name: 'from', idempotencyKey: opKey() });
   await project.publish({ parent: project.current()?.generationUuid ?? null, changes: [put(nodeParticipantBytes(nodes.to))] });
   await cps.checkpoint({ name: 'to', idempotencyKey: opKey() });
+  if (few) {
+    // 1,000,000 records with only FEW_CHANGES changed: memory beside the 10k diff (same changes, 100× the unchanged records).
+    await project.publish({ parent: project.current()?.generationUuid ?? null, changes: [put(nodeParticipantBytes(sparseEdit(nodes.from, FEW_CHANGES)))] });
+    await cps.checkpoint({ name: 'few', idempotencyKey: opKey() });
+  }
   const changes = Math.floor(n / 100) + 2 * Math.floor(n / 200) + (n % 200 > 7 ? 1 : 0) + (n % 200 > 11 ? 1 : 0);
   return { side: { cps, dir: join(dir, 'ws'), changes }, nodes };
 }
@@ -107,6 +117,24 @@ async function firstPage(side: Side): Promise<number> {
   return ms;
 }
 
+/**
+ * One diff from `from` to `to` in a fresh process (bench/diff-rss-child.ts):
+ * no verified-object memo, so both objects are hashed before use; no
+ * change-list cache. Its time (inside the child) and peak RSS.
+ */
+function fresh(side: Side, to: string, mode: 'full' | 'page', rows: number): { ms: number; max_rss_mb: number; rss_before_mb: number } {
+  coldCache(side);
+  const child = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', 'diff-rss-child.ts'), side.dir, 'from', to, mode], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  });
+  if (child.status !== 0) throw new Error(`diff bench child failed: ${child.stderr}`);
+  const out = JSON.parse(child.stdout) as { rows: number; ms: number; max_rss_mb: number; rss_before_mb: number };
+  if (out.rows !== rows) throw new Error(`diff bench child: ${out.rows} rows, expected ${rows}`);
+  return out;
+}
+
 function duckSql(a: string, b: string): string {
   const cols = ['class_id', 'label', 'properties', 'created_at', 'updated_at'];
   return `SELECT coalesce(f.node_uuid, t.node_uuid) AS node_uuid,
@@ -126,6 +154,13 @@ export const benchmarks = [
       'diff.first_page_cached_ms.large': 'ms',
       'diff.full_ms.large': 'ms',
       'diff.peak_rss_mb.large': 'MB',
+      'diff.peak_rss_mb.small': 'MB',
+      'diff.peak_rss_mb.large_few_changes': 'MB',
+      'diff.rss_growth_mb.large': 'MB',
+      'diff.rss_growth_mb.small': 'MB',
+      'diff.rss_growth_mb.large_few_changes': 'MB',
+      'diff.fresh_first_page_ms.small': 'ms',
+      'diff.fresh_first_page_ms.large': 'ms',
       'diff.objects_mb.large': 'MB',
       'diff.objects_read_ms.large': 'ms',
       'diff.large_records': 'records',
@@ -138,6 +173,8 @@ export const benchmarks = [
       { id: 'diff.ratio.first_page_large_vs_objects_read', numerator: 'diff.first_page_ms.large', denominator: 'diff.objects_read_ms.large' },
       { id: 'diff.ratio.first_page_cached_large_vs_small', numerator: 'diff.first_page_cached_ms.large', denominator: 'diff.first_page_cached_ms.small' },
       { id: 'diff.ratio.full_vs_duckdb', numerator: 'diff.full_ms.large', denominator: 'peer.duckdb_ms.large' },
+      { id: 'diff.ratio.peak_rss_large_few_vs_small', numerator: 'diff.peak_rss_mb.large_few_changes', denominator: 'diff.peak_rss_mb.small' },
+      { id: 'diff.ratio.fresh_first_page_large_vs_small', numerator: 'diff.fresh_first_page_ms.large', denominator: 'diff.fresh_first_page_ms.small' },
       { id: 'diff.ratio.sqldiff_vs_full', numerator: 'peer.sqldiff_ms.large', denominator: 'diff.full_ms.large' },
       { id: 'diff.ratio.git_vs_full', numerator: 'peer.git_diff_ms.large', denominator: 'diff.full_ms.large' },
     ],
@@ -148,7 +185,7 @@ export const benchmarks = [
       mkdirSync(join(ctx.tmpDir, 'small'));
       mkdirSync(join(ctx.tmpDir, 'large'));
       const small = (await workspaceOf(join(ctx.tmpDir, 'small'), SMALL)).side;
-      const { side: large, nodes } = await workspaceOf(join(ctx.tmpDir, 'large'), n);
+      const { side: large, nodes } = await workspaceOf(join(ctx.tmpDir, 'large'), n, true);
       const peer = (name: string): string => join(ctx.tmpDir, name);
       const sqlite = [peer('from.db'), peer('to.db')] as const;
       writeSqliteCopy(sqlite[0], nodes.from);
@@ -179,15 +216,11 @@ export const benchmarks = [
       const full = await timedAsync(() => diffProjectAllRecords(s.large.cps, { from: 'from', to: 'to', scope: 'graph' }));
       if (full.value.numRows !== s.large.changes) throw new Error(`diff bench: ${full.value.numRows} changes, expected ${s.large.changes}`);
 
-      coldCache(s.large);
-      const child = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', 'diff-rss-child.ts'), s.large.dir], {
-        cwd: ROOT,
-        encoding: 'utf8',
-        maxBuffer: 1 << 20,
-      });
-      if (child.status !== 0) throw new Error(`diff bench child failed: ${child.stderr}`);
-      const rss = JSON.parse(child.stdout) as { rows: number; max_rss_mb: number };
-      if (rss.rows !== s.large.changes) throw new Error('diff bench child: wrong change count');
+      const rss = fresh(s.large, 'to', 'full', s.large.changes);
+      const rssSmall = fresh(s.small, 'to', 'full', s.small.changes);
+      const rssFew = fresh(s.large, 'few', 'full', s.small.changes);
+      const freshSmall = fresh(s.small, 'to', 'page', 100);
+      const freshLarge = fresh(s.large, 'to', 'page', 100);
 
       const read = await readBothObjects(s.large);
 
@@ -212,6 +245,13 @@ export const benchmarks = [
         'diff.first_page_cached_ms.large': cachedLarge,
         'diff.full_ms.large': full.ms,
         'diff.peak_rss_mb.large': rss.max_rss_mb,
+        'diff.peak_rss_mb.small': rssSmall.max_rss_mb,
+        'diff.peak_rss_mb.large_few_changes': rssFew.max_rss_mb,
+        'diff.rss_growth_mb.large': rss.max_rss_mb - rss.rss_before_mb,
+        'diff.rss_growth_mb.small': rssSmall.max_rss_mb - rssSmall.rss_before_mb,
+        'diff.rss_growth_mb.large_few_changes': rssFew.max_rss_mb - rssFew.rss_before_mb,
+        'diff.fresh_first_page_ms.small': freshSmall.ms,
+        'diff.fresh_first_page_ms.large': freshLarge.ms,
         'diff.objects_mb.large': read.bytes / (1024 * 1024),
         'diff.objects_read_ms.large': read.ms,
         'diff.large_records': s.largeRecords,

@@ -15,6 +15,7 @@ import { bindIdentityCompare, lowerBound, prepareSide } from './raw-rows';
 import type { RawSide } from './raw-rows';
 import { RowFingerprinter, rowFingerprinter } from './row-fingerprints';
 import type { RowHasher } from './row-fingerprints';
+import { WindowedParticipant } from './windowed';
 
 /**
  * Request of `recordChange`: two selectors, a record family id and the
@@ -130,17 +131,48 @@ function identityHasher(adapter: DiffAdapter, side: RawSide): RowHasher {
   return rowFingerprinter(idFields, adapter.family.schema.metadata, side.identity, adapter.identityFingerprintDomain);
 }
 
-/** The side of one endpoint's participant of `adapter`'s family (null when the endpoint has none). */
-function sideIn(adapters: readonly DiffAdapter[], adapter: DiffAdapter, e: DiffEndpoint, signal: AbortSignal | undefined): RawSide | null {
+/** The endpoint's participant of `adapter`'s family (undefined when it has none), checked against the registry. */
+function entryIn(adapters: readonly DiffAdapter[], adapter: DiffAdapter, e: DiffEndpoint): EndpointParticipant | undefined {
   const entries = e.participants.filter((p) => p.capabilityId === adapter.capabilityId && p.recordFamilyId === adapter.recordFamilyId);
-  if (entries.length === 0) return null;
+  if (entries.length === 0) return undefined;
   const entry = entries[0] as EndpointParticipant;
   if (entries.length > 1) {
     throw new GfError('GF_SCHEMA_MISMATCH', 'participant is listed twice', { record_family_id: adapter.recordFamilyId, problem: 'duplicate' });
   }
   resolveAdapter(adapters, entry);
+  return entry;
+}
+
+/** The side of one endpoint's participant of `adapter`'s family (null when the endpoint has none). */
+function sideIn(adapters: readonly DiffAdapter[], adapter: DiffAdapter, e: DiffEndpoint, signal: AbortSignal | undefined): RawSide | null {
+  const entry = entryIn(adapters, adapter, e);
+  if (entry === undefined) return null;
   checkCancelled(signal, 'participant');
   return prepareSide(adapter, adapter.decode(e.readParticipantBytes(entry)), entry.contentSha256);
+}
+
+/**
+ * The record whose record UUID is `uuid` in one endpoint's participant,
+ * as a side of at most one row, read by ranged reads (binary search on
+ * the stored UUIDs, then that row's cells): null when the endpoint has no
+ * participant, undefined when it cannot be read that way (no ranged
+ * access, or not the plain stored layout) and must be decoded whole.
+ */
+function rowByUuid(adapters: readonly DiffAdapter[], adapter: DiffAdapter, e: DiffEndpoint, uuid: Uint8Array, signal: AbortSignal | undefined): RawSide | null | undefined {
+  const entry = entryIn(adapters, adapter, e);
+  if (entry === undefined) return null;
+  if (e.openParticipant === undefined) return undefined;
+  checkCancelled(signal, 'participant');
+  const source = e.openParticipant(entry);
+  try {
+    const w = WindowedParticipant.open(adapter, source);
+    if (w === null) return undefined;
+    const at = w.seekAfter(uuid) - 1;
+    const hit = at >= 0 && Buffer.compare(w.identityBytes(at, at + 1), uuid) === 0;
+    return hit ? w.window(at, at + 1) : w.window(0, 0);
+  } finally {
+    source.close();
+  }
 }
 
 /**
@@ -205,6 +237,10 @@ function identityOfFingerprint(
   return null;
 }
 
+function isUuidIdentity(adapter: DiffAdapter): boolean {
+  return adapter.recordUuidField !== null && adapter.identityFields.length === 1 && adapter.identityFields[0] === adapter.recordUuidField;
+}
+
 function same(a: CellValue, b: CellValue): boolean {
   return typeof a === typeof b && compareCells(a, b) === 0;
 }
@@ -238,9 +274,14 @@ export function recordChangeBetween(
     if (identity === null) bad('no_such_record', { record_family_id: adapter.recordFamilyId });
     probe = identityProbe(adapter, identity);
   }
-  const [sa, sb] = sides();
-  const a = findIn(adapter, sa ?? null, probe);
-  const b = findIn(adapter, sb ?? null, probe);
+  // A family identified by its record UUID is looked up by ranged reads when nothing was decoded yet.
+  const uuid = read === undefined && isUuidIdentity(adapter) ? (probe[0] as Data).values.subarray(0, 16) : null;
+  const sideOf = (e: DiffEndpoint, k: number): RawSide | null => {
+    const one = uuid === null ? undefined : rowByUuid(adapters, adapter, e, uuid as Uint8Array, opts.signal);
+    return one !== undefined ? one : (sides()[k] ?? null);
+  };
+  const a = findIn(adapter, sideOf(from, 0), probe);
+  const b = findIn(adapter, sideOf(to, 1), probe);
   if (a === null && b === null) bad('no_such_record', { record_family_id: adapter.recordFamilyId });
   const names = adapter.family.fields.map((f) => f.name);
   const changed = a === null || b === null ? names : names.filter((n) => !same(a.record[n] ?? null, b.record[n] ?? null));

@@ -3,6 +3,8 @@ import { Dictionary, Int32, RecordBatch, Schema, Struct, Table, Utf8, makeData, 
 import type { Data, Field } from 'apache-arrow';
 import { sha256, sha256Hex, uuidV8 } from '../../../../core/canonical';
 import type { DiffEndpoint, EndpointParticipant } from '../../../../core/diff';
+import { verifiedBytes } from '../../../../core/project';
+import type { VerifiedObject } from '../../../../core/project';
 import { GfError } from '../../../../core/errors';
 import { RECORD_FAMILIES, encodeRecords, familyByKey, tableFromRecords } from '../../../../core/participants';
 import type { RecordFamily } from '../../../../core/participants';
@@ -112,4 +114,33 @@ export function reencoded(family: RecordFamily, records: readonly object[], batc
     batches.push(new RecordBatch(schema, struct));
   }
   return tableToIPC(new Table(schema, batches), 'file');
+}
+
+/** A source over bytes that counts what is read (bytes and calls). */
+export function counting(bytes: Uint8Array): VerifiedObject & { readonly stats: { bytes: number; reads: number } } {
+  const inner = verifiedBytes(bytes);
+  const stats = { bytes: 0, reads: 0 };
+  return {
+    stats,
+    byteLength: inner.byteLength,
+    read(offset, length, into) {
+      stats.bytes += length;
+      stats.reads++;
+      return inner.read(offset, length, into);
+    },
+    close: () => inner.close(),
+  };
+}
+
+/** An endpoint whose participants are opened as counting ranged sources. */
+export function rangedEndpoint(checkpointUuid: string, parts: readonly { entry: EndpointParticipant; bytes: Uint8Array }[], opened: ReturnType<typeof counting>[]): DiffEndpoint {
+  const base = endpoint(checkpointUuid, parts);
+  return {
+    ...base,
+    openParticipant(entry) {
+      const s = counting(base.readParticipantBytes(entry));
+      opened.push(s);
+      return s;
+    },
+  };
 }

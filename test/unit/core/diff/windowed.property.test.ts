@@ -3,18 +3,17 @@ import fc from 'fast-check';
 import { tableToIPC } from 'apache-arrow';
 import type { Table } from 'apache-arrow';
 import { DIFF_ADAPTERS, adapterOfFamily, diffAllRecords, diffEndpoints, selectorsDigest, validateDiffParams } from '../../../../core/diff';
-import type { DiffAdapter, DiffEndpoint, EndpointParticipant } from '../../../../core/diff';
+import type { DiffAdapter } from '../../../../core/diff';
 import { ChangeList } from '../../../../core/diff/change-list';
 import { prepareSide } from '../../../../core/diff/raw-rows';
 import { FamilyDiff } from '../../../../core/diff/record-diff';
 import { WINDOW_ROWS, WindowedParticipant, collectWindowed } from '../../../../core/diff/windowed';
 import { verifiedBytes } from '../../../../core/project';
-import type { VerifiedObject } from '../../../../core/project';
 import { RECORD_FAMILIES, defineFamily, encodeRecords, tableFromRecords } from '../../../../core/participants';
 import type { RecordFamily } from '../../../../core/participants';
 import { model, pairArb, participant, rowsOf, valuesArb } from './block-model';
 import type { Rec, Row } from './block-model';
-import { SECRET, endpoint, stored, uuidOf } from './diff-support';
+import { SECRET, counting, endpoint, rangedEndpoint, stored, uuidOf } from './diff-support';
 
 // The windowed record diff (participants read by row windows straight from
 // their verified objects, cut at a common key, merged segment by segment)
@@ -29,35 +28,6 @@ afterEach(() => {
 });
 
 const windowsArb = fc.record({ first: fc.integer({ min: 1, max: 9 }), max: fc.integer({ min: 1, max: 70 }) }).map(({ first, max }) => ({ first, max: Math.max(first, max) }));
-
-/** A source over bytes that counts what is read (bytes and calls). */
-function counting(bytes: Uint8Array): VerifiedObject & { readonly stats: { bytes: number; reads: number } } {
-  const inner = verifiedBytes(bytes);
-  const stats = { bytes: 0, reads: 0 };
-  return {
-    stats,
-    byteLength: inner.byteLength,
-    read(offset, length, into) {
-      stats.bytes += length;
-      stats.reads++;
-      return inner.read(offset, length, into);
-    },
-    close: () => inner.close(),
-  };
-}
-
-/** An endpoint whose participants are opened as counting ranged sources. */
-function rangedEndpoint(checkpointUuid: string, parts: readonly { entry: EndpointParticipant; bytes: Uint8Array }[], opened: ReturnType<typeof counting>[]): DiffEndpoint {
-  const base = endpoint(checkpointUuid, parts);
-  return {
-    ...base,
-    openParticipant(entry) {
-      const s = counting(base.readParticipantBytes(entry));
-      opened.push(s);
-      return s;
-    },
-  };
-}
 
 function adapterOf(family: RecordFamily): DiffAdapter {
   return DIFF_ADAPTERS.find((a) => a.family === family) as DiffAdapter;
