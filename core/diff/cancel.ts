@@ -29,12 +29,15 @@ export function checkCancelled(signal: AbortSignal | undefined, phase: string): 
  * `openParticipant` (or reads the whole bytes with `readParticipantBytes`);
  * the asynchronous driver first yields to the event loop (so a cancel sent
  * by another request can land), then checks, and prefers the cooperative
- * `openParticipantAsync` / `readParticipantBytesAsync`. Every source a
- * driver hands out is closed when the steps end, however they end.
+ * `openParticipantAsync` / `readParticipantBytesAsync`. `await` waits for
+ * work done elsewhere (deferred digests); only the asynchronous driver
+ * accepts it. Every source a driver hands out is closed when the steps
+ * end, however they end.
  */
 export type DiffEffect =
   | { readonly effect: 'pause'; readonly phase: 'participant' | 'records' }
-  | { readonly effect: 'read'; readonly endpoint: DiffEndpoint; readonly entry: EndpointParticipant };
+  | { readonly effect: 'read'; readonly endpoint: DiffEndpoint; readonly entry: EndpointParticipant }
+  | { readonly effect: 'await'; readonly promise: Promise<void> };
 
 /** The pause step between records. */
 export const PAUSE: DiffEffect = Object.freeze({ effect: 'pause', phase: 'records' });
@@ -74,6 +77,8 @@ export function runSync<T>(steps: DiffSteps<T>, signal: AbortSignal | undefined)
       if (e.effect === 'pause') {
         checkCancelled(signal, e.phase);
         r = steps.next();
+      } else if (e.effect === 'await') {
+        throw new Error('invariant violated: the synchronous diff driver cannot wait (deferred work is for runAsync only)');
       } else {
         const source = openSync(e.endpoint, e.entry);
         opened.push(source);
@@ -115,6 +120,9 @@ export async function runAsync<T>(steps: DiffSteps<T>, signal: AbortSignal | und
       const e = r.value;
       if (e.effect === 'pause') {
         await pause(e.phase);
+        r = steps.next();
+      } else if (e.effect === 'await') {
+        await e.promise;
         r = steps.next();
       } else {
         const source = await openAsync(e.endpoint, e.entry, () => pause('read'));

@@ -79,6 +79,23 @@ export class ChangeList {
     this.length--;
   }
 
+  /** Keeps the rows `keep` accepts, in order (compacted in place). */
+  retain(keep: (i: number) => boolean): void {
+    let n = 0;
+    for (let i = 0; i < this.length; i++) {
+      if (!keep(i)) continue;
+      if (n !== i) {
+        if (this.hasUuid) this.uuid.copyWithin(n * 16, i * 16, i * 16 + 16);
+        this.identity.copyWithin(n * 32, i * 32, i * 32 + 32);
+        this.fromFp.copyWithin(n * 32, i * 32, i * 32 + 32);
+        this.toFp.copyWithin(n * 32, i * 32, i * 32 + 32);
+        this.kind[n] = this.kind[i] as number;
+      }
+      n++;
+    }
+    this.length = n;
+  }
+
   /** Drops every row from `length` on (a merge that has to start over). */
   truncate(length: number): void {
     if (length < 0 || length > this.length) throw new RangeError('truncate beyond the list');

@@ -21,6 +21,7 @@ import { FamilyDiff, compareFamilyKey } from './record-diff';
 import type { RecordSortKey } from './record-diff';
 import { recordTable, summaryTable } from './result-tables';
 import { WindowedParticipant, collectWindowed } from './windowed';
+import { DeferredDigests } from './deferred-digests';
 import type { SummaryRow } from './result-tables';
 
 /** A validated diff request (scope, detail, page size, cursor, optional record family). */
@@ -301,7 +302,15 @@ function* readSide(adapter: DiffAdapter, endpoint: DiffEndpoint, p: EndpointPart
  * layout (or one found out of order) is decoded whole instead and merged
  * the same way, so layout never changes the result.
  */
-function* uuidFamily(plan: FamilyPlan, from: DiffEndpoint, to: DiffEndpoint, cursor: Uint8Array | null, out: ChangeList, stopAt: number): DiffSteps<boolean> {
+function* uuidFamily(
+  plan: FamilyPlan,
+  from: DiffEndpoint,
+  to: DiffEndpoint,
+  cursor: Uint8Array | null,
+  out: ChangeList,
+  stopAt: number,
+  defer = false,
+): DiffSteps<boolean> {
   const adapter = plan.adapter;
   const sa = plan.from === undefined ? null : yield* openSource(from, plan.from);
   const sb = plan.to === undefined ? null : yield* openSource(to, plan.to);
@@ -313,8 +322,13 @@ function* uuidFamily(plan: FamilyPlan, from: DiffEndpoint, to: DiffEndpoint, cur
     const a0 = cursor === null || wa === null ? 0 : wa.seekAfter(cursor);
     const b0 = cursor === null || wb === null ? 0 : wb.seekAfter(cursor);
     const start = out.length;
-    const end = yield* collectWindowed(adapter, ia, ib, a0, b0, out, stopAt);
-    if (end !== 'unsorted') return end === 'complete';
+    // A whole-family stream under the cooperative driver hashes its changed rows off this thread.
+    const deferred = defer && !Number.isFinite(stopAt) ? new DeferredDigests() : null;
+    const end = yield* collectWindowed(adapter, ia, ib, a0, b0, out, stopAt, deferred);
+    if (end !== 'unsorted') {
+      if (deferred !== null) yield* deferred.settle(out);
+      return end === 'complete';
+    }
     out.truncate(start);
   }
   const fd = new FamilyDiff({
@@ -342,10 +356,10 @@ function seekList(list: ChangeList, cursor: RecordSortKey | null): number {
 }
 
 /** A family's whole change list in contract order (one merge of both sides; memory O(changes)). */
-function* wholeFamily(plan: FamilyPlan, from: DiffEndpoint, to: DiffEndpoint): DiffSteps<ChangeList> {
+function* wholeFamily(plan: FamilyPlan, from: DiffEndpoint, to: DiffEndpoint, defer: boolean): DiffSteps<ChangeList> {
   if (isSeekable(plan.adapter)) {
     const list = newListOf(plan.adapter);
-    yield* uuidFamily(plan, from, to, null, list, Number.POSITIVE_INFINITY);
+    yield* uuidFamily(plan, from, to, null, list, Number.POSITIVE_INFINITY, defer);
     return list;
   }
   const fd = new FamilyDiff({
@@ -389,6 +403,7 @@ export function* orderedChanges(
   cache?: ChangeCache,
   need = Number.POSITIVE_INFINITY,
   family: FamilyFilter | null = null,
+  defer = false,
 ): Generator<ChangeRange | DiffEffect, void, ParticipantSource | undefined> {
   const plans = planFamilies(from, to, scope, adapters, family);
   let remaining = need;
@@ -428,7 +443,7 @@ export function* orderedChanges(
       }
       start = 0;
     } else {
-      list = yield* wholeFamily(plan, from, to);
+      list = yield* wholeFamily(plan, from, to, defer);
       if (key !== undefined) (cache as ChangeCache).store(key, changesTable(list));
       start = seekList(list, cursor);
     }
@@ -501,7 +516,7 @@ function* pullRanges(
   }
 }
 
-function* pageSteps(from: DiffEndpoint, to: DiffEndpoint, params: DiffParams, binding: DiffBinding, opts: DiffEngineOptions): DiffSteps<DiffPage> {
+function* pageSteps(from: DiffEndpoint, to: DiffEndpoint, params: DiffParams, binding: DiffBinding, opts: DiffEngineOptions, defer: boolean): DiffSteps<DiffPage> {
   const adapters = opts.adapters ?? DIFF_ADAPTERS;
   const fromId = identityOf(from);
   const toId = identityOf(to);
@@ -530,7 +545,7 @@ function* pageSteps(from: DiffEndpoint, to: DiffEndpoint, params: DiffParams, bi
   const page: ChangeRange[] = [];
   let rows = 0;
   // One row beyond the page tells whether a next page exists.
-  const more = yield* pullRanges(orderedChanges(from, to, params.scope, after, adapters, opts.cache, params.limit + 1, family), (r) => {
+  const more = yield* pullRanges(orderedChanges(from, to, params.scope, after, adapters, opts.cache, params.limit + 1, family, defer), (r) => {
     if (rows === params.limit) return false;
     const end = Math.min(r.end, r.start + (params.limit - rows));
     page.push({ list: r.list, start: r.start, end });
@@ -562,7 +577,7 @@ function* pageSteps(from: DiffEndpoint, to: DiffEndpoint, params: DiffParams, bi
  * endpoints).
  */
 export function diffEndpoints(from: DiffEndpoint, to: DiffEndpoint, params: DiffParams, binding: DiffBinding, opts: DiffEngineOptions): DiffPage {
-  return runSync(pageSteps(from, to, params, binding, opts), binding.signal);
+  return runSync(pageSteps(from, to, params, binding, opts, false), binding.signal);
 }
 
 /**
@@ -573,7 +588,7 @@ export function diffEndpoints(from: DiffEndpoint, to: DiffEndpoint, params: Diff
  * running diff (`GF_CANCELLED`, nothing returned).
  */
 export function diffEndpointsAsync(from: DiffEndpoint, to: DiffEndpoint, params: DiffParams, binding: DiffBinding, opts: DiffEngineOptions): Promise<DiffPage> {
-  return runAsync(pageSteps(from, to, params, binding, opts), binding.signal);
+  return runAsync(pageSteps(from, to, params, binding, opts, true), binding.signal);
 }
 
 /** Options of the whole-record diff. */
@@ -584,13 +599,13 @@ export interface AllRecordsOptions {
   readonly cache?: ChangeCache;
 }
 
-function* allRecordSteps(from: DiffEndpoint, to: DiffEndpoint, scope: DiffScope, opts: AllRecordsOptions): DiffSteps<Table> {
+function* allRecordSteps(from: DiffEndpoint, to: DiffEndpoint, scope: DiffScope, opts: AllRecordsOptions, defer: boolean): DiffSteps<Table> {
   if (scope === 'summary') validation('scope', 'summary_scope_has_no_records');
   const size = opts.batchRows ?? DIFF_PAGE_LIMITS.max;
   const tables: Table[] = [];
   let batch: ChangeRange[] = [];
   let rows = 0;
-  yield* pullRanges(orderedChanges(from, to, scope, null, opts.adapters, opts.cache), (r) => {
+  yield* pullRanges(orderedChanges(from, to, scope, null, opts.adapters, opts.cache, Number.POSITIVE_INFINITY, null, defer), (r) => {
     for (let s = r.start; s < r.end; ) {
       const e = Math.min(r.end, s + (size - rows));
       batch.push({ list: r.list, start: s, end: e });
@@ -619,10 +634,10 @@ function* allRecordSteps(from: DiffEndpoint, to: DiffEndpoint, scope: DiffScope,
  * `GF_CANCELLED` and no table.
  */
 export function diffAllRecords(from: DiffEndpoint, to: DiffEndpoint, scope: DiffScope, opts: AllRecordsOptions = {}): Table {
-  return runSync(allRecordSteps(from, to, scope, opts), opts.signal);
+  return runSync(allRecordSteps(from, to, scope, opts, false), opts.signal);
 }
 
 /** `diffAllRecords`, cooperatively (yields to the event loop at every cancellation point). */
 export function diffAllRecordsAsync(from: DiffEndpoint, to: DiffEndpoint, scope: DiffScope, opts: AllRecordsOptions = {}): Promise<Table> {
-  return runAsync(allRecordSteps(from, to, scope, opts), opts.signal);
+  return runAsync(allRecordSteps(from, to, scope, opts, true), opts.signal);
 }

@@ -8,6 +8,8 @@ import { bindAlignedRanges, bindIdentity, lowerBound } from './raw-rows';
 import type { RawSide } from './raw-rows';
 import { rowFingerprinter } from './row-fingerprints';
 import type { RowHasher } from './row-fingerprints';
+import { FP_FROM, FP_IDENTITY, FP_TO } from './deferred-digests';
+import type { DeferredDigests } from './deferred-digests';
 
 /**
  * One changed logical record: identity and fingerprints, never values.
@@ -106,11 +108,19 @@ export const MERGE_RUN_ROWS = 2048;
  */
 export class FamilyDiff {
   readonly pair: FamilyPair;
+  readonly #deferred: DeferredDigests | null;
   #fromTools: SideTools | undefined;
   #toTools: SideTools | undefined;
 
-  constructor(pair: FamilyPair) {
+  /**
+   * @param deferred hash fingerprints off the merge's thread (see
+   *   `DeferredDigests`): rows then hold their fingerprints, and `modified`
+   *   candidates whose fingerprints agree are dropped, only once the caller
+   *   settles it. Only for unbounded streams (`stopAt` counts rows).
+   */
+  constructor(pair: FamilyPair, deferred: DeferredDigests | null = null) {
     this.pair = pair;
+    this.#deferred = deferred;
   }
 
   /** True when `(record_uuid)` alone orders the family's rows (identity is exactly the record UUID), so pages can seek. */
@@ -215,26 +225,37 @@ export class FamilyDiff {
 
   #identity(out: ChangeList, i: number, tools: SideTools, row: number): void {
     if (tools.uuidValues !== null) out.uuid.set(tools.uuidValues.subarray(row * 16, row * 16 + 16), i * 16);
-    tools.identity.into(row, out.identity, i * 32);
+    if (this.#deferred !== null) this.#deferred.add(tools.identity.preimage(row), i, FP_IDENTITY);
+    else tools.identity.into(row, out.identity, i * 32);
   }
 
   #removed(out: ChangeList, a: number): void {
     const i = out.push(KIND_REMOVED);
     const t = this.#from();
-    t.record.into(a, out.fromFp, i * 32);
+    if (this.#deferred !== null) this.#deferred.add(t.record.preimage(a), i, FP_FROM);
+    else t.record.into(a, out.fromFp, i * 32);
     this.#identity(out, i, t, a);
   }
 
   #added(out: ChangeList, b: number): void {
     const i = out.push(KIND_ADDED);
     const t = this.#to();
-    t.record.into(b, out.toFp, i * 32);
+    if (this.#deferred !== null) this.#deferred.add(t.record.preimage(b), i, FP_TO);
+    else t.record.into(b, out.toFp, i * 32);
     this.#identity(out, i, t, b);
   }
 
   #modified(out: ChangeList, a: number, b: number): void {
     const i = out.push(KIND_MODIFIED);
     const f = this.#from();
+    const d = this.#deferred;
+    if (d !== null) {
+      // Kept as a candidate: `DeferredDigests.settle` drops it if the two fingerprints agree.
+      d.add(f.record.preimage(a), i, FP_FROM);
+      d.add(this.#to().record.preimage(b), i, FP_TO);
+      this.#identity(out, i, f, a);
+      return;
+    }
     f.record.into(a, out.fromFp, i * 32);
     this.#to().record.into(b, out.toFp, i * 32);
     if (Buffer.compare(out.fromFp.subarray(i * 32, i * 32 + 32), out.toFp.subarray(i * 32, i * 32 + 32)) === 0) {

@@ -14,14 +14,20 @@ import { ByteWriter } from '../canonical/arrow-writer';
 const GFT1 = Uint8Array.of(0x47, 0x46, 0x54, 0x31);
 
 /**
- * Finishes one row's fingerprint: patches the payload length (checked
- * against the limit) into the header and writes SHA-256 of the bytes into `out` at `at`.
+ * Finishes one row's fingerprint preimage: patches the payload length
+ * (checked against the limit) into the header; returns the preimage bytes
+ * (a view of the writer, valid until it writes again).
  */
-function sealInto(w: ByteWriter, prefixEnd: number, payloadPrefix: number, lengthAt: number, maxPayload: number, out: Uint8Array, at: number): void {
+function seal(w: ByteWriter, prefixEnd: number, payloadPrefix: number, lengthAt: number, maxPayload: number): Uint8Array {
   const payloadLength = payloadPrefix + (w.pos - prefixEnd);
   if (payloadLength > maxPayload) checkLimit('payload_bytes', payloadLength, maxPayload, 'payload');
   w.patchU64(lengthAt, payloadLength);
-  out.set(oneShotHash('sha256', w.buf.subarray(0, w.pos), 'buffer'), at);
+  return w.buf.subarray(0, w.pos);
+}
+
+/** SHA-256 of `preimage` written into `out` at `at`. */
+function digestInto(preimage: Uint8Array, out: Uint8Array, at: number): void {
+  out.set(oneShotHash('sha256', preimage, 'buffer'), at);
 }
 
 /**
@@ -90,14 +96,19 @@ export class RowFingerprinter {
     return ws;
   }
 
-  /** The fingerprint of row `row` written into `out` at `at` (32 bytes). */
-  into(row: number, out: Uint8Array, at: number): void {
+  /** The canonical bytes whose SHA-256 is row `row`'s fingerprint (a view, valid until the next call). */
+  preimage(row: number): Uint8Array {
     const w = this.#w;
     w.pos = this.#prefixEnd;
     const win = Math.floor(row / this.#window);
     const local = row - win * this.#window;
     for (const write of this.#writersFor(win)) write(local, w);
-    sealInto(w, this.#prefixEnd, this.#payloadPrefix, this.#lengthAt, this.#maxPayload, out, at);
+    return seal(w, this.#prefixEnd, this.#payloadPrefix, this.#lengthAt, this.#maxPayload);
+  }
+
+  /** The fingerprint of row `row` written into `out` at `at` (32 bytes). */
+  into(row: number, out: Uint8Array, at: number): void {
+    digestInto(this.preimage(row), out, at);
   }
 
   /** The fingerprint of row `row` (32 fresh bytes). */
@@ -279,13 +290,18 @@ export class FlatRowFingerprinter {
     }
   }
 
-  /** The fingerprint of row `row` written into `out` at `at` (32 bytes). */
-  into(row: number, out: Uint8Array, at: number): void {
+  /** The canonical bytes whose SHA-256 is row `row`'s fingerprint (a view, valid until the next call). */
+  preimage(row: number): Uint8Array {
     const w = this.#w;
     w.pos = this.#prefixEnd;
     const cols = this.#cols;
     for (let k = 0; k < cols.length; k++) this.#write(cols[k] as FlatColumn, row, w);
-    sealInto(w, this.#prefixEnd, this.#payloadPrefix, this.#lengthAt, this.#limits.maxPayloadBytes, out, at);
+    return seal(w, this.#prefixEnd, this.#payloadPrefix, this.#lengthAt, this.#limits.maxPayloadBytes);
+  }
+
+  /** The fingerprint of row `row` written into `out` at `at` (32 bytes). */
+  into(row: number, out: Uint8Array, at: number): void {
+    digestInto(this.preimage(row), out, at);
   }
 
   /** The fingerprint of row `row` (32 fresh bytes). */
@@ -298,6 +314,8 @@ export class FlatRowFingerprinter {
 
 /** What the diff needs from a row fingerprinter. */
 export interface RowHasher {
+  /** The canonical bytes whose SHA-256 is the row's fingerprint (a view, valid until the next call). */
+  preimage(row: number): Uint8Array;
   into(row: number, out: Uint8Array, at: number): void;
   of(row: number): Uint8Array;
 }

@@ -7,6 +7,7 @@ import type { DiffAdapter } from './adapters';
 import { PAUSE } from './cancel';
 import type { DiffEffect } from './cancel';
 import type { ChangeList } from './change-list';
+import type { DeferredDigests } from './deferred-digests';
 import type { ParticipantSource } from './endpoint';
 import { isKnownSorted, lowerBound, rememberSorted } from './raw-rows';
 import type { RawSide } from './raw-rows';
@@ -332,6 +333,9 @@ export interface WindowedInput {
  * come out in contract order. Memory is one window per side plus the
  * changes found: it does not grow with unchanged records.
  *
+ * With `deferred` (unbounded streams only) the changed rows' fingerprints
+ * are hashed off this thread; the caller settles it before using `out`.
+ *
  * Pauses (`PAUSE`) before each segment and inside the merge at least
  * every 4,096 records. Returns `stopped` once `out` holds `stopAt` rows,
  * `complete` at the end of both sides, and `unsorted` (with `out` partly
@@ -348,6 +352,7 @@ export function* collectWindowed(
   b0: number,
   out: ChangeList,
   stopAt: number,
+  deferred: DeferredDigests | null = null,
 ): Generator<DiffEffect, WindowedEnd, unknown> {
   const A = from?.participant ?? null;
   const B = to?.participant ?? null;
@@ -383,7 +388,7 @@ export function* collectWindowed(
     }
     const sa = A !== null && a1 > a ? A.window(a, a1, ida.subarray(0, (a1 - a) * UUID_BYTES)) : null;
     const sb = B !== null && b1 > b ? B.window(b, b1, idb.subarray(0, (b1 - b) * UUID_BYTES)) : null;
-    const done = yield* new FamilyDiff({ adapter, from: sa, to: sb }).collect(out, 0, 0, stopAt);
+    const done = yield* new FamilyDiff({ adapter, from: sa, to: sb }, deferred).collect(out, 0, 0, stopAt);
     if (!done) return 'stopped';
     a = a1;
     b = b1;

@@ -1,0 +1,105 @@
+import type { DiffEffect } from './cancel';
+import { KIND_MODIFIED } from './change-list';
+import type { ChangeList } from './change-list';
+import { DigestPool, digestSlices } from './digest-pool';
+
+/** Which fingerprint of a change-list row a deferred digest fills. */
+export const FP_FROM = 0;
+/** See `FP_FROM`. */
+export const FP_TO = 1;
+/** See `FP_FROM`. */
+export const FP_IDENTITY = 2;
+type Slot = typeof FP_FROM | typeof FP_TO | typeof FP_IDENTITY;
+
+/** Preimages per batch handed to the digest pool (a diff with fewer is hashed on its own thread; tests lower it). */
+export const DEFERRED_BATCH = { items: 2048 };
+
+interface Batch {
+  readonly targets: Uint32Array;
+  digests: Uint8Array | undefined;
+  readonly done: Promise<void>;
+}
+
+/**
+ * Fingerprints of a whole-family record diff, hashed off the merge's thread.
+ *
+ * The merge hands over each changed row's canonical preimage with the
+ * change-list row and slot it belongs to; full batches go to the
+ * `DigestPool` while the merge goes on. `settle` then waits for them
+ * (`await` effects, so only the cooperative driver defers), hashes the last
+ * partial batch here, writes every digest into the list, and drops
+ * `modified` candidates whose two record fingerprints agree (bytes that
+ * differ but are canonically equal) — the same list, row for row, as
+ * hashing inline. Row indexes stay valid because nothing is removed from
+ * the list until `settle`.
+ */
+export class DeferredDigests {
+  readonly #pool: DigestPool;
+  readonly #batchItems: number;
+  #bytes = new Uint8Array(256 * 1024);
+  #used = 0;
+  #ends: number[] = [];
+  #targets: number[] = [];
+  readonly #batches: Batch[] = [];
+
+  constructor(pool: DigestPool = DigestPool.shared(), batchItems = DEFERRED_BATCH.items) {
+    this.#pool = pool;
+    this.#batchItems = Math.max(1, batchItems);
+  }
+
+  /** Queues the digest of `preimage` (copied now) for slot `slot` of change-list row `row`. */
+  add(preimage: Uint8Array, row: number, slot: Slot): void {
+    const need = this.#used + preimage.length;
+    if (need > this.#bytes.length) {
+      const next = new Uint8Array(Math.max(need, 2 * this.#bytes.length));
+      next.set(this.#bytes.subarray(0, this.#used));
+      this.#bytes = next;
+    }
+    this.#bytes.set(preimage, this.#used);
+    this.#used = need;
+    this.#ends.push(need);
+    this.#targets.push(row * 4 + slot);
+    if (this.#ends.length >= this.#batchItems) this.#flush(true);
+  }
+
+  #flush(toPool: boolean): void {
+    if (this.#ends.length === 0) return;
+    const bytes = this.#bytes.slice(0, this.#used);
+    const ends = Uint32Array.from(this.#ends);
+    const targets = Uint32Array.from(this.#targets);
+    this.#used = 0;
+    this.#ends = [];
+    this.#targets = [];
+    if (!toPool) {
+      this.#batches.push({ targets, digests: digestSlices(bytes, ends), done: Promise.resolve() });
+      return;
+    }
+    const batch: Batch = {
+      targets,
+      digests: undefined,
+      done: this.#pool.digest(bytes, ends).then((d) => {
+        batch.digests = d;
+      }),
+    };
+    this.#batches.push(batch);
+  }
+
+  /** Waits for every digest, writes them into `list` and drops the `modified` rows that turn out unchanged. */
+  *settle(list: ChangeList): Generator<DiffEffect, void, unknown> {
+    this.#flush(false);
+    for (const b of this.#batches) {
+      if (b.digests === undefined) yield { effect: 'await', promise: b.done };
+      const d = b.digests as Uint8Array | undefined;
+      if (d === undefined) throw new Error('invariant violated: a digest batch settled without digests');
+      for (let k = 0; k < b.targets.length; k++) {
+        const t = b.targets[k] as number;
+        const row = t >>> 2;
+        const slot = t & 3;
+        const into = slot === FP_FROM ? list.fromFp : slot === FP_TO ? list.toFp : list.identity;
+        into.set(d.subarray(k * 32, k * 32 + 32), row * 32);
+      }
+    }
+    this.#batches.length = 0;
+    list.retain((i) => list.kind[i] !== KIND_MODIFIED || Buffer.compare(list.fromFp.subarray(i * 32, i * 32 + 32), list.toFp.subarray(i * 32, i * 32 + 32)) !== 0);
+  }
+}

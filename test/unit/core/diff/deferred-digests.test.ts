@@ -1,0 +1,99 @@
+import { createHash } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { diffAllRecords, diffAllRecordsAsync } from '../../../../core/diff';
+import { DEFERRED_BATCH } from '../../../../core/diff/deferred-digests';
+import { DigestPool, digestSlices } from '../../../../core/diff/digest-pool';
+import { WINDOW_ROWS } from '../../../../core/diff/windowed';
+import { familyByKey } from '../../../../core/participants';
+import type { RecordFamily } from '../../../../core/participants';
+import { model, pairArb, participant, rowsOf } from './block-model';
+import { endpoint, rangedEndpoint, uuidOf } from './diff-support';
+
+// Fingerprints of a whole record diff hashed on the digest pool's worker
+// thread (in batches, settled at the end) give exactly the rows of inline
+// hashing and of the model, including `modified` candidates whose bytes
+// differ but whose canonical values agree (they must be dropped).
+
+const DEFAULTS = { batch: DEFERRED_BATCH.items, windows: { ...WINDOW_ROWS } };
+afterEach(() => {
+  DEFERRED_BATCH.items = DEFAULTS.batch;
+  Object.assign(WINDOW_ROWS, DEFAULTS.windows);
+});
+
+function sha(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+function slicesArb(): fc.Arbitrary<{ bytes: Uint8Array; ends: Uint32Array }> {
+  return fc.array(fc.uint8Array({ maxLength: 700 }), { minLength: 1, maxLength: 40 }).map((parts) => {
+    const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    const ends = new Uint32Array(parts.length);
+    let at = 0;
+    parts.forEach((p, i) => {
+      bytes.set(p, at);
+      at += p.length;
+      ends[i] = at;
+    });
+    return { bytes, ends };
+  });
+}
+
+function expectDigests(out: Uint8Array, bytes: Uint8Array, ends: Uint32Array): void {
+  let s = 0;
+  ends.forEach((e, i) => {
+    expect(Buffer.from(out.subarray(i * 32, i * 32 + 32)).toString('hex')).toBe(sha(bytes.subarray(s, e)));
+    s = e;
+  });
+}
+
+describe('digest pool', () => {
+  it('hashes every slice of a batch on its worker, in order', async () => {
+    const pool = new DigestPool();
+    try {
+      await fc.assert(
+        fc.asyncProperty(slicesArb(), async ({ bytes, ends }) => {
+          expectDigests(await pool.digest(bytes.slice(), ends.slice()), bytes, ends);
+          expectDigests(digestSlices(bytes, ends), bytes, ends);
+        }),
+        { numRuns: 25 },
+      );
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('a worker that dies hands its batches back: every digest is still right, then hashed on the caller thread', async () => {
+    const pool = new DigestPool(`require('node:worker_threads').parentPort.on('message', () => process.exit(3));`);
+    try {
+      const batches = fc.sample(slicesArb(), 6);
+      const outs = await Promise.all(batches.map(({ bytes, ends }) => pool.digest(bytes.slice(), ends.slice())));
+      outs.forEach((out, i) => expectDigests(out, (batches[i] as { bytes: Uint8Array }).bytes, (batches[i] as { ends: Uint32Array }).ends));
+      const again = fc.sample(slicesArb(), 1)[0] as { bytes: Uint8Array; ends: Uint32Array };
+      expectDigests(await pool.digest(again.bytes.slice(), again.ends.slice()), again.bytes, again.ends);
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
+describe('deferred fingerprints of a whole record diff', () => {
+  for (const key of ['graph/node', 'knowledge/confidence_assessment']) {
+    const family = familyByKey(key) as RecordFamily;
+    it(`equal inline hashing and the model, batches of any size, through windows: ${key}`, async () => {
+      await fc.assert(
+        fc.asyncProperty(pairArb(family, 200), fc.integer({ min: 1, max: 9 }), fc.integer({ min: 2, max: 80 }), async ({ from, to, layout }, batch, max) => {
+          DEFERRED_BATCH.items = batch;
+          Object.assign(WINDOW_ROWS, { first: 1, max });
+          const a = rangedEndpoint(uuidOf('A'), [participant(family, from, 0)], []);
+          const b = rangedEndpoint(uuidOf('B'), [participant(family, to, layout)], []);
+          const inline = rowsOf(diffAllRecords(endpoint(uuidOf('A'), [participant(family, from, 0)]), endpoint(uuidOf('B'), [participant(family, to, layout)]), 'all'));
+          const deferred = rowsOf(await diffAllRecordsAsync(a, b, 'all'));
+          expect(deferred).toEqual(inline);
+          expect(deferred).toEqual(model(family, from, to));
+        }),
+        { numRuns: 15 },
+      );
+    });
+  }
+});
