@@ -184,26 +184,55 @@ function fixedColumn(ranges: readonly ChangeRange[], width: number, pick: (l: Ch
   return makeData({ type: new FixedSizeBinary(width), length: n, data, nullCount: nulls, ...(nulls > 0 ? { nullBitmap: bitmap } : {}) });
 }
 
-/** A UTF-8 column of `ranges` laid end to end, a row's text chosen by `text(list, row)` among few short strings. */
-function textColumn(ranges: readonly ChangeRange[], text: (l: ChangeList, i: number) => Uint8Array): Data {
+/** Writes `count` copies of `cell` into `data` from byte `at` (doubling copies). */
+function fillRepeated(data: Uint8Array, at: number, cell: Uint8Array, count: number): void {
+  const total = cell.length * count;
+  if (total === 0) return;
+  data.set(cell, at);
+  for (let filled = cell.length; filled < total; ) {
+    const n = Math.min(filled, total - filled);
+    data.copyWithin(at + filled, at, at + n);
+    filled += n;
+  }
+}
+
+/** A UTF-8 column of `ranges` laid end to end, one text per list (`text(list)`, e.g. its scope). */
+function listTextColumn(ranges: readonly ChangeRange[], text: (l: ChangeList) => Uint8Array): Data {
+  const n = totalRows(ranges);
+  const valueOffsets = new Int32Array(n + 1);
+  let total = 0;
+  for (const r of ranges) total += text(r.list).length * (r.end - r.start);
+  const data = new Uint8Array(total);
+  let at = 0;
+  let pos = 0;
+  for (const r of ranges) {
+    const b = text(r.list);
+    const rows = r.end - r.start;
+    for (let k = 0; k < rows; k++) valueOffsets[++at] = pos + (k + 1) * b.length;
+    fillRepeated(data, pos, b, rows);
+    pos += b.length * rows;
+  }
+  return makeData({ type: new Utf8(), length: n, data, valueOffsets, nullCount: 0 });
+}
+
+/** The `change_kind` column of `ranges` laid end to end. */
+function kindColumn(ranges: readonly ChangeRange[]): Data {
   const n = totalRows(ranges);
   const valueOffsets = new Int32Array(n + 1);
   let total = 0;
   let at = 0;
   for (const r of ranges) {
+    const kind = r.list.kind;
     for (let i = r.start; i < r.end; i++) {
-      total += text(r.list, i).length;
+      total += (KIND_BYTES[kind[i] as number] as Buffer).length;
       valueOffsets[++at] = total;
     }
   }
   const data = new Uint8Array(total);
   at = 0;
   for (const r of ranges) {
-    for (let i = r.start; i < r.end; i++) {
-      const b = text(r.list, i);
-      let p = valueOffsets[at++] as number;
-      for (let k = 0; k < b.length; k++) data[p++] = b[k] as number;
-    }
+    const kind = r.list.kind;
+    for (let i = r.start; i < r.end; i++) data.set(KIND_BYTES[kind[i] as number] as Buffer, valueOffsets[at++] as number);
   }
   return makeData({ type: new Utf8(), length: n, data, valueOffsets, nullCount: 0 });
 }
@@ -221,11 +250,11 @@ export function changeColumns(ranges: readonly ChangeRange[]): { readonly length
   return {
     length: totalRows(ranges),
     children: [
-      textColumn(ranges, (l) => of(l).scope),
-      textColumn(ranges, (l) => of(l).family),
+      listTextColumn(ranges, (l) => of(l).scope),
+      listTextColumn(ranges, (l) => of(l).family),
       fixedColumn(ranges, 16, (l) => (l.hasUuid ? l.uuid : null), -1),
       fixedColumn(ranges, 32, (l) => l.identity, -1),
-      textColumn(ranges, (l, i) => KIND_BYTES[l.kind[i] as number] as Buffer),
+      kindColumn(ranges),
       fixedColumn(ranges, 32, (l) => l.fromFp, KIND_ADDED),
       fixedColumn(ranges, 32, (l) => l.toFp, KIND_REMOVED),
     ],

@@ -11,12 +11,18 @@ export const FP_TO = 1;
 export const FP_IDENTITY = 2;
 type Slot = typeof FP_FROM | typeof FP_TO | typeof FP_IDENTITY;
 
-/** Preimages per batch handed to the digest pool (a diff with fewer is hashed on its own thread; tests lower it). */
-export const DEFERRED_BATCH = { items: 2048 };
+/**
+ * Preimages per batch handed to the digest pool (a diff with fewer is
+ * hashed on its own thread), and the pool (default: the process's).
+ * Tests lower the batch and swap the pool.
+ */
+export const DEFERRED_BATCH: { items: number; pool: DigestPool | undefined } = { items: 2048, pool: undefined };
 
 interface Batch {
   readonly targets: Uint32Array;
   digests: Uint8Array | undefined;
+  failed: boolean;
+  /** Settles when the digests are in or lost; never rejects. */
   readonly done: Promise<void>;
 }
 
@@ -42,7 +48,7 @@ export class DeferredDigests {
   #targets: number[] = [];
   readonly #batches: Batch[] = [];
 
-  constructor(pool: DigestPool = DigestPool.shared(), batchItems = DEFERRED_BATCH.items) {
+  constructor(pool: DigestPool = DEFERRED_BATCH.pool ?? DigestPool.shared(), batchItems = DEFERRED_BATCH.items) {
     this.#pool = pool;
     this.#batchItems = Math.max(1, batchItems);
   }
@@ -64,33 +70,49 @@ export class DeferredDigests {
 
   #flush(toPool: boolean): void {
     if (this.#ends.length === 0) return;
-    const bytes = this.#bytes.slice(0, this.#used);
+    // The batch's buffer goes to the worker as it is (transferred, no copy); the next batch starts a new one.
+    const bytes = this.#bytes.subarray(0, this.#used);
     const ends = Uint32Array.from(this.#ends);
     const targets = Uint32Array.from(this.#targets);
+    this.#bytes = new Uint8Array(this.#bytes.length);
     this.#used = 0;
     this.#ends = [];
     this.#targets = [];
     if (!toPool) {
-      this.#batches.push({ targets, digests: digestSlices(bytes, ends), done: Promise.resolve() });
+      this.#batches.push({ targets, digests: digestSlices(bytes, ends), failed: false, done: Promise.resolve() });
       return;
     }
     const batch: Batch = {
       targets,
       digests: undefined,
-      done: this.#pool.digest(bytes, ends).then((d) => {
-        batch.digests = d;
-      }),
+      failed: false,
+      done: this.#pool.digest(bytes, ends).then(
+        (d) => {
+          batch.digests = d;
+        },
+        () => {
+          batch.failed = true;
+        },
+      ),
     };
     this.#batches.push(batch);
   }
 
-  /** Waits for every digest, writes them into `list` and drops the `modified` rows that turn out unchanged. */
-  *settle(list: ChangeList): Generator<DiffEffect, void, unknown> {
+  /**
+   * Waits for every digest, writes them into `list` and drops the
+   * `modified` rows that turn out unchanged; returns true. Returns false,
+   * leaving `list` incomplete, when a batch was lost with the pool's
+   * worker: the caller then redoes the family with inline hashing.
+   */
+  *settle(list: ChangeList): Generator<DiffEffect, boolean, unknown> {
     this.#flush(false);
+    for (const b of this.#batches) if (b.digests === undefined && !b.failed) yield { effect: 'await', promise: b.done };
+    if (this.#batches.some((b) => b.digests === undefined)) {
+      this.#batches.length = 0;
+      return false;
+    }
     for (const b of this.#batches) {
-      if (b.digests === undefined) yield { effect: 'await', promise: b.done };
-      const d = b.digests as Uint8Array | undefined;
-      if (d === undefined) throw new Error('invariant violated: a digest batch settled without digests');
+      const d = b.digests as Uint8Array;
       for (let k = 0; k < b.targets.length; k++) {
         const t = b.targets[k] as number;
         const row = t >>> 2;
@@ -101,5 +123,6 @@ export class DeferredDigests {
     }
     this.#batches.length = 0;
     list.retain((i) => list.kind[i] !== KIND_MODIFIED || Buffer.compare(list.fromFp.subarray(i * 32, i * 32 + 32), list.toFp.subarray(i * 32, i * 32 + 32)) !== 0);
+    return true;
   }
 }

@@ -19,6 +19,14 @@ parentPort.on('message', (m) => {
 });
 `;
 
+/** A digest batch was lost with the worker that held it. */
+export class DigestPoolError extends Error {
+  constructor() {
+    super('the digest worker stopped while holding a batch');
+    this.name = 'DigestPoolError';
+  }
+}
+
 /** SHA-256 of each `[ends[i-1], ends[i])` slice of `bytes`, concatenated (32 bytes each), on this thread. */
 export function digestSlices(bytes: Uint8Array, ends: Uint32Array): Uint8Array {
   const out = new Uint8Array(ends.length * 32);
@@ -34,8 +42,6 @@ export function digestSlices(bytes: Uint8Array, ends: Uint32Array): Uint8Array {
 interface Pending {
   readonly resolve: (digests: Uint8Array) => void;
   readonly reject: (e: unknown) => void;
-  readonly bytes: Uint8Array;
-  readonly ends: Uint32Array;
 }
 
 /**
@@ -43,10 +49,11 @@ interface Pending {
  * a large record diff hashes its changed rows while the merge goes on.
  *
  * One worker per process, started on first use; it keeps the process
- * alive only while a batch is pending (`ref` / `unref`). Digests are exactly `digestSlices`'; if the
- * worker cannot start or dies, every batch it holds and every later one is
- * hashed on the calling thread instead, so a caller never sees the
- * difference (only the time).
+ * alive only while a batch is pending (`ref` / `unref`). Digests are
+ * exactly `digestSlices`'. Batches are transferred, not copied, so if the
+ * worker dies the batches it holds are rejected (`DigestPoolError`; the
+ * caller redoes that work itself) and every later batch is hashed on the
+ * calling thread.
  */
 export class DigestPool {
   static #shared: DigestPool | undefined;
@@ -92,41 +99,31 @@ export class DigestPool {
     }
   }
 
-  /** The worker is gone: hash what it held here, and everything from now on. */
+  /** The worker is gone: what it held is lost (rejected); everything from now on is hashed here. */
   #fail(): void {
     this.#broken = true;
     this.#worker = undefined;
     const held = [...this.#pending.values()];
     this.#pending.clear();
-    for (const p of held) {
-      try {
-        p.resolve(digestSlices(p.bytes, p.ends));
-      } catch (e) {
-        p.reject(e);
-      }
-    }
+    for (const p of held) p.reject(new DigestPoolError());
   }
 
   /**
    * The digests of the slices of `bytes` ending at `ends` (32 bytes each,
-   * in order). `bytes` and `ends` are handed over: the caller must not use
-   * them afterwards.
+   * in order). The buffer under `bytes` is transferred to the worker: the
+   * caller must not use it afterwards. Rejects with `DigestPoolError` if
+   * the worker dies holding the batch.
    */
   digest(bytes: Uint8Array, ends: Uint32Array): Promise<Uint8Array> {
     const w = this.#start();
     if (w === undefined) return Promise.resolve(digestSlices(bytes, ends));
+    // Never transfer memory shared with others (a pooled Buffer): copy it first.
+    const own = Buffer.isBuffer(bytes) || !(bytes.buffer instanceof ArrayBuffer) ? Uint8Array.prototype.slice.call(bytes) : bytes;
     return new Promise((resolve, reject) => {
       const id = this.#next++;
-      // Posted as copies (no transfer), so the bytes stay here for the fallback.
       if (this.#pending.size === 0) w.ref();
-      this.#pending.set(id, { resolve, reject, bytes, ends });
-      try {
-        w.postMessage({ id, bytes, ends });
-      } catch (e) {
-        this.#pending.delete(id);
-        if (this.#pending.size === 0) w.unref();
-        reject(e);
-      }
+      this.#pending.set(id, { resolve, reject });
+      w.postMessage({ id, bytes: own, ends }, [own.buffer as ArrayBuffer, ends.buffer as ArrayBuffer]);
     });
   }
 

@@ -323,11 +323,14 @@ function* uuidFamily(
     const b0 = cursor === null || wb === null ? 0 : wb.seekAfter(cursor);
     const start = out.length;
     // A whole-family stream under the cooperative driver hashes its changed rows off this thread.
-    const deferred = defer && !Number.isFinite(stopAt) ? new DeferredDigests() : null;
-    const end = yield* collectWindowed(adapter, ia, ib, a0, b0, out, stopAt, deferred);
-    if (end !== 'unsorted') {
-      if (deferred !== null) yield* deferred.settle(out);
-      return end === 'complete';
+    let deferred = defer && !Number.isFinite(stopAt) ? new DeferredDigests() : null;
+    for (;;) {
+      const end = yield* collectWindowed(adapter, ia, ib, a0, b0, out, stopAt, deferred);
+      if (end === 'unsorted') break;
+      if (deferred === null || (yield* deferred.settle(out))) return end === 'complete';
+      // The digest worker died holding a batch: the family again, hashed here.
+      out.truncate(start);
+      deferred = null;
     }
     out.truncate(start);
   }
