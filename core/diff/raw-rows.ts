@@ -416,24 +416,31 @@ export function isKnownSorted(adapter: DiffAdapter, contentSha256: string): bool
   return SORTED_OBJECTS.has(sortedKey(adapter, contentSha256));
 }
 
+/**
+ * True when the first `rows` fixed-width cells of `v` (`width` a multiple
+ * of 4 bytes) are strictly ascending in byte order: compared as big-endian
+ * 32-bit words, four bytes per step.
+ */
+export function fixedCellsAscending(v: Uint8Array, width: number, rows: number): boolean {
+  const q = width / 4;
+  const dv = new DataView(v.buffer, v.byteOffset, v.byteLength);
+  for (let r = 1; r < rows; r++) {
+    let c = 0;
+    for (let k = 0; k < q && c === 0; k++) {
+      const x = dv.getUint32(((r - 1) * q + k) * 4);
+      const y = dv.getUint32((r * q + k) * 4);
+      c = x < y ? -1 : x > y ? 1 : 0;
+    }
+    if (c >= 0) return false;
+  }
+  return true;
+}
+
 /** True when the side's identities are strictly ascending (row r-1 < row r for every r). */
 function strictlyAscending(side: RawSide): boolean {
   const only = side.identity.length === 1 ? (side.identity[0] as Data) : null;
   if (only !== null && only.typeId === Type.FixedSizeBinary && fixedWidth(only) % 4 === 0) {
-    // Big-endian 32-bit words: byte order of the cells, four bytes per step.
-    const q = fixedWidth(only) / 4;
-    const v = only.values as Uint8Array;
-    const dv = new DataView(v.buffer, v.byteOffset, v.byteLength);
-    for (let r = 1; r < side.rows; r++) {
-      let c = 0;
-      for (let k = 0; k < q && c === 0; k++) {
-        const x = dv.getUint32(((r - 1) * q + k) * 4);
-        const y = dv.getUint32((r * q + k) * 4);
-        c = x < y ? -1 : x > y ? 1 : 0;
-      }
-      if (c >= 0) return false;
-    }
-    return true;
+    return fixedCellsAscending(only.values as Uint8Array, fixedWidth(only), side.rows);
   }
   const cmp = bindIdentity(side, side);
   for (let r = 1; r < side.rows; r++) if (cmp(r - 1, r) >= 0) return false;

@@ -9,7 +9,7 @@ import type { DiffEffect } from './cancel';
 import type { ChangeList } from './change-list';
 import type { DeferredDigests } from './deferred-digests';
 import type { ParticipantSource } from './endpoint';
-import { isKnownSorted, lowerBound, rememberSorted } from './raw-rows';
+import { fixedCellsAscending, isKnownSorted, lowerBound, rememberSorted } from './raw-rows';
 import type { RawSide } from './raw-rows';
 import { FamilyDiff } from './record-diff';
 
@@ -290,21 +290,6 @@ function cmpUuidAt(v: Uint8Array, row: number, key: Uint8Array): number {
   return 0;
 }
 
-/** True when the `rows` 16-byte identities in `v` are strictly ascending. */
-function ascending(v: Uint8Array, rows: number): boolean {
-  const dv = new DataView(v.buffer, v.byteOffset, v.byteLength);
-  for (let r = 1; r < rows; r++) {
-    let c = 0;
-    for (let k = 0; k < 4 && c === 0; k++) {
-      const x = dv.getUint32((r - 1) * UUID_BYTES + 4 * k);
-      const y = dv.getUint32(r * UUID_BYTES + 4 * k);
-      c = x < y ? -1 : x > y ? 1 : 0;
-    }
-    if (c >= 0) return false;
-  }
-  return true;
-}
-
 /**
  * Window sizes in rows: a page-bounded stream starts at `first` and grows
  * fourfold up to `max`; a whole-family stream starts at `max`. (Tests
@@ -375,8 +360,8 @@ export function* collectWindowed(
     const ida = A !== null && a < ea ? A.identityBytes(a, ea) : empty;
     const idb = B !== null && b < eb ? B.identityBytes(b, eb) : empty;
     // Windows overlap by at least one row, so every adjacent pair of a side is checked in some window.
-    if (!sortedA && !ascending(ida, ea - a)) return 'unsorted';
-    if (!sortedB && !ascending(idb, eb - b)) return 'unsorted';
+    if (!sortedA && !fixedCellsAscending(ida, UUID_BYTES, ea - a)) return 'unsorted';
+    if (!sortedB && !fixedCellsAscending(idb, UUID_BYTES, eb - b)) return 'unsorted';
     const ka = a + w < na ? ida.subarray(w * UUID_BYTES, (w + 1) * UUID_BYTES) : null;
     const kb = b + w < nb ? idb.subarray(w * UUID_BYTES, (w + 1) * UUID_BYTES) : null;
     let a1 = na;

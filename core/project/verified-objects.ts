@@ -59,7 +59,17 @@ function identityOf(st: fs.BigIntStats): string {
 type Entry = Pick<ManifestParticipant, 'contentSha256' | 'byteLength'>;
 
 /** One verified read, as steps: yields after each chunk so an async caller can pause (and abort) there. */
-function* readSteps(root: string, entry: Entry): Generator<void, Uint8Array> {
+/** An object file opened without following links and checked against its manifest length (the caller closes `fd`). */
+interface OpenedObject {
+  readonly fd: number;
+  readonly rel: string;
+  readonly before: fs.BigIntStats;
+  readonly identity: string;
+  /** Wall clock (ns) just before the open: the racy-clean rule's reference. */
+  readonly startNs: bigint;
+}
+
+function openObjectFile(root: string, entry: Entry): OpenedObject {
   const p = objectPlace(root, entry.contentSha256);
   const startNs = BigInt(Date.now()) * 1_000_000n;
   let fd: number;
@@ -74,7 +84,16 @@ function* readSteps(root: string, entry: Entry): Generator<void, Uint8Array> {
     const before = fs.fstatSync(fd, { bigint: true });
     if (!before.isFile()) throw corrupt('not a regular file', p.rel);
     if (before.size !== BigInt(entry.byteLength)) throw corrupt('participant object has the wrong length', p.rel);
-    const identity = identityOf(before);
+    return { fd, rel: p.rel, before, identity: identityOf(before), startNs };
+  } catch (e) {
+    fs.closeSync(fd);
+    throw e;
+  }
+}
+
+function* readSteps(root: string, entry: Entry): Generator<void, Uint8Array> {
+  const { fd, rel, before, identity, startNs } = openObjectFile(root, entry);
+  try {
     const known = VERIFIED.get(entry.contentSha256) === identity;
     const hash = known ? undefined : createHash('sha256');
     const size = entry.byteLength;
@@ -88,18 +107,18 @@ function* readSteps(root: string, entry: Entry): Generator<void, Uint8Array> {
       off += n;
       if (off < size) yield;
     }
-    if (off !== size || fs.readSync(fd, Buffer.allocUnsafe(1), 0, 1, off) !== 0) throw corrupt('participant object has the wrong length', p.rel);
+    if (off !== size || fs.readSync(fd, Buffer.allocUnsafe(1), 0, 1, off) !== 0) throw corrupt('participant object has the wrong length', rel);
     const after = identityOf(fs.fstatSync(fd, { bigint: true }));
     if (hash !== undefined) {
       if (hash.digest('hex') !== entry.contentSha256) {
         VERIFIED.delete(entry.contentSha256);
-        throw corrupt('participant object does not match its name', p.rel);
+        throw corrupt('participant object does not match its name', rel);
       }
       if (after === identity && before.ctimeNs + VERIFIED_MEMO_MIN_AGE_NS <= startNs) remember(entry.contentSha256, identity);
     } else if (after !== identity) {
       // Changed while read: forget it and verify these bytes the slow way.
       VERIFIED.delete(entry.contentSha256);
-      if (createHash('sha256').update(buf).digest('hex') !== entry.contentSha256) throw corrupt('participant object does not match its name', p.rel);
+      if (createHash('sha256').update(buf).digest('hex') !== entry.contentSha256) throw corrupt('participant object does not match its name', rel);
     }
     return new Uint8Array(buf.buffer, buf.byteOffset, size);
   } finally {
@@ -184,22 +203,9 @@ function rangedObject(fd: number, rel: string, sha: string, identity: string, si
  */
 function* openSteps(root: string, entry: Entry, opts: OpenVerifiedOptions): Generator<void, VerifiedObject> {
   const minAge = opts.minAgeNs ?? VERIFIED_MEMO_MIN_AGE_NS;
-  const p = objectPlace(root, entry.contentSha256);
-  const startNs = BigInt(Date.now()) * 1_000_000n;
-  let fd: number;
-  try {
-    fd = fs.openSync(p.abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
-  } catch (e) {
-    if (isErrno(e, 'ENOENT')) throw corrupt('participant object is missing', p.rel);
-    if (isErrno(e, 'ELOOP')) throw corrupt('symlink at a machine-owned path', p.rel);
-    throw ioError(e, 'open', p.rel);
-  }
+  const { fd, rel, before, identity, startNs } = openObjectFile(root, entry);
   let handedOut = false;
   try {
-    const before = fs.fstatSync(fd, { bigint: true });
-    if (!before.isFile()) throw corrupt('not a regular file', p.rel);
-    if (before.size !== BigInt(entry.byteLength)) throw corrupt('participant object has the wrong length', p.rel);
-    const identity = identityOf(before);
     const size = entry.byteLength;
     if (VERIFIED.get(entry.contentSha256) !== identity && before.ctimeNs + minAge > startNs) {
       // Too recent to trust its identity later: hash and keep these very bytes.
@@ -223,16 +229,16 @@ function* openSteps(root: string, entry: Entry, opts: OpenVerifiedOptions): Gene
           yield;
         }
       }
-      if (off !== size || fs.readSync(fd, chunk, 0, 1, off) !== 0) throw corrupt('participant object has the wrong length', p.rel);
+      if (off !== size || fs.readSync(fd, chunk, 0, 1, off) !== 0) throw corrupt('participant object has the wrong length', rel);
       if (hash.digest('hex') !== entry.contentSha256) {
         VERIFIED.delete(entry.contentSha256);
-        throw corrupt('participant object does not match its name', p.rel);
+        throw corrupt('participant object does not match its name', rel);
       }
-      if (identityOf(fs.fstatSync(fd, { bigint: true })) !== identity) throw corrupt('participant object changed while it was verified', p.rel);
+      if (identityOf(fs.fstatSync(fd, { bigint: true })) !== identity) throw corrupt('participant object changed while it was verified', rel);
       remember(entry.contentSha256, identity);
     }
     handedOut = true;
-    return rangedObject(fd, p.rel, entry.contentSha256, identity, size);
+    return rangedObject(fd, rel, entry.contentSha256, identity, size);
   } finally {
     if (!handedOut) fs.closeSync(fd);
   }
