@@ -3,6 +3,7 @@ import type { Data, DataType, Field } from 'apache-arrow';
 import { Message } from 'apache-arrow';
 import { Footer } from 'apache-arrow/ipc/metadata/file';
 import { schemaFingerprint } from '../canonical/index';
+import { GfError } from '../errors';
 import type { DiffAdapter } from './adapters';
 import { PAUSE } from './cancel';
 import type { DiffEffect } from './cancel';
@@ -134,8 +135,10 @@ export class WindowedParticipant {
   readonly #identityAt: number;
   readonly #scratch: readonly ColumnScratch[];
   readonly #identityScratch = new Scratch();
+  readonly #adapter: DiffAdapter;
 
-  private constructor(source: ParticipantSource, schema: Schema, rows: number, columns: readonly ColumnPlace[], identityAt: number) {
+  private constructor(adapter: DiffAdapter, source: ParticipantSource, schema: Schema, rows: number, columns: readonly ColumnPlace[], identityAt: number) {
+    this.#adapter = adapter;
     this.#source = source;
     this.schema = schema;
     this.rows = rows;
@@ -210,7 +213,7 @@ export class WindowedParticipant {
     const identityAt = fields.findIndex((f) => f.name === adapter.recordUuidField);
     const id = columns[identityAt];
     if (id === undefined || id.width !== UUID_BYTES || id.field.type.typeId !== Type.FixedSizeBinary || id.nullCount !== 0) return null;
-    return new WindowedParticipant(source, schema, rows, columns, identityAt);
+    return new WindowedParticipant(adapter, source, schema, rows, columns, identityAt);
   }
 
   /**
@@ -252,16 +255,25 @@ export class WindowedParticipant {
     const valueOffsets = new Int32Array(rebasedBytes.buffer, rebasedBytes.byteOffset, n + 1);
     const base = stored[0] as number;
     const end = stored[n] as number;
-    if (base < 0 || end < base || end > c.values.length) throw new Error('offsets out of range');
+    if (base < 0 || end < base || end > c.values.length) this.#malformed('value_offsets');
     let prev = 0;
     for (let k = 0; k <= n; k++) {
       const v = (stored[k] as number) - base;
-      if (v < prev) throw new Error('offsets not ascending');
+      if (v < prev) this.#malformed('value_offsets');
       valueOffsets[k] = v;
       prev = v;
     }
     const data = this.#source.read(c.values.offset + base, end - base, s.values.get(end - base));
     return columnData({ type, length: n, data, valueOffsets, ...nulls });
+  }
+
+  /** A verified object whose buffers contradict its own metadata: not a valid participant (`GF_PROJECT_CORRUPT`). */
+  #malformed(problem: string): never {
+    throw new GfError('GF_PROJECT_CORRUPT', 'participant bytes are not a valid participant of their family', {
+      capability_id: this.#adapter.capabilityId,
+      record_family_id: this.#adapter.recordFamilyId,
+      problem,
+    });
   }
 
   /**

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { tableToIPC } from 'apache-arrow';
-import type { Table } from 'apache-arrow';
+import { RecordBatch, Struct, Table, Utf8, makeData, tableToIPC } from 'apache-arrow';
 import { DIFF_ADAPTERS, adapterOfFamily, diffAllRecords, diffEndpoints, selectorsDigest, validateDiffParams } from '../../../../core/diff';
 import type { DiffAdapter } from '../../../../core/diff';
 import { ChangeList } from '../../../../core/diff/change-list';
@@ -229,5 +228,35 @@ describe('windowed participant reader', () => {
     const garbled = plain.slice();
     garbled.fill(0xff, garbled.length - 200, garbled.length - 10);
     expect(WindowedParticipant.open(adapterOf(node), verifiedBytes(garbled))).toBeNull();
+  });
+
+  it('a verified object whose value offsets run backwards is GF_PROJECT_CORRUPT, not a crash or a wrong diff', () => {
+    const node = RECORD_FAMILIES.find((f) => f.key === 'graph/node') as RecordFamily;
+    const recs = Array.from({ length: 50 }, (_, i) => ({
+      node_uuid: uuidOf(`o-${String(i).padStart(3, '0')}`),
+      class_id: 'Paper',
+      label: `Label ${i}`,
+      properties: null,
+      created_at: 1n,
+      updated_at: null,
+    })).sort((x, y) => (x.node_uuid < y.node_uuid ? -1 : 1));
+    const good = tableFromRecords(node, recs) as Table;
+    // The same table with the label column's offsets of rows 20..21 swapped (Arrow JS writes them as given).
+    const cols = good.batches[0]!.data.children;
+    const label = cols[2]!;
+    const offsets = Int32Array.from(label.valueOffsets);
+    [offsets[20], offsets[21]] = [offsets[21] as number, offsets[20] as number];
+    const bad = makeData({ type: new Utf8(), length: label.length, nullCount: 0, valueOffsets: offsets, data: label.values });
+    const struct = makeData({ type: new Struct(node.schema.fields), length: good.numRows, nullCount: 0, children: cols.map((c, k) => (k === 2 ? bad : c)) });
+    const bytes = tableToIPC(new Table([new RecordBatch(node.schema, struct)]), 'file');
+    const a = rangedEndpoint(uuidOf('A'), [stored(node, encodeRecords(node, recs), {}, recs.length)], []);
+    const b = rangedEndpoint(uuidOf('B'), [stored(node, bytes, {}, recs.length)], []);
+    let code = 'no error';
+    try {
+      diffAllRecords(a, b, 'all');
+    } catch (e) {
+      code = (e as { code?: string }).code ?? String(e);
+    }
+    expect(code).toBe('GF_PROJECT_CORRUPT');
   });
 });
