@@ -286,23 +286,21 @@ function* decodeSide(adapter: DiffAdapter, source: ParticipantSource, p: Endpoin
   return prepareSide(adapter, table, p.contentSha256);
 }
 
-function* readSide(adapter: DiffAdapter, endpoint: DiffEndpoint, p: EndpointParticipant | undefined): DiffSteps<RawSide | null> {
-  if (p === undefined) return null;
-  return yield* decodeSide(adapter, yield* openSource(endpoint, p), p);
-}
-
 /**
- * A UUID-identified family's changes in contract order, from the first
- * record after `cursor` (or the start), until `out` holds `stopAt` rows or
- * both sides end; returns whether it reached the end.
+ * A family's changes in storage (identity) order — contract order for a
+ * family identified by its record UUID — from the first record after
+ * `cursor` (a record UUID; only for such a family) or the start, until
+ * `out` holds `stopAt` rows or both sides end; returns whether it reached
+ * the end.
  *
  * Both participants are opened for ranged reads and merged window by
  * window (`collectWindowed`): a page reads only the rows it needs, a whole
  * diff holds one window per side. A participant not in the plain stored
  * layout (or one found out of order) is decoded whole instead and merged
- * the same way, so layout never changes the result.
+ * the same way, so layout never changes the result. With `defer`, an
+ * unbounded stream hashes its fingerprints off this thread.
  */
-function* uuidFamily(
+function* familyChanges(
   plan: FamilyPlan,
   from: DiffEndpoint,
   to: DiffEndpoint,
@@ -312,6 +310,7 @@ function* uuidFamily(
   defer = false,
 ): DiffSteps<boolean> {
   const adapter = plan.adapter;
+  if (cursor !== null && !isSeekable(adapter)) throw new Error('invariant violated: only a record-UUID family seeks');
   const sa = plan.from === undefined ? null : yield* openSource(from, plan.from);
   const sb = plan.to === undefined ? null : yield* openSource(to, plan.to);
   const wa = sa === null ? null : WindowedParticipant.open(adapter, sa);
@@ -360,20 +359,10 @@ function seekList(list: ChangeList, cursor: RecordSortKey | null): number {
 
 /** A family's whole change list in contract order (one merge of both sides; memory O(changes)). */
 function* wholeFamily(plan: FamilyPlan, from: DiffEndpoint, to: DiffEndpoint, defer: boolean): DiffSteps<ChangeList> {
-  if (isSeekable(plan.adapter)) {
-    const list = newListOf(plan.adapter);
-    yield* uuidFamily(plan, from, to, null, list, Number.POSITIVE_INFINITY, defer);
-    return list;
-  }
-  const fd = new FamilyDiff({
-    adapter: plan.adapter,
-    from: yield* readSide(plan.adapter, from, plan.from),
-    to: yield* readSide(plan.adapter, to, plan.to),
-  });
-  const list = fd.newList();
-  yield* fd.collect(list);
-  // A family ordered by its record UUID already comes out in contract order.
-  if (!fd.seekable) list.sortByIdentity();
+  const list = newListOf(plan.adapter);
+  yield* familyChanges(plan, from, to, null, list, Number.POSITIVE_INFINITY, defer);
+  // A family ordered by its record UUID already comes out in contract order; others are ordered by identity fingerprint.
+  if (!isSeekable(plan.adapter)) list.sortByIdentity();
   return list;
 }
 
@@ -437,7 +426,7 @@ export function* orderedChanges(
       // Stream: seek both sides past the cursor, merge only until the page is full.
       if (cursor !== null && cursor.recordUuid === null) continue; // a null-UUID cursor sorts before every row of a UUID family
       list = newListOf(plan.adapter);
-      const complete = yield* uuidFamily(plan, from, to, cursor === null ? null : cursor.recordUuid, list, remaining);
+      const complete = yield* familyChanges(plan, from, to, cursor === null ? null : cursor.recordUuid, list, remaining);
       // From the start, a stream is the family's first changes in contract order: the whole list when it
       // reached the end of both sides, else a prefix that answers the same first page again without reading.
       if (cursor === null && cache !== undefined) {

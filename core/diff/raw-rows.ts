@@ -301,7 +301,12 @@ function sideOf(adapter: DiffAdapter, table: Table): RawSide {
 
 /** Compares the identity of row `i` of `x` with row `j` of `y`, field by field. */
 export function bindIdentity(x: RawSide, y: RawSide): RowCompare {
-  const cmps = x.identity.map((d, k) => bindIdentityCompare(d, y.identity[k] as Data));
+  return bindIdentityColumns(x.identity, y.identity);
+}
+
+/** Compares row `i` of identity columns `x` with row `j` of `y` (same fields, identity order), field by field. */
+export function bindIdentityColumns(x: readonly Data[], y: readonly Data[]): RowCompare {
+  const cmps = x.map((d, k) => bindIdentityCompare(d, y[k] as Data));
   if (cmps.length === 1) return cmps[0] as RowCompare;
   return (i, j) => {
     for (let k = 0; k < cmps.length; k++) {

@@ -10,7 +10,7 @@ import type { DiffEffect } from './cancel';
 import type { ChangeList } from './change-list';
 import type { DeferredDigests } from './deferred-digests';
 import type { ParticipantSource } from './endpoint';
-import { fixedCellsAscending, isKnownSorted, lowerBound, rememberSorted } from './raw-rows';
+import { bindIdentityColumns, fixedCellsAscending, isKnownSorted, lowerBound, rememberSorted } from './raw-rows';
 import type { RawSide } from './raw-rows';
 import { FamilyDiff } from './record-diff';
 
@@ -123,21 +123,23 @@ function columnScratch(): ColumnScratch {
  * Only the plain stored layout is opened this way: an Arrow IPC file with
  * the family's exact schema (by canonical fingerprint), one record batch,
  * no dictionaries, no compression, flat columns of the family's kinds and
- * a `FixedSizeBinary(16)` record UUID identity. Anything else is `null`
- * from `open`, and the caller decodes the whole object (which
- * re-canonicalizes other layouts and reports errors exactly as before).
+ * identity columns without nulls. Anything else is `null` from `open`, and
+ * the caller decodes the whole object (which re-canonicalizes other
+ * layouts and reports errors exactly as before).
  */
 export class WindowedParticipant {
   readonly rows: number;
   readonly schema: Schema;
   readonly #source: ParticipantSource;
   readonly #columns: readonly ColumnPlace[];
-  readonly #identityAt: number;
+  /** Column index of each identity field, identity order. */
+  readonly #identityAt: readonly number[];
   readonly #scratch: readonly ColumnScratch[];
-  readonly #identityScratch = new Scratch();
+  /** Buffers of the identity windows (alive beside a full window of the same rows). */
+  readonly #identityScratch: readonly ColumnScratch[];
   readonly #adapter: DiffAdapter;
 
-  private constructor(adapter: DiffAdapter, source: ParticipantSource, schema: Schema, rows: number, columns: readonly ColumnPlace[], identityAt: number) {
+  private constructor(adapter: DiffAdapter, source: ParticipantSource, schema: Schema, rows: number, columns: readonly ColumnPlace[], identityAt: readonly number[]) {
     this.#adapter = adapter;
     this.#source = source;
     this.schema = schema;
@@ -145,9 +147,16 @@ export class WindowedParticipant {
     this.#columns = columns;
     this.#identityAt = identityAt;
     this.#scratch = columns.map(() => columnScratch());
+    this.#identityScratch = identityAt.map(() => columnScratch());
   }
 
-  /** Opens the plain layout of a UUID-identified family, or null for anything else. */
+  /** True when the identity is one 16-byte cell (a record UUID), so `seekAfter` applies. */
+  get uuidIdentity(): boolean {
+    const c = this.#identityAt.length === 1 ? this.#columns[this.#identityAt[0] as number] : undefined;
+    return c !== undefined && c.width === UUID_BYTES && c.field.type.typeId === Type.FixedSizeBinary;
+  }
+
+  /** Opens the plain stored layout of an Arrow family, or null for anything else. */
   static open(adapter: DiffAdapter, source: ParticipantSource): WindowedParticipant | null {
     try {
       return WindowedParticipant.#open(adapter, source);
@@ -158,8 +167,7 @@ export class WindowedParticipant {
   }
 
   static #open(adapter: DiffAdapter, source: ParticipantSource): WindowedParticipant | null {
-    if (adapter.encoding !== 'arrow' || adapter.recordUuidField === null || adapter.identityFields.length !== 1) return null;
-    if (adapter.identityFields[0] !== adapter.recordUuidField) return null;
+    if (adapter.encoding !== 'arrow') return null;
     const size = source.byteLength;
     if (size < 2 * 8 + 10) return null;
     const head = source.read(0, 6);
@@ -210,9 +218,8 @@ export class WindowedParticipant {
       columns.push({ field, nullCount: node.nullCount, validity: node.nullCount > 0 ? validity : null, offsets, values, width });
     }
     if (b !== buffers.length) return null;
-    const identityAt = fields.findIndex((f) => f.name === adapter.recordUuidField);
-    const id = columns[identityAt];
-    if (id === undefined || id.width !== UUID_BYTES || id.field.type.typeId !== Type.FixedSizeBinary || id.nullCount !== 0) return null;
+    const identityAt = adapter.identityFields.map((n) => fields.findIndex((f) => f.name === n));
+    if (identityAt.some((k) => columns[k] === undefined || (columns[k] as ColumnPlace).nullCount !== 0 || (columns[k] as ColumnPlace).width < 0)) return null;
     return new WindowedParticipant(adapter, source, schema, rows, columns, identityAt);
   }
 
@@ -221,12 +228,18 @@ export class WindowedParticipant {
    * storage order. The bytes live in a buffer the next call reuses.
    */
   identityBytes(r0: number, r1: number): Uint8Array {
-    const c = this.#columns[this.#identityAt] as ColumnPlace;
-    const n = (r1 - r0) * UUID_BYTES;
-    return this.#source.read(c.values.offset + r0 * UUID_BYTES, n, this.#identityScratch.get(n));
+    if (!this.uuidIdentity) throw new Error('invariant violated: identityBytes needs a record UUID identity');
+    const c = this.#columns[this.#identityAt[0] as number] as ColumnPlace;
+    return this.#source.read(c.values.offset + r0 * UUID_BYTES, (r1 - r0) * UUID_BYTES);
   }
 
-  #column(c: ColumnPlace, s: ColumnScratch, r0: number, r1: number, identity: Uint8Array | undefined): Data {
+  /** The identity columns of rows `[r0, r1)`, identity order (in buffers the next call reuses). */
+  identityWindow(r0: number, r1: number): Data[] {
+    return this.#identityAt.map((k, i) => this.#column(this.#columns[k] as ColumnPlace, this.#identityScratch[i] as ColumnScratch, r0, r1, undefined));
+  }
+
+  #column(c: ColumnPlace, s: ColumnScratch, r0: number, r1: number, given: Data | undefined): Data {
+    if (given !== undefined) return given;
     const n = r1 - r0;
     const type = c.field.type;
     const firstByte = r0 >> 3;
@@ -239,7 +252,7 @@ export class WindowedParticipant {
       if (valid < n) nulls = { nullBitmap: bitmap, nullCount: n - valid };
     }
     if (c.width > 0) {
-      const data = identity ?? this.#source.read(c.values.offset + r0 * c.width, n * c.width, s.values.get(n * c.width));
+      const data = this.#source.read(c.values.offset + r0 * c.width, n * c.width, s.values.get(n * c.width));
       return columnData({ type, length: n, data: aligned(data, 8), ...nulls });
     }
     if (c.width < 0) {
@@ -278,28 +291,33 @@ export class WindowedParticipant {
 
   /**
    * Rows `[r0, r1)` as a prepared merge side (one plain batch, offset 0),
-   * reusing `identity` (from `identityBytes(r0, r1)`) when given.
+   * reusing `identity` (from `identityWindow(r0, e)`, `e >= r1`) when given.
    */
-  window(r0: number, r1: number, identity?: Uint8Array): RawSide {
-    const columns = this.#columns.map((c, k) => this.#column(c, this.#scratch[k] as ColumnScratch, r0, r1, k === this.#identityAt ? identity : undefined));
+  window(r0: number, r1: number, identity?: readonly Data[]): RawSide {
+    const given = (k: number): Data | undefined => {
+      const i = this.#identityAt.indexOf(k);
+      const d = i < 0 || identity === undefined ? undefined : identity[i];
+      return d === undefined ? undefined : d.length === r1 - r0 ? d : d.slice(0, r1 - r0);
+    };
+    const columns = this.#columns.map((c, k) => this.#column(c, this.#scratch[k] as ColumnScratch, r0, r1, given(k)));
     const struct = makeData({ type: new Struct(this.schema.fields), length: r1 - r0, nullCount: 0, children: columns });
     const table = new Table([new RecordBatch(this.schema, struct)]);
-    return { table, rows: r1 - r0, columns, identity: [columns[this.#identityAt] as Data] };
+    return { table, rows: r1 - r0, columns, identity: this.#identityAt.map((k) => columns[k] as Data) };
   }
 
-  /** The first row whose record UUID is strictly greater than `after` (binary search, 16 bytes read per probe). */
+  /** The first row whose record UUID is strictly greater than `after` (binary search, 16 bytes read per probe; record UUID identity only). */
   seekAfter(after: Uint8Array): number {
     return lowerBound(this.rows, (row) => Buffer.compare(this.identityBytes(row, row + 1), after), false);
   }
 }
 
-function cmpUuidAt(v: Uint8Array, row: number, key: Uint8Array): number {
-  const x = row * UUID_BYTES;
-  for (let k = 0; k < UUID_BYTES; k++) {
-    const d = (v[x + k] as number) - (key[k] as number);
-    if (d !== 0) return d < 0 ? -1 : 1;
-  }
-  return 0;
+/** True when the `rows` identities of these identity columns are strictly ascending. */
+function identityAscending(identity: readonly Data[], rows: number): boolean {
+  const only = identity.length === 1 ? (identity[0] as Data) : null;
+  if (only !== null && only.typeId === Type.FixedSizeBinary && only.stride % 4 === 0) return fixedCellsAscending(only.values as Uint8Array, only.stride, rows);
+  const cmp = bindIdentityColumns(identity, identity);
+  for (let r = 1; r < rows; r++) if (cmp(r - 1, r) >= 0) return false;
+  return true;
 }
 
 /**
@@ -319,16 +337,18 @@ export interface WindowedInput {
 }
 
 /**
- * The record diff of one UUID-identified family, window by window.
+ * The record diff of one family, window by window, in storage (identity) order.
  *
- * Each step reads the next record UUIDs of both sides (one window each,
+ * Each step reads the next identities of both sides (one window each,
  * plus one row to look ahead), cuts both at the same key — the smaller of
- * the two sides' first UUID past its window — so every record of one side
- * meets its partner of the other in the same segment, reads the other
+ * the two sides' first identity past its window — so every record of one
+ * side meets its partner of the other in the same segment, reads the other
  * columns of exactly those rows and merges them (`FamilyDiff`, the same
- * merge as a whole-object diff). Segments are in key order, so the changes
- * come out in contract order. Memory is one window per side plus the
- * changes found: it does not grow with unchanged records.
+ * merge as a whole-object diff). Segments are in identity order, so the
+ * changes come out in storage order (contract order for a family
+ * identified by its record UUID; others sort their list afterwards).
+ * Memory is one window per side plus the changes found: it does not grow
+ * with unchanged records.
  *
  * With `deferred` (unbounded streams only) the changed rows' fingerprints
  * are hashed off this thread; the caller settles it before using `out`.
@@ -337,9 +357,9 @@ export interface WindowedInput {
  * every 4,096 records. Returns `stopped` once `out` holds `stopAt` rows,
  * `complete` at the end of both sides, and `unsorted` (with `out` partly
  * written; discard it) if a side turns out not to be in strictly
- * ascending UUID order — the caller then diffs the whole decoded objects,
- * which re-canonicalizes them. Published participants are validated in
- * identity order, so that fallback is defence in depth.
+ * ascending identity order — the caller then diffs the whole decoded
+ * objects, which re-canonicalizes them. Published participants are
+ * validated in identity order, so that fallback is defence in depth.
  */
 export function* collectWindowed(
   adapter: DiffAdapter,
@@ -362,29 +382,35 @@ export function* collectWindowed(
   let w = Number.isFinite(stopAt) ? first : max;
   let a = a0;
   let b = b0;
-  const empty = new Uint8Array(0);
   while (a < na || b < nb) {
     if (out.length >= stopAt) return 'stopped';
     yield PAUSE;
     // Identity windows, each one row longer than `w` when that row exists (the look-ahead key).
     const ea = Math.min(na, a + w + 1);
     const eb = Math.min(nb, b + w + 1);
-    const ida = A !== null && a < ea ? A.identityBytes(a, ea) : empty;
-    const idb = B !== null && b < eb ? B.identityBytes(b, eb) : empty;
+    const ida = A !== null && a < ea ? A.identityWindow(a, ea) : null;
+    const idb = B !== null && b < eb ? B.identityWindow(b, eb) : null;
     // Windows overlap by at least one row, so every adjacent pair of a side is checked in some window.
-    if (!sortedA && !fixedCellsAscending(ida, UUID_BYTES, ea - a)) return 'unsorted';
-    if (!sortedB && !fixedCellsAscending(idb, UUID_BYTES, eb - b)) return 'unsorted';
-    const ka = a + w < na ? ida.subarray(w * UUID_BYTES, (w + 1) * UUID_BYTES) : null;
-    const kb = b + w < nb ? idb.subarray(w * UUID_BYTES, (w + 1) * UUID_BYTES) : null;
+    if (!sortedA && ida !== null && !identityAscending(ida, ea - a)) return 'unsorted';
+    if (!sortedB && idb !== null && !identityAscending(idb, eb - b)) return 'unsorted';
     let a1 = na;
     let b1 = nb;
-    if (ka !== null || kb !== null) {
-      const key = (ka === null ? kb : kb === null ? ka : Buffer.compare(ka, kb) <= 0 ? ka : kb) as Uint8Array;
-      a1 = a + lowerBound(ea - a, (r) => cmpUuidAt(ida, r, key), true);
-      b1 = b + lowerBound(eb - b, (r) => cmpUuidAt(idb, r, key), true);
+    const ka = a + w < na;
+    const kb = b + w < nb;
+    if (ka || kb) {
+      // The cut key: the first row past the window of one side (the smaller, when both have one).
+      const keyOnA = ka && (!kb || bindIdentityColumns(ida as Data[], idb as Data[])(w, w) <= 0);
+      const key = (keyOnA ? ida : idb) as Data[];
+      const before = (side: Data[] | null, rows: number): number => {
+        if (side === null) return 0;
+        const cmp = bindIdentityColumns(side, key);
+        return lowerBound(rows, (r) => cmp(r, w), true);
+      };
+      a1 = a + before(ida, ea - a);
+      b1 = b + before(idb, eb - b);
     }
-    const sa = A !== null && a1 > a ? A.window(a, a1, ida.subarray(0, (a1 - a) * UUID_BYTES)) : null;
-    const sb = B !== null && b1 > b ? B.window(b, b1, idb.subarray(0, (b1 - b) * UUID_BYTES)) : null;
+    const sa = A !== null && a1 > a ? A.window(a, a1, ida ?? undefined) : null;
+    const sb = B !== null && b1 > b ? B.window(b, b1, idb ?? undefined) : null;
     const done = yield* new FamilyDiff({ adapter, from: sa, to: sb }, deferred).collect(out, 0, 0, stopAt);
     if (!done) return 'stopped';
     a = a1;

@@ -88,8 +88,9 @@ export function pairArb(family: RecordFamily, maxRows = 400): fc.Arbitrary<{ fro
         else if (op === 'touch') {
           // One field only (e.g. one text cell whose bytes shift into its neighbour's).
           const names = Object.keys(v);
-          const name = names[dice % names.length] as string;
-          to.push({ ...rec, [name]: (repl[i] as Rec)[name] });
+          const name = names[dice % Math.max(1, names.length)];
+          // A family whose every field is identity has nothing to touch.
+          to.push(name === undefined ? rec : { ...rec, [name]: (repl[i] as Rec)[name] });
         }
         else if (op === 'twin') {
           // Other bytes, same canonical values: -0 for 0, and a fresh copy of everything else.
