@@ -244,10 +244,24 @@ function* openSteps(root: string, entry: Entry, opts: OpenVerifiedOptions): Gene
   }
 }
 
+/** Runs steps to the end. */
 function drive<T>(steps: Generator<void, T>): T {
   for (;;) {
     const r = steps.next();
     if (r.done === true) return r.value;
+  }
+}
+
+/** Runs steps to the end, awaiting `pause` at each; a throwing `pause` ends them (their `finally` closes the file). */
+async function driveAsync<T>(steps: Generator<void, T>, pause: () => Promise<void>): Promise<T> {
+  try {
+    for (;;) {
+      const r = steps.next();
+      if (r.done === true) return r.value;
+      await pause();
+    }
+  } finally {
+    steps.return(undefined as T);
   }
 }
 
@@ -267,16 +281,7 @@ export async function openObjectVerifiedAsync(
   pause: () => Promise<void>,
   opts: OpenVerifiedOptions = {},
 ): Promise<VerifiedObject> {
-  const steps = openSteps(root, entry, opts);
-  try {
-    for (;;) {
-      const r = steps.next();
-      if (r.done === true) return r.value;
-      await pause();
-    }
-  } finally {
-    steps.return(verifiedBytes(new Uint8Array(0)));
-  }
+  return driveAsync(openSteps(root, entry, opts), pause);
 }
 
 /**
@@ -289,11 +294,7 @@ export async function openObjectVerifiedAsync(
  * `GF_PROJECT_CORRUPT`; no other object is ever substituted.
  */
 export function readObjectVerified(root: string, entry: Entry): Uint8Array {
-  const steps = readSteps(root, entry);
-  for (;;) {
-    const r = steps.next();
-    if (r.done === true) return r.value;
-  }
+  return drive(readSteps(root, entry));
 }
 
 /**
@@ -302,14 +303,5 @@ export function readObjectVerified(root: string, entry: Entry): Uint8Array {
  * and the caller can abort (by throwing from `pause`) mid-object.
  */
 export async function readObjectVerifiedAsync(root: string, entry: Entry, pause: () => Promise<void>): Promise<Uint8Array> {
-  const steps = readSteps(root, entry);
-  try {
-    for (;;) {
-      const r = steps.next();
-      if (r.done === true) return r.value;
-      await pause();
-    }
-  } finally {
-    steps.return(new Uint8Array(0));
-  }
+  return driveAsync(readSteps(root, entry), pause);
 }
