@@ -13,10 +13,17 @@ type Slot = typeof FP_FROM | typeof FP_TO | typeof FP_IDENTITY;
 
 /**
  * Preimages per batch handed to the digest pool (a diff with fewer is
- * hashed on its own thread), and the pool (default: the process's).
- * Tests lower the batch and swap the pool.
+ * hashed on its own thread), batches in flight at most before the merge
+ * waits for the oldest (so pending preimages stay bounded however many
+ * rows change), and the pool (default: the process's). Tests lower them
+ * and swap the pool.
  */
-export const DEFERRED_BATCH: { items: number; pool: DigestPool | undefined } = { items: 2048, pool: undefined };
+export const DEFERRED_BATCH: { items: number; inFlight: number; pool: DigestService | undefined } = { items: 2048, inFlight: 8, pool: undefined };
+
+/** What `DeferredDigests` needs of a digest pool (`DigestPool`, or a test double). */
+export interface DigestService {
+  digest(bytes: Uint8Array, ends: Uint32Array): Promise<Uint8Array>;
+}
 
 interface Batch {
   readonly targets: Uint32Array;
@@ -40,17 +47,38 @@ interface Batch {
  * the list until `settle`.
  */
 export class DeferredDigests {
-  readonly #pool: DigestPool;
+  readonly #pool: DigestService;
   readonly #batchItems: number;
+  readonly #maxInFlight: number;
   #bytes = new Uint8Array(256 * 1024);
   #used = 0;
   #ends: number[] = [];
   #targets: number[] = [];
   readonly #batches: Batch[] = [];
 
-  constructor(pool: DigestPool = DEFERRED_BATCH.pool ?? DigestPool.shared(), batchItems = DEFERRED_BATCH.items) {
+  constructor(pool: DigestService = DEFERRED_BATCH.pool ?? DigestPool.shared(), batchItems = DEFERRED_BATCH.items, maxInFlight = DEFERRED_BATCH.inFlight) {
     this.#pool = pool;
     this.#batchItems = Math.max(1, batchItems);
+    this.#maxInFlight = Math.max(1, maxInFlight);
+  }
+
+  /** Batches handed to the pool whose digests are not back yet. */
+  get inFlight(): number {
+    let n = 0;
+    for (const b of this.#batches) if (b.digests === undefined && !b.failed) n++;
+    return n;
+  }
+
+  /**
+   * Backpressure, at the merge's pause points: while more than the allowed
+   * batches are in flight, waits for the oldest (`await` effects), so the
+   * preimages handed over and not yet hashed stay bounded.
+   */
+  *throttle(): Generator<DiffEffect, void, unknown> {
+    while (this.inFlight > this.#maxInFlight) {
+      const oldest = this.#batches.find((b) => b.digests === undefined && !b.failed) as Batch;
+      yield { effect: 'await', promise: oldest.done };
+    }
   }
 
   /** Queues the digest of `preimage` (copied now) for slot `slot` of change-list row `row`. */

@@ -180,7 +180,7 @@ export class FamilyDiff {
       const marks = new Uint8Array(MERGE_RUN_ROWS);
       while (a < na && b < nb && out.length < stopAt) {
         if (budget < 2) {
-          yield PAUSE;
+          yield* this.#pause();
           budget = CANCEL_CHECK_INTERVAL;
         }
         // A run of rows whose identities line up one to one on both sides.
@@ -208,19 +208,25 @@ export class FamilyDiff {
     }
     for (; a < na && out.length < stopAt; a++) {
       if (--budget <= 0) {
-        yield PAUSE;
+        yield* this.#pause();
         budget = CANCEL_CHECK_INTERVAL;
       }
       this.#removed(out, a);
     }
     for (; b < nb && out.length < stopAt; b++) {
       if (--budget <= 0) {
-        yield PAUSE;
+        yield* this.#pause();
         budget = CANCEL_CHECK_INTERVAL;
       }
       this.#added(out, b);
     }
     return a >= na && b >= nb;
+  }
+
+  /** A cancellation point; with deferred digests also their backpressure. */
+  *#pause(): Generator<DiffEffect, void, unknown> {
+    yield PAUSE;
+    if (this.#deferred !== null) yield* this.#deferred.throttle();
   }
 
   #identity(out: ChangeList, i: number, tools: SideTools, row: number): void {

@@ -385,6 +385,7 @@ export function* collectWindowed(
   while (a < na || b < nb) {
     if (out.length >= stopAt) return 'stopped';
     yield PAUSE;
+    if (deferred !== null) yield* deferred.throttle();
     // Identity windows, each one row longer than `w` when that row exists (the look-ahead key).
     const ea = Math.min(na, a + w + 1);
     const eb = Math.min(nb, b + w + 1);

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { diffAllRecords, diffAllRecordsAsync } from '../../../../core/diff';
-import { DEFERRED_BATCH } from '../../../../core/diff/deferred-digests';
+import { DEFERRED_BATCH, DeferredDigests, FP_FROM } from '../../../../core/diff/deferred-digests';
+import { ChangeList, KIND_REMOVED } from '../../../../core/diff/change-list';
 import { DigestPool, digestSlices } from '../../../../core/diff/digest-pool';
 import { WINDOW_ROWS } from '../../../../core/diff/windowed';
 import { familyByKey } from '../../../../core/participants';
@@ -15,9 +16,10 @@ import { endpoint, rangedEndpoint, uuidOf } from './diff-support';
 // hashing and of the model, including `modified` candidates whose bytes
 // differ but whose canonical values agree (they must be dropped).
 
-const DEFAULTS = { batch: DEFERRED_BATCH.items, windows: { ...WINDOW_ROWS } };
+const DEFAULTS = { batch: DEFERRED_BATCH.items, inFlight: DEFERRED_BATCH.inFlight, windows: { ...WINDOW_ROWS } };
 afterEach(() => {
   DEFERRED_BATCH.items = DEFAULTS.batch;
+  DEFERRED_BATCH.inFlight = DEFAULTS.inFlight;
   DEFERRED_BATCH.pool = undefined;
   Object.assign(WINDOW_ROWS, DEFAULTS.windows);
 });
@@ -85,6 +87,7 @@ describe('deferred fingerprints of a whole record diff', () => {
       await fc.assert(
         fc.asyncProperty(pairArb(family, 200), fc.integer({ min: 1, max: 9 }), fc.integer({ min: 2, max: 80 }), async ({ from, to, layout }, batch, max) => {
           DEFERRED_BATCH.items = batch;
+          DEFERRED_BATCH.inFlight = 1 + (batch % 3);
           DEFERRED_BATCH.pool = undefined;
           Object.assign(WINDOW_ROWS, { first: 1, max });
           const a = rangedEndpoint(uuidOf('A'), [participant(family, from, 0)], []);
@@ -117,5 +120,45 @@ describe('deferred fingerprints of a whole record diff', () => {
     } finally {
       await dying.close();
     }
+  });
+
+  it('backpressure: past the allowed batches in flight the merge waits for the oldest, in order', async () => {
+    // A pool that answers only when told to.
+    const calls: { bytes: Uint8Array; ends: Uint32Array; resolve: (d: Uint8Array) => void; promise: Promise<Uint8Array> }[] = [];
+    const pool = {
+      digest(bytes: Uint8Array, ends: Uint32Array): Promise<Uint8Array> {
+        let resolve!: (d: Uint8Array) => void;
+        const promise = new Promise<Uint8Array>((r) => (resolve = r));
+        calls.push({ bytes: bytes.slice(), ends: ends.slice(), resolve, promise });
+        return promise;
+      },
+    };
+    const d = new DeferredDigests(pool, 1, 2);
+    const list = new ChangeList('graph', 'node', false);
+    const pre = Array.from({ length: 5 }, (_, i) => new TextEncoder().encode(`preimage ${i}`));
+    for (const p of pre) d.add(p, list.push(KIND_REMOVED), FP_FROM);
+    expect([calls.length, d.inFlight]).toEqual([5, 5]);
+    // Each wait is on the oldest batch (awaiting any other would never settle here): 5 in flight, 2 allowed.
+    const steps = d.throttle();
+    let waits = 0;
+    for (let r = steps.next(); r.done !== true; r = steps.next()) {
+      const effect = r.value as { effect: string; promise: Promise<void> };
+      expect(effect.effect).toBe('await');
+      const oldest = calls[waits]!;
+      oldest.resolve(digestSlices(oldest.bytes, oldest.ends));
+      await effect.promise;
+      waits++;
+      expect(d.inFlight).toBe(5 - waits);
+    }
+    expect(waits).toBe(3);
+    for (const c of calls.slice(3)) c.resolve(digestSlices(c.bytes, c.ends));
+    const settle = d.settle(list);
+    let r = settle.next();
+    while (r.done !== true) {
+      await (r.value as { promise: Promise<void> }).promise;
+      r = settle.next();
+    }
+    expect(r.value).toBe(true);
+    pre.forEach((p, i) => expect(Buffer.from(list.fromFp.subarray(i * 32, i * 32 + 32)).toString('hex')).toBe(sha(p)));
   });
 });
