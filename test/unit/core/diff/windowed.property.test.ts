@@ -30,6 +30,18 @@ afterEach(() => {
 
 const windowsArb = fc.record({ first: fc.integer({ min: 1, max: 9 }), max: fc.integer({ min: 1, max: 70 }) }).map(({ first, max }) => ({ first, max: Math.max(first, max) }));
 
+/** `n` graph/node records in identity order (UUIDs from `prefix`), labelled `Label i`. */
+function sortedNodes(n: number, prefix: string): Rec[] {
+  return Array.from({ length: n }, (_, i) => ({
+    node_uuid: uuidOf(`${prefix}-${String(i).padStart(3, '0')}`),
+    class_id: 'Paper',
+    label: `Label ${i}`,
+    properties: null,
+    created_at: 1n,
+    updated_at: null,
+  })).sort((x, y) => (x.node_uuid < y.node_uuid ? -1 : 1));
+}
+
 function adapterOf(family: RecordFamily): DiffAdapter {
   return DIFF_ADAPTERS.find((a) => a.family === family) as DiffAdapter;
 }
@@ -211,22 +223,17 @@ describe('windowed participant reader', () => {
     );
   });
 
-  it('opens only the plain stored layout of a UUID-identified Arrow family', () => {
+  it('opens only the plain stored layout with the family\'s own schema', () => {
     const node = RECORD_FAMILIES.find((f) => f.key === 'graph/node') as RecordFamily;
     const edge = RECORD_FAMILIES.find((f) => f.key === 'graph/edge') as RecordFamily;
-    const recs = Array.from({ length: 30 }, (_, i) => ({
-      node_uuid: uuidOf(`p-${String(i).padStart(3, '0')}`),
-      class_id: 'Paper',
-      label: `L${i}`,
-      properties: null,
-      created_at: 1n,
-      updated_at: null,
-    })).sort((x, y) => (x.node_uuid < y.node_uuid ? -1 : 1));
+    const recs = sortedNodes(30, 'p');
     const plain = encodeRecords(node, recs);
     expect(WindowedParticipant.open(adapterOf(node), verifiedBytes(plain))).not.toBeNull();
     // Other batch sizes, dictionaries: decoded whole instead.
     for (const layout of [1, 7]) expect(WindowedParticipant.open(adapterOf(node), verifiedBytes(participant(node, recs, layout).bytes))).toBeNull();
-    // Composite identity, a foreign schema, truncated or garbled bytes.
+    // A composite identity opens too; a foreign schema, truncated or garbled bytes do not.
+    const edges = [{ source_node_uuid: recs[0]!.node_uuid, target_node_uuid: recs[1]!.node_uuid, kind: 'cites', weight: null, created_at: 1n }];
+    expect(WindowedParticipant.open(adapterOf(edge), verifiedBytes(encodeRecords(edge, edges)))).not.toBeNull();
     expect(WindowedParticipant.open(adapterOf(edge), verifiedBytes(plain))).toBeNull();
     expect(WindowedParticipant.open(adapter, verifiedBytes(plain))).toBeNull();
     expect(WindowedParticipant.open(adapterOf(node), verifiedBytes(plain.subarray(0, plain.length - 7)))).toBeNull();
@@ -237,14 +244,7 @@ describe('windowed participant reader', () => {
 
   it('a verified object whose value offsets run backwards is GF_PROJECT_CORRUPT, not a crash or a wrong diff', () => {
     const node = RECORD_FAMILIES.find((f) => f.key === 'graph/node') as RecordFamily;
-    const recs = Array.from({ length: 50 }, (_, i) => ({
-      node_uuid: uuidOf(`o-${String(i).padStart(3, '0')}`),
-      class_id: 'Paper',
-      label: `Label ${i}`,
-      properties: null,
-      created_at: 1n,
-      updated_at: null,
-    })).sort((x, y) => (x.node_uuid < y.node_uuid ? -1 : 1));
+    const recs = sortedNodes(50, 'o');
     const good = tableFromRecords(node, recs) as Table;
     // The same table with the label column's offsets of rows 20..21 swapped (Arrow JS writes them as given).
     const cols = good.batches[0]!.data.children;
