@@ -380,11 +380,13 @@ function* wholeFamily(plan: FamilyPlan, from: DiffEndpoint, to: DiffEndpoint, de
  *
  * With a derived change cache: a hit answers by binary search in the
  * cached list without reading either participant (a stored prefix of the
- * list answers too when it holds every row the call needs); on a miss the
- * first page (no cursor) of a streamable family is streamed as above and
- * what it found is stored (the whole list if the stream reached the end,
- * else as a prefix), while any call that walks further (a later page, or
- * the whole diff) merges the family once and stores its whole list.
+ * list answers too when it holds every row the call needs); on a miss a
+ * page of a streamable family is streamed as above (a later page from its
+ * cursor, so it costs about what the first page costs), and what the
+ * first page found is stored (the whole list if the stream reached the
+ * end, else as a prefix); the whole diff, and any page of a family
+ * ordered by identity fingerprint, merges the family once and stores its
+ * whole list.
  */
 export function* orderedChanges(
   from: DiffEndpoint,
@@ -422,8 +424,8 @@ export function* orderedChanges(
     }
     if (list !== undefined) {
       // Cached (whole list or a long enough prefix): no participant is read.
-    } else if (seekable && Number.isFinite(remaining) && (cache === undefined || cursor === null)) {
-      // Stream: seek both sides past the cursor, merge only until the page is full.
+    } else if (seekable && Number.isFinite(remaining)) {
+      // Stream: seek both sides past the cursor (binary search on the stored UUIDs), merge only until the page is full.
       if (cursor !== null && cursor.recordUuid === null) continue; // a null-UUID cursor sorts before every row of a UUID family
       list = newListOf(plan.adapter);
       const complete = yield* familyChanges(plan, from, to, cursor === null ? null : cursor.recordUuid, list, remaining);

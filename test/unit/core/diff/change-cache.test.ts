@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { toHex } from '../../../../core/canonical';
-import { CHANGE_CACHE_DIR, DiskChangeCache, diffEndpoints, selectorsDigest, validateDiffParams } from '../../../../core/diff';
+import { CHANGE_CACHE_DIR, DiskChangeCache, diffAllRecords, diffEndpoints, selectorsDigest, validateDiffParams } from '../../../../core/diff';
 import type { DiffPage } from '../../../../core/diff';
 import { GRAPH_EDGE, GRAPH_NODE } from '../../../../core/participants';
 import { SECRET, endpoint, storedRecords, uuidOf } from './diff-support';
@@ -80,7 +80,7 @@ describe('derived change-list cache', () => {
     expect(reads).toEqual([]);
   });
 
-  it('a streamed first page stores the prefix it found, which answers that page again without reading; a later page merges once and stores the whole list', () => {
+  it('a streamed first page stores the prefix it found, which answers that page again without reading; a later page streams from its cursor and stores nothing', () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'gf-diff-prefix-'));
     dirs.push(root);
     const cache = new DiskChangeCache(root);
@@ -106,10 +106,16 @@ describe('derived change-list cache', () => {
     expect(again.nextPageToken).toBe(first.nextPageToken);
     expect(reads).toEqual([]);
 
-    // The prefix cannot answer the next page: one whole merge, stored, and every later page is answered from it.
+    // The prefix cannot answer the next page: it is streamed from its cursor (both sides seeked), nothing more is stored.
     const second = page(first.nextPageToken);
     expect(rows(second)).toEqual(all.slice(10, 20));
     expect(reads.length).toBe(2);
+    expect(fs.readdirSync(dir).filter((f) => f.endsWith('.arrow')).length).toBe(1);
+    reads.length = 0;
+    expect(rows(page(second.nextPageToken))).toEqual(all.slice(20, 30));
+    expect(reads.length).toBe(2);
+    // A whole diff stores the whole list, which then answers any page without reading.
+    diffAllRecords(a, b, 'graph', { cache });
     expect(fs.readdirSync(dir).filter((f) => f.endsWith('.arrow')).length).toBe(2);
     reads.length = 0;
     expect(rows(page(second.nextPageToken))).toEqual(all.slice(20, 30));
