@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// The `gf` command: runs the TypeScript CLI through tsx's loader, so a fresh
-// clone needs no build step before `npx gf`.
-import { register } from 'tsx/esm/api';
+// The `gf` command: runs the CLI bundle (dist/cli, built JavaScript; no
+// transpiler at run time). `npm install` builds it (the `prepare` script);
+// a bundle older than its sources is rebuilt here before it runs, never used.
+import { cliEntryUrl } from '../scripts/build-cli.mjs';
 
-register();
-const { main } = await import('../core/cli/main.ts');
+const entry = await cliEntryUrl('gf', { log: (line) => void (process.stderr.isTTY === true && process.stderr.write(`${line}\n`)) });
+const { main } = await import(entry);
 process.exitCode = await main(process.argv.slice(2));

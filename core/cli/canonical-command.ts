@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { GfError } from '../errors';
-import { computeVectors } from '../canonical/vectors';
 import type { CliIo } from './io';
 
 function readVectorFile(file: string): unknown {
@@ -32,7 +31,8 @@ export function registerCanonicalCommands(program: Command, io: CliIo): void {
     .description('compute the payload, SHA-256 and UUIDv8 of every vector of a golden-vector file')
     .argument('<file>', 'golden-vector JSON file')
     .option('--json', 'print a JSON array')
-    .action((file: string, opts: { json?: boolean }) => {
+    .action(async (file: string, opts: { json?: boolean }) => {
+      const { computeVectors } = await import('../canonical/vectors'); // loaded by this command only (fast `gf --help`)
       const results = computeVectors(readVectorFile(file));
       if (opts.json) {
         io.stdout(`${JSON.stringify(results)}\n`);

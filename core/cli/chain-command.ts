@@ -2,11 +2,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { ChainError } from '../chain/errors';
-import { assertWorkflowId, type WorkflowId } from '../chain/event';
-import { isChainHead } from '../chain/head';
-import { SqliteCheckpointStore } from '../chain/sqlite/sqlite-store';
-import { decodeEventBytes } from '../chain/store-support';
-import { verify, type VerifyResult } from '../chain/verify';
+import type { WorkflowId } from '../chain/event';
+import type { SqliteCheckpointStore } from '../chain/sqlite/sqlite-store';
+import type { VerifyResult } from '../chain/verify';
 import { GfError } from '../errors';
 import type { CliIo } from './io';
 import { projectOption } from './project-option';
@@ -36,7 +34,19 @@ function chainRoot(project: string): string {
   return join(project, 'chain');
 }
 
+/** The chain engine, loaded by the chain commands only (so `gf --help` stays fast). */
+const chainEngine = async () => {
+  const [head, sqlite, support, verifier] = await Promise.all([
+    import('../chain/head'),
+    import('../chain/sqlite/sqlite-store'),
+    import('../chain/store-support'),
+    import('../chain/verify'),
+  ]);
+  return { isChainHead: head.isChainHead, SqliteCheckpointStore: sqlite.SqliteCheckpointStore, decodeEventBytes: support.decodeEventBytes, verify: verifier.verify };
+};
+
 async function withStore<T>(project: string, fn: (s: SqliteCheckpointStore) => Promise<T>): Promise<T> {
+  const { SqliteCheckpointStore } = await chainEngine();
   const store = new SqliteCheckpointStore(chainRoot(project));
   try {
     return await fn(store);
@@ -45,7 +55,8 @@ async function withStore<T>(project: string, fn: (s: SqliteCheckpointStore) => P
   }
 }
 
-function workflowArg(text: string): WorkflowId {
+async function workflowArg(text: string): Promise<WorkflowId> {
+  const assertWorkflowId: (id: string) => asserts id is WorkflowId = (await import('../chain/event')).assertWorkflowId;
   assertWorkflowId(text); // error carries no caller text
   return text;
 }
@@ -56,6 +67,7 @@ async function requireRows(store: SqliteCheckpointStore, id: WorkflowId): Promis
 }
 
 async function report(store: SqliteCheckpointStore, id: WorkflowId): Promise<VerifyReport> {
+  const { verify } = await chainEngine();
   const v = await verify(store, id);
   return { workflow_id: id, status: v.status, first_bad_sequence: v.first_bad_sequence ?? null, rows: v.rows, tail_head: v.tail_head };
 }
@@ -108,7 +120,8 @@ export function registerChainCommands(program: Command, io: CliIo): void {
     .addOption(projectOption('project directory (ledgers live in <dir>/chain)'))
     .option('--json', 'print JSON')
     .action(async (workflow: string, opts: CommonOpts) => {
-      const id = workflowArg(workflow);
+      const id = await workflowArg(workflow);
+      const { decodeEventBytes } = await chainEngine();
       const rows = await withStore(opts.project, async (store) => {
         await requireRows(store, id);
         const out: Record<string, unknown>[] = [];
@@ -144,6 +157,7 @@ export function registerChainCommands(program: Command, io: CliIo): void {
     .option('--json', 'print JSON')
     .action(async (workflow: string | undefined, opts: VerifyOpts) => {
       if ((workflow === undefined) === (opts.all !== true)) throw new GfError('GF_VALIDATION', 'give exactly one of WORKFLOW or --all');
+      const { isChainHead } = await chainEngine();
       if (opts.expectHead !== undefined && (opts.all === true || !isChainHead(opts.expectHead))) {
         throw new GfError('GF_VALIDATION', '--expect-head takes one chain head (blake3:<64 hex>) and one WORKFLOW');
       }
@@ -153,7 +167,7 @@ export function registerChainCommands(program: Command, io: CliIo): void {
           for (const id of await store.listWorkflows()) out.push(await report(store, id));
           return out;
         }
-        const id = workflowArg(workflow as string);
+        const id = await workflowArg(workflow as string);
         await requireRows(store, id);
         return [await report(store, id)];
       });

@@ -1,19 +1,40 @@
 import { randomUUID } from 'node:crypto';
-import { tableFromIPC } from 'apache-arrow';
 import type { Command } from 'commander';
 import { GfError } from '../errors';
-import { checkpointTable, receiptTable, toIpc, tombstoneTable } from '../checkpoints/arrow-results';
-import { Checkpoints, openCheckpointedProject } from '../checkpoints/checkpoints';
-import { deletedCheckpointPage } from '../checkpoints/tombstones';
+import type { Checkpoints } from '../checkpoints/checkpoints';
 import type { CheckpointReceipt } from '../checkpoints/registry-core';
-import { familyByKey, recordsFromTable } from '../participants/index';
 import type { CellValue } from '../participants/index';
 import type { CheckpointView } from '../views/checkpoint-view';
 import type { CliIo } from './io';
 import { projectOption } from './project-option';
-import { manifestEntryJson } from '../project/index';
-import { arrowResultFromBytes } from '../api/arrow-result';
-import { writeTableResult } from './output';
+
+/** The engine modules of these commands, loaded when one runs (so `gf --help` loads none of them). */
+async function engine() {
+  const [arrow, results, checkpoints, tombstones, participants, project, arrowResult, output] = await Promise.all([
+    import('apache-arrow'),
+    import('../checkpoints/arrow-results'),
+    import('../checkpoints/checkpoints'),
+    import('../checkpoints/tombstones'),
+    import('../participants/index'),
+    import('../project/index'),
+    import('../api/arrow-result'),
+    import('./output'),
+  ]);
+  return {
+    tableFromIPC: arrow.tableFromIPC,
+    ...results,
+    Checkpoints: checkpoints.Checkpoints,
+    openCheckpointedProject: checkpoints.openCheckpointedProject,
+    deletedCheckpointPage: tombstones.deletedCheckpointPage,
+    familyByKey: participants.familyByKey,
+    recordsFromTable: participants.recordsFromTable,
+    manifestEntryJson: project.manifestEntryJson,
+    arrowResultFromBytes: arrowResult.arrowResultFromBytes,
+    writeTableResult: output.writeTableResult,
+  };
+}
+
+type Engine = Awaited<ReturnType<typeof engine>>;
 
 interface CommonOpts {
   readonly project: string;
@@ -45,11 +66,13 @@ function intOption(text: string | undefined, field: string): number | undefined 
 }
 
 async function open(opts: CommonOpts & { readonly timeoutMs?: string }): Promise<Checkpoints> {
+  const { Checkpoints, openCheckpointedProject } = await engine();
   const project = await openCheckpointedProject(opts.project);
   return new Checkpoints(project, { writerTimeoutMs: intOption(opts.timeoutMs, 'timeout_ms') ?? 0 });
 }
 
-function printReceipt(io: CliIo, opts: CommonOpts, receipt: CheckpointReceipt): void {
+async function printReceipt(io: CliIo, opts: CommonOpts, receipt: CheckpointReceipt): Promise<void> {
+  const { toIpc, receiptTable } = await engine();
   if (opts.arrow === true) io.stdout(toIpc(receiptTable(receipt)));
   else if (opts.json === true) io.stdout(`${JSON.stringify(receipt)}\n`);
   else io.stdout(`${receipt.operation} ${receipt.name} checkpoint_uuid=${receipt.checkpoint_uuid} generation=${receipt.source_generation_uuid} revision=${receipt.registry_revision}\n`);
@@ -81,7 +104,8 @@ function parseCell(kind: string, text: string): CellValue {
  * `participants` | `records CAP/FAMILY [--limit N] [--after T]` | `record CAP/FAMILY VALUE…`
  * (one value per identity field, in the family's identity order).
  */
-function runRead(io: CliIo, opts: CommonOpts, view: CheckpointView, words: readonly string[]): void {
+function runRead(e: Engine, io: CliIo, opts: CommonOpts, view: CheckpointView, words: readonly string[]): void {
+  const { manifestEntryJson, familyByKey, arrowResultFromBytes, recordsFromTable, tableFromIPC } = e;
   const [verb, ...rest] = words;
   const usage = (): never => {
     throw new GfError('GF_VALIDATION', 'read command: participants | records CAP/FAMILY [--limit N] [--after T] | record CAP/FAMILY VALUE...', {});
@@ -149,7 +173,7 @@ export function registerCheckpointCommands(program: Command, io: CliIo): void {
     .action(async (name: string, opts: MutateOpts) => {
       const cps = await open(opts);
       const receipt = await cps.checkpoint({ name, description: opts.description, idempotencyKey: idempotencyKey(io, opts.idempotencyKey), actorUuid: opts.actor });
-      printReceipt(io, opts, receipt);
+      await printReceipt(io, opts, receipt);
     });
 
   group
@@ -164,7 +188,7 @@ export function registerCheckpointCommands(program: Command, io: CliIo): void {
     .option('--arrow', 'Arrow IPC stream output (checkpoint_receipt@1)')
     .action(async (name: string, opts: MutateOpts) => {
       const cps = await open(opts);
-      printReceipt(io, opts, await cps.deleteCheckpoint({ name, idempotencyKey: idempotencyKey(io, opts.idempotencyKey), actorUuid: opts.actor }));
+      await printReceipt(io, opts, await cps.deleteCheckpoint({ name, idempotencyKey: idempotencyKey(io, opts.idempotencyKey), actorUuid: opts.actor }));
     });
 
   group
@@ -178,6 +202,7 @@ export function registerCheckpointCommands(program: Command, io: CliIo): void {
     .option('--deleted', 'list deleted checkpoints instead (checkpoint_tombstone@1, deletion order; --json prints {"rows","next_page_token"})')
     .action(async (opts: ListOpts) => {
       const cps = await open(opts);
+      const { deletedCheckpointPage, writeTableResult, tombstoneTable, checkpointTable } = await engine();
       if (opts.deleted === true) {
         const gone = deletedCheckpointPage(cps.registryState().doc, intOption(opts.limit, 'limit'), opts.after);
         writeTableResult(io, opts.arrow === true ? 'arrow' : opts.json === true ? 'json' : 'table', tombstoneTable(gone.rows), gone.next);
@@ -203,7 +228,7 @@ export function registerCheckpointCommands(program: Command, io: CliIo): void {
       try {
         if (read.length === 0) {
           io.stdout(`${JSON.stringify({ checkpoint_uuid: view.checkpointUuid, name: view.name, generation_uuid: view.generationUuid, manifest_sha256: view.manifestSha256, registry_revision: view.registryRevision })}\n`);
-        } else runRead(io, opts, view, read);
+        } else runRead(await engine(), io, opts, view, read);
       } finally {
         view.release();
       }

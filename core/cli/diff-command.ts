@@ -1,12 +1,9 @@
 import type { Table } from 'apache-arrow';
 import type { Command } from 'commander';
-import { toHex } from '../canonical/index';
-import { Checkpoints, openCheckpointedProject } from '../checkpoints/checkpoints';
-import { DIFF_DETAILS, DIFF_SCOPES, diffProjectCheckpoints } from '../diff/index';
+import { toHex } from '../canonical/hash';
+import { DIFF_DETAILS, DIFF_SCOPES } from '../diff/scopes';
 import { GfError } from '../errors';
-import { withDiffProgress } from './diff-progress';
 import type { CliIo } from './io';
-import { writeTableResult } from './output';
 import { projectOption } from './project-option';
 
 interface DiffOpts {
@@ -65,6 +62,13 @@ export function addDiffSubcommand(group: Command, io: CliIo): void {
     .option('--json', 'JSON output')
     .option('--arrow', 'Arrow IPC stream output (checkpoint_summary_diff@1 or checkpoint_record_diff@1; next-page token in the schema metadata)')
     .action(async (from: string, to: string, opts: DiffOpts) => {
+      // The diff engine loads when a diff runs, not for `gf --help`.
+      const [{ Checkpoints, openCheckpointedProject }, { diffProjectCheckpoints }, { withDiffProgress }, { writeTableResult }] = await Promise.all([
+        import('../checkpoints/checkpoints'),
+        import('../diff/index'),
+        import('./diff-progress'),
+        import('./output'),
+      ]);
       const cps = new Checkpoints(await openCheckpointedProject(opts.project));
       const page = await withDiffProgress(io, () =>
         diffProjectCheckpoints(cps, {

@@ -1,10 +1,8 @@
-import { openCheckpointedProject } from '../checkpoints/checkpoints';
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { createDemoWorkspace, DEMO_DEFAULT_RECORDS, DEMO_DEFAULT_SEED } from '../demo/index';
+import { DEMO_DEFAULT_RECORDS, DEMO_DEFAULT_SEED } from '../demo/defaults';
 import { GfError } from '../errors';
-import { registryCatalog } from '../project/index';
-import type { ParticipantChange } from '../project/index';
+import type { ParticipantChange, registryCatalog as RegistryCatalog } from '../project/index';
 import type { CliIo } from './io';
 import { projectOption } from './project-option';
 
@@ -14,7 +12,7 @@ function collect(value: string, previous: readonly string[]): string[] {
 
 const FAMILY_RE = /^([a-z][a-z0-9_]{0,63})\/([a-z][a-z0-9_]{0,63})$/;
 
-function familyRef(text: string): { capabilityId: string; recordFamilyId: string } {
+function familyRef(registryCatalog: typeof RegistryCatalog, text: string): { capabilityId: string; recordFamilyId: string } {
   const m = FAMILY_RE.exec(text);
   if (m === null || registryCatalog.family(m[1] as string, m[2] as string) === undefined) {
     // The family text is caller input: reported by length only.
@@ -64,9 +62,11 @@ export function registerProjectCommands(program: Command, io: CliIo): void {
       if (opts.family.length + opts.remove.length === 0) {
         throw new GfError('GF_VALIDATION', 'nothing to publish (give --family/--file or --remove)', {}, false);
       }
+      // The engine loads when a publish runs, not for `gf --help`.
+      const [{ openCheckpointedProject }, { registryCatalog }] = await Promise.all([import('../checkpoints/checkpoints'), import('../project/index')]);
       const changes: ParticipantChange[] = [
-        ...opts.family.map((f, i) => ({ kind: 'put' as const, ...familyRef(f), bytes: readParticipant(opts.file[i] as string) })),
-        ...opts.remove.map((f) => ({ kind: 'remove' as const, ...familyRef(f) })),
+        ...opts.family.map((f, i) => ({ kind: 'put' as const, ...familyRef(registryCatalog, f), bytes: readParticipant(opts.file[i] as string) })),
+        ...opts.remove.map((f) => ({ kind: 'remove' as const, ...familyRef(registryCatalog, f) })),
       ];
       const timeoutMs = opts.timeoutMs === undefined ? 0 : Number(opts.timeoutMs);
       if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 0) {
@@ -109,6 +109,7 @@ export function registerDemoCommands(program: Command, io: CliIo): void {
     .option('--records <n>', `graph records (nodes + edges), default ${DEMO_DEFAULT_RECORDS}`)
     .option('--seed <s>', `seed, default ${DEMO_DEFAULT_SEED}`)
     .action(async (dir: string, opts: { records?: string; seed?: string }) => {
+      const { createDemoWorkspace } = await import('../demo/index');
       const r = await createDemoWorkspace(dir, {
         records: intOption(opts.records, DEMO_DEFAULT_RECORDS, '--records'),
         seed: intOption(opts.seed, DEMO_DEFAULT_SEED, '--seed'),

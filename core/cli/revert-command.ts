@@ -1,9 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
-import { receiptTable, toIpc } from '../checkpoints/arrow-results';
-import { openCheckpointedProject } from '../checkpoints/checkpoints';
 import { GfError } from '../errors';
-import { RevertEngine } from '../revert/index';
 import type { CliIo } from './io';
 import { projectOption } from './project-option';
 
@@ -51,6 +48,12 @@ export function addRevertSubcommand(group: Command, io: CliIo): void {
         key = randomUUID();
         io.stderr(`idempotency key: ${key} (replay with --idempotency-key ${key})\n`);
       }
+      // The engine loads when a revert runs, not for `gf --help`.
+      const [{ receiptTable, toIpc }, { openCheckpointedProject }, { RevertEngine }] = await Promise.all([
+        import('../checkpoints/arrow-results'),
+        import('../checkpoints/checkpoints'),
+        import('../revert/index'),
+      ]);
       const engine = new RevertEngine(await openCheckpointedProject(opts.project), { writerTimeoutMs });
       const receipt = await engine.revertToCheckpoint({ name, reason: opts.reason, idempotencyKey: key, actorUuid: opts.actor });
       if (opts.arrow === true) io.stdout(toIpc(receiptTable(receipt)));

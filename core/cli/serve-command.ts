@@ -4,9 +4,8 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InvalidArgumentError, type Command } from 'commander';
-import { createFacade } from '../api/facade';
+import type { Bridge } from '../api/http-bridge';
 import { addChainPostgresOption, resolveChainPostgresTarget } from '../chain/postgres/postgres-config';
-import { startBridge, type Bridge } from '../api/http-bridge';
 import type { CliIo } from './io';
 
 /** The built renderer inside this package (`npm run build` writes it). */
@@ -28,6 +27,8 @@ export interface ServeOptions {
 
 /** Starts browser mode; resolves to the running bridge and a stop function. */
 export async function serve(options: ServeOptions): Promise<{ readonly bridge: Bridge; readonly stop: () => Promise<void> }> {
+  // The engine loads when browser mode starts, not for `gf --help`.
+  const [{ createFacade }, { startBridge }] = await Promise.all([import('../api/facade'), import('../api/http-bridge')]);
   const facade = createFacade({
     mode: 'browser',
     chain: options.chainPostgresUrl === undefined ? { kind: 'sqlite' } : { kind: 'postgres', url: options.chainPostgresUrl },

@@ -8,14 +8,10 @@ import type { DemoLedgerLink } from '../chain/demo-ledgers';
 import { writeDemoChain } from './ledgers';
 import { DEMO_EPOCH_US, demoClock, demoUuid, rngFor } from './rng';
 import { DEMO_STEPS } from './steps';
+import { DEMO_DEFAULT_RECORDS, DEMO_DEFAULT_SEED, DEMO_MAX_RECORDS, DEMO_MIN_RECORDS } from './defaults';
 import type { DemoContext, DemoState, DemoStep } from './steps';
 
-/** Bounds of `--records` (graph records: nodes + edges). */
-export const DEMO_MIN_RECORDS = 10;
-export const DEMO_MAX_RECORDS = 10_000_000;
-/** Defaults of `gf demo create`. */
-export const DEMO_DEFAULT_RECORDS = 1_000;
-export const DEMO_DEFAULT_SEED = 1;
+export { DEMO_DEFAULT_RECORDS, DEMO_DEFAULT_SEED, DEMO_MAX_RECORDS, DEMO_MIN_RECORDS } from './defaults';
 
 /** Options of `createDemoWorkspace`. */
 export interface DemoOptions {

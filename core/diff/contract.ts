@@ -13,27 +13,8 @@ export const DIFF_API_VERSION = 'graphforge-checkpoint-api/1';
 /** The method a page token is bound to. */
 export const DIFF_METHOD = 'diff_checkpoints';
 
-/** Request scopes: `summary` (every participant, summary only), one domain scope, or `all`. */
-export const DIFF_SCOPES = [
-  'summary',
-  'graph',
-  'ontology',
-  'configuration',
-  'capabilities',
-  'provenance',
-  'knowledge',
-  'epistemic',
-  'all',
-] as const;
-
-/** One request scope. */
-export type DiffScope = (typeof DIFF_SCOPES)[number];
-
-/** Result detail levels. */
-export const DIFF_DETAILS = ['summary', 'records'] as const;
-
-/** One detail level. */
-export type DiffDetail = (typeof DIFF_DETAILS)[number];
+// Scopes and detail levels live in a module without Arrow, so the CLI can list them in `--help` cheaply.
+export { DIFF_SCOPES, DIFF_DETAILS, type DiffScope, type DiffDetail } from './scopes';
 
 /** `change_kind` of summary rows. */
 export const SUMMARY_CHANGE_KINDS = ['added', 'removed', 'modified', 'unchanged'] as const;

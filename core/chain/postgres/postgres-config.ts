@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { Pool, PoolConfig } from 'pg';
 import { GfError } from '../../errors';
 import type { Clock } from '../port';
-import { PostgresCheckpointStore } from './postgres-store';
+import type { PostgresCheckpointStore } from './postgres-store';
 
 /**
  * How the app and the CLI point the chain store at PostgreSQL.
@@ -133,6 +133,8 @@ export interface OpenedPostgresChainStore {
 export async function openPostgresChainStore(url: string, options: OpenPostgresChainStoreOptions = {}): Promise<OpenedPostgresChainStore> {
   parseUrl(url);
   const pg = (await import('pg')).default;
+  // The store too loads on first use: the CLI registers --chain-postgres-url from this module for `--help`.
+  const { PostgresCheckpointStore } = await import('./postgres-store');
   const config: PoolConfig = {
     connectionString: url,
     max: options.max ?? 10,
