@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { ROOT, buildIfNeeded } from './build-if-needed.mjs';
+import { cliEntryUrl } from './build-cli.mjs';
 
 function argValue(argv, flag) {
   const i = argv.indexOf(flag);
@@ -25,15 +26,9 @@ function userDataDir() {
   return join(xdg !== undefined && xdg !== '' ? xdg : join(homedir(), '.local', 'share'), 'checkpoint-studio');
 }
 
-/** Loads the TypeScript engine in this process (tsx), once. */
-let tsxReady = false;
-async function engine(path) {
-  if (!tsxReady) {
-    const { register } = await import('tsx/esm/api');
-    register();
-    tsxReady = true;
-  }
-  return import(path);
+/** Loads one entry of the CLI bundle (built JavaScript, rebuilt first when stale; no transpiler at run time). */
+async function engine(entry) {
+  return import(await cliEntryUrl(entry, { log: console.log }));
 }
 
 /** Creates the demo workspace once, exactly as `gf demo create DIR` does (in-process); returns its directory or undefined. */
@@ -42,7 +37,7 @@ async function ensureDemo() {
   if (existsSync(join(dir, 'FORMAT'))) return dir;
   mkdirSync(dirname(dir), { recursive: true });
   console.log(`Checkpoint Studio: creating the demo workspace in ${dir} …`);
-  const { main } = await engine('../core/cli/main.ts');
+  const { main } = await engine('gf');
   let err = '';
   const code = await main(['demo', 'create', dir], { stdout: () => undefined, stderr: (s) => void (err += s) });
   if (code === 0 && existsSync(join(dir, 'FORMAT'))) return dir;
@@ -61,7 +56,7 @@ function electronBinary() {
 }
 
 async function browserMode(project) {
-  const { serve } = await engine('../core/cli/serve-command.ts');
+  const { serve } = await engine('serve');
   const { bridge, stop } = await serve({ project });
   console.log(`Checkpoint Studio (browser mode): ${bridge.url}`);
   const shutdown = () => {
