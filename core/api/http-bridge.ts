@@ -204,12 +204,14 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     });
   });
 
-  if (options.rendererDir !== undefined) await preloadAssets(join(normalize(options.rendererDir), HASHED_ASSETS_DIR), assets);
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, BRIDGE_HOST, () => resolve());
-  });
+  // Preloading overlaps listening (the bridge still answers only once both are done).
+  await Promise.all([
+    options.rendererDir !== undefined ? preloadAssets(join(normalize(options.rendererDir), HASHED_ASSETS_DIR), assets) : undefined,
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, BRIDGE_HOST, () => resolve());
+    }),
+  ]);
   const bound = server.address() as AddressInfo;
   const port = bound.port;
   origin = `http://${BRIDGE_HOST}:${port}`;
