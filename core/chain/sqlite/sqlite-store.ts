@@ -31,6 +31,14 @@ interface RawRow {
 interface Conn {
   readonly db: Database.Database;
   readonly tail: Database.Statement<[], { next_head: string }>;
+  /** `PRAGMA data_version`: moves when another connection (any process) commits to this database. */
+  readonly dataVersion: Database.Statement<[], number>;
+  /**
+   * The chain head as this connection last saw it (its own appends included) and the
+   * data version it was read under; undefined after a rollback or before the first read.
+   */
+  head: ChainHead | undefined;
+  version: number;
   readonly insert: Database.Statement<[string, string, string, Buffer, string]>;
   readonly rows: Database.Statement<[], RawRow>;
   readonly begin: Database.Statement;
@@ -80,7 +88,8 @@ export class SqliteCheckpointStore implements ChainStoreWithReaders {
     const prepared = prepareAppend(event);
     const id = prepared.event.workflow_id;
     if (this.#mutex.holds(id)) return this.#insert(this.#connect(id, true) as Conn, prepared);
-    return this.#mutex.run(id, async () => {
+    // An append never calls back into the mutex: serialised without an async-context switch.
+    return this.#mutex.runInternal(id, async () => {
       this.#assertOpen();
       const c = this.#connect(id, true) as Conn;
       try {
@@ -93,7 +102,7 @@ export class SqliteCheckpointStore implements ChainStoreWithReaders {
         c.commit.run();
         return head;
       } catch (e) {
-        if (c.db.inTransaction) c.rollback.run();
+        this.#rollback(c);
         throw mapDriverError(e);
       }
     });
@@ -126,13 +135,13 @@ export class SqliteCheckpointStore implements ChainStoreWithReaders {
       try {
         result = await fn();
       } catch (e) {
-        if (c.db.open && c.db.inTransaction) c.rollback.run();
+        if (c.db.open) this.#rollback(c);
         throw e;
       }
       try {
         c.commit.run();
       } catch (e) {
-        if (c.db.inTransaction) c.rollback.run();
+        this.#rollback(c);
         throw mapDriverError(e);
       }
       return result;
@@ -211,14 +220,36 @@ export class SqliteCheckpointStore implements ChainStoreWithReaders {
 
   #insert(c: Conn, prepared: PreparedEvent): ChainHead {
     const writtenAt = toMicrosIso(this.#clock());
-    const prior = (c.tail.get()?.next_head ?? GENESIS) as ChainHead;
+    const prior = this.#priorHead(c);
     const next = nextHead(prior, prepared.bytes);
+    const bytes = prepared.bytes;
     try {
-      c.insert.run(prepared.event.transition_id, prior, next, Buffer.from(prepared.bytes), writtenAt);
+      c.insert.run(prepared.event.transition_id, prior, next, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), writtenAt);
     } catch (e) {
+      c.head = undefined;
       throw mapDriverError(e);
     }
+    c.head = next;
     return next;
+  }
+
+  /**
+   * The tail head, inside the append's write transaction: the cached head while
+   * `PRAGMA data_version` shows no other connection committed since it was read,
+   * else the table's last row (another process appended, or a tool rewrote the file).
+   */
+  #priorHead(c: Conn): ChainHead {
+    const version = c.dataVersion.get() as number;
+    if (c.head !== undefined && version === c.version) return c.head;
+    c.version = version;
+    c.head = (c.tail.get()?.next_head ?? GENESIS) as ChainHead;
+    return c.head;
+  }
+
+  /** Rolls back an open transaction and forgets the cached head (it may name a row that is gone). */
+  #rollback(c: Conn): void {
+    c.head = undefined;
+    if (c.db.inTransaction) c.rollback.run();
   }
 
   #connect(workflowId: WorkflowId, create: boolean): Conn | undefined {
@@ -251,6 +282,9 @@ export class SqliteCheckpointStore implements ChainStoreWithReaders {
     const conn: Conn = {
       db,
       tail: db.prepare('SELECT next_head FROM checkpoint_chain ORDER BY sequence DESC LIMIT 1'),
+      dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
+      head: undefined,
+      version: -1,
       insert: db.prepare('INSERT INTO checkpoint_chain (transition_id, prior_head, next_head, event_bytes, written_at) VALUES (?, ?, ?, ?, ?)'),
       rows: db.prepare('SELECT sequence, transition_id, prior_head, next_head, event_bytes, written_at FROM checkpoint_chain ORDER BY sequence ASC'),
       begin: db.prepare('BEGIN IMMEDIATE'),
