@@ -56,8 +56,9 @@ function inputsOf(metafile) {
   const files = new Set(EXTRA_INPUTS);
   for (const input of Object.keys(metafile.inputs)) {
     const rel = relative(ROOT, resolve(ROOT, input)).split(sep).join('/');
-    if (rel.startsWith('..')) continue;
-    files.add(rel.includes('node_modules/') ? packageJsonOf(rel) : rel);
+    // A package reached through a symlinked node_modules is recorded by its path under this root.
+    if (rel.includes('node_modules/')) files.add(packageJsonOf(rel.startsWith('..') ? `node_modules/${rel.split('node_modules/').pop()}` : rel));
+    else if (!rel.startsWith('..')) files.add(rel);
   }
   return [...files].filter((f) => existsSync(join(ROOT, f))).sort().map(fileEntry);
 }
