@@ -30,7 +30,7 @@ const ENTRIES = { gf: 'core/cli/main.ts', serve: 'core/cli/serve-command.ts' };
  * native addons, optional native drivers, and packages whose loaders resolve
  * files relative to themselves.
  */
-const EXTERNAL = ['better-sqlite3', '@duckdb/node-api', 'pg-native', 'electron', '@langchain/*', 'langchain', '@electric-sql/*'];
+const EXTERNAL = ['better-sqlite3', '@duckdb/node-api', 'pg-native', 'electron', '@langchain/*', 'langchain'];
 
 /** Files outside the bundle's module graph that still shape it. */
 const EXTRA_INPUTS = ['scripts/build-cli.mjs', 'package.json', 'tsconfig.json'];
