@@ -4,3 +4,4 @@ export type { CheckpointerHealth, LangGraphCheckpointerPort } from './port';
 export { CHECKPOINTER_HEALTH_FIELDS, checkpointerHealth } from './port';
 export { PostgresCheckpointerAdapter, type PostgresCheckpointerAdapterOptions } from './postgres-checkpointer';
 export { SqliteCheckpointerAdapter, type SqliteCheckpointerAdapterOptions } from './sqlite-checkpointer';
+export { openCheckpointerPool, type CheckpointerPoolOptions } from './postgres-pool';

@@ -25,7 +25,7 @@ const freshThread = (prefix: string): string => `${prefix}-${process.pid}-${(thr
 
 describe('S5-01 A: package surface and the port', () => {
   it('A1: core/langgraph exports the adapters and the health record helpers, never the upstream saver classes', () => {
-    expect(Object.keys(langgraph).sort()).toEqual(['CHECKPOINTER_HEALTH_FIELDS', 'PostgresCheckpointerAdapter', 'SqliteCheckpointerAdapter', 'checkpointerHealth']);
+    expect(Object.keys(langgraph).sort()).toEqual(['CHECKPOINTER_HEALTH_FIELDS', 'PostgresCheckpointerAdapter', 'SqliteCheckpointerAdapter', 'checkpointerHealth', 'openCheckpointerPool']);
   });
 
   it('A2: the adapter satisfies LangGraphCheckpointerPort, at the type level and at run time', async () => {
