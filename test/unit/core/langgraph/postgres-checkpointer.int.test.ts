@@ -191,7 +191,7 @@ describe('S5-01 D: pool exhaustion', () => {
 
 describe('S5-01 E: concurrency', () => {
   it('E1: 20 threads × 10 checkpoints through one max-20 pool all commit; pool_in_use + pool_idle == totalCount at every sample', async () => {
-    const pool = newPool({ max: 20 });
+    const pool = newPool({ max: 20, connectionTimeoutMillis: 5_000 });
     const adapter = new PostgresCheckpointerAdapter({ pool });
     const saver = await adapter.saver();
     const samples: string[] = [];
