@@ -1,6 +1,7 @@
 // `npm start` fetching what the desktop window needs (scripts/electron-runtime.mjs),
 // against local download mirrors on 127.0.0.1: one that refuses (browser mode,
-// in one line, remembered for a day) and one that serves a stub `electron`
+// in one line, remembered for a day), one that never answers (abandoned at the
+// fetch timeout) and one that serves a stub `electron`
 // and a stub Electron build of better-sqlite3, which `npm start` then launches
 // with the app's arguments. Works on a copy of node_modules/electron, so the
 // real package is never touched.
@@ -42,11 +43,12 @@ interface Mirror {
   close(): Promise<void>;
 }
 
-/** A download mirror on 127.0.0.1: serves `files` by file name, or refuses every request (403) when null. */
-async function mirror(files: ReadonlyMap<string, Buffer> | null): Promise<Mirror> {
+/** A download mirror on 127.0.0.1: serves `files` by file name, refuses every request (403) when null, or never answers when 'hang'. */
+async function mirror(files: ReadonlyMap<string, Buffer> | null | 'hang'): Promise<Mirror> {
   const requests: string[] = [];
   const server = createServer((req, res) => {
     requests.push(req.url ?? '');
+    if (files === 'hang') return;
     const name = decodeURIComponent((req.url ?? '').split('?')[0]!.split('/').pop() ?? '');
     const body = files?.get(name);
     if (body === undefined) {
@@ -60,7 +62,11 @@ async function mirror(files: ReadonlyMap<string, Buffer> | null): Promise<Mirror
   return {
     url: `http://127.0.0.1:${port}/`,
     requests,
-    close: () => new Promise<void>((r) => server.close(() => r())),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -146,6 +152,22 @@ describe('npm start fetches Electron on first use', () => {
       expect(third.url).toBeDefined();
       expect(third.lines).toContain('Checkpoint Studio: --browser given, so it opens in browser mode.');
       expect(m.requests.length).toBe(asked);
+    } finally {
+      await m.close();
+    }
+  });
+
+  it('a mirror that never answers: the fetch is abandoned at its timeout and browser mode opens, in one line', async () => {
+    const m = await mirror('hang');
+    try {
+      const { env } = sandbox('hung');
+      env['ELECTRON_MIRROR'] = m.url;
+      env['GF_ELECTRON_FETCH_TIMEOUT_S'] = '2';
+      const run = await start(['--project', project], env);
+      expect(run.url, run.lines.join('\n') + run.stderr).toBeDefined();
+      expect(run.lines.some((l) => l.includes('downloading Electron') && l.includes('up to 2 s'))).toBe(true);
+      expect(run.lines.filter((l) => l.startsWith('Checkpoint Studio opens in browser mode'))).toEqual([expect.stringContaining('download failed (no answer within 2 s)')]);
+      expect(m.requests.some((r) => r.endsWith(`/${ZIP}`))).toBe(true);
     } finally {
       await m.close();
     }

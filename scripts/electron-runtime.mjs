@@ -16,8 +16,14 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** How long one fetch may take before it is abandoned. */
+/** How long one fetch may take before it is abandoned (GF_ELECTRON_FETCH_TIMEOUT_S overrides, in seconds). */
 export const FETCH_TIMEOUT_MS = 180_000;
+
+/** The fetch timeout in force: GF_ELECTRON_FETCH_TIMEOUT_S when it is a positive number, else FETCH_TIMEOUT_MS. */
+export function fetchTimeoutMs(env = process.env) {
+  const s = Number(env.GF_ELECTRON_FETCH_TIMEOUT_S);
+  return Number.isFinite(s) && s > 0 ? Math.round(s * 1000) : FETCH_TIMEOUT_MS;
+}
 /** How long a failed fetch is remembered (no retry before then). */
 export const RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
 /** Seconds between "still downloading" lines. */
@@ -136,7 +142,7 @@ function when(at) {
  * The Electron executable, downloading it with Electron's own installer when
  * missing. Returns { exe } or { fallback } (one sentence saying why not).
  */
-export async function ensureElectron({ env = process.env, log = console.log, timeoutMs = FETCH_TIMEOUT_MS, now = Date.now() } = {}) {
+export async function ensureElectron({ env = process.env, log = console.log, timeoutMs = fetchTimeoutMs(env), now = Date.now() } = {}) {
   const paths = runtimePaths(env);
   const installed = installedElectron(paths.electronDir);
   if (installed !== undefined) return { exe: installed };
@@ -169,7 +175,7 @@ export async function ensureElectron({ env = process.env, log = console.log, tim
  * for the tests and the CLI), fetched as a prebuilt binary when missing.
  * Returns { file } or { fallback }.
  */
-export async function ensureElectronNative({ env = process.env, log = console.log, timeoutMs = FETCH_TIMEOUT_MS, now = Date.now() } = {}) {
+export async function ensureElectronNative({ env = process.env, log = console.log, timeoutMs = fetchTimeoutMs(env), now = Date.now() } = {}) {
   const paths = runtimePaths(env);
   if (existsSync(paths.nativeFile)) return { file: paths.nativeFile };
   const version = electronVersion(paths.electronDir);

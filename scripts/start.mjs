@@ -84,14 +84,14 @@ const argv = process.argv.slice(2);
 const explicit = argValue(argv, '--project');
 const browserOnly = argv.includes('--browser');
 const project = explicit !== undefined ? resolve(explicit) : undefined;
+// A missing directory fails now, in one line, whichever mode would open it (before any build).
+if (project !== undefined && !existsSync(project)) await checkProject(project).then(() => undefined, (e) => fail(e, project));
 try {
   buildIfNeeded();
 } catch {
   console.error('npm start: the build failed');
   process.exit(1);
 }
-// A missing directory fails now, in one line, whichever mode would open it.
-if (project !== undefined && !existsSync(project)) await checkProject(project).then(() => undefined, (e) => fail(e, project));
 const opened = project ?? (await ensureDemo());
 
 let electron;
