@@ -146,6 +146,7 @@ export async function ensureElectron({ env = process.env, log = console.log, tim
   const paths = runtimePaths(env);
   const installed = installedElectron(paths.electronDir);
   if (installed !== undefined) return { exe: installed };
+  if (!existsSync(join(paths.electronDir, 'install.js'))) return { fallback: `the electron package is not installed (${paths.electronDir}; it is a devDependency)` };
   const version = electronVersion(paths.electronDir);
   const failed = recentFailure(paths.stateFile, 'electron', version, now);
   if (failed !== undefined) {
