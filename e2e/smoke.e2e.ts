@@ -1,5 +1,5 @@
 // Smoke: the built renderer, served by `gf serve` over a real workspace,
-// shows the workspace's real history in Debian Chromium.
+// shows the workspace's real history in the harness's Chromium.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,5 +1,6 @@
-// `npm start` on this machine (no Electron binary): says so in one line and
-// serves browser mode, printing the URL with its token.
+// `npm start -- --browser`: creates the demo on first run and serves browser
+// mode, printing the URL with its token; a bad --project is one line with its
+// GF code and the path. (Fetching Electron: start-electron.e2e.ts.)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,17 +8,34 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, ensureBuilt, launchChromium } from './support/browser';
-import { electronExecutable } from './support/electron';
 
 const dataHome = mkdtempSync(join(tmpdir(), 'gf-start-'));
 afterAll(() => rmSync(dataHome, { recursive: true, force: true }));
 
-describe.skipIf(!('skip' in electronExecutable()))('npm start without the Electron binary', () => {
-  it('creates the demo on first run, falls back to browser mode in one line and serves it', async () => {
+describe('npm start in browser mode', () => {
+  it('npm start -- --project /does/not/exist: one line with the GF code and the path, exit 1, no stack trace', async () => {
     ensureBuilt();
-    const child = spawn(process.execPath, [join(ROOT, 'scripts/start.mjs')], {
+    const missing = join(dataHome, 'does', 'not', 'exist');
+    const child = spawn(process.execPath, [join(ROOT, 'scripts/start.mjs'), '--project', missing], {
       cwd: ROOT,
-      env: { ...process.env, XDG_DATA_HOME: dataHome },
+      env: { ...process.env, XDG_DATA_HOME: dataHome, XDG_CACHE_HOME: join(dataHome, 'cache') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    expect(code).toBe(1);
+    expect(out).toBe('');
+    expect(err.trim().split('\n')).toEqual([`npm start: GF_UNSUPPORTED_PROJECT_FORMAT: no project at this location (${missing})`]);
+  });
+
+  it('--browser: creates the demo on first run, says why in one line and serves it', async () => {
+    ensureBuilt();
+    const child = spawn(process.execPath, [join(ROOT, 'scripts/start.mjs'), '--browser'], {
+      cwd: ROOT,
+      env: { ...process.env, XDG_DATA_HOME: dataHome, XDG_CACHE_HOME: join(dataHome, 'cache') },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
@@ -31,7 +49,7 @@ describe.skipIf(!('skip' in electronExecutable()))('npm start without the Electr
       void exited.then(() => reject(new Error(`npm start exited early: ${lines.join(' | ')}`)));
     });
     try {
-      expect(lines.filter((l) => /Electron is not installed/.test(l))).toHaveLength(1);
+      expect(lines.filter((l) => /opens in browser mode/.test(l))).toEqual(['Checkpoint Studio: --browser given, so it opens in browser mode.']);
       const browser = await launchChromium();
       try {
         const page = await browser.context.newPage();

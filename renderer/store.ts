@@ -56,7 +56,6 @@ export interface StudioState {
   /** Reloads the history and checkpoints (or takes ones already being fetched). */
   refresh(fetched?: ReturnType<typeof fetchHistory>): Promise<void>;
   go(screen: Screen, focusName?: string | null): void;
-  has(op: OperationName): boolean;
   closeWorkspace(): Promise<void>;
   markRevert(generation: string): void;
 }
@@ -128,9 +127,6 @@ export const useStudio = create<StudioState>((set, get) => ({
   },
   go(screen, focusName = null) {
     set({ screen, focusName });
-  },
-  has(op) {
-    return get().operations.includes(op);
   },
   async closeWorkspace() {
     const ws = get().workspace;

@@ -3,7 +3,7 @@ export interface CliBundleRecord {
   readonly version: number;
   readonly built_at: string;
   /** Entry name (`gf`, `serve`) → file name under dist/cli. */
-  readonly entries: Readonly<Record<'gf' | 'serve', string>>;
+  readonly entries: Readonly<Record<'gf' | 'serve' | 'project', string>>;
   /** Output file → the packages bundled into it. */
   readonly packages: Readonly<Record<string, readonly string[]>>;
   readonly inputs: readonly { readonly path: string; readonly size: number; readonly mtimeMs: number; readonly sha256: string }[];
@@ -26,4 +26,4 @@ export declare function buildCli(options?: { readonly pruneMinAgeMs?: number }):
 /** The fresh bundle's record: checks it and rebuilds it first when stale. */
 export declare function ensureCliBundle(options?: EnsureOptions): Promise<CliBundleRecord>;
 /** The file URL of one entry of a fresh bundle. */
-export declare function cliEntryUrl(name: 'gf' | 'serve', options?: EnsureOptions): Promise<string>;
+export declare function cliEntryUrl(name: 'gf' | 'serve' | 'project', options?: EnsureOptions): Promise<string>;

@@ -1,5 +1,6 @@
 // The `gf` CLI as built JavaScript: esbuild bundles core/cli/main.ts (and the
-// browser-mode entry core/cli/serve-command.ts, which `npm start` uses) into
+// entries `npm start` uses: core/cli/serve-command.ts for browser mode and
+// core/project/index.ts to check a --project) into
 // dist/cli/, split into chunks so a command loads only what it imports.
 //
 // dist/cli/current.json names the entry files of the latest build and records
@@ -23,7 +24,7 @@ const RECORD = join(CLI_DIST, 'current.json');
 const RECORD_VERSION = 1;
 
 /** The bundle's entry points (name → source). */
-const ENTRIES = { gf: 'core/cli/main.ts', serve: 'core/cli/serve-command.ts' };
+const ENTRIES = { gf: 'core/cli/main.ts', serve: 'core/cli/serve-command.ts', project: 'core/project/index.ts' };
 
 /**
  * Packages loaded from node_modules at run time instead of being bundled:

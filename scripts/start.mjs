@@ -1,13 +1,16 @@
-// `npm start [-- --project DIR]`: builds the app if needed, creates the demo
-// workspace on first run in the user data directory, and opens it in
-// Electron, or, where the Electron binary is not installed, in browser mode
-// (printing the URL with its per-launch token).
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+// `npm start [-- --project DIR] [-- --browser]`: builds the app if needed,
+// creates the demo workspace on first run in the user data directory, and
+// opens it in Electron — fetching the Electron binary and the Electron build
+// of better-sqlite3 on first use (scripts/electron-runtime.mjs) — or, where
+// that is impossible or `--browser` is given, in browser mode (printing the
+// URL with its per-launch token).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { ROOT, buildIfNeeded } from './build-if-needed.mjs';
 import { cliEntryUrl } from './build-cli.mjs';
+import { ensureElectron, ensureElectronNative } from './electron-runtime.mjs';
 
 function argValue(argv, flag) {
   const i = argv.indexOf(flag);
@@ -46,15 +49,6 @@ async function ensureDemo() {
   return undefined;
 }
 
-/** The Electron executable when its binary is installed, else undefined. */
-function electronBinary() {
-  const pkg = join(ROOT, 'node_modules', 'electron');
-  const pathTxt = join(pkg, 'path.txt');
-  if (!existsSync(pathTxt)) return undefined;
-  const exe = join(pkg, 'dist', readFileSync(pathTxt, 'utf8').trim());
-  return existsSync(exe) ? exe : undefined;
-}
-
 async function browserMode(project) {
   const { serve } = await engine('serve');
   const { bridge, stop } = await serve({ project });
@@ -66,26 +60,53 @@ async function browserMode(project) {
   process.once('SIGTERM', shutdown);
 }
 
+/** One line for a failure the user can act on (its GF_* code and the path), never a stack trace; exit 1. */
+function fail(e, path) {
+  const code = typeof e?.code === 'string' ? e.code : undefined;
+  const message = e instanceof Error ? e.message.replace(/^GF_[A-Z_]+: /, '') : String(e);
+  console.error(`npm start: ${code !== undefined ? `${code}: ` : ''}${message}${path !== undefined ? ` (${path})` : ''}`);
+  process.exit(1);
+}
+
+/** Opens and closes the workspace through the engine, so a bad --project fails here with the engine's own code. */
+async function checkProject(project) {
+  const { openProject } = await engine('project');
+  const p = await openProject(project);
+  await p.close?.();
+}
+
 const argv = process.argv.slice(2);
 const explicit = argValue(argv, '--project');
+const browserOnly = argv.includes('--browser');
+const project = explicit !== undefined ? resolve(explicit) : undefined;
+// A missing directory fails now, in one line, whichever mode would open it (before any build).
+if (project !== undefined && !existsSync(project)) await checkProject(project).then(() => undefined, (e) => fail(e, project));
 try {
   buildIfNeeded();
 } catch {
   console.error('npm start: the build failed');
   process.exit(1);
 }
-const project = explicit !== undefined ? resolve(explicit) : await ensureDemo();
-const electron = electronBinary();
-if (electron !== undefined) {
-  // better-sqlite3 compiled for Electron's ABI (the Node build stays for tests and the CLI).
-  if (!existsSync(join(ROOT, '.cache', 'electron-native', 'better_sqlite3.node'))) {
-    const built = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-electron-native.mjs')], { cwd: ROOT, stdio: 'inherit' });
-    if (built.status !== 0) console.error('npm start: no Electron build of better-sqlite3; workspace operations may fail in the window');
+const opened = project ?? (await ensureDemo());
+
+let electron;
+if (browserOnly) {
+  console.log('Checkpoint Studio: --browser given, so it opens in browser mode.');
+} else {
+  const got = await ensureElectron();
+  if ('fallback' in got) {
+    console.log(`Checkpoint Studio opens in browser mode: ${got.fallback}.`);
+  } else {
+    const native = await ensureElectronNative();
+    if ('fallback' in native) console.log(`Checkpoint Studio opens in browser mode: ${native.fallback}.`);
+    else electron = { exe: got.exe, native: native.file };
   }
-  const args = [ROOT, ...(project !== undefined ? ['--project', project] : [])];
-  const child = spawn(electron, args, { cwd: ROOT, stdio: 'inherit' });
+}
+if (electron !== undefined) {
+  const args = [ROOT, ...(opened !== undefined ? ['--project', opened] : [])];
+  const child = spawn(electron.exe, args, { cwd: ROOT, stdio: 'inherit', env: { ...process.env, GF_SQLITE_NATIVE_BINDING: electron.native } });
+  child.on('error', (e) => fail(e, electron.exe));
   child.on('exit', (code) => process.exit(code ?? 0));
 } else {
-  console.log('Electron is not installed here (its binary download is disabled), so Checkpoint Studio opens in browser mode instead.');
-  await browserMode(project);
+  await browserMode(opened).catch((e) => fail(e, opened));
 }

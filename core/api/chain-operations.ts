@@ -7,7 +7,7 @@ import { verify } from '../chain/verify';
 import { ChainError } from '../chain/errors';
 import { GfError } from '../errors';
 import type { ChainEvent, VerifyEntry } from './contract';
-import type { Implementations } from './dispatcher';
+import type { PartialImplementations } from './dispatcher';
 import type { ProjectSession } from './project-operations';
 import type { SessionTable } from './sessions';
 
@@ -88,7 +88,7 @@ async function verifyOne(store: ChainStoreWithReaders, workflowId: string): Prom
 }
 
 /** chain.list / chain.read / chain.verify / chain.health implementations. */
-export function chainOperations(projects: SessionTable<ProjectSession>, stores: ChainStores): Implementations {
+export function chainOperations(projects: SessionTable<ProjectSession>, stores: ChainStores) {
   return {
     'chain.list': async ({ project }) => {
       const store = await stores.storeOf(projects.get(project));
@@ -140,5 +140,5 @@ export function chainOperations(projects: SessionTable<ProjectSession>, stores: 
       if (stores.kind === 'postgres') return { backend: 'postgres', workflows, details: await stores.postgresHealth() };
       return { backend: 'sqlite', workflows, details: {} };
     },
-  };
+  } satisfies PartialImplementations;
 }

@@ -10,7 +10,7 @@ import { familyByKey, type CellValue } from '../participants/index';
 import type { CheckpointView } from '../views/checkpoint-view';
 import { arrowResult, arrowResultFromBytes } from './arrow-result';
 import type { ParticipantEntry, RecordJson } from './contract';
-import type { Implementations } from './dispatcher';
+import type { PartialImplementations } from './dispatcher';
 import type { ProjectSession } from './project-operations';
 import { manifestEntryJson } from '../project/index';
 import type { SessionTable } from './sessions';
@@ -76,7 +76,7 @@ export function checkpointOperations(
   views: SessionTable<CheckpointView>,
   cancellations: Cancellations,
   clock: MicrosClock | undefined,
-): Implementations {
+) {
   const checkpoints = (handle: string): Checkpoints => new Checkpoints(projects.get(handle).project, clock === undefined ? {} : { clock });
   return {
     'checkpoints.list': async ({ project, limit, after, deleted }) => {
@@ -153,5 +153,5 @@ export function checkpointOperations(
       const page = views.get(view).readRecord(key, identityCells(key, identity));
       return arrowResultFromBytes(page.bytes, null);
     },
-  };
+  } satisfies PartialImplementations;
 }

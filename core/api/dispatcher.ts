@@ -7,8 +7,14 @@ import { errorEnvelope, okEnvelope, type Envelope } from './wire';
 /** One operation's implementation: gets the validated request. */
 export type OperationImpl<N extends OperationName> = (request: OperationRequest<N>) => Promise<OperationResult<N>>;
 
-/** Implementations of the operations whose engine modules exist. */
-export type Implementations = { readonly [N in OperationName]?: OperationImpl<N> };
+/**
+ * One implementation for every operation the contract declares: a total
+ * mapped type, so dropping an operation fails the build instead of hiding it.
+ */
+export type Implementations = { readonly [N in OperationName]: OperationImpl<N> };
+
+/** Some operations' implementations (one engine module's share of the facade). */
+export type PartialImplementations = Partial<Implementations>;
 
 /** Keys that can never appear anywhere in a request (prototype pollution). */
 const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
@@ -69,7 +75,7 @@ export interface Dispatcher {
 }
 
 /** Builds the dispatcher over a facade's implementations. */
-export function createDispatcher(implementations: Implementations): Dispatcher {
+export function createDispatcher(implementations: PartialImplementations): Dispatcher {
   const available = (Object.keys(OPERATIONS) as OperationName[]).filter((n) => implementations[n] !== undefined);
   const availableSet: ReadonlySet<string> = new Set(available);
   return {

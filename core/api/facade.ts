@@ -1,7 +1,7 @@
 // The facade: implements each contract operation by calling the engine
-// modules. Operations whose module has not landed are simply absent from
-// `implementations` (and therefore from every surface's runtime list).
-import { OPERATIONS, type OperationName, type ProjectOpened } from './contract';
+// modules. `Implementations` is total: an operation the contract declares and
+// no module implements fails the build (no runtime placeholder, no hidden button).
+import type { ProjectOpened } from './contract';
 import { unwrapEnvelope } from './wire';
 import { createDispatcher, type Dispatcher, type Implementations } from './dispatcher';
 import { projectOperations, type ProjectSession } from './project-operations';
@@ -31,8 +31,6 @@ export interface FacadeOptions {
 export interface Facade {
   readonly implementations: Implementations;
   readonly dispatcher: Dispatcher;
-  /** Operations declared by the contract that this build cannot run yet. */
-  readonly unavailable: readonly OperationName[];
   /**
    * Opens the launcher's project (`--project DIR`) through `project.open`;
    * `app.session` then reports it so the renderer can start there.
@@ -58,12 +56,10 @@ export function createFacade(options: FacadeOptions): Facade {
   };
 
   const dispatcher = createDispatcher(implementations);
-  const unavailable = (Object.keys(OPERATIONS) as OperationName[]).filter((n) => implementations[n] === undefined);
 
   return {
     implementations,
     dispatcher,
-    unavailable,
     async launch(directory) {
       const env = await dispatcher.dispatch('project.open', { path: directory });
       launch = unwrapEnvelope(env) as ProjectOpened;

@@ -6,7 +6,7 @@ import { createProject, registryCatalog, type GenerationInfo, type Project } fro
 import { openCheckpointedProject } from '../checkpoints/checkpoints';
 import { WORKSPACE_RESTORATION_TRANSITION, familyKey, recordsFromTable } from '../participants/index';
 import type { GenerationSummary, ProjectOpened, RestorationSummary } from './contract';
-import type { Implementations } from './dispatcher';
+import type { PartialImplementations } from './dispatcher';
 import type { SessionTable } from './sessions';
 
 /** An open project behind a session handle. */
@@ -105,7 +105,7 @@ export function retainedTimeline(history: readonly GenerationInfo[], all: readon
 }
 
 /** project.* implementations over `core/project`. */
-export function projectOperations(projects: SessionTable<ProjectSession>): Implementations {
+export function projectOperations(projects: SessionTable<ProjectSession>) {
   return {
     // Opened with the checkpoint retention pins, so cleanup never drops a checkpointed generation.
     'project.open': async ({ path }) => register(projects, await openCheckpointedProject(requireAbsolute(path)), path),
@@ -135,5 +135,5 @@ export function projectOperations(projects: SessionTable<ProjectSession>): Imple
         older_generations_cleaned_up: retained.some((g) => g.parentGenerationUuid !== null && !onDisk.has(g.parentGenerationUuid)),
       };
     },
-  };
+  } satisfies PartialImplementations;
 }

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { ChainError } from '../chain/errors';
 import type { WorkflowId } from '../chain/event';
-import type { SqliteCheckpointStore } from '../chain/sqlite/sqlite-store';
+import type { ChainStoreWithReaders } from '../chain/port';
+import { addChainPostgresOption, openPostgresChainStore, resolveChainPostgresTarget, type ChainPostgresTarget, type OpenedPostgresChainStore } from '../chain/postgres/postgres-config';
 import type { VerifyResult } from '../chain/verify';
 import { GfError } from '../errors';
 import type { CliIo } from './io';
@@ -12,6 +13,7 @@ import { projectOption } from './project-option';
 interface CommonOpts {
   readonly project: string;
   readonly json?: boolean;
+  readonly chainPostgresUrl?: string;
 }
 
 interface VerifyOpts extends CommonOpts {
@@ -34,8 +36,48 @@ function chainRoot(project: string): string {
   return join(project, 'chain');
 }
 
-/** The chain engine, loaded by the chain commands only (so `gf --help` stays fast). */
-const chainEngine = async () => {
+/** The shared Postgres ledger when `--chain-postgres-url` or `GF_CHAIN_POSTGRES_URL` names one, else none. */
+function postgresTarget(opts: CommonOpts): ChainPostgresTarget | null {
+  return resolveChainPostgresTarget({ option: opts.chainPostgresUrl, env: process.env });
+}
+
+/** Opens the chain store the options select (the shared Postgres ledger, or `<project>/chain`), runs `fn`, closes it. */
+async function withStore<T>(opts: CommonOpts, fn: (s: ChainStoreWithReaders, pg: OpenedPostgresChainStore | null) => Promise<T>): Promise<T> {
+  const target = postgresTarget(opts);
+  if (target !== null) {
+    const opened = await openPostgresChainStore(target.url).catch((e: unknown) => {
+      if (e instanceof GfError || e instanceof ChainError) throw e;
+      // The driver's text is not echoed; only its code, and the URL with its password redacted.
+      const code = (e as { code?: unknown } | null)?.code;
+      throw new GfError('GF_CHAIN_STORE', `the PostgreSQL chain store at ${target.redacted} did not answer`, { reason: typeof code === 'string' ? code : 'unreachable' });
+    });
+    try {
+      return await fn(opened.store, opened);
+    } finally {
+      await opened.close();
+    }
+  }
+  const { SqliteCheckpointStore } = await chainEngine();
+  const store = new SqliteCheckpointStore(chainRoot(opts.project));
+  try {
+    return await fn(store, null);
+  } finally {
+    await store.close();
+  }
+}
+
+/** `gf chain health`: the chain store's record (the app's `chain.health` shape). */
+interface ChainHealthReport {
+  readonly backend: 'sqlite' | 'postgres';
+  readonly workflows: number;
+  readonly pool_in_use?: number;
+  readonly pool_idle?: number;
+  /** `null` in JSON and "never" in the table before this process's first write. */
+  readonly last_write_age_seconds?: number | null;
+}
+
+/** The chain engine, loaded by the chain commands when they run (so `gf --help` stays fast). */
+async function chainEngine() {
   const [head, sqlite, support, verifier] = await Promise.all([
     import('../chain/head'),
     import('../chain/sqlite/sqlite-store'),
@@ -43,16 +85,6 @@ const chainEngine = async () => {
     import('../chain/verify'),
   ]);
   return { isChainHead: head.isChainHead, SqliteCheckpointStore: sqlite.SqliteCheckpointStore, decodeEventBytes: support.decodeEventBytes, verify: verifier.verify };
-};
-
-async function withStore<T>(project: string, fn: (s: SqliteCheckpointStore) => Promise<T>): Promise<T> {
-  const { SqliteCheckpointStore } = await chainEngine();
-  const store = new SqliteCheckpointStore(chainRoot(project));
-  try {
-    return await fn(store);
-  } finally {
-    await store.close();
-  }
 }
 
 async function workflowArg(text: string): Promise<WorkflowId> {
@@ -61,12 +93,12 @@ async function workflowArg(text: string): Promise<WorkflowId> {
   return text;
 }
 
-async function requireRows(store: SqliteCheckpointStore, id: WorkflowId): Promise<void> {
+async function requireRows(store: ChainStoreWithReaders, id: WorkflowId): Promise<void> {
   for await (const _row of store.readPersistedRows(id)) return;
   throw new ChainError('workflows.workflow_not_found', 'no chain for this workflow in the project');
 }
 
-async function report(store: SqliteCheckpointStore, id: WorkflowId): Promise<VerifyReport> {
+async function report(store: ChainStoreWithReaders, id: WorkflowId): Promise<VerifyReport> {
   const { verify } = await chainEngine();
   const v = await verify(store, id);
   return { workflow_id: id, status: v.status, first_bad_sequence: v.first_bad_sequence ?? null, rows: v.rows, tail_head: v.tail_head };
@@ -86,7 +118,10 @@ function failureFor(reports: readonly VerifyReport[]): ChainError | undefined {
 /**
  * `gf chain list|show|verify`: inspect and verify a project's workflow ledgers.
  *
- * The store is `<project>/chain` (SQLite, one database per workflow).
+ * The store is `<project>/chain` (SQLite, one database per workflow), or the
+ * shared PostgreSQL ledger named by `--chain-postgres-url` or (preferred: it
+ * never shows in `ps`) `GF_CHAIN_POSTGRES_URL`; the connection string is
+ * never printed. `health` prints the store's health record.
  * `verify` recomputes every head; a damaged chain, or a tail different from
  * `--expect-head` (a head recorded elsewhere, which exposes a truncated
  * tail), exits 1 with the error id on stderr after printing the report.
@@ -94,13 +129,13 @@ function failureFor(reports: readonly VerifyReport[]): ChainError | undefined {
 export function registerChainCommands(program: Command, io: CliIo): void {
   const chain = program.command('chain').description('inspect and verify hash-chained workflow ledgers');
 
-  chain
-    .command('list')
+  addChainPostgresOption(chain
+    .command('list'))
     .description('list the workflows that have a ledger')
     .addOption(projectOption('project directory (ledgers live in <dir>/chain)'))
     .option('--json', 'print JSON')
     .action(async (opts: CommonOpts) => {
-      const rows = await withStore(opts.project, async (store) => {
+      const rows = await withStore(opts, async (store) => {
         const out: { workflow_id: string; rows: number; tail_head: string }[] = [];
         for (const id of await store.listWorkflows()) {
           let n = 0;
@@ -113,8 +148,8 @@ export function registerChainCommands(program: Command, io: CliIo): void {
       else for (const r of rows) io.stdout(`${r.workflow_id}\t${r.rows} rows\t${r.tail_head}\n`);
     });
 
-  chain
-    .command('show')
+  addChainPostgresOption(chain
+    .command('show'))
     .description('show the persisted rows of one workflow (not verified: use verify)')
     .argument('<workflow>', 'workflow id')
     .addOption(projectOption('project directory (ledgers live in <dir>/chain)'))
@@ -122,7 +157,7 @@ export function registerChainCommands(program: Command, io: CliIo): void {
     .action(async (workflow: string, opts: CommonOpts) => {
       const id = await workflowArg(workflow);
       const { decodeEventBytes } = await chainEngine();
-      const rows = await withStore(opts.project, async (store) => {
+      const rows = await withStore(opts, async (store) => {
         await requireRows(store, id);
         const out: Record<string, unknown>[] = [];
         for await (const r of store.readPersistedRows(id)) {
@@ -147,8 +182,8 @@ export function registerChainCommands(program: Command, io: CliIo): void {
       }
     });
 
-  chain
-    .command('verify')
+  addChainPostgresOption(chain
+    .command('verify'))
     .description('recompute every chain head of one workflow (or --all) from the persisted bytes')
     .argument('[workflow]', 'workflow id')
     .option('--all', 'verify every workflow in the project')
@@ -161,7 +196,7 @@ export function registerChainCommands(program: Command, io: CliIo): void {
       if (opts.expectHead !== undefined && (opts.all === true || !isChainHead(opts.expectHead))) {
         throw new GfError('GF_VALIDATION', '--expect-head takes one chain head (blake3:<64 hex>) and one WORKFLOW');
       }
-      const reports = await withStore(opts.project, async (store) => {
+      const reports = await withStore(opts, async (store) => {
         if (opts.all === true) {
           const out: VerifyReport[] = [];
           for (const id of await store.listWorkflows()) out.push(await report(store, id));
@@ -178,5 +213,26 @@ export function registerChainCommands(program: Command, io: CliIo): void {
       if (opts.expectHead !== undefined && reports[0]?.tail_head !== opts.expectHead) {
         throw new ChainError('workflows.checkpoint_head_unexpected', 'the tail head differs from the expected head');
       }
+    });
+
+  addChainPostgresOption(chain
+    .command('health'))
+    .description("print the chain store's health record: backend, workflows, and for PostgreSQL the pool counters")
+    .addOption(projectOption('project directory (ledgers live in <dir>/chain)'))
+    .option('--json', 'print JSON (last_write_age_seconds is null before a write)')
+    .addHelpText('after', '\nExample:\n  gf chain health --project ./demo --json   (GF_CHAIN_POSTGRES_URL set: the shared Postgres ledger)\n')
+    .action(async (opts: CommonOpts) => {
+      const record = await withStore(opts, async (store, pg): Promise<ChainHealthReport> => {
+        const workflows = (await store.listWorkflows()).length;
+        if (pg === null) return { backend: 'sqlite', workflows };
+        const h = pg.store.health();
+        const age = Number.isFinite(h.last_write_age_seconds) ? h.last_write_age_seconds : null;
+        return { backend: 'postgres', workflows, pool_in_use: h.pool_in_use, pool_idle: h.pool_idle, last_write_age_seconds: age };
+      });
+      if (opts.json === true) {
+        io.stdout(`${JSON.stringify(record)}\n`);
+        return;
+      }
+      for (const [field, value] of Object.entries(record)) io.stdout(`${field.padEnd(24)}${value === null ? 'never' : String(value)}\n`);
     });
 }

@@ -6,6 +6,7 @@ import type { CommandRegistrar } from './io';
 import { registerProjectCommands } from './project-command';
 import { registerRevertCommand } from './revert-command';
 import { registerServeCommand } from './serve-command';
+import { registerThreadsCommands } from './threads-command';
 
 /** Every subcommand group of `gf`, in help order. Add a module's registrar here. */
-export const COMMANDS: readonly CommandRegistrar[] = [registerCanonicalCommands, registerServeCommand, registerProjectCommands, registerCheckpointCommands, registerDiffCommand, registerRevertCommand, registerChainCommands];
+export const COMMANDS: readonly CommandRegistrar[] = [registerCanonicalCommands, registerServeCommand, registerProjectCommands, registerCheckpointCommands, registerDiffCommand, registerRevertCommand, registerChainCommands, registerThreadsCommands];

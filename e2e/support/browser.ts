@@ -1,5 +1,5 @@
-// The e2e harness: Debian Chromium through playwright-core, and the app in
-// browser mode (`gf serve`) as a real child process.
+// The e2e harness: Chromium (found by ./chromium.ts) through playwright-core,
+// and the app in browser mode (`gf serve`) as a real child process.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,14 +8,12 @@ import { createInterface } from 'node:readline';
 import { chromium, type BrowserContext } from 'playwright-core';
 // @ts-expect-error plain ESM helper without type declarations
 import { buildIfNeeded } from '../../scripts/build-if-needed.mjs';
+import { ChromiumNotFoundError, defaultProbe, findChromium, type ChromiumChoice, type ChromiumProbe } from './chromium';
 
 /** The package root. */
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 /** Screenshots and traces (gitignored). */
 export const RESULTS_DIR = join(ROOT, 'test-results');
-/** Debian's Chromium (installed by `.ci/run`). */
-export const CHROMIUM = '/usr/bin/chromium';
-
 /** Chromium flags for a quiet, offline, headless run as root in a container. */
 export const CHROMIUM_ARGS = [
   '--headless',
@@ -39,15 +37,33 @@ export interface BrowserHandle {
   close(): Promise<void>;
 }
 
-/** Launches Debian Chromium with a fresh profile. */
-export async function launchChromium(): Promise<BrowserHandle> {
+let announced: string | undefined;
+
+/**
+ * Launches the Chromium that findChromium() names (printing which, once per
+ * file) with the harness's own flags and a fresh profile. Throws, naming the
+ * executable, when none is found or it does not start: e2e tests fail, never skip.
+ */
+export async function launchChromium(probe: ChromiumProbe = defaultProbe): Promise<BrowserHandle> {
+  const choice: ChromiumChoice = await findChromium(probe);
+  if (announced !== choice.line) {
+    announced = choice.line;
+    console.log(choice.line);
+  }
   const profile = mkdtempSync(join(tmpdir(), 'gf-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [...CHROMIUM_ARGS],
-    viewport: { width: 1280, height: 800 },
-  });
+  let context: BrowserContext;
+  try {
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: choice.path,
+      headless: true,
+      args: [...CHROMIUM_ARGS],
+      viewport: { width: 1280, height: 800 },
+    });
+  } catch (e) {
+    rmSync(profile, { recursive: true, force: true });
+    const why = (e instanceof Error ? e.message : String(e)).split('\n')[0];
+    throw new ChromiumNotFoundError(`e2e: Chromium from ${choice.source} (${choice.path}) did not start: ${why}`);
+  }
   return {
     context,
     async close() {

@@ -15,7 +15,7 @@ const short = (u: string | null | undefined): string => (u === null || u === und
 
 /** The history screen. */
 export function HistoryScreen() {
-  const { summary, checkpoints, workspace, refresh, go, has, lastRevertGeneration } = useStudio();
+  const { summary, checkpoints, workspace, refresh, go, lastRevertGeneration } = useStudio();
   const [creating, setCreating] = useState(false);
   const [deleting, setDeleting] = useState<string | null>(null);
   const labels = useMemo(() => {
@@ -36,7 +36,7 @@ export function HistoryScreen() {
       <div className="screen-head">
         <h2 id="history-title">History</h2>
         <div className="actions">
-          <button type="button" onClick={() => setCreating(true)} disabled={!has('checkpoints.create') || summary.current === null} data-testid="create-checkpoint">
+          <button type="button" onClick={() => setCreating(true)} disabled={summary.current === null} data-testid="create-checkpoint">
             Create checkpoint
           </button>
           <button type="button" onClick={() => void refresh()}>Refresh</button>
@@ -68,7 +68,7 @@ export function HistoryScreen() {
                       <button type="button" className="link" onClick={() => go('checkpoint', c['name'])} data-testid="checkpoint-label" title={c['description'] ?? ''}>
                         {c['name']}
                       </button>
-                      <button type="button" className="icon" aria-label={`Delete checkpoint ${c['name'] ?? ''}`} onClick={() => setDeleting(c['name'] ?? '')} disabled={!has('checkpoints.delete')}>
+                      <button type="button" className="icon" aria-label={`Delete checkpoint ${c['name'] ?? ''}`} onClick={() => setDeleting(c['name'] ?? '')}>
                         ×
                       </button>
                     </span>

@@ -34,7 +34,7 @@ function pendingFor(workspace: string, name: string): string {
 
 /** The guided revert screen. */
 export function RevertScreen() {
-  const { checkpoints, workspace, focusName, has, refresh, markRevert, go } = useStudio();
+  const { checkpoints, workspace, focusName, refresh, markRevert, go } = useStudio();
   const names = checkpoints.map((c) => c['name'] ?? '');
   const [name, setName] = useState(focusName ?? names[0] ?? '');
   const [preview, setPreview] = useState<Preview | null>(null);
@@ -45,7 +45,6 @@ export function RevertScreen() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ShownError | null>(null);
   const [receipt, setReceipt] = useState<DisplayRow | null>(null);
-  const available = has('checkpoints.revert') && has('revert.preview');
 
   useEffect(() => {
     setPreview(null);
@@ -53,7 +52,7 @@ export function RevertScreen() {
     setError(null);
     setReceipt(null);
     setConfirmText('');
-    if (workspace === null || name === '' || !available) return;
+    if (workspace === null || name === '') return;
     let live = true;
     (async () => {
       const p = await invoke('revert.preview', { project: workspace.project, name });
@@ -65,16 +64,7 @@ export function RevertScreen() {
     return () => {
       live = false;
     };
-  }, [workspace, name, available]);
-
-  if (!available) {
-    return (
-      <section className="screen" aria-labelledby="revert-title">
-        <h2 id="revert-title">Revert</h2>
-        <p className="notice" data-testid="revert-unavailable">Revert is not available in this build (the engine does not offer revert.preview / checkpoints.revert yet).</p>
-      </section>
-    );
-  }
+  }, [workspace, name]);
 
   const problem = reasonProblem(reason);
   const confirmed = confirmText === name && name !== '';

@@ -7,10 +7,12 @@ export class SummaryReporter implements Reporter {
     let failed = 0;
     let skipped = 0;
     for (const m of testModules) {
+      // A file whose setup failed (e.g. no Chromium for the e2e harness) did not run its tests: they count as failed, not skipped.
+      const moduleFailed = m.state() === 'failed';
       for (const t of m.children.allTests()) {
         const s = t.result().state;
         if (s === 'passed') passed++;
-        else if (s === 'failed') failed++;
+        else if (s === 'failed' || (moduleFailed && t.options.mode !== 'skip' && t.options.mode !== 'todo')) failed++;
         else skipped++;
       }
       if (m.state() === 'failed' && [...m.children.allTests()].length === 0) failed++;

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseUuid, sha256, toHex, uuidV8 } from '../../../../core/canonical';
+import { checkpointUuid, createRequestPreimage, createRequestSha256, type CreateRequestIdentityInput } from '../../../../core/checkpoints/request-identity';
 
 interface CreateVector {
   readonly create_operation_uuid: string;
@@ -29,32 +30,58 @@ function lenText(s: string): Uint8Array {
 }
 const ascii = (s: string): Uint8Array => new TextEncoder().encode(s);
 
-// The ADR-0014 formula written out with the canonical primitives only: proves that
-// sha256/parseUuid/uuidV8 reproduce the frozen checkpoint create vector byte for byte.
-describe('checkpoint create vector (ADR-0014) through the canonical primitives', () => {
+// The engine's request identity (core/checkpoints/request-identity.ts) against
+// the frozen ADR-0014 vector, and against the formula written out here with the
+// canonical primitives only, so a drift in either the layout or the primitives fails.
+describe('checkpoint create vector (ADR-0014): core/checkpoints/request-identity', () => {
   const v = fixture.identity_golden_vector;
   const ids = fixture.checkpoint_identity;
+  const input: CreateRequestIdentityInput = {
+    operationUuid: v.create_operation_uuid,
+    name: v.name.normalize('NFC'),
+    description: v.description,
+    actorUuid: v.actor_uuid,
+  };
 
-  it('reproduces create_request_sha256 and checkpoint_uuid', () => {
-    const op = parseUuid(v.create_operation_uuid);
-    const request = sha256(
-      concat(
-        ascii(ids.request_domain),
-        op,
-        lenText(v.name.normalize('NFC')),
-        Uint8Array.of(1),
-        lenText(v.description),
-        Uint8Array.of(1),
-        parseUuid(v.actor_uuid),
-      ),
+  /** The ADR-0014 preimage, independently of the engine. */
+  function formula(r: CreateRequestIdentityInput): Uint8Array {
+    return concat(
+      ascii(ids.request_domain),
+      parseUuid(r.operationUuid),
+      lenText(r.name),
+      ...(r.description === null ? [Uint8Array.of(0)] : [Uint8Array.of(1), lenText(r.description)]),
+      ...(r.actorUuid === null ? [Uint8Array.of(0)] : [Uint8Array.of(1), parseUuid(r.actorUuid)]),
     );
-    expect(toHex(request)).toBe(v.create_request_sha256);
-    expect(uuidV8(sha256(concat(ascii(ids.uuid_domain), op, request)))).toBe(v.checkpoint_uuid);
+  }
+
+  it('createRequestSha256 and checkpointUuid reproduce the frozen create_request_sha256 and checkpoint_uuid', () => {
+    const request = createRequestSha256(input);
+    expect(request).toBe(v.create_request_sha256);
+    expect(checkpointUuid(v.create_operation_uuid, request)).toBe(v.checkpoint_uuid);
   });
 
-  it('a changed byte changes both values (the check can fail)', () => {
-    const op = parseUuid(v.create_operation_uuid);
-    const request = sha256(concat(ascii(ids.request_domain), op, lenText(v.name), Uint8Array.of(0), Uint8Array.of(0)));
-    expect(toHex(request)).not.toBe(v.create_request_sha256);
+  it("the engine's preimage is the ADR-0014 layout byte for byte, and the canonical primitives agree on the vector", () => {
+    expect(Buffer.from(createRequestPreimage(input)).toString('hex')).toBe(Buffer.from(formula(input)).toString('hex'));
+    const request = sha256(formula(input));
+    expect(toHex(request)).toBe(v.create_request_sha256);
+    expect(uuidV8(sha256(concat(ascii(ids.uuid_domain), parseUuid(v.create_operation_uuid), request)))).toBe(v.checkpoint_uuid);
+  });
+
+  it('every field is in the fingerprint: changing one changes the engine value (and it still matches the layout)', () => {
+    const variants: ReadonlyArray<[string, CreateRequestIdentityInput]> = [
+      ['other name', { ...input, name: `${input.name}!` }],
+      ['description absent', { ...input, description: null }],
+      ['empty description', { ...input, description: '' }],
+      ['actor absent', { ...input, actorUuid: null }],
+      ['other operation', { ...input, operationUuid: '00000000-0000-4000-8000-000000000001' }],
+    ];
+    const seen = new Set([v.create_request_sha256]);
+    for (const [label, r] of variants) {
+      const got = createRequestSha256(r);
+      expect(seen.has(got), label).toBe(false);
+      seen.add(got);
+      expect(got, label).toBe(toHex(sha256(formula(r))));
+    }
+    expect(checkpointUuid('00000000-0000-4000-8000-000000000001', v.create_request_sha256)).not.toBe(v.checkpoint_uuid);
   });
 });

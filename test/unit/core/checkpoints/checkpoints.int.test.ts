@@ -47,20 +47,24 @@ describe('checkpoints through the public API', () => {
   });
 
   it('checkpoint_idempotency_matrix', async () => {
+    // A composed name ("alph" + U+00E1) and its decomposed spelling ("alpha" + U+0301): other code units, one NFC name.
+    const NAME = 'alph\u00e1';
+    const DECOMPOSED = 'alpha\u0301';
+    expect(DECOMPOSED).not.toBe(NAME);
     const w = await ws();
     await w.publish('a');
     const A = op(1);
-    const first = await w.cps.checkpoint({ name: 'alpha', description: 'd', idempotencyKey: A });
+    const first = await w.cps.checkpoint({ name: NAME, description: 'd', idempotencyKey: A });
     const rev = (): number => w.cps.registryState().revision;
     const cases: Array<[string, () => Promise<unknown>, string]> = [
-      ['create replay, identical bytes', () => w.cps.checkpoint({ name: 'alpha', description: 'd', idempotencyKey: A }), 'replay'],
-      ['create replay, decomposed spelling normalizes to the same bytes', () => w.cps.checkpoint({ name: 'alpha', description: 'd', idempotencyKey: A }), 'replay'],
-      ['create, same key, other description', () => w.cps.checkpoint({ name: 'alpha', description: 'e', idempotencyKey: A }), 'GF_IDEMPOTENCY_CONFLICT'],
-      ['create, same key, description absent vs present', () => w.cps.checkpoint({ name: 'alpha', idempotencyKey: A }), 'GF_IDEMPOTENCY_CONFLICT'],
-      ['create, same key, actor added', () => w.cps.checkpoint({ name: 'alpha', description: 'd', idempotencyKey: A, actorUuid: op(0xaa) }), 'GF_IDEMPOTENCY_CONFLICT'],
+      ['create replay, identical bytes', () => w.cps.checkpoint({ name: NAME, description: 'd', idempotencyKey: A }), 'replay'],
+      ['create replay, decomposed spelling normalizes to the same bytes', () => w.cps.checkpoint({ name: DECOMPOSED, description: 'd', idempotencyKey: A }), 'replay'],
+      ['create, same key, other description', () => w.cps.checkpoint({ name: NAME, description: 'e', idempotencyKey: A }), 'GF_IDEMPOTENCY_CONFLICT'],
+      ['create, same key, description absent vs present', () => w.cps.checkpoint({ name: NAME, idempotencyKey: A }), 'GF_IDEMPOTENCY_CONFLICT'],
+      ['create, same key, actor added', () => w.cps.checkpoint({ name: NAME, description: 'd', idempotencyKey: A, actorUuid: op(0xaa) }), 'GF_IDEMPOTENCY_CONFLICT'],
       ['create, same key, other name', () => w.cps.checkpoint({ name: 'beta', description: 'd', idempotencyKey: A }), 'GF_IDEMPOTENCY_CONFLICT'],
-      ['create, new key, existing name, same generation', () => w.cps.checkpoint({ name: 'alpha', description: 'd', idempotencyKey: op(2) }), 'GF_CHECKPOINT_EXISTS'],
-      ['delete using a create key', () => w.cps.deleteCheckpoint({ name: 'alpha', idempotencyKey: A }), 'GF_IDEMPOTENCY_CONFLICT'],
+      ['create, new key, existing name, same generation', () => w.cps.checkpoint({ name: NAME, description: 'd', idempotencyKey: op(2) }), 'GF_CHECKPOINT_EXISTS'],
+      ['delete using a create key', () => w.cps.deleteCheckpoint({ name: NAME, idempotencyKey: A }), 'GF_IDEMPOTENCY_CONFLICT'],
       ['delete of an unknown name', () => w.cps.deleteCheckpoint({ name: 'nope', idempotencyKey: op(3) }), 'GF_CHECKPOINT_NOT_FOUND'],
       ['non-canonical key (uppercase)', () => w.cps.checkpoint({ name: 'gamma', idempotencyKey: A.toUpperCase() }), 'GF_VALIDATION'],
       ['arbitrary text key', () => w.cps.checkpoint({ name: 'gamma', idempotencyKey: 'my-key' }), 'GF_VALIDATION'],
@@ -82,16 +86,16 @@ describe('checkpoints through the public API', () => {
 
     // Delete, then its exact replay, then the conflicting and the distinct deletes.
     const D = op(10);
-    const del = await w.cps.deleteCheckpoint({ name: 'alpha', idempotencyKey: D });
+    const del = await w.cps.deleteCheckpoint({ name: NAME, idempotencyKey: D });
     expect(del).toMatchObject({ operation: 'delete_checkpoint', operation_uuid: D, checkpoint_uuid: first.checkpoint_uuid, registry_revision: 2 });
-    expect(await w.cps.deleteCheckpoint({ name: 'alpha', idempotencyKey: D })).toEqual(del);
-    expect(await codeOf(() => w.cps.deleteCheckpoint({ name: 'alpha', idempotencyKey: D, actorUuid: op(0xaa) }))).toBe('GF_IDEMPOTENCY_CONFLICT');
-    expect(await codeOf(() => w.cps.deleteCheckpoint({ name: 'alpha', idempotencyKey: op(11) }))).toBe('GF_CHECKPOINT_NOT_FOUND');
+    expect(await w.cps.deleteCheckpoint({ name: NAME, idempotencyKey: D })).toEqual(del);
+    expect(await codeOf(() => w.cps.deleteCheckpoint({ name: NAME, idempotencyKey: D, actorUuid: op(0xaa) }))).toBe('GF_IDEMPOTENCY_CONFLICT');
+    expect(await codeOf(() => w.cps.deleteCheckpoint({ name: NAME, idempotencyKey: op(11) }))).toBe('GF_CHECKPOINT_NOT_FOUND');
     // The create stays replayable while its tombstone is retained; reusing the delete key for a create conflicts.
-    expect(await w.cps.checkpoint({ name: 'alpha', description: 'd', idempotencyKey: A })).toEqual(first);
-    expect(await codeOf(() => w.cps.checkpoint({ name: 'alpha', idempotencyKey: D }))).toBe('GF_IDEMPOTENCY_CONFLICT');
+    expect(await w.cps.checkpoint({ name: NAME, description: 'd', idempotencyKey: A })).toEqual(first);
+    expect(await codeOf(() => w.cps.checkpoint({ name: NAME, idempotencyKey: D }))).toBe('GF_IDEMPOTENCY_CONFLICT');
     // The name is free again for a new operation; a new checkpoint UUID results.
-    const again = await w.cps.checkpoint({ name: 'alpha', description: 'd', idempotencyKey: op(12) });
+    const again = await w.cps.checkpoint({ name: NAME, description: 'd', idempotencyKey: op(12) });
     expect(again.checkpoint_uuid).not.toBe(first.checkpoint_uuid);
     expect(again.registry_revision).toBe(3);
     expect(rev()).toBe(3);

@@ -20,7 +20,9 @@ import {
   validateDiffParams,
 } from '../../../../core/diff';
 import { sampleRecords } from '../participants/sample-workspace';
-import { SECRET, endpoint, uuidOf, workspace } from './diff-support';
+import { GfError } from '../../../../core/errors';
+import { RECORD_FAMILIES } from '../../../../core/participants';
+import { SECRET, endpoint, stored, uuidOf, workspace, type StoredParticipant } from './diff-support';
 
 const CONTRACT = JSON.parse(readFileSync(fileURLToPath(new URL('../../../fixtures/checkpoint-api-v1.json', import.meta.url)), 'utf8')) as {
   contract: string;
@@ -91,17 +93,72 @@ describe('diff result schemas and constants match checkpoint-api-v1.json', () =>
     checkSchema('checkpoint_record_diff@1', RECORD_DIFF_SCHEMA, RECORD_DIFF_SORT, RECORD_CHANGE_KINDS);
   });
 
-  it('limits, scopes, request fields and adapter contract', () => {
+  it('limits, scopes and the adapter contract id', () => {
     expect(DIFF_API_VERSION).toBe(CONTRACT.contract);
     expect(DIFF_PAGE_LIMITS.max).toBe(CONTRACT.limits.diff_page_max);
     expect(DIFF_PAGE_LIMITS.default).toBe(CONTRACT.limits.diff_page_default);
     expect([...DIFF_SCOPES]).toEqual(CONTRACT.scopes);
-    expect(CONTRACT.operations.diff_checkpoints?.request).toEqual(['from', 'to', 'scope', 'detail', 'limit', 'after', 'cancellation']);
-    expect(CONTRACT.operations.diff_checkpoints?.result_schemas).toEqual(['checkpoint_summary_diff@1', 'checkpoint_record_diff@1']);
     expect(CONTRACT.record_diff_adapter.contract).toBe(DIFF_ADAPTER_CONTRACT);
     expect(CONTRACT.record_diff_adapter.current_endpoint_uuid_domain).toBe(CURRENT_ENDPOINT_DOMAIN);
-    expect(CONTRACT.record_diff_adapter.unregistered_participant).toBe('GF_SCHEMA_MISMATCH');
+  });
+
+  it("diff_checkpoints request fields: the engine reads each of scope/detail/limit/after, binds from/to, and honours cancellation", () => {
+    const request = CONTRACT.operations.diff_checkpoints!.request;
+    // The fixture's own fields, each refused by the engine by name when its value is bad.
+    const bad: Record<string, Record<string, unknown>> = {
+      scope: { scope: 'nope', detail: 'summary' },
+      detail: { scope: 'all', detail: 'nope' },
+      limit: { scope: 'all', detail: 'summary', limit: DIFF_PAGE_LIMITS.max + 1 },
+      after: { scope: 'all', detail: 'summary', after: 7 },
+    };
+    for (const field of request.filter((f) => f in bad)) {
+      let err: unknown;
+      try {
+        validateDiffParams(bad[field]!);
+      } catch (e) {
+        err = e;
+      }
+      expect(err, field).toBeInstanceOf(GfError);
+      expect((err as GfError).code, field).toBe('GF_VALIDATION');
+      expect((err as GfError).details['field'], field).toBe(field);
+    }
+    expect(request.filter((f) => f in bad).sort()).toEqual(Object.keys(bad).sort());
+    // A request with exactly the fixture's engine fields is accepted as given.
+    expect(validateDiffParams({ scope: 'all', detail: 'records', limit: 3, after: null })).toMatchObject({ scope: 'all', detail: 'records', limit: 3, after: null });
+    const from = endpoint(uuidOf('f'), workspace(sampleRecords()));
+    const to = endpoint(uuidOf('t'), workspace({}));
+    const params = validateDiffParams({ scope: 'all', detail: 'records', limit: 2 });
+    // from/to: page tokens are bound to the selectors, so a token of one pair is refused by another.
+    expect(request).toEqual(expect.arrayContaining(['from', 'to', 'cancellation']));
+    const page = diffEndpoints(from, to, params, { selectorsSha256: selectorsDigest('a', 'b') }, { secret: SECRET });
+    expect(page.nextPageToken).not.toBeNull();
+    const next = validateDiffParams({ scope: 'all', detail: 'records', limit: 2, after: page.nextPageToken });
+    expect(() => diffEndpoints(from, to, next, { selectorsSha256: selectorsDigest('a', 'c') }, { secret: SECRET })).toThrow(expect.objectContaining({ code: 'GF_PAGE_INVALID' }));
+    // cancellation: an aborted signal stops the diff with GF_CANCELLED and no table.
+    const ac = new AbortController();
+    ac.abort();
+    expect(() => diffEndpoints(from, to, params, { selectorsSha256: selectorsDigest('a', 'b'), signal: ac.signal }, { secret: SECRET })).toThrow(expect.objectContaining({ code: 'GF_CANCELLED' }));
+  });
+
+  it('record_diff_adapter: an unregistered participant fails with the contract code, and is never diffed by physical bytes', () => {
     expect(CONTRACT.record_diff_adapter.physical_byte_fallback).toBe(false);
+    const base = workspace(sampleRecords());
+    const mystery = (bytes: Uint8Array): StoredParticipant => stored(RECORD_FAMILIES[0]!, bytes, { recordFamilyId: 'mystery' });
+    const from = endpoint(uuidOf('f'), [...base, mystery(new Uint8Array([1, 2, 3]))]);
+    const to = endpoint(uuidOf('t'), [...base, mystery(new Uint8Array([1, 2, 4]))]);
+    const binding = { selectorsSha256: selectorsDigest('a', 'b') };
+    for (const detail of ['summary', 'records'] as const) {
+      let err: unknown;
+      let table: unknown;
+      try {
+        table = diffEndpoints(from, to, validateDiffParams({ scope: 'all', detail }), binding, { secret: SECRET }).table;
+      } catch (e) {
+        err = e;
+      }
+      expect(table, detail).toBeUndefined();
+      expect((err as GfError).code, detail).toBe(CONTRACT.record_diff_adapter.unregistered_participant);
+      expect((err as GfError).details['problem'], detail).toBe('unregistered');
+    }
   });
 
   it('produced tables carry exactly these schemas and are sorted by the contract keys', () => {
@@ -111,12 +168,15 @@ describe('diff result schemas and constants match checkpoint-api-v1.json', () =>
     const from = endpoint(uuidOf('f'), workspace(base));
     const to = endpoint(uuidOf('t'), workspace(next));
     const binding = { selectorsSha256: selectorsDigest('a', 'b') };
-    const summary = diffEndpoints(from, to, validateDiffParams({ scope: 'all', detail: 'summary' }), binding, { secret: SECRET }).table;
-    const records = diffEndpoints(from, to, validateDiffParams({ scope: 'all', detail: 'records', limit: 10_000 }), binding, { secret: SECRET }).table;
-    expect(summary.schema.fields.map((f) => [f.name, spelling(f), f.nullable])).toEqual(CONTRACT.schemas['checkpoint_summary_diff@1']!.fields.map(([n, t, z]) => [n, baseType(t), z]));
-    expect(records.schema.fields.map((f) => [f.name, spelling(f), f.nullable])).toEqual(
-      CONTRACT.schemas['checkpoint_record_diff@1']!.fields.map(([n, t, z]) => [n, baseType(t), z]),
-    );
+    const summaryPage = diffEndpoints(from, to, validateDiffParams({ scope: 'all', detail: 'summary' }), binding, { secret: SECRET });
+    const recordsPage = diffEndpoints(from, to, validateDiffParams({ scope: 'all', detail: 'records', limit: 10_000 }), binding, { secret: SECRET });
+    const summary = summaryPage.table;
+    const records = recordsPage.table;
+    // The two result schemas diff_checkpoints declares, in order: summary detail, then record detail.
+    const [summaryName, recordName] = CONTRACT.operations.diff_checkpoints!.result_schemas!;
+    expect([summaryPage.schema, recordsPage.schema]).toEqual([summaryName, recordName]);
+    expect(summary.schema.fields.map((f) => [f.name, spelling(f), f.nullable])).toEqual(CONTRACT.schemas[summaryName!]!.fields.map(([n, t, z]) => [n, baseType(t), z]));
+    expect(records.schema.fields.map((f) => [f.name, spelling(f), f.nullable])).toEqual(CONTRACT.schemas[recordName!]!.fields.map(([n, t, z]) => [n, baseType(t), z]));
     expect(summary.numRows).toBeGreaterThan(5);
     expect(records.numRows).toBeGreaterThan(5);
     expect(new Set(records.getChild('scope')!.toArray() as string[]).size).toBeGreaterThan(3);

@@ -101,23 +101,54 @@ describe('SqliteCheckpointStore', () => {
     expect(await verify(s, 'wf-t')).toEqual({ status: 'chain_mismatch', rows: 3, first_bad_sequence: 3, tail_head: forged });
   });
 
-  it('AC-11 a NOT NULL violation is an error, never a silent skip; a failing clock fails the append and writes nothing', async () => {
+  it('AC-11 a NULL in an appended event is refused with the event error id and writes nothing', async () => {
     const s = open();
-    await s.append(simpleEvent('wf-n'));
-    const db = new Database(s.databasePath('wf-n'));
-    let code: unknown;
-    try {
-      db.prepare('INSERT INTO checkpoint_chain (transition_id, prior_head, next_head, event_bytes, written_at) VALUES (?, ?, ?, ?, NULL)').run('X', 'a', 'b', Buffer.from('{}'));
-    } catch (e) {
-      code = (e as { code?: unknown }).code;
+    const first = simpleEvent('wf-n');
+    const head = await s.append(first);
+    const next = simpleEvent('wf-n', { prior: 'plan_ready', next: 'patch_applied' });
+    const nulls: ReadonlyArray<[string, unknown]> = [
+      ['transition_id', { ...next, transition_id: null }],
+      ['prior_state_id', { ...next, prior_state_id: null }],
+      ['next_state_id', { ...next, next_state_id: null }],
+      ['occurred_at', { ...next, occurred_at: null }],
+      ['triggering_outcome', { ...next, triggering_outcome: null }],
+      ['triggering_outcome.kind', { ...next, triggering_outcome: { ...next.triggering_outcome, kind: null } }],
+    ];
+    for (const [field, bad] of nulls) {
+      const err = await rejection(s.append(bad as TransitionEvent));
+      expect(err.errorId ?? err.message, field).toBe('workflows.invalid_transition_event');
     }
+    expect((await collect(s.readPersistedRows('wf-n'))).map((r) => r.transition_id)).toEqual([first.transition_id]);
+    expect(await s.tailChainHead('wf-n')).toBe(head);
+  });
+
+  it("AC-11 SQLite's NOT NULL violation during append() is an error, never a silent skip; a failing clock fails the append and writes nothing", async () => {
+    const s = open();
+    const first = simpleEvent('wf-n');
+    const head = await s.append(first);
+    const path = s.databasePath('wf-n');
+    await s.close();
+    // The table gains a NOT NULL column that the store's INSERT does not fill: the next append hits SQLITE_CONSTRAINT_NOTNULL.
+    const [table, index] = CHECKPOINT_CHAIN_SCHEMA.split(';\n');
+    const db = new Database(path);
+    db.exec('ALTER TABLE checkpoint_chain RENAME TO checkpoint_chain_old; DROP INDEX ix_chain_next_head;');
+    db.exec(`${table!.replace(/\n\);?\s*$/, '\n  , audit_note     TEXT    NOT NULL\n)')};\n${index}`);
+    db.exec("INSERT INTO checkpoint_chain SELECT *, 'kept' FROM checkpoint_chain_old; DROP TABLE checkpoint_chain_old;");
     db.close();
-    expect(code).toBe('SQLITE_CONSTRAINT_NOTNULL');
+    const reopened = open();
+    const next = simpleEvent('wf-n', { prior: 'plan_ready', next: 'patch_applied' });
+    const err = await rejection(reopened.append(next));
+    expect(err.code).toBe('SQLITE_CONSTRAINT_NOTNULL');
+    expect((await collect(reopened.readPersistedRows('wf-n'))).map((r) => r.transition_id)).toEqual([first.transition_id]);
+    expect(await reopened.tailChainHead('wf-n')).toBe(head);
+    // A clock that cannot give a time fails the append; the ledger is untouched.
+    const s2 = open();
+    await s2.append(simpleEvent('wf-k'));
     const broken = open(() => new Date(Number.NaN));
-    const err = await rejection(broken.append(simpleEvent('wf-n', { prior: 'plan_ready', next: 'patch_applied' })));
-    expect(err.message).not.toBe('resolved');
-    expect((await collect(s.readPersistedRows('wf-n'))).length).toBe(1);
-    expect((await verify(s, 'wf-n')).status).toBe('ok');
+    const clockErr = await rejection(broken.append(simpleEvent('wf-k', { prior: 'plan_ready', next: 'patch_applied' })));
+    expect(clockErr.message).not.toBe('resolved');
+    expect((await collect(s2.readPersistedRows('wf-k'))).length).toBe(1);
+    expect((await verify(s2, 'wf-k')).status).toBe('ok');
   });
 
   it('AC-13 written_at comes from the injected clock only', async () => {
@@ -136,19 +167,29 @@ describe('SqliteCheckpointStore', () => {
     }).toThrow(TypeError);
   });
 
-  it('secret shapes never reach the database file, its WAL, or error messages', async () => {
+  it('secret shapes never reach the database file, its WAL, or the errors of appends that fail', async () => {
     const s = open();
     const wf = 'wf-secrets';
-    const messages: string[] = [];
+    const failures: Array<{ errorId?: string; message: string; details?: unknown }> = [];
+    const expectedIds: string[] = [];
+    const fail = async (want: string, p: Promise<unknown>): Promise<void> => {
+      failures.push(await rejection(p));
+      expectedIds.push(want);
+    };
     for (const sample of SECRET_SAMPLES) {
-      await s.append(simpleEvent(wf, { detail: sample.secret }));
+      const stored = simpleEvent(wf, { detail: sample.secret });
+      await s.append(stored);
       await s.append(simpleEvent(wf, { detail: `deploy log: ${sample.secret}`, kind: sample.secret.length <= 64 ? sample.secret : 'k' }));
-      // Error paths with secrets in the input.
-      const tooLongKind = { ...simpleEvent(wf), triggering_outcome: { kind: `${sample.secret}${'k'.repeat(70)}`, evidence_digest: null, detail: null } };
-      messages.push((await rejection(s.append(tooLongKind))).message);
-      const badDigest = { ...simpleEvent(wf), triggering_outcome: { kind: 'k', evidence_digest: sample.secret, detail: sample.secret } };
-      messages.push((await rejection(s.append(badDigest))).message);
+      // A secret where a digest belongs is redacted and stored, not refused.
+      await s.append({ ...simpleEvent(wf), triggering_outcome: { kind: 'k', evidence_digest: sample.secret, detail: sample.secret } } as TransitionEvent);
+      // Appends that fail, each with the secret in its input.
+      await fail('workflows.invalid_transition_event', s.append({ ...simpleEvent(wf), triggering_outcome: { kind: `${sample.secret}${'k'.repeat(70)}`, evidence_digest: null, detail: null } }));
+      await fail('workflows.duplicate_transition_id', s.append({ ...stored, triggering_outcome: { ...stored.triggering_outcome, detail: `again ${sample.secret}` } }));
+      await fail('workflows.invalid_transition_event', s.append({ ...simpleEvent(wf, { detail: sample.secret }), workflow_id: `wf/${sample.secret}` } as TransitionEvent));
+      await fail('workflows.checkpoint_boundary_violation', s.append({ ...simpleEvent(wf, { detail: sample.secret }), next_state_id: 'needs_plan' } as TransitionEvent));
     }
+    // Every one of them really failed, with its stable id.
+    expect(failures.map((f) => f.errorId ?? f.message)).toEqual(expectedIds);
     const dbFile = s.databasePath(wf);
     const walBytes = readFileSync(`${dbFile}-wal`);
     expect(walBytes.byteLength).toBeGreaterThan(0);
@@ -157,7 +198,10 @@ describe('SqliteCheckpointStore', () => {
       expect(bytes.includes(Buffer.from('[REDACTED]')), `sentinel in ${what}`).toBe(true);
     };
     check(walBytes, 'wal');
-    for (const m of messages) for (const sample of SECRET_SAMPLES) expect(m.includes(sample.secret), `${sample.shape} in an error message`).toBe(false);
+    for (const f of failures) {
+      const text = `${f.message} ${JSON.stringify(f.details ?? {})}`;
+      for (const sample of SECRET_SAMPLES) expect(text.includes(sample.secret), `${sample.shape} in the error of a failed append (${f.errorId})`).toBe(false);
+    }
     await s.close();
     check(readFileSync(dbFile), 'database file');
   });

@@ -1,0 +1,56 @@
+import type { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
+import type { Pool } from 'pg';
+import { checkpointerHealth, type CheckpointerHealth, type LangGraphCheckpointerPort } from './port';
+import { noteWrites, WriteClock } from './write-clock';
+
+/** What {@link PostgresCheckpointerAdapter} takes: the caller's pool, nothing else. */
+export interface PostgresCheckpointerAdapterOptions {
+  /** An open node-postgres pool. The adapter never creates, configures or ends one. */
+  readonly pool: Pool;
+}
+
+/**
+ * LangGraph's own `PostgresSaver`, with `health()` (story S5-01).
+ *
+ * `saver()` is upstream's `PostgresSaver` bound to the injected pool:
+ * the same object on every call, its schema created by upstream `setup()`
+ * exactly once (concurrent first calls share one setup; a failed setup is
+ * retried by the next call). The adapter adds only the time of the last
+ * successful `put`/`putWrites`, noted by a shim on the instance, so the
+ * saver keeps upstream's class, format and errors: a pool timeout reaches
+ * the caller as node-postgres's own error, unwrapped.
+ *
+ * The pool belongs to the caller (it may be shared with other stores);
+ * ending it is the caller's job. `@langchain/langgraph-checkpoint-postgres`
+ * and `pg` are loaded by the first `saver()`, never by importing this module.
+ */
+export class PostgresCheckpointerAdapter implements LangGraphCheckpointerPort {
+  readonly #pool: Pool;
+  readonly #clock = new WriteClock();
+  #ready: Promise<PostgresSaver> | undefined;
+
+  constructor(options: PostgresCheckpointerAdapterOptions) {
+    this.#pool = options.pool;
+  }
+
+  saver(): Promise<PostgresSaver> {
+    this.#ready ??= this.#open().catch((e: unknown) => {
+      this.#ready = undefined; // the next call tries again
+      throw e;
+    });
+    return this.#ready;
+  }
+
+  async #open(): Promise<PostgresSaver> {
+    const { PostgresSaver: Saver } = await import('@langchain/langgraph-checkpoint-postgres');
+    const saver = new Saver(this.#pool);
+    await saver.setup();
+    return noteWrites(saver, this.#clock);
+  }
+
+  health(): CheckpointerHealth {
+    const total = this.#pool.totalCount;
+    const idle = this.#pool.idleCount;
+    return checkpointerHealth(Math.max(0, total - idle), idle, this.#clock.ageSeconds());
+  }
+}

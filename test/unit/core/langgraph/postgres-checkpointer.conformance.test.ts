@@ -1,0 +1,4 @@
+import { runPortConformance } from './conformance';
+import { postgresInitializer } from './conformance/postgres-initializer';
+
+runPortConformance(postgresInitializer());

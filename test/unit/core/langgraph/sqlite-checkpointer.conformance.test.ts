@@ -1,0 +1,4 @@
+import { runPortConformance } from './conformance';
+import { sqliteInitializer } from './conformance/sqlite-initializer';
+
+runPortConformance(sqliteInitializer());
