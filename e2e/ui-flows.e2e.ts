@@ -12,9 +12,9 @@ import { AxeBuilder } from '@axe-core/playwright';
 import { tableFromIPC } from 'apache-arrow';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ArrowResult, JsonResults, OperationName } from '../core/api/contract';
+import type { ArrowResult, JsonResults, OperationName } from '../core/contract/operations';
 import { createFacade, type Facade } from '../core/api/facade';
-import { unwrapEnvelope } from '../core/api/wire';
+import { unwrapEnvelope } from '../core/contract/wire';
 import { openProject, registryCatalog } from '../core/project/index';
 import { ROOT, RESULTS_DIR, ensureBuilt, launchChromium, startServe, type BrowserHandle, type ServeHandle } from './support/browser';
 

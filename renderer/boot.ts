@@ -3,7 +3,7 @@
 // session, then the launched project's summary and every checkpoint page in
 // parallel. The store takes the result once; Arrow pages stay raw bytes here
 // (decoding needs apache-arrow, which lives in the app chunk).
-import type { ArrowResult, JsonResults, ProjectSummary } from '../core/api/contract';
+import type { ArrowResult, JsonResults, ProjectSummary } from '../core/contract/operations';
 import { invoke } from './invoke';
 
 /** Checkpoint pages fetched per call. */

@@ -9,7 +9,9 @@ import { GfError } from '../errors';
 import { familyByKey, type CellValue } from '../participants/index';
 import type { CheckpointView } from '../views/checkpoint-view';
 import { arrowResult, arrowResultFromBytes } from './arrow-result';
-import type { ParticipantEntry, RecordJson } from './contract';
+import type { Table } from 'apache-arrow';
+import type { ParticipantEntry, PreviewChange, RecordJson } from '../contract/operations';
+import type { SummaryChangeKind, SummaryDiffColumn } from '../contract/diff';
 import type { Implementations } from './dispatcher';
 import type { ProjectSession } from './project-operations';
 import { manifestEntryJson } from '../project/index';
@@ -66,8 +68,25 @@ function recordJson(values: Readonly<Record<string, CellValue>> | null): RecordJ
   return out;
 }
 
+const count = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+/** The summary rows of a preview's diff table (`checkpoint_summary_diff@1`), read by the contract's column names. */
+function previewChanges(table: Table): PreviewChange[] {
+  const col = (name: SummaryDiffColumn) => table.getChild(name);
+  const [scope, capability, family, kind, fromRows, toRows] = (['scope', 'capability_id', 'record_family_id', 'change_kind', 'from_row_count', 'to_row_count'] as const).map(col);
+  return Array.from({ length: table.numRows }, (_, i) => ({
+    scope: String(scope?.get(i)),
+    capability_id: String(capability?.get(i)),
+    record_family_id: String(family?.get(i)),
+    change_kind: kind?.get(i) as SummaryChangeKind,
+    from_row_count: count(fromRows?.get(i)),
+    to_row_count: count(toRows?.get(i)),
+  }));
+}
+
+/** A view's participants, each with its scope from the closed registry (null for a family the registry does not know). */
 function participantEntries(view: CheckpointView): ParticipantEntry[] {
-  return view.participants.map(manifestEntryJson);
+  return view.participants.map((p) => ({ ...manifestEntryJson(p), scope: familyByKey(`${p.capabilityId}/${p.recordFamilyId}`)?.scope ?? null }));
 }
 
 /** checkpoints.*, view.*, checkpoints.diff and operation.cancel implementations. */
@@ -109,18 +128,16 @@ export function checkpointOperations(
     'revert.preview': async ({ project, name }) => {
       const p = projects.get(project).project;
       const preview = await new RevertEngine(p, clock === undefined ? {} : { clock }).previewRevert(name, { scope: 'all', detail: 'summary', limit: 10_000 });
-      const kinds = preview.diff.table.getChild('change_kind');
+      const rows = previewChanges(preview.diff.table);
       const changes = { added: 0, removed: 0, modified: 0, unchanged: 0 };
-      for (let i = 0; i < preview.diff.table.numRows; i++) {
-        const k = kinds?.get(i) as keyof typeof changes;
-        if (k in changes) changes[k] += 1;
-      }
+      for (const r of rows) changes[r.change_kind] += 1;
       return {
         checkpoint_uuid: preview.checkpoint_uuid,
         source_generation_uuid: preview.source_generation_uuid,
         source_manifest_sha256: preview.source_manifest_sha256,
         current_generation_uuid: preview.current_generation_uuid,
         participant_changes: changes,
+        changes: rows,
       };
     },
     'checkpoints.revert': async ({ project, name, reason, idempotency_key, actor_uuid }) => {

@@ -1,8 +1,8 @@
 // The facade: implements each contract operation by calling the engine
 // modules. Operations whose module has not landed are simply absent from
 // `implementations` (and therefore from every surface's runtime list).
-import { OPERATIONS, type OperationName, type ProjectOpened } from './contract';
-import { unwrapEnvelope } from './wire';
+import { OPERATIONS, type OperationName, type ProjectOpened } from '../contract/operations';
+import { unwrapEnvelope } from '../contract/wire';
 import { createDispatcher, type Dispatcher, type Implementations } from './dispatcher';
 import { projectOperations, type ProjectSession } from './project-operations';
 import { Cancellations, checkpointOperations } from './checkpoint-operations';

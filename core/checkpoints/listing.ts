@@ -1,6 +1,6 @@
 import { GfError } from '../errors';
 import { isCanonicalUuid, orderedJson, sha256Hex } from '../canonical';
-import { isNormalizedName } from './names';
+import { isNormalizedName } from '../contract/names';
 import { compareActive } from './registry-format';
 import type { ActiveRow, RegistryDoc } from './registry-format';
 

@@ -2,7 +2,9 @@
 // `--json`, `--csv`, or `--arrow` (IPC stream to stdout, next-page token in
 // the schema metadata). Text forms: UUIDs lowercase canonical, digests
 // lowercase hex, timestamps ISO-8601 UTC with microseconds.
-import { DataType, TimeUnit, type Table, type Vector } from 'apache-arrow';
+import { DataType, type Table, type Vector } from 'apache-arrow';
+import { hexText, timestampMicros, uuidText } from '../contract/arrow-text';
+import { microsIso } from '../contract/time';
 import type { Command } from 'commander';
 import { GfError } from '../errors';
 import { arrowResult } from '../api/arrow-result';
@@ -37,33 +39,13 @@ export function chooseFormat(flags: OutputFlags): OutputFormat {
 /** A text cell (JSON-safe). */
 export type TextCell = string | number | boolean | null;
 
-const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
+const hex = hexText;
 
-/** Lowercase canonical UUID text of 16 bytes. */
-export function uuidText(b: Uint8Array): string {
-  const h = hex(b);
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
+/** Lowercase canonical UUID text of 16 bytes (the contract's one spelling). */
+export { uuidText };
 
-/** ISO-8601 UTC with exactly six fractional digits, from integer microseconds. */
-export function microsIso(us: bigint): string {
-  const ms = us >= 0n ? us / 1000n : (us - 999n) / 1000n;
-  const frac = (((us % 1_000_000n) + 1_000_000n) % 1_000_000n).toString().padStart(6, '0');
-  return `${new Date(Number(ms)).toISOString().slice(0, 19)}.${frac}Z`;
-}
-
-function toMicros(raw: bigint, unit: TimeUnit): bigint {
-  switch (unit) {
-    case TimeUnit.SECOND:
-      return raw * 1_000_000n;
-    case TimeUnit.MILLISECOND:
-      return raw * 1000n;
-    case TimeUnit.MICROSECOND:
-      return raw;
-    default:
-      return raw / 1000n;
-  }
-}
+/** ISO-8601 UTC with exactly six fractional digits, from integer microseconds (the contract's one formatter). */
+export { microsIso };
 
 /** Cells of one column as text values (exact: timestamps read from the raw 64-bit data). */
 function columnCells(vector: Vector): TextCell[] {
@@ -76,8 +58,8 @@ function columnCells(vector: Vector): TextCell[] {
         continue;
       }
       if (DataType.isTimestamp(type)) {
-        const raw = (data.values as BigInt64Array)[data.offset + j] as bigint;
-        out.push(microsIso(toMicros(raw, type.unit)));
+        const raw = (data.values as BigInt64Array)[j] as bigint; // `values` starts at this chunk's first element
+        out.push(microsIso(timestampMicros(raw, type.unit)));
         continue;
       }
       const v: unknown = vector.get(out.length);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OPERATIONS, OPERATION_NAMES, type OperationName } from '../../../../core/api/contract';
+import { OPERATIONS, OPERATION_NAMES, type OperationName } from '../../../../core/contract/operations';
 import { createDispatcher, validateRequest, type Implementations } from '../../../../core/api/dispatcher';
 import { hasCode } from '../../../../core/errors';
 
