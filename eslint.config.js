@@ -58,6 +58,27 @@ export default tseslint.config(
     },
   },
   {
+    // CLI commands that have moved to the dispatcher: they parse, dispatch and format; no engine module.
+    // (The chain, project, canonical and serve commands follow once their parallel edits have landed.)
+    files: ['core/cli/checkpoint-command.ts', 'core/cli/revert-command.ts', 'core/cli/diff-command.ts', 'core/cli/diff-progress.ts', 'core/cli/output.ts', 'core/cli/session.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [
+          { name: 'electron', message: 'core/ never imports electron.' },
+          { name: 'better-sqlite3', message: 'CLI commands reach storage only through the dispatcher.' },
+          { name: 'pg', message: 'CLI commands reach storage only through the dispatcher.' },
+        ],
+        patterns: [
+          { group: ['**/renderer/**', '**/electron/**'], message: 'core/ never imports the shells.' },
+          {
+            regex: '^\\.\\./(checkpoints|revert|diff|chain|views|project|participants|canonical|demo|langgraph)(/|$)',
+            message: 'A CLI command parses, calls dispatch(op, request) and formats: import core/contract and core/api only.',
+          },
+        ],
+      }],
+    },
+  },
+  {
     // The renderer runs with no Node: only the shared contract and UI libraries.
     files: ['renderer/**/*.{ts,tsx}'],
     rules: {

@@ -55,7 +55,12 @@ function identityCells(familyKey: string, identity: Readonly<Record<string, stri
       const text = String(v);
       if (!/^-?\d{1,19}$/.test(text)) throw new GfError('GF_VALIDATION', 'timestamp identity values are integer microseconds', { field: 'identity' });
       out[k] = BigInt(text);
-    } else out[k] = v;
+    } else if ((kind === 'int32' || kind === 'uint32') && typeof v === 'string') {
+      // Text surfaces (the CLI's arguments, the lookup form) send integers as text.
+      if (!/^-?\d{1,10}$/.test(v)) throw new GfError('GF_VALIDATION', 'integer identity values are decimal integers', { field: 'identity' });
+      out[k] = Number(v);
+    } else if (kind === 'bool' && (v === 'true' || v === 'false')) out[k] = v === 'true';
+    else out[k] = v;
   }
   return out;
 }
@@ -86,7 +91,10 @@ function previewChanges(table: Table): PreviewChange[] {
 
 /** A view's participants, each with its scope from the closed registry (null for a family the registry does not know). */
 function participantEntries(view: CheckpointView): ParticipantEntry[] {
-  return view.participants.map((p) => ({ ...manifestEntryJson(p), scope: familyByKey(`${p.capabilityId}/${p.recordFamilyId}`)?.scope ?? null }));
+  return view.participants.map((p) => {
+    const family = familyByKey(`${p.capabilityId}/${p.recordFamilyId}`);
+    return { ...manifestEntryJson(p), scope: family?.scope ?? null, identity_fields: family === undefined ? [] : [...family.identityFields] };
+  });
 }
 
 /** checkpoints.*, view.*, checkpoints.diff and operation.cancel implementations. */
@@ -96,7 +104,8 @@ export function checkpointOperations(
   cancellations: Cancellations,
   clock: MicrosClock | undefined,
 ): Implementations {
-  const checkpoints = (handle: string): Checkpoints => new Checkpoints(projects.get(handle).project, clock === undefined ? {} : { clock });
+  const checkpoints = (handle: string, writerTimeoutMs?: number): Checkpoints =>
+    new Checkpoints(projects.get(handle).project, { ...(clock === undefined ? {} : { clock }), ...(writerTimeoutMs === undefined ? {} : { writerTimeoutMs }) });
   return {
     'checkpoints.list': async ({ project, limit, after, deleted }) => {
       if (deleted === true) {
@@ -106,12 +115,13 @@ export function checkpointOperations(
       const page = checkpoints(project).listCheckpoints({ limit, after: after ?? undefined });
       return arrowResult(checkpointTable(page.rows), page.next);
     },
-    'checkpoints.create': async ({ project, name, description, idempotency_key, actor_uuid }) => {
-      const receipt = await checkpoints(project).checkpoint({ name, description: description ?? undefined, idempotencyKey: idempotency_key, actorUuid: actor_uuid ?? undefined });
+    'checkpoints.show': async ({ project, name }) => arrowResult(checkpointTable([checkpoints(project).showCheckpoint(name)]), null),
+    'checkpoints.create': async ({ project, name, description, idempotency_key, actor_uuid, timeout_ms }) => {
+      const receipt = await checkpoints(project, timeout_ms).checkpoint({ name, description: description ?? undefined, idempotencyKey: idempotency_key, actorUuid: actor_uuid ?? undefined });
       return arrowResult(receiptTable(receipt), null);
     },
-    'checkpoints.delete': async ({ project, name, idempotency_key, actor_uuid }) => {
-      const receipt = await checkpoints(project).deleteCheckpoint({ name, idempotencyKey: idempotency_key, actorUuid: actor_uuid ?? undefined });
+    'checkpoints.delete': async ({ project, name, idempotency_key, actor_uuid, timeout_ms }) => {
+      const receipt = await checkpoints(project, timeout_ms).deleteCheckpoint({ name, idempotencyKey: idempotency_key, actorUuid: actor_uuid ?? undefined });
       return arrowResult(receiptTable(receipt), null);
     },
     'checkpoints.diff': async ({ project, from, to, scope, detail, limit, after, record_family_id, capability_id, operation_id }) => {
@@ -140,9 +150,10 @@ export function checkpointOperations(
         changes: rows,
       };
     },
-    'checkpoints.revert': async ({ project, name, reason, idempotency_key, actor_uuid }) => {
+    'checkpoints.revert': async ({ project, name, reason, idempotency_key, actor_uuid, timeout_ms }) => {
       const p = projects.get(project).project;
-      const receipt = await new RevertEngine(p, clock === undefined ? {} : { clock }).revertToCheckpoint({ name, reason, idempotencyKey: idempotency_key, actorUuid: actor_uuid ?? undefined });
+      const options = { ...(clock === undefined ? {} : { clock }), ...(timeout_ms === undefined ? {} : { writerTimeoutMs: timeout_ms }) };
+      const receipt = await new RevertEngine(p, options).revertToCheckpoint({ name, reason, idempotencyKey: idempotency_key, actorUuid: actor_uuid ?? undefined });
       return arrowResult(receiptTable(receipt), null);
     },
     'operation.cancel': async ({ operation_id }) => ({ cancelled: cancellations.cancel(operation_id) }),

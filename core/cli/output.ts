@@ -2,7 +2,9 @@
 // `--json`, `--csv`, or `--arrow` (IPC stream to stdout, next-page token in
 // the schema metadata). Text forms: UUIDs lowercase canonical, digests
 // lowercase hex, timestamps ISO-8601 UTC with microseconds.
-import { DataType, type Table, type Vector } from 'apache-arrow';
+import { DataType, tableFromIPC, type Table, type Vector } from 'apache-arrow';
+import { ARROW_OPERATION_SCHEMAS, type ArrowOperation, type ArrowResult, type SchemasOf } from '../contract/operations';
+import { ARROW_RESULT_SCHEMAS, type ArrowColumn, type ArrowSchemaName } from '../contract/results';
 import { hexText, timestampMicros, uuidText } from '../contract/arrow-text';
 import { microsIso } from '../contract/time';
 import type { Command } from 'commander';
@@ -114,4 +116,102 @@ export function writeTableResult(io: CliIo, format: OutputFormat, table: Table, 
   if (format === 'csv') io.stdout([names.join(','), ...rows.map((r) => names.map((n) => csvCell(r[n] ?? null)).join(','))].join('\n') + '\n');
   else io.stdout(tableText(names, rows));
   if (nextPageToken !== null) io.stderr(`next page: --after ${nextPageToken}\n`);
+}
+
+// ------------------------------------------------------ typed contract results
+
+/** A result row of a declared schema, as text cells: reading an undeclared column fails `tsc`. */
+export type SchemaCells<S extends ArrowSchemaName> = { readonly [C in ArrowColumn<S>]: TextCell };
+
+/** The cells of one row of an Arrow operation's result (participant tables: the family's own columns). */
+export type CellsOf<N extends ArrowOperation, S extends SchemasOf<N> = SchemasOf<N>> = (typeof ARROW_OPERATION_SCHEMAS)[N] extends 'records'
+  ? Readonly<Record<string, TextCell>>
+  : S extends ArrowSchemaName
+    ? SchemaCells<S>
+    : never;
+
+/** A decoded Arrow result: its schema name (when declared), column names and typed rows. */
+export interface ResultRows<R> {
+  readonly schema: ArrowSchemaName | null;
+  readonly names: readonly string[];
+  readonly rows: readonly R[];
+}
+
+const sameNames = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((c, i) => c === b[i]);
+
+/**
+ * Decodes an operation's Arrow result into rows typed by its contract schema.
+ *
+ * The columns must be one of the operation's declared schemas, in order
+ * (`GF_SCHEMA_MISMATCH` otherwise): the CLI never prints a column by a name
+ * the contract does not declare.
+ */
+export function resultRows<N extends ArrowOperation, S extends SchemasOf<N> = SchemasOf<N>>(result: ArrowResult, op: N, schema?: S): ResultRows<CellsOf<N, S>> {
+  const table = tableFromIPC(result.bytes);
+  const names = table.schema.fields.map((f) => f.name);
+  const declared: 'records' | readonly ArrowSchemaName[] = schema === undefined ? ARROW_OPERATION_SCHEMAS[op] : [schema];
+  let found: ArrowSchemaName | null = null;
+  if (declared !== 'records') {
+    found = declared.find((name) => sameNames(ARROW_RESULT_SCHEMAS[name], names)) ?? null;
+    if (found === null) throw new GfError('GF_SCHEMA_MISMATCH', 'the result does not have the columns the contract declares', { operation: op });
+  }
+  return { schema: found, names, rows: rowsOf(table) as unknown as CellsOf<N, S>[] };
+}
+
+/** How one command prints an Arrow result besides the shared formats. */
+export interface ArrowOutput<R> {
+  /** A one-row result (receipts, `show`): `--json` prints the row object itself. */
+  readonly single?: boolean;
+  /** `--json` also names the result schema (`{"schema","rows","next_page_token"}`). */
+  readonly jsonSchema?: boolean;
+  /** The people-facing text of the default format (the shared table when absent). */
+  readonly text?: (rows: readonly R[], names: readonly string[]) => string;
+  /** Also print the next-page hint on stderr with `--arrow`. */
+  readonly hintWithArrow?: boolean;
+}
+
+/**
+ * Prints an operation's Arrow result in the chosen format.
+ *
+ * `--arrow` writes the dispatcher's bytes as they are (next-page token in the
+ * schema metadata): the CLI's bytes equal the facade's and the bridge's by
+ * construction.
+ */
+export function writeArrowResult<N extends ArrowOperation, S extends SchemasOf<N> = SchemasOf<N>>(
+  io: CliIo,
+  format: OutputFormat,
+  result: ArrowResult,
+  op: N,
+  schema?: S,
+  output: ArrowOutput<CellsOf<N, S>> = {},
+): void {
+  const hint = (): void => {
+    if (result.next_page_token !== null) io.stderr(`next page: --after ${result.next_page_token}\n`);
+  };
+  if (format === 'arrow') {
+    io.stdout(result.bytes);
+    if (output.hintWithArrow === true) hint();
+    return;
+  }
+  const decoded = resultRows(result, op, schema);
+  if (format === 'json') {
+    if (output.single === true) io.stdout(`${JSON.stringify(decoded.rows[0] ?? null)}\n`);
+    else io.stdout(`${JSON.stringify({ ...(output.jsonSchema === true ? { schema: decoded.schema } : {}), rows: decoded.rows, next_page_token: result.next_page_token })}\n`);
+    return;
+  }
+  const rows = decoded.rows as readonly Readonly<Record<string, TextCell>>[];
+  if (format === 'csv') io.stdout([decoded.names.join(','), ...rows.map((r) => decoded.names.map((n) => csvCell(r[n] ?? null)).join(','))].join('\n') + '\n');
+  else io.stdout(output.text === undefined ? tableText(decoded.names, rows) : output.text(decoded.rows, decoded.names));
+  hint();
+}
+
+/** Prints a JSON result: the value itself with `--json`, else the command's text (`--csv`/`--arrow` are for tabular results). */
+export function writeJsonResult<T>(io: CliIo, format: OutputFormat, value: T, text: (value: T) => string): void {
+  if (format === 'csv' || format === 'arrow') throw new GfError('GF_VALIDATION', `this result is not a table: use --json or the default text`, { format });
+  io.stdout(format === 'json' ? `${JSON.stringify(value)}\n` : text(value));
+}
+
+/** The output format of a command's flags (`--json`, `--csv`, `--arrow`; the table by default). */
+export function formatOf(flags: OutputFlags): OutputFormat {
+  return chooseFormat(flags);
 }

@@ -89,3 +89,9 @@ export const RECORD_DIFF_COLUMNS = [
 export type SummaryDiffColumn = (typeof SUMMARY_DIFF_COLUMNS)[number];
 /** One record-diff column name. */
 export type RecordDiffColumn = (typeof RECORD_DIFF_COLUMNS)[number];
+
+/**
+ * Diagnostics channel on which an async diff publishes `{ phase }` at each
+ * pause (the CLI's progress lines listen to it by this name).
+ */
+export const DIFF_PROGRESS_CHANNEL = 'graphforge:diff:pause';

@@ -102,6 +102,8 @@ const identitySchema = z
   .record(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/), z.union([z.string().max(1024), z.number(), z.boolean(), z.null()]))
   .refine((r) => Object.keys(r).length >= 1 && Object.keys(r).length <= 8, 'identity has 1–8 fields');
 const digestSchema = z.string().regex(/^(sha256|blake3):[0-9a-f]{64}$/);
+/** How long a write waits for a busy writer lock, in milliseconds (0, the default: fail at once with `GF_WRITER_BUSY`). */
+const timeoutSchema = z.number().int().min(0).max(3_600_000).optional();
 
 /** Result kinds: a JSON value, or an Arrow IPC stream (with its next-page token). */
 export const RESULT_KINDS = ['json', 'arrow'] as const;
@@ -147,10 +149,10 @@ export const OPERATIONS = {
     z.object({ project: handleSchema, limit: limitSchema, after: afterSchema, deleted: z.boolean().optional() }).strict(),
     'arrow', false, 'Active checkpoints (checkpoint@1), or deleted ones (checkpoint_tombstone@1) with deleted: true; paged.'),
   'checkpoints.create': spec(
-    z.object({ project: handleSchema, name: checkpointNameSchema, description: boundedText(LIMITS.descriptionUtf8Bytes).nullable().optional(), idempotency_key: uuidSchema, actor_uuid: actorSchema }).strict(),
+    z.object({ project: handleSchema, name: checkpointNameSchema, description: boundedText(LIMITS.descriptionUtf8Bytes).nullable().optional(), idempotency_key: uuidSchema, actor_uuid: actorSchema, timeout_ms: timeoutSchema }).strict(),
     'arrow', true, 'Name the current generation (checkpoint_receipt@1).'),
   'checkpoints.delete': spec(
-    z.object({ project: handleSchema, name: checkpointNameSchema, idempotency_key: uuidSchema, actor_uuid: actorSchema }).strict(),
+    z.object({ project: handleSchema, name: checkpointNameSchema, idempotency_key: uuidSchema, actor_uuid: actorSchema, timeout_ms: timeoutSchema }).strict(),
     'arrow', true, 'Delete a checkpoint name (checkpoint_receipt@1).'),
   'checkpoints.diff': spec(
     z.object({
@@ -200,8 +202,11 @@ export const OPERATIONS = {
       reason: reasonSchema,
       idempotency_key: uuidSchema,
       actor_uuid: actorSchema,
+      timeout_ms: timeoutSchema,
     }).strict(),
     'arrow', true, 'Publish a new generation equal to a checkpoint (checkpoint_receipt@1).'),
+  /** One active checkpoint by name (`show_checkpoint`, ADR-0014): a one-row `checkpoint@1` table, or `GF_CHECKPOINT_NOT_FOUND`. */
+  'checkpoints.show': spec(z.object({ project: handleSchema, name: checkpointNameSchema }).strict(), 'arrow', false, 'One active checkpoint by name (checkpoint@1, one row).'),
   'view.open': spec(z.object({ project: handleSchema, name: checkpointNameSchema }).strict(), 'json', false, 'Open a read-only, lease-pinned view of a checkpoint.'),
   'view.close': spec(z.object({ view: handleSchema }).strict(), 'json', false, 'Release a view and its lease.'),
   'view.participants': spec(z.object({ view: handleSchema }).strict(), 'json', false, 'The participants of a view (manifest entries).'),
@@ -344,6 +349,8 @@ export interface ParticipantEntry {
    * `workspace`); null when the registry does not know the family.
    */
   readonly scope: string | null;
+  /** The family's identity fields in registry order (how `view.record` names one record); empty when unregistered. */
+  readonly identity_fields: readonly string[];
 }
 
 /** A record's values as JSON: timestamps and 64-bit integers as decimal text, binary as lowercase hex. */
@@ -436,6 +443,7 @@ export type JsonOperation = Exclude<OperationName, ArrowOperation>;
  */
 export const ARROW_OPERATION_SCHEMAS = {
   'checkpoints.list': ['checkpoint@1', 'checkpoint_tombstone@1'],
+  'checkpoints.show': ['checkpoint@1'],
   'checkpoints.create': ['checkpoint_receipt@1'],
   'checkpoints.delete': ['checkpoint_receipt@1'],
   'checkpoints.revert': ['checkpoint_receipt@1'],
