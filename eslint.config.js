@@ -2,6 +2,9 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** Node globals that browser-side code must not touch (the browser tsconfig cannot drop Node types: apache-arrow references them). */
+const NODE_GLOBALS = ['Buffer', 'process', 'require', '__dirname', '__filename', 'global', 'setImmediate'];
+
 const NODE_BUILTINS = [
   'fs', 'path', 'os', 'child_process', 'crypto', 'net', 'http', 'https', 'worker_threads', 'stream', 'url', 'util', 'events', 'zlib', 'buffer',
 ];
@@ -58,6 +61,28 @@ export default tseslint.config(
     },
   },
   {
+    // core/contract is browser-safe: no Node module or global, no engine folder (it is the bottom layer:
+    // everything imports it, it imports only zod, apache-arrow and the closed error set in core/errors.ts).
+    files: ['core/contract/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [
+          { name: 'electron', message: 'core/contract is browser-safe.' },
+          { name: 'better-sqlite3', message: 'core/contract is browser-safe.' },
+          { name: 'pg', message: 'core/contract is browser-safe.' },
+          { name: 'react', message: 'core/contract has no UI.' },
+          ...NODE_BUILTINS.map((name) => ({ name, message: 'core/contract is browser-safe: no Node module.' })),
+        ],
+        patterns: [
+          { group: ['node:*'], message: 'core/contract is browser-safe: no Node module.' },
+          { group: ['**/renderer/**', '**/electron/**'], message: 'core/ never imports the shells.' },
+          { regex: '^\\.\\./(?!errors$)', message: 'core/contract is the bottom layer: it imports no engine folder (only ../errors).' },
+        ],
+      }],
+      'no-restricted-globals': ['error', ...NODE_GLOBALS.map((name) => ({ name, message: 'core/contract is browser-safe: no Node global.' }))],
+    },
+  },
+  {
     // CLI commands that have moved to the dispatcher: they parse, dispatch and format; no engine module.
     // (The chain, project, canonical and serve commands follow once their parallel edits have landed.)
     files: ['core/cli/checkpoint-command.ts', 'core/cli/revert-command.ts', 'core/cli/diff-command.ts', 'core/cli/diff-progress.ts', 'core/cli/output.ts', 'core/cli/session.ts'],
@@ -96,6 +121,7 @@ export default tseslint.config(
           { group: ['**/electron/**'], message: 'The renderer never imports the main process.' },
         ],
       }],
+      'no-restricted-globals': ['error', ...NODE_GLOBALS.map((name) => ({ name, message: 'No Node in the renderer.' }))],
     },
   },
   {
