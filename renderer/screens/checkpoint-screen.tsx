@@ -9,6 +9,7 @@ import { VirtualGrid, type GridColumn } from '../components/virtual-grid';
 import { showError, type ShownError } from '../errors-text';
 import { invoke } from '../invoke';
 import { usePaged } from '../paged';
+import { useShallow } from 'zustand/react/shallow';
 import { useStudio } from '../store';
 
 type ViewOpened = JsonResults['view.open'];
@@ -22,7 +23,7 @@ const PAGE = 100;
 
 /** The checkpoint view screen. */
 export function CheckpointScreen() {
-  const { checkpoints, focusName, workspace } = useStudio();
+  const { checkpoints, focusName, workspace } = useStudio(useShallow((s) => ({ checkpoints: s.checkpoints, focusName: s.focusName, workspace: s.workspace })));
   const names = checkpoints.map((c) => c.name ?? '');
   const [name, setName] = useState<string>(focusName ?? names[0] ?? '');
   const [view, setView] = useState<ViewOpened | null>(null);

@@ -2,7 +2,7 @@
 // a family's record diff paged as you scroll (colour-coded, filterable),
 // field-level before/after for a selected record, progress + Cancel, export.
 import { useCallback, useRef, useState } from 'react';
-import { DIFF_SCOPES, type ArrowResult, type DiffScope, type RecordChangeEntry, type Row } from '../../core/contract/operations';
+import { DIFF_SCOPES, type DiffScope, type RecordChangeEntry, type Row } from '../../core/contract/operations';
 import { CURRENT_SELECTOR, RECORD_CHANGE_KINDS, SUMMARY_DIFF_COLUMNS, type RecordChangeKind } from '../../core/contract/diff';
 import { microsTextIso } from '../../core/contract/time';
 import { decodeArrow } from '../arrow-rows';
@@ -10,13 +10,17 @@ import { ErrorBox } from '../components/error-box';
 import { VirtualGrid, type GridColumn } from '../components/virtual-grid';
 import { showError, type ShownError } from '../errors-text';
 import { invoke } from '../invoke';
+import { fetchAllPages } from '../pages';
 import { usePaged } from '../paged';
+import { useShallow } from 'zustand/react/shallow';
 import { useStudio } from '../store';
 import { ExportAllRecords, concatArrow, download, toCsv } from './diff-export';
 
 const CURRENT = CURRENT_SELECTOR;
 const SUMMARY_PAGE = 1000;
 const RECORD_PAGE = 500;
+/** Upper bound on summary pages (one row per participant: far beyond any workspace). */
+const MAX_SUMMARY_PAGES = 1000;
 const CHANGE_KINDS = RECORD_CHANGE_KINDS;
 type ChangeKind = RecordChangeKind;
 /** A summary row (`checkpoint_summary_diff@1`). */
@@ -52,7 +56,7 @@ const RECORD_COLUMNS: readonly GridColumn<RecordRow>[] = [
 
 /** The diff screen. */
 export function DiffScreen() {
-  const { checkpoints, workspace } = useStudio();
+  const { checkpoints, workspace } = useStudio(useShallow((s) => ({ checkpoints: s.checkpoints, workspace: s.workspace })));
   const names = checkpoints.map((c) => c.name ?? '');
   const endpoints = [...names, CURRENT];
   const [from, setFrom] = useState(names[0] ?? CURRENT);
@@ -74,20 +78,15 @@ export function DiffScreen() {
     setFamily(null);
     setError(null);
     setNotice(null);
-    const rows: SummaryRow[] = [];
-    const pages: Uint8Array[] = [];
     try {
-      let after: string | null = null;
-      for (;;) {
-        const page: ArrowResult = await invoke('checkpoints.diff', { project: workspace.project, from, to, scope, detail: 'summary', limit: SUMMARY_PAGE, after, operation_id: id });
-        if (mine !== runId.current) return;
-        pages.push(page.bytes);
-        rows.push(...decodeArrow(page.bytes, 'checkpoints.diff', 'checkpoint_summary_diff@1').rows);
-        after = page.next_page_token;
-        if (after === null) break;
-      }
+      const results = await fetchAllPages(
+        (after) => invoke('checkpoints.diff', { project: workspace.project, from, to, scope, detail: 'summary', limit: SUMMARY_PAGE, after, operation_id: id }),
+        { maxPages: MAX_SUMMARY_PAGES },
+      );
+      if (mine !== runId.current) return;
+      const rows = results.flatMap((page) => decodeArrow(page.bytes, 'checkpoints.diff', 'checkpoint_summary_diff@1').rows);
       // Shown only once complete: a cancelled or failed diff shows nothing partial.
-      setCompared({ from, to, scope, rows, pages });
+      setCompared({ from, to, scope, rows, pages: results.map((page) => page.bytes) });
     } catch (e) {
       if (mine !== runId.current) return;
       const shown = showError(e);

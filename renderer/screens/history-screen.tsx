@@ -2,13 +2,15 @@
 // checkpoints as labels, create (validated as typed) and delete (confirmed);
 // deleted checkpoints (tombstones) on request.
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
-import type { ArrowResult, Row } from '../../core/contract/operations';
+import type { Row } from '../../core/contract/operations';
 import { nameProblem } from '../../core/contract/names';
 import { decodeArrow } from '../arrow-rows';
 import { Dialog } from '../components/dialog';
 import { ErrorBox } from '../components/error-box';
 import { showError, type ShownError } from '../errors-text';
 import { invoke } from '../invoke';
+import { fetchAllPages } from '../pages';
+import { useShallow } from 'zustand/react/shallow';
 import { useStudio, type CheckpointRow } from '../store';
 
 /** A deleted checkpoint (`checkpoint_tombstone@1`). */
@@ -18,7 +20,7 @@ const short = (u: string | null | undefined): string => (u === null || u === und
 
 /** The history screen. */
 export function HistoryScreen() {
-  const { summary, checkpoints, workspace, refresh, go, has, lastRevertGeneration } = useStudio();
+  const { summary, checkpoints, workspace, refresh, go, has, lastRevertGeneration } = useStudio(useShallow((s) => ({ summary: s.summary, checkpoints: s.checkpoints, workspace: s.workspace, refresh: s.refresh, go: s.go, has: s.has, lastRevertGeneration: s.lastRevertGeneration })));
   const [creating, setCreating] = useState(false);
   const [deleting, setDeleting] = useState<string | null>(null);
   const labels = useMemo(() => {
@@ -139,14 +141,8 @@ function useDeletedCheckpoints(project: string | null, active: readonly unknown[
     setState({ rows: null, error: null });
     void (async () => {
       try {
-        const rows: TombstoneRow[] = [];
-        let after: string | null = null;
-        for (let i = 0; i < 100; i++) {
-          const page: ArrowResult = await invoke('checkpoints.list', { project, deleted: true, limit: 500, after });
-          rows.push(...decodeArrow(page.bytes, 'checkpoints.list', 'checkpoint_tombstone@1').rows);
-          after = page.next_page_token;
-          if (after === null) break;
-        }
+        const pages = await fetchAllPages((after) => invoke('checkpoints.list', { project, deleted: true, limit: 500, after }), { maxPages: 100 });
+        const rows = pages.flatMap((page) => decodeArrow(page.bytes, 'checkpoints.list', 'checkpoint_tombstone@1').rows);
         if (live) setState({ rows, error: null });
       } catch (e) {
         if (live) setState({ rows: [], error: showError(e) });

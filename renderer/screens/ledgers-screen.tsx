@@ -6,6 +6,7 @@ import { ErrorBox } from '../components/error-box';
 import { VirtualGrid, type GridColumn } from '../components/virtual-grid';
 import { showError, type ShownError } from '../errors-text';
 import { invoke } from '../invoke';
+import { useShallow } from 'zustand/react/shallow';
 import { useStudio } from '../store';
 
 /** Integrity badge text of a verify result. */
@@ -39,7 +40,7 @@ const EVENT_COLUMNS: readonly GridColumn<EventRow>[] = [
 
 /** The ledgers screen. */
 export function LedgersScreen() {
-  const { workspace, summary } = useStudio();
+  const { workspace, summary } = useStudio(useShallow((s) => ({ workspace: s.workspace, summary: s.summary })));
   const [workflows, setWorkflows] = useState<readonly WorkflowEntry[] | null>(null);
   const [verified, setVerified] = useState<ReadonlyMap<string, VerifyEntry>>(new Map());
   const [latest, setLatest] = useState<ReadonlyMap<string, string>>(new Map());
@@ -155,7 +156,7 @@ function Chain({ project, workflowId, generations, verify }: { project: string; 
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<ShownError | null>(null);
   const [result, setResult] = useState<VerifyEntry | undefined>(verify);
-  const { go } = useStudio();
+  const { go } = useStudio(useShallow((s) => ({ go: s.go })));
 
   const load = useCallback(async (after: string | null) => {
     setLoading(true);

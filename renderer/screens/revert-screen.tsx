@@ -9,6 +9,7 @@ import { decodeArrow } from '../arrow-rows';
 import { ErrorBox } from '../components/error-box';
 import { showError, type ShownError } from '../errors-text';
 import { invoke } from '../invoke';
+import { useShallow } from 'zustand/react/shallow';
 import { useStudio } from '../store';
 
 type Preview = JsonResults['revert.preview'];
@@ -38,7 +39,7 @@ const changed = (p: Preview): Preview['changes'] => p.changes.filter((c) => c.ch
 
 /** The guided revert screen. */
 export function RevertScreen() {
-  const { checkpoints, workspace, focusName, has, refresh, markRevert, go } = useStudio();
+  const { checkpoints, workspace, focusName, has, refresh, markRevert, go } = useStudio(useShallow((s) => ({ checkpoints: s.checkpoints, workspace: s.workspace, focusName: s.focusName, has: s.has, refresh: s.refresh, markRevert: s.markRevert, go: s.go })));
   const names = checkpoints.map((c) => c.name ?? '');
   const [name, setName] = useState(focusName ?? names[0] ?? '');
   const [preview, setPreview] = useState<Preview | null>(null);
