@@ -10,7 +10,7 @@ const NODE_BUILTINS = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'out/**', 'dist/**', 'bench/results/**', 'test-results/**', 'coverage/**', 'bench/.scratch/**'] },
+  { ignores: ['.dependency-cruiser.cjs', 'node_modules/**', 'out/**', 'dist/**', 'bench/results/**', 'test-results/**', 'coverage/**', 'bench/.scratch/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonResults } from '../../../../core/contract/operations';
 import { createFacade } from '../../../../core/api/facade';
 import type { Envelope } from '../../../../core/contract/wire';
-import { DEMO_WORKFLOWS, writeDemoLedgers } from '../../../../core/chain/demo-ledgers';
+import { DEMO_WORKFLOWS, writeDemoLedgers } from '../../../../core/demo/demo-ledgers';
 import { openPostgresChainStore } from '../../../../core/chain/postgres/postgres-config';
 import { createProject, registryCatalog } from '../../../../core/project/index';
 import { startPostgres, type PostgresServer } from '../../../support/postgres';
