@@ -2,12 +2,15 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** Node globals that browser-side code must not touch (the browser tsconfig cannot drop Node types: apache-arrow references them). */
+const NODE_GLOBALS = ['Buffer', 'process', 'require', '__dirname', '__filename', 'global', 'setImmediate'];
+
 const NODE_BUILTINS = [
   'fs', 'path', 'os', 'child_process', 'crypto', 'net', 'http', 'https', 'worker_threads', 'stream', 'url', 'util', 'events', 'zlib', 'buffer',
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'out/**', 'dist/**', 'bench/results/**', 'test-results/**', 'coverage/**', 'bench/.scratch/**'] },
+  { ignores: ['.dependency-cruiser.cjs', 'node_modules/**', 'out/**', 'dist/**', 'bench/results/**', 'test-results/**', 'coverage/**', 'bench/.scratch/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -58,6 +61,49 @@ export default tseslint.config(
     },
   },
   {
+    // core/contract is browser-safe: no Node module or global, no engine folder (it is the bottom layer:
+    // everything imports it, it imports only zod, apache-arrow and the closed error set in core/errors.ts).
+    files: ['core/contract/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [
+          { name: 'electron', message: 'core/contract is browser-safe.' },
+          { name: 'better-sqlite3', message: 'core/contract is browser-safe.' },
+          { name: 'pg', message: 'core/contract is browser-safe.' },
+          { name: 'react', message: 'core/contract has no UI.' },
+          ...NODE_BUILTINS.map((name) => ({ name, message: 'core/contract is browser-safe: no Node module.' })),
+        ],
+        patterns: [
+          { group: ['node:*'], message: 'core/contract is browser-safe: no Node module.' },
+          { group: ['**/renderer/**', '**/electron/**'], message: 'core/ never imports the shells.' },
+          { regex: '^\\.\\./(?!errors$)', message: 'core/contract is the bottom layer: it imports no engine folder (only ../errors).' },
+        ],
+      }],
+      'no-restricted-globals': ['error', ...NODE_GLOBALS.map((name) => ({ name, message: 'core/contract is browser-safe: no Node global.' }))],
+    },
+  },
+  {
+    // CLI commands that have moved to the dispatcher: they parse, dispatch and format; no engine module.
+    // (The chain, project, canonical and serve commands follow once their parallel edits have landed.)
+    files: ['core/cli/checkpoint-command.ts', 'core/cli/revert-command.ts', 'core/cli/diff-command.ts', 'core/cli/diff-progress.ts', 'core/cli/output.ts', 'core/cli/session.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [
+          { name: 'electron', message: 'core/ never imports electron.' },
+          { name: 'better-sqlite3', message: 'CLI commands reach storage only through the dispatcher.' },
+          { name: 'pg', message: 'CLI commands reach storage only through the dispatcher.' },
+        ],
+        patterns: [
+          { group: ['**/renderer/**', '**/electron/**'], message: 'core/ never imports the shells.' },
+          {
+            regex: '^\\.\\./(checkpoints|revert|diff|chain|views|project|participants|canonical|demo|langgraph)(/|$)',
+            message: 'A CLI command parses, calls dispatch(op, request) and formats: import core/contract and core/api only.',
+          },
+        ],
+      }],
+    },
+  },
+  {
     // The renderer runs with no Node: only the shared contract and UI libraries.
     files: ['renderer/**/*.{ts,tsx}'],
     rules: {
@@ -70,11 +116,12 @@ export default tseslint.config(
         ],
         patterns: [
           { group: ['node:*'], message: 'No Node in the renderer.' },
-          // A regex, because gitignore-style negations cannot re-include files inside an excluded folder (core/api/).
-          { regex: '(^|/)core/(?!(api/contract|api/wire|errors)(\\.ts)?$)', message: 'The renderer imports only the shared contract (core/api/contract, core/api/wire, core/errors).' },
+          // A regex: anything under core/ except the browser-safe contract folder.
+          { regex: '(^|/)core/(?!contract/)', message: 'The renderer imports only the shared contract (core/contract/).' },
           { group: ['**/electron/**'], message: 'The renderer never imports the main process.' },
         ],
       }],
+      'no-restricted-globals': ['error', ...NODE_GLOBALS.map((name) => ({ name, message: 'No Node in the renderer.' }))],
     },
   },
   {

@@ -90,23 +90,29 @@ export interface WireError {
   readonly details: GfDetails;
 }
 
-/** Turns any thrown value into a wire error; non-engine errors never leak their message. */
+/**
+ * Turns any thrown value into a wire error; non-engine errors never leak their message.
+ *
+ * Chain-store errors keep their dotted id as the code (and as the message,
+ * which the CLI prints as is) and their (already safe) details; `fromWireError` (core/contract/errors.ts)
+ * rebuilds either kind on the receiving side.
+ */
 export function toWireError(e: unknown): WireError {
   if (isGfError(e)) {
     return { code: e.code, committed: e.committed ?? null, message: e.message, details: e.details };
   }
   const id = (e as { errorId?: unknown } | null)?.errorId;
-  if (typeof id === 'string') {
-    return { code: id, committed: null, message: id, details: {} };
+  if (typeof id === 'string' && e instanceof Error) {
+    const details = (e as { details?: unknown }).details;
+    const committed = (e as { committed?: unknown }).committed;
+    return {
+      code: id,
+      committed: typeof committed === 'boolean' ? committed : null,
+      message: id,
+      details: typeof details === 'object' && details !== null ? (details as GfDetails) : {},
+    };
   }
   return { code: 'GF_IO', committed: null, message: 'GF_IO: internal error', details: {} };
-}
-
-/** Rebuilds a typed error on the receiving side of a boundary. */
-export function fromWireError(w: WireError): GfError {
-  const code: GfCode = isGfCode(w.code) ? w.code : 'GF_IO';
-  const message = w.message.startsWith(`${code}: `) ? w.message.slice(code.length + 2) : w.message;
-  return new GfError(code, message, w.details, w.committed ?? undefined);
 }
 
 /** A bug, not a user-facing failure: never a `GF_*` error. */

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_WORKFLOWS } from '../core/chain/demo-ledgers';
+import { DEMO_WORKFLOWS } from '../core/demo/demo-ledgers';
 import { buildApiWorkspace, type ApiWorkspace } from '../test/support/api-workspace';
 import { ensureBuilt, launchChromium, screenshotPath, startServe, type BrowserHandle, type ServeHandle } from './support/browser';
 

@@ -10,11 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import { tableFromIPC } from 'apache-arrow';
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ArrowResult, JsonResults, OperationName } from '../core/api/contract';
+import type { ArrowResult, JsonResults, OperationName } from '../core/contract/operations';
 import { createFacade, type Facade } from '../core/api/facade';
-import { unwrapEnvelope } from '../core/api/wire';
+import { unwrapEnvelope } from '../core/contract/wire';
 import { openProject, registryCatalog } from '../core/project/index';
 import { ROOT, RESULTS_DIR, ensureBuilt, launchChromium, startServe, type BrowserHandle, type ServeHandle } from './support/browser';
 
@@ -411,6 +411,38 @@ describe('desktop UI flows (browser mode, Chromium)', () => {
     expect(await page.getByTestId('health-backend').textContent()).toBe('sqlite');
     await shot('ledgers');
     expect(await axeProblems()).toEqual([]);
+  });
+
+  it('one request where screens made two or three: Ledgers open, revert preview, checkpoint participants (request log)', async () => {
+    const asked: string[] = [];
+    const log = (r: Request): void => {
+      const path = new URL(r.url()).pathname;
+      if (path.startsWith('/api/')) asked.push(path.slice('/api/'.length));
+    };
+    page.on('request', log);
+    try {
+      await nav('History');
+      asked.length = 0;
+      // Ledgers: chain.list carries each workflow's latest state and verdict (no chain.read per workflow, no chain.verify).
+      await nav('Ledgers');
+      await expect.poll(() => asked.includes('chain.health')).toBe(true);
+      expect(asked.filter((op) => op.startsWith('chain.'))).toEqual(['chain.list', 'chain.health']);
+      expect(await page.getByTestId('workflow-row').filter({ hasText: 'demo-tampered' }).getByTestId('verify-status').textContent()).toBe('chain_mismatch at sequence 2');
+
+      // Revert preview: one revert.preview per chosen checkpoint, no second diff.
+      asked.length = 0;
+      await nav('Revert');
+      await page.getByTestId('revert-preview').waitFor();
+      expect(asked.filter((op) => op === 'revert.preview' || op === 'checkpoints.diff')).toEqual(['revert.preview']);
+
+      // Checkpoint view: its participants (with their registry scopes) in one view.participants call.
+      asked.length = 0;
+      await nav('Checkpoint');
+      await page.getByTestId('participant').first().waitFor();
+      expect(asked.filter((op) => op.startsWith('view.'))).toEqual(['view.open', 'view.participants']);
+    } finally {
+      page.off('request', log);
+    }
   });
 
   it('create checkpoint: invalid name refused as typed with the engine rule, valid name created, delete after confirmation', async () => {

@@ -5,6 +5,7 @@ import { ErrorBox } from './components/error-box';
 import { transport } from './invoke';
 import { HistoryScreen } from './screens/history-screen';
 import { OpenScreen } from './screens/open-screen';
+import { useShallow } from 'zustand/react/shallow';
 import { useStudio, type Screen } from './store';
 
 // The first screens (open, history) are in the app chunk; the others (and
@@ -35,7 +36,7 @@ const NAV: readonly { readonly screen: Screen; readonly label: string }[] = [
 
 /** The root component. */
 export function App() {
-  const { booted, fatal, workspace, screen, go, mode, boot } = useStudio();
+  const { booted, fatal, workspace, screen, go, mode, boot } = useStudio(useShallow((s) => ({ booted: s.booted, fatal: s.fatal, workspace: s.workspace, screen: s.screen, go: s.go, mode: s.mode, boot: s.boot })));
   useEffect(() => {
     void boot();
   }, [boot]);

@@ -1,40 +1,41 @@
-// Arrow IPC pages → plain display rows. The renderer never holds more than
-// the pages it has fetched; each page is decoded once into strings.
-import { DataType, tableFromIPC, type FixedSizeBinary, type Table, type Utf8, type Vector } from 'apache-arrow';
+// Arrow IPC pages → display rows typed by the contract's result schemas. The
+// renderer never holds more than the pages it has fetched; each page is
+// decoded once into strings.
+import { DataType, tableFromIPC, type FixedSizeBinary, type Table, type Timestamp, type Utf8, type Vector } from 'apache-arrow';
+import { HEX_BYTE, fixedBinaryText, hexText, timestampMicros } from '../core/contract/arrow-text';
+import { ARROW_OPERATION_SCHEMAS, type ArrowOperation, type Row, type SchemasOf } from '../core/contract/operations';
+import { ARROW_RESULT_SCHEMAS, RESULT_SCHEMA_KEY, type ArrowSchemaName, type RecordRow } from '../core/contract/results';
+import { microsIso } from '../core/contract/time';
+import { GfError } from '../core/contract/errors';
 
-/** One decoded row: column name → display text (null stays null). */
-export type DisplayRow = Readonly<Record<string, string | null>>;
+/** One decoded row of a participant table: column name → display text (null stays null). */
+export type DisplayRow = RecordRow;
 
-/** A decoded Arrow page: column names, rows and the next-page token. */
-export interface DecodedPage {
+/** A decoded Arrow page: column names, rows and the result schema name. */
+export interface DecodedPage<R = DisplayRow> {
   readonly columns: readonly string[];
-  readonly rows: readonly DisplayRow[];
+  readonly rows: readonly R[];
   readonly schemaName: string | null;
 }
 
-/** Two lowercase hex digits per byte value (a table: hex text is most of a diff page's decoding). */
-const HEX_BYTE: readonly string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+const hex = hexText;
 
-function hexRange(b: Uint8Array, from: number, to: number): string {
-  let s = '';
-  for (let i = from; i < to; i++) s += HEX_BYTE[b[i]!];
-  return s;
-}
-
-const hex = (b: Uint8Array): string => hexRange(b, 0, b.length);
-
-/** Lowercase canonical UUID text of 16 bytes. */
-export function uuidText(b: Uint8Array): string {
-  return `${hexRange(b, 0, 4)}-${hexRange(b, 4, 6)}-${hexRange(b, 6, 8)}-${hexRange(b, 8, 10)}-${hexRange(b, 10, 16)}`;
+/** A timestamp column as exact ISO-8601 microsecond text (read from the raw 64-bit values). */
+function timestampTexts(vec: Vector<Timestamp>, n: number): (string | null)[] {
+  const out: (string | null)[] = new Array<string | null>(n);
+  const unit = vec.type.unit;
+  let row = 0;
+  for (const d of vec.data) {
+    const values = d.values as unknown as BigInt64Array;
+    for (let i = 0; i < d.length; i++) out[row + i] = d.nullCount > 0 && !d.getValid(i) ? null : microsIso(timestampMicros(values[i]!, unit));
+    row += d.length;
+  }
+  return out;
 }
 
 function cellText(type: DataType, v: unknown): string | null {
   if (v === null || v === undefined) return null;
-  if (DataType.isFixedSizeBinary(type) && v instanceof Uint8Array) return type.byteWidth === 16 ? uuidText(v) : hex(v);
-  if (DataType.isTimestamp(type)) {
-    const ms = typeof v === 'bigint' ? Number(v / 1000n) : Number(v);
-    return Number.isFinite(ms) ? new Date(ms).toISOString() : String(v);
-  }
+  if (DataType.isFixedSizeBinary(type) && v instanceof Uint8Array) return fixedBinaryText(v, type.byteWidth);
   if (v instanceof Uint8Array) return hex(v);
   if (typeof v === 'object') {
     try {
@@ -126,6 +127,11 @@ export function tableRows(table: Table): DecodedPage {
       for (let r = 0; r < n; r++) out[r]![f.name] = texts[r]!;
       return;
     }
+    if (DataType.isTimestamp(f.type)) {
+      const texts = timestampTexts(vec as Vector<Timestamp>, n);
+      for (let r = 0; r < n; r++) out[r]![f.name] = texts[r]!;
+      return;
+    }
     if (DataType.isUtf8(f.type)) {
       const texts = utf8Texts(vec as Vector<Utf8>, n);
       if (texts !== null) {
@@ -135,10 +141,23 @@ export function tableRows(table: Table): DecodedPage {
     }
     for (let r = 0; r < n; r++) out[r]![f.name] = cellText(f.type, vec.get(r));
   });
-  return { columns, rows: out, schemaName: table.schema.metadata.get('graphforge.contract.result_schema') ?? null };
+  return { columns, rows: out, schemaName: table.schema.metadata.get(RESULT_SCHEMA_KEY) ?? null };
 }
 
-/** Decodes Arrow IPC stream bytes into display rows. */
-export function decodeArrow(bytes: Uint8Array): DecodedPage {
-  return tableRows(tableFromIPC(bytes));
+const sameList = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((c, i) => c === b[i]);
+
+/**
+ * Decodes an operation's Arrow result into rows typed by its result schema.
+ *
+ * The columns must be exactly one of the operation's declared schemas (in
+ * order); anything else is `GF_SCHEMA_MISMATCH`, never rows read by the
+ * wrong names. Participant tables (`view.records`) decode as `RecordRow`s.
+ */
+export function decodeArrow<N extends ArrowOperation, S extends SchemasOf<N> = SchemasOf<N>>(bytes: Uint8Array, op: N, schema?: S): DecodedPage<Row<N, S>> {
+  const page = tableRows(tableFromIPC(bytes));
+  const declared: 'records' | readonly ArrowSchemaName[] = schema === undefined ? ARROW_OPERATION_SCHEMAS[op] : [schema];
+  if (declared !== 'records' && !declared.some((name) => sameList(ARROW_RESULT_SCHEMAS[name], page.columns))) {
+    throw new GfError('GF_SCHEMA_MISMATCH', 'the result does not have the columns the contract declares', { operation: op });
+  }
+  return page as DecodedPage<Row<N, S>>;
 }

@@ -3,8 +3,9 @@
 // session, then the launched project's summary and every checkpoint page in
 // parallel. The store takes the result once; Arrow pages stay raw bytes here
 // (decoding needs apache-arrow, which lives in the app chunk).
-import type { ArrowResult, JsonResults, ProjectSummary } from '../core/api/contract';
+import type { ArrowResult, JsonResults, ProjectSummary } from '../core/contract/operations';
 import { invoke } from './invoke';
+import { fetchAllPages } from './pages';
 
 /** Checkpoint pages fetched per call. */
 export const CHECKPOINT_PAGE = 500;
@@ -19,16 +20,8 @@ export interface BootData {
 }
 
 /** Every active checkpoint page of `project` (raw Arrow, in order). */
-export async function fetchCheckpointPages(project: string): Promise<ArrowResult[]> {
-  const pages: ArrowResult[] = [];
-  let after: string | null = null;
-  for (let i = 0; i < MAX_CHECKPOINT_PAGES; i++) {
-    const page: ArrowResult = await invoke('checkpoints.list', { project, limit: CHECKPOINT_PAGE, after });
-    pages.push(page);
-    after = page.next_page_token;
-    if (after === null) break;
-  }
-  return pages;
+export function fetchCheckpointPages(project: string): Promise<ArrowResult[]> {
+  return fetchAllPages((after) => invoke('checkpoints.list', { project, limit: CHECKPOINT_PAGE, after }), { maxPages: MAX_CHECKPOINT_PAGES });
 }
 
 /** Summary and checkpoint pages of `project`, fetched in parallel. */

@@ -1,5 +1,5 @@
-// What to do about an engine error, by its stable GF code.
-import { isGfError } from '../core/errors';
+// What to do about an engine error, by its stable code (a GF_* code or a chain error id).
+import { errorCodeOf } from '../core/contract/errors';
 
 /** An error as the UI shows it: code, message and a next step. */
 export interface ShownError {
@@ -24,14 +24,19 @@ const ACTIONS: Readonly<Record<string, string>> = {
   GF_IDEMPOTENCY_CONFLICT: 'The same request id was used for a different request. Start again.',
   GF_RESOURCE_LIMIT: 'The request is too large. Narrow the scope.',
   GF_CHAIN_STORE: 'The ledger store could not be read. Check the workspace chain folder.',
+  'workflows.workflow_not_found': 'This workspace has no ledger for that workflow. Refresh the ledgers.',
+  'workflows.checkpoint_head_unexpected': 'The ledger ends at a different head than expected: it may have been truncated.',
+  'workflows.checkpoint_store_corrupt': 'The ledger store holds rows it cannot have written. Restore the chain folder from a backup.',
+  'workflows.checkpoint_store_closed': 'The ledger store was closed. Reopen the workspace.',
 };
 
 /** Converts anything thrown by `invoke` into what the UI shows. */
 export function showError(e: unknown): ShownError {
-  if (isGfError(e)) {
-    return { code: e.code, message: e.message.replace(/^GF_[A-Z_]+: /, ''), action: ACTIONS[e.code] ?? 'Try again, or open another workspace.' };
+  const code = errorCodeOf(e);
+  if (code !== null) {
+    const message = e instanceof Error ? e.message.replace(/^(GF_[A-Z_]+|workflows\.[a-z_]+): /, '') : 'unexpected failure';
+    return { code, message, action: ACTIONS[code] ?? 'Try again, or open another workspace.' };
   }
-  const code = typeof (e as { code?: unknown } | null)?.code === 'string' ? String((e as { code: string }).code) : 'GF_IO';
   const message = e instanceof Error ? e.message : 'unexpected failure';
-  return { code, message, action: ACTIONS[code] ?? 'Try again.' };
+  return { code: 'GF_IO', message, action: ACTIONS['GF_IO'] ?? 'Try again.' };
 }

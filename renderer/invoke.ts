@@ -1,7 +1,7 @@
 // The renderer's one client: typed `invoke` over Electron IPC (preload) or the
 // browser-mode bridge (fetch + token). Imports only the shared contract.
-import type { OperationInput, OperationName, OperationResult } from '../core/api/contract';
-import { API_PREFIX, GF_BRIDGE_GLOBAL, decodeHttpResponse, unwrapEnvelope, type Envelope, type GfBridgeApi } from '../core/api/wire';
+import type { OperationInput, OperationName, OperationResult } from '../core/contract/operations';
+import { API_PREFIX, GF_BRIDGE_GLOBAL, decodeHttpResponse, unwrapEnvelope, type Envelope, type GfBridgeApi } from '../core/contract/wire';
 
 /** Which transport this page uses. */
 export type Transport = 'ipc' | 'http';

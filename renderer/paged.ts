@@ -5,20 +5,20 @@
 // work per page is proportional to the page, not to every row loaded. The
 // array's identity changes only on a restart; `count` changes on every page.
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { ArrowResult } from '../core/api/contract';
-import { decodeArrow, type DisplayRow } from './arrow-rows';
+import type { ArrowOperation, ArrowResult, Row, SchemasOf } from '../core/contract/operations';
+import { decodeArrow } from './arrow-rows';
 import { showError, type ShownError } from './errors-text';
 import { invoke } from './invoke';
 
 /** State of a paged result. */
-export interface Paged {
+export interface Paged<R> {
   readonly columns: readonly string[];
   /**
    * Every row loaded so far (append-only for the current key).
    *
    * The same array grows page by page; a new array means the result restarted.
    */
-  readonly rows: readonly DisplayRow[];
+  readonly rows: readonly R[];
   /** Rows loaded so far (changes with every page, unlike `rows`' identity). */
   readonly count: number;
   readonly hasMore: boolean;
@@ -38,7 +38,7 @@ export interface Paged {
   retry(): void;
 }
 
-type PagedState = Omit<Paged, 'more' | 'rows' | 'cancel' | 'retry'>;
+type PagedState = Omit<Paged<unknown>, 'more' | 'rows' | 'cancel' | 'retry'>;
 
 /** Keeps the column list's identity across pages (column memos downstream stay valid). */
 const sameColumns = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((c, i) => c === b[i]);
@@ -46,14 +46,19 @@ const sameColumns = (a: readonly string[], b: readonly string[]): boolean => a.l
 const IDLE: PagedState = { columns: [], count: 0, hasMore: false, loading: false, error: null, pages: 0, cancelled: false };
 
 /**
- * Pages through `fetchPage(after, operationId)`; restarts whenever `key`
+ * Pages through `fetchPage(after, operationId)` (rows typed by `op`'s result schema); restarts whenever `key`
  * changes (null = idle). Each page gets a fresh operation id (a cancellable
  * operation passes it on). A stale response (for an older key, or one
  * cancelled) is dropped, never shown.
  */
-export function usePaged(key: string | null, fetchPage: (after: string | null, operationId: string) => Promise<ArrowResult>): Paged {
+export function usePaged<N extends ArrowOperation, S extends SchemasOf<N> = SchemasOf<N>>(
+  op: N,
+  key: string | null,
+  fetchPage: (after: string | null, operationId: string) => Promise<ArrowResult>,
+  schema?: S,
+): Paged<Row<N, S>> {
   const [state, setState] = useState<PagedState>(IDLE);
-  const rows = useRef<DisplayRow[]>([]);
+  const rows = useRef<Row<N, S>[]>([]);
   const token = useRef<string | null>(null);
   const generation = useRef(0);
   const inFlight = useRef(false);
@@ -76,7 +81,7 @@ export function usePaged(key: string | null, fetchPage: (after: string | null, o
         inFlight.current = false;
         operation.current = null;
         token.current = page.next_page_token;
-        const decoded = decodeArrow(page.bytes);
+        const decoded = decodeArrow(page.bytes, op, schema);
         const target = rows.current;
         for (const r of decoded.rows) target.push(r);
         const count = target.length;

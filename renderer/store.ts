@@ -2,8 +2,8 @@
 // checkpoints, the current screen, and recent workspaces. Every engine call
 // goes through `invoke` (the operation contract).
 import { create } from 'zustand';
-import type { ArrowResult, JsonResults, OperationName, ProjectSummary } from '../core/api/contract';
-import { decodeArrow, type DisplayRow } from './arrow-rows';
+import type { ArrowResult, JsonResults, OperationName, ProjectSummary, Row } from '../core/contract/operations';
+import { decodeArrow } from './arrow-rows';
 import { fetchHistory, startBoot } from './boot';
 import { showError, type ShownError } from './errors-text';
 import { invoke } from './invoke';
@@ -20,7 +20,7 @@ export interface OpenWorkspace {
 }
 
 /** A checkpoint row (checkpoint@1) as displayed. */
-export type CheckpointRow = DisplayRow;
+export type CheckpointRow = Row<'checkpoints.list', 'checkpoint@1'>;
 
 const RECENTS_KEY = 'gf.recent-workspaces';
 const RECENTS_MAX = 8;
@@ -63,7 +63,7 @@ export interface StudioState {
 /** Decodes checkpoint pages into rows (in page order). */
 function checkpointRows(pages: readonly ArrowResult[]): CheckpointRow[] {
   const rows: CheckpointRow[] = [];
-  for (const page of pages) for (const r of decodeArrow(page.bytes).rows) rows.push(r);
+  for (const page of pages) for (const r of decodeArrow(page.bytes, 'checkpoints.list', 'checkpoint@1').rows) rows.push(r);
   return rows;
 }
 

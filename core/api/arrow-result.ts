@@ -2,7 +2,7 @@
 // next-page token also inside the schema metadata (so `--arrow` bytes alone
 // are complete).
 import { RecordBatch, Schema, Table, tableFromIPC, tableToIPC } from 'apache-arrow';
-import { NEXT_PAGE_TOKEN_KEY, type ArrowResult } from './contract';
+import { NEXT_PAGE_TOKEN_KEY, type ArrowResult } from '../contract/operations';
 
 /**
  * The stream bytes of a result table and its next-page token.

@@ -1,12 +1,13 @@
 // chain.* operations over the project's SQLite chain store (core/chain).
 import { join } from 'node:path';
-import type { ChainStoreWithReaders } from '../chain/port';
+import type { ChainStoreWithReaders, PersistedRow, PersistedRowReader } from '../chain/port';
+import { decodeEventBytes } from '../chain/store-support';
 import { openPostgresChainStore, type OpenedPostgresChainStore } from '../chain/postgres/postgres-config';
 import { SqliteCheckpointStore } from '../chain/sqlite/sqlite-store';
 import { verify } from '../chain/verify';
 import { ChainError } from '../chain/errors';
 import { GfError } from '../errors';
-import type { ChainEvent, VerifyEntry } from './contract';
+import type { ChainEvent, VerifyEntry, WorkflowEntry } from '../contract/operations';
 import type { PartialImplementations } from './dispatcher';
 import type { ProjectSession } from './project-operations';
 import type { SessionTable } from './sessions';
@@ -87,16 +88,40 @@ async function verifyOne(store: ChainStoreWithReaders, workflowId: string): Prom
   return { workflow_id: workflowId, status: r.status, first_bad_sequence: r.first_bad_sequence ?? null, rows: r.rows, tail_head: r.tail_head };
 }
 
+/**
+ * One workflow of `chain.list`: verified, with its latest state, in one read.
+ *
+ * The verifier reads every persisted row once; the last row it saw gives the
+ * latest state (decoded from its bytes), so a screen needs no second read.
+ */
+async function listEntry(store: ChainStoreWithReaders, workflowId: string): Promise<WorkflowEntry> {
+  let last: PersistedRow | undefined;
+  const tap: PersistedRowReader = {
+    async *readPersistedRows(id) {
+      for await (const row of store.readPersistedRows(id)) {
+        last = row;
+        yield row;
+      }
+    },
+  };
+  const r = await verify(tap, workflowId);
+  let latest: string | null = null;
+  try {
+    latest = last === undefined ? null : decodeEventBytes(last.event_bytes).next_state_id;
+  } catch (_e) {
+    latest = null; // a torn last row has no readable state; the verdict says why
+  }
+  const verdict: VerifyEntry = { workflow_id: workflowId, status: r.status, first_bad_sequence: r.first_bad_sequence ?? null, rows: r.rows, tail_head: r.tail_head };
+  return { workflow_id: workflowId, rows: r.rows, tail_head: r.tail_head, latest_state_id: latest, verify: verdict };
+}
+
 /** chain.list / chain.read / chain.verify / chain.health implementations. */
 export function chainOperations(projects: SessionTable<ProjectSession>, stores: ChainStores) {
   return {
     'chain.list': async ({ project }) => {
       const store = await stores.storeOf(projects.get(project));
-      const workflows = [];
-      for (const id of await store.listWorkflows()) {
-        const r = await verify(store, id);
-        workflows.push({ workflow_id: id, rows: r.rows, tail_head: r.tail_head });
-      }
+      const workflows: WorkflowEntry[] = [];
+      for (const id of await store.listWorkflows()) workflows.push(await listEntry(store, id));
       return { workflows };
     },
     'chain.read': async ({ project, workflow_id, limit, after }) => {

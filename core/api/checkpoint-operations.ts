@@ -9,7 +9,9 @@ import { GfError } from '../errors';
 import { familyByKey, type CellValue } from '../participants/index';
 import type { CheckpointView } from '../views/checkpoint-view';
 import { arrowResult, arrowResultFromBytes } from './arrow-result';
-import type { ParticipantEntry, RecordJson } from './contract';
+import type { Table } from 'apache-arrow';
+import type { ParticipantEntry, PreviewChange, RecordJson } from '../contract/operations';
+import type { SummaryChangeKind, SummaryDiffColumn } from '../contract/diff';
 import type { PartialImplementations } from './dispatcher';
 import type { ProjectSession } from './project-operations';
 import { manifestEntryJson } from '../project/index';
@@ -53,7 +55,12 @@ function identityCells(familyKey: string, identity: Readonly<Record<string, stri
       const text = String(v);
       if (!/^-?\d{1,19}$/.test(text)) throw new GfError('GF_VALIDATION', 'timestamp identity values are integer microseconds', { field: 'identity' });
       out[k] = BigInt(text);
-    } else out[k] = v;
+    } else if ((kind === 'int32' || kind === 'uint32') && typeof v === 'string') {
+      // Text surfaces (the CLI's arguments, the lookup form) send integers as text.
+      if (!/^-?\d{1,10}$/.test(v)) throw new GfError('GF_VALIDATION', 'integer identity values are decimal integers', { field: 'identity' });
+      out[k] = Number(v);
+    } else if (kind === 'bool' && (v === 'true' || v === 'false')) out[k] = v === 'true';
+    else out[k] = v;
   }
   return out;
 }
@@ -66,8 +73,28 @@ function recordJson(values: Readonly<Record<string, CellValue>> | null): RecordJ
   return out;
 }
 
+const count = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+/** The summary rows of a preview's diff table (`checkpoint_summary_diff@1`), read by the contract's column names. */
+function previewChanges(table: Table): PreviewChange[] {
+  const col = (name: SummaryDiffColumn) => table.getChild(name);
+  const [scope, capability, family, kind, fromRows, toRows] = (['scope', 'capability_id', 'record_family_id', 'change_kind', 'from_row_count', 'to_row_count'] as const).map(col);
+  return Array.from({ length: table.numRows }, (_, i) => ({
+    scope: String(scope?.get(i)),
+    capability_id: String(capability?.get(i)),
+    record_family_id: String(family?.get(i)),
+    change_kind: kind?.get(i) as SummaryChangeKind,
+    from_row_count: count(fromRows?.get(i)),
+    to_row_count: count(toRows?.get(i)),
+  }));
+}
+
+/** A view's participants, each with its scope from the closed registry (null for a family the registry does not know). */
 function participantEntries(view: CheckpointView): ParticipantEntry[] {
-  return view.participants.map(manifestEntryJson);
+  return view.participants.map((p) => {
+    const family = familyByKey(`${p.capabilityId}/${p.recordFamilyId}`);
+    return { ...manifestEntryJson(p), scope: family?.scope ?? null, identity_fields: family === undefined ? [] : [...family.identityFields] };
+  });
 }
 
 /** checkpoints.*, view.*, checkpoints.diff and operation.cancel implementations. */
@@ -77,7 +104,8 @@ export function checkpointOperations(
   cancellations: Cancellations,
   clock: MicrosClock | undefined,
 ) {
-  const checkpoints = (handle: string): Checkpoints => new Checkpoints(projects.get(handle).project, clock === undefined ? {} : { clock });
+  const checkpoints = (handle: string, writerTimeoutMs?: number): Checkpoints =>
+    new Checkpoints(projects.get(handle).project, { ...(clock === undefined ? {} : { clock }), ...(writerTimeoutMs === undefined ? {} : { writerTimeoutMs }) });
   return {
     'checkpoints.list': async ({ project, limit, after, deleted }) => {
       if (deleted === true) {
@@ -87,12 +115,13 @@ export function checkpointOperations(
       const page = checkpoints(project).listCheckpoints({ limit, after: after ?? undefined });
       return arrowResult(checkpointTable(page.rows), page.next);
     },
-    'checkpoints.create': async ({ project, name, description, idempotency_key, actor_uuid }) => {
-      const receipt = await checkpoints(project).checkpoint({ name, description: description ?? undefined, idempotencyKey: idempotency_key, actorUuid: actor_uuid ?? undefined });
+    'checkpoints.show': async ({ project, name }) => arrowResult(checkpointTable([checkpoints(project).showCheckpoint(name)]), null),
+    'checkpoints.create': async ({ project, name, description, idempotency_key, actor_uuid, timeout_ms }) => {
+      const receipt = await checkpoints(project, timeout_ms).checkpoint({ name, description: description ?? undefined, idempotencyKey: idempotency_key, actorUuid: actor_uuid ?? undefined });
       return arrowResult(receiptTable(receipt), null);
     },
-    'checkpoints.delete': async ({ project, name, idempotency_key, actor_uuid }) => {
-      const receipt = await checkpoints(project).deleteCheckpoint({ name, idempotencyKey: idempotency_key, actorUuid: actor_uuid ?? undefined });
+    'checkpoints.delete': async ({ project, name, idempotency_key, actor_uuid, timeout_ms }) => {
+      const receipt = await checkpoints(project, timeout_ms).deleteCheckpoint({ name, idempotencyKey: idempotency_key, actorUuid: actor_uuid ?? undefined });
       return arrowResult(receiptTable(receipt), null);
     },
     'checkpoints.diff': async ({ project, from, to, scope, detail, limit, after, record_family_id, capability_id, operation_id }) => {
@@ -109,23 +138,22 @@ export function checkpointOperations(
     'revert.preview': async ({ project, name }) => {
       const p = projects.get(project).project;
       const preview = await new RevertEngine(p, clock === undefined ? {} : { clock }).previewRevert(name, { scope: 'all', detail: 'summary', limit: 10_000 });
-      const kinds = preview.diff.table.getChild('change_kind');
+      const rows = previewChanges(preview.diff.table);
       const changes = { added: 0, removed: 0, modified: 0, unchanged: 0 };
-      for (let i = 0; i < preview.diff.table.numRows; i++) {
-        const k = kinds?.get(i) as keyof typeof changes;
-        if (k in changes) changes[k] += 1;
-      }
+      for (const r of rows) changes[r.change_kind] += 1;
       return {
         checkpoint_uuid: preview.checkpoint_uuid,
         source_generation_uuid: preview.source_generation_uuid,
         source_manifest_sha256: preview.source_manifest_sha256,
         current_generation_uuid: preview.current_generation_uuid,
         participant_changes: changes,
+        changes: rows,
       };
     },
-    'checkpoints.revert': async ({ project, name, reason, idempotency_key, actor_uuid }) => {
+    'checkpoints.revert': async ({ project, name, reason, idempotency_key, actor_uuid, timeout_ms }) => {
       const p = projects.get(project).project;
-      const receipt = await new RevertEngine(p, clock === undefined ? {} : { clock }).revertToCheckpoint({ name, reason, idempotencyKey: idempotency_key, actorUuid: actor_uuid ?? undefined });
+      const options = { ...(clock === undefined ? {} : { clock }), ...(timeout_ms === undefined ? {} : { writerTimeoutMs: timeout_ms }) };
+      const receipt = await new RevertEngine(p, options).revertToCheckpoint({ name, reason, idempotencyKey: idempotency_key, actorUuid: actor_uuid ?? undefined });
       return arrowResult(receiptTable(receipt), null);
     },
     'operation.cancel': async ({ operation_id }) => ({ cancelled: cancellations.cancel(operation_id) }),

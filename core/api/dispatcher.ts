@@ -1,8 +1,8 @@
 // The one dispatcher behind every transport: Electron IPC, the HTTP bridge and
 // in-process callers (CLI, parity tests). Validates, then calls the facade.
 import { GfError, toWireError } from '../errors';
-import { OPERATIONS, isOperationName, type OperationName, type OperationRequest, type OperationResult } from './contract';
-import { errorEnvelope, okEnvelope, type Envelope } from './wire';
+import { OPERATIONS, isOperationName, type OperationName, type OperationRequest, type OperationResult } from '../contract/operations';
+import { errorEnvelope, okEnvelope, type Envelope } from '../contract/wire';
 
 /** One operation's implementation: gets the validated request. */
 export type OperationImpl<N extends OperationName> = (request: OperationRequest<N>) => Promise<OperationResult<N>>;

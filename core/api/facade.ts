@@ -1,8 +1,8 @@
 // The facade: implements each contract operation by calling the engine
 // modules. `Implementations` is total: an operation the contract declares and
 // no module implements fails the build (no runtime placeholder, no hidden button).
-import type { ProjectOpened } from './contract';
-import { unwrapEnvelope } from './wire';
+import type { ProjectOpened } from '../contract/operations';
+import { unwrapEnvelope } from '../contract/wire';
 import { createDispatcher, type Dispatcher, type Implementations } from './dispatcher';
 import { projectOperations, type ProjectSession } from './project-operations';
 import { Cancellations, checkpointOperations } from './checkpoint-operations';

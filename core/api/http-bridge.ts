@@ -6,10 +6,10 @@ import { lstat, readFile, readdir } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { GfError, toWireError } from '../errors';
-import { OPERATIONS, isOperationName, type ArrowResult } from './contract';
+import { OPERATIONS, isOperationName, type ArrowResult } from '../contract/operations';
 import type { Dispatcher } from './dispatcher';
 import { SECURITY_HEADERS } from './security';
-import { API_PREFIX, ARROW_STREAM_MEDIA_TYPE, NEXT_PAGE_TOKEN_HEADER, errorEnvelope, type Envelope } from './wire';
+import { API_PREFIX, ARROW_STREAM_MEDIA_TYPE, NEXT_PAGE_TOKEN_HEADER, errorEnvelope, type Envelope } from '../contract/wire';
 
 /** Request bodies above this are refused with 413 before parsing. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;

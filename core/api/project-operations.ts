@@ -5,7 +5,8 @@ import { GfError } from '../errors';
 import { createProject, registryCatalog, type GenerationInfo, type Project } from '../project/index';
 import { openCheckpointedProject } from '../checkpoints/checkpoints';
 import { WORKSPACE_RESTORATION_TRANSITION, familyKey, recordsFromTable } from '../participants/index';
-import type { GenerationSummary, ProjectOpened, RestorationSummary } from './contract';
+import type { GenerationSummary, ProjectOpened, RestorationSummary } from '../contract/operations';
+import { microsIso } from '../contract/time';
 import type { PartialImplementations } from './dispatcher';
 import type { SessionTable } from './sessions';
 
@@ -36,13 +37,6 @@ function register(projects: SessionTable<ProjectSession>, project: Project<Table
 }
 
 const RESTORATION_KEY = familyKey(WORKSPACE_RESTORATION_TRANSITION.capabilityId, WORKSPACE_RESTORATION_TRANSITION.recordFamilyId);
-
-function microsToIso(us: bigint): string {
-  const ms = us / 1000n;
-  const iso = new Date(Number(ms)).toISOString();
-  const frac = (((us % 1_000_000n) + 1_000_000n) % 1_000_000n).toString().padStart(6, '0');
-  return `${iso.slice(0, 19)}.${frac}Z`;
-}
 
 /**
  * Restoration records already read, per project: a generation's manifest never
@@ -75,7 +69,7 @@ function readRestoration(project: Project<Table>, generationUuid: string, manife
       checkpoint_uuid: String(row['checkpoint_uuid']),
       source_generation_uuid: String(row['source_generation_uuid']),
       prior_current_generation_uuid: String(row['prior_current_generation_uuid']),
-      restored_at: microsToIso(BigInt(row['restored_at'] as bigint | number)),
+      restored_at: microsIso(BigInt(row['restored_at'] as bigint | number)),
     };
   } finally {
     lease.release();

@@ -1,3 +1,4 @@
+import { compareCodePoints } from '../canonical/json';
 import type { TransitionEvent } from './event';
 
 /**
@@ -6,20 +7,6 @@ import type { TransitionEvent } from './event';
  * Integers only: a non-integer or unsafe number is a bug in the caller.
  */
 export type CanonicalJson = string | number | boolean | null | readonly CanonicalJson[] | { readonly [k: string]: CanonicalJson };
-
-function compareCodePoints(a: string, b: string): number {
-  const ia = a[Symbol.iterator]();
-  const ib = b[Symbol.iterator]();
-  for (;;) {
-    const x = ia.next();
-    const y = ib.next();
-    if (x.done === true) return y.done === true ? 0 : -1;
-    if (y.done === true) return 1;
-    const cx = x.value.codePointAt(0) ?? 0;
-    const cy = y.value.codePointAt(0) ?? 0;
-    if (cx !== cy) return cx - cy;
-  }
-}
 
 function encode(value: CanonicalJson, out: string[]): void {
   if (value === null || typeof value === 'boolean' || typeof value === 'string') {

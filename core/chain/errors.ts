@@ -4,29 +4,15 @@
  * The chain store keeps the seed's dotted error ids (`workflows.…`) instead of
  * a `GF_*` code, because the ids are part of the ledger contract shared with
  * other implementations. Every error carries a stable `errorId` string, which
- * `toWireError` (core/errors.ts) turns into the wire `code`; callers branch on
+ * `toWireError` (core/errors.ts) turns into the wire `code` (details kept); callers branch on
  * `errorId`, never on `instanceof` or message text. Messages and details never
  * contain event values (they may hold secrets) or absolute paths.
  */
 
-/** The closed set of chain-store error ids. */
-export const CHAIN_ERROR_IDS = [
-  'workflows.checkpoint_payload_too_large',
-  'workflows.checkpoint_boundary_violation',
-  'workflows.illegal_transition',
-  'workflows.invalid_transition_event',
-  'workflows.invalid_workflow_id',
-  'workflows.checkpoint_store_corrupt',
-  'workflows.checkpoint_store_closed',
-  'workflows.checkpoint_chain_mismatch',
-  'workflows.checkpoint_torn_write',
-  'workflows.checkpoint_head_unexpected',
-  'workflows.workflow_not_found',
-  'workflows.duplicate_transition_id',
-] as const;
-
-/** One chain-store error id. */
-export type ChainErrorId = (typeof CHAIN_ERROR_IDS)[number];
+/** The closed set of chain-store error ids: declared once, in the operation contract's error model. */
+export { CHAIN_ERROR_IDS } from '../contract/errors';
+export type { ChainErrorId } from '../contract/errors';
+import type { ChainErrorId } from '../contract/errors';
 
 /** Safe details only: counts, sizes, state kinds, sequence numbers. */
 export type ChainErrorDetails = Readonly<Record<string, string | number | boolean | null>>;

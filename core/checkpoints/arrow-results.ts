@@ -5,44 +5,51 @@ import type { CellValue, FieldSpec } from '../participants/columns';
 import type { CheckpointRow } from './listing';
 import type { CheckpointReceipt } from './registry-core';
 import type { DeletedCheckpointRow } from './tombstones';
+import { CHECKPOINT_COLUMNS, RECEIPT_COLUMNS, RESULT_SCHEMA_KEY, TOMBSTONE_COLUMNS } from '../contract/results';
 
-/** Schema-metadata key naming the result schema of an Arrow result. */
-export const RESULT_SCHEMA_KEY = 'graphforge.contract.result_schema';
+/** Schema-metadata key naming the result schema of an Arrow result (declared by the contract). */
+export { RESULT_SCHEMA_KEY };
 
 type Col = { readonly name: string; readonly kind: FieldSpec['kind'] | 'uint64'; readonly nullable: boolean };
+type ColType = Omit<Col, 'name'>;
+
+/** Columns in the contract's order; the type map must name exactly the contract's columns. */
+function fieldsOf<C extends string>(columns: readonly C[], types: { readonly [K in C]: ColType }): readonly Col[] {
+  return columns.map((name) => ({ name, ...types[name] }));
+}
 
 /** `checkpoint@1` fields in contract order (checkpoint-api-v1.json). */
-export const CHECKPOINT_FIELDS: readonly Col[] = [
-  { name: 'checkpoint_uuid', kind: 'uuid', nullable: false },
-  { name: 'name', kind: 'utf8', nullable: false },
-  { name: 'description', kind: 'utf8', nullable: true },
-  { name: 'generation_uuid', kind: 'uuid', nullable: false },
-  { name: 'generation_manifest_sha256', kind: 'digest', nullable: false },
-  { name: 'created_at', kind: 'timestamp_us', nullable: false },
-  { name: 'created_by', kind: 'uuid', nullable: true },
-];
+export const CHECKPOINT_FIELDS: readonly Col[] = fieldsOf(CHECKPOINT_COLUMNS, {
+  checkpoint_uuid: { kind: 'uuid', nullable: false },
+  name: { kind: 'utf8', nullable: false },
+  description: { kind: 'utf8', nullable: true },
+  generation_uuid: { kind: 'uuid', nullable: false },
+  generation_manifest_sha256: { kind: 'digest', nullable: false },
+  created_at: { kind: 'timestamp_us', nullable: false },
+  created_by: { kind: 'uuid', nullable: true },
+});
 
 /** `checkpoint_receipt@1` fields in contract order. */
-export const RECEIPT_FIELDS: readonly Col[] = [
-  { name: 'operation', kind: 'utf8', nullable: false },
-  { name: 'operation_uuid', kind: 'uuid', nullable: false },
-  { name: 'checkpoint_uuid', kind: 'uuid', nullable: false },
-  { name: 'name', kind: 'utf8', nullable: false },
-  { name: 'source_generation_uuid', kind: 'uuid', nullable: false },
-  { name: 'prior_current_generation_uuid', kind: 'uuid', nullable: true },
-  { name: 'result_generation_uuid', kind: 'uuid', nullable: true },
-  { name: 'registry_revision', kind: 'uint64', nullable: false },
-  { name: 'committed_at', kind: 'timestamp_us', nullable: false },
-];
+export const RECEIPT_FIELDS: readonly Col[] = fieldsOf(RECEIPT_COLUMNS, {
+  operation: { kind: 'utf8', nullable: false },
+  operation_uuid: { kind: 'uuid', nullable: false },
+  checkpoint_uuid: { kind: 'uuid', nullable: false },
+  name: { kind: 'utf8', nullable: false },
+  source_generation_uuid: { kind: 'uuid', nullable: false },
+  prior_current_generation_uuid: { kind: 'uuid', nullable: true },
+  result_generation_uuid: { kind: 'uuid', nullable: true },
+  registry_revision: { kind: 'uint64', nullable: false },
+  committed_at: { kind: 'timestamp_us', nullable: false },
+});
 
 /** `checkpoint_tombstone@1` fields: a deleted checkpoint's public history. */
-export const TOMBSTONE_FIELDS: readonly Col[] = [
-  { name: 'name', kind: 'utf8', nullable: false },
-  { name: 'checkpoint_uuid', kind: 'uuid', nullable: false },
-  { name: 'generation_uuid', kind: 'uuid', nullable: false },
-  { name: 'deleted_at', kind: 'timestamp_us', nullable: false },
-  { name: 'deleted_revision', kind: 'uint64', nullable: false },
-];
+export const TOMBSTONE_FIELDS: readonly Col[] = fieldsOf(TOMBSTONE_COLUMNS, {
+  name: { kind: 'utf8', nullable: false },
+  checkpoint_uuid: { kind: 'uuid', nullable: false },
+  generation_uuid: { kind: 'uuid', nullable: false },
+  deleted_at: { kind: 'timestamp_us', nullable: false },
+  deleted_revision: { kind: 'uint64', nullable: false },
+});
 
 function column(c: Col, values: readonly CellValue[]): { field: Field; data: Data } {
   if (c.kind === 'uint64') {

@@ -8,7 +8,7 @@ import { CheckpointView } from '../views/checkpoint-view';
 import { listPage } from './listing';
 import type { CheckpointPage, CheckpointRow } from './listing';
 import { checkpointRow } from './listing';
-import { normalizeName } from './names';
+import { normalizeName } from '../contract/names';
 import { decideCreate, findActive, isPlan, pinnedGenerations, planCreate, planDelete, prepareCreate, prepareDelete } from './registry-core';
 import type { CheckpointReceipt, CreateInput, DeleteInput } from './registry-core';
 import { CheckpointRegistryStore } from './registry-store';

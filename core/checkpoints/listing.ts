@@ -1,11 +1,12 @@
 import { GfError } from '../errors';
 import { isCanonicalUuid, orderedJson, sha256Hex } from '../canonical';
-import { isNormalizedName } from './names';
+import { isNormalizedName } from '../contract/names';
 import { compareActive } from './registry-format';
 import type { ActiveRow, RegistryDoc } from './registry-format';
+import { PAGE_LIMITS as LIST_LIMIT, validateLimit } from '../contract/paging';
 
 /** Page bounds of `list_checkpoints` (ADR-0014: 1–10,000, default 100). */
-export const LIST_LIMIT = { min: 1, max: 10_000, default: 100 } as const;
+export { LIST_LIMIT, validateLimit };
 
 /**
  * One `checkpoint@1` row, in the contract's field order.
@@ -83,15 +84,6 @@ export function decodeListToken(token: unknown): Pick<ActiveRow, 'name' | 'check
   const r = raw as Record<string, unknown>;
   if (r.v !== 1 || r.method !== 'list_checkpoints' || !isNormalizedName(r.name) || !isCanonicalUuid(r.checkpoint_uuid)) throw invalidToken();
   return { name: r.name, checkpoint_uuid: r.checkpoint_uuid as string };
-}
-
-/** Validates a page limit (integer 1–10,000; absent → 100). */
-export function validateLimit(limit: unknown): number {
-  if (limit === undefined || limit === null) return LIST_LIMIT.default;
-  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < LIST_LIMIT.min || limit > LIST_LIMIT.max) {
-    throw new GfError('GF_VALIDATION', 'limit must be an integer from 1 to 10000', { field: 'limit', min: LIST_LIMIT.min, max: LIST_LIMIT.max });
-  }
-  return limit;
 }
 
 /** One page of active checkpoints sorted by (name, checkpoint_uuid). Pure. */

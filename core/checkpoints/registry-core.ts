@@ -1,6 +1,6 @@
 import { GfError } from '../errors';
 import { isCanonicalUuid } from '../canonical';
-import { normalizeName, validateDescription } from './names';
+import { normalizeName, validateDescription } from '../contract/names';
 import {
   REGISTRY_FORMAT,
   REGISTRY_FORMAT_VERSION,

@@ -1,6 +1,6 @@
 import { GfError } from '../errors';
 import { compareCodePoints, isCanonicalUuid, orderedJson, sha256Hex } from '../canonical';
-import { DESCRIPTION_MAX_UTF8_BYTES, isNormalizedName, isWellFormedText, utf8Length } from './names';
+import { DESCRIPTION_MAX_UTF8_BYTES, isNormalizedName, isWellFormedText, utf8Length } from '../contract/names';
 import { checkpointUuid, createRequestSha256, deleteRequestSha256 } from './request-identity';
 
 /** Registry file format identity (ADR-0014 "Registry and paths"). */

@@ -1,35 +1,20 @@
-import type { Table } from 'apache-arrow';
+// `gf checkpoint diff FROM TO`: parse, dispatch `checkpoints.diff`, format.
 import type { Command } from 'commander';
-import { toHex } from '../canonical/hash';
-import { DIFF_DETAILS, DIFF_SCOPES } from '../diff/scopes';
+import { DIFF_DETAILS, DIFF_SCOPES, type DiffDetail, type DiffScope } from '../contract/diff';
 import { GfError } from '../errors';
+import { withDiffProgress } from './diff-progress';
 import type { CliIo } from './io';
+import { formatOf, withOutputOptions, type OutputFlags } from './output-options';
+import { cliEngine } from './lazy-engine';
 import { projectOption } from './project-option';
 
-interface DiffOpts {
+interface DiffOpts extends OutputFlags {
   readonly project: string;
   readonly scope: string;
   readonly detail: string;
   readonly limit?: string;
   readonly after?: string;
   readonly family?: string;
-  readonly json?: boolean;
-  readonly arrow?: boolean;
-}
-
-function cell(v: unknown): unknown {
-  if (v instanceof Uint8Array) return toHex(v);
-  if (typeof v === 'bigint') return Number(v);
-  return v;
-}
-
-/** Plain rows of a result table: binary cells as lowercase hex, counts as numbers. */
-function plainRows(t: Table): Record<string, unknown>[] {
-  const names = t.schema.fields.map((f) => f.name);
-  return t.toArray().map((r) => {
-    const o = r.toJSON() as Record<string, unknown>;
-    return Object.fromEntries(names.map((n) => [n, cell(o[n] ?? null)]));
-  });
 }
 
 function parseLimit(text: string | undefined): number | undefined {
@@ -38,17 +23,21 @@ function parseLimit(text: string | undefined): number | undefined {
   return Number(text);
 }
 
+/** Tab-separated lines with a header (the diff's default text: one line per row, easy to cut and grep). */
+const tsv = (names: readonly string[]) => (rows: readonly Readonly<Record<string, string | number | boolean | null>>[]): string =>
+  [names.join('\t'), ...rows.map((r) => names.map((n) => (r[n] === null || r[n] === undefined ? '' : String(r[n]))).join('\t'))].join('\n') + '\n';
+
 /**
  * Adds `diff FROM TO` to a `checkpoint` command group.
  *
  * `gf checkpoint diff FROM TO --project DIR [--scope S] [--detail summary|records]
- * [--limit N] [--after TOKEN] [--family ID] [--json|--arrow]`. FROM and TO are checkpoint
+ * [--limit N] [--after TOKEN] [--family ID] [--json|--csv|--arrow]`. FROM and TO are checkpoint
  * names or `CURRENT`. Output: the contract's Arrow records (`--arrow`, IPC
  * stream), JSON (`{"schema","rows","next_page_token"}`), or tab-separated
  * lines; the next-page token goes to stderr in text mode.
  */
 export function addDiffSubcommand(group: Command, io: CliIo): void {
-  group
+  const cmd = group
     .command('diff')
     .description('logical diff between two checkpoints (or CURRENT): summary or record detail, paged')
     .argument('<from>', 'checkpoint name or CURRENT')
@@ -58,44 +47,20 @@ export function addDiffSubcommand(group: Command, io: CliIo): void {
     .option('--detail <detail>', `one of ${DIFF_DETAILS.join(', ')}`, 'summary')
     .option('--limit <n>', 'page size 1–10000 (default 100)')
     .option('--after <token>', 'next-page token from a previous page')
-    .option('--family <record_family_id>', 'only this record family of the scope (e.g. node); its pages\' tokens are bound to it')
-    .option('--json', 'JSON output')
-    .option('--arrow', 'Arrow IPC stream output (checkpoint_summary_diff@1 or checkpoint_record_diff@1; next-page token in the schema metadata)')
+    .option('--family <record_family_id>', 'only this record family of the scope (e.g. node); its pages\' tokens are bound to it');
+  withOutputOptions(cmd)
     .action(async (from: string, to: string, opts: DiffOpts) => {
-      // The diff engine loads when a diff runs, not for `gf --help`.
-      const [{ Checkpoints, openCheckpointedProject }, { diffProjectCheckpoints }, { withDiffProgress }, { writeTableResult }] = await Promise.all([
-        import('../checkpoints/checkpoints'),
-        import('../diff/index'),
-        import('./diff-progress'),
-        import('./output'),
-      ]);
-      const cps = new Checkpoints(await openCheckpointedProject(opts.project));
-      const page = await withDiffProgress(io, () =>
-        diffProjectCheckpoints(cps, {
-          from,
-          to,
-          scope: opts.scope,
-          detail: opts.detail,
-          limit: parseLimit(opts.limit),
-          after: opts.after,
-          record_family_id: opts.family,
-        }),
-      );
-      if (opts.arrow === true) {
-        // The next-page token rides in the schema metadata (issue 9); the stderr hint stays for people.
-        writeTableResult(io, 'arrow', page.table, page.nextPageToken);
-        if (page.nextPageToken !== null) io.stderr(`next page: --after ${page.nextPageToken}\n`);
-        return;
-      }
-      const rows = plainRows(page.table);
-      if (opts.json === true) {
-        io.stdout(`${JSON.stringify({ schema: page.schema, rows, next_page_token: page.nextPageToken })}\n`);
-        return;
-      }
-      const names = page.table.schema.fields.map((f) => f.name);
-      io.stdout(`${names.join('\t')}\n`);
-      for (const r of rows) io.stdout(`${names.map((n) => (r[n] === null ? '' : String(r[n]))).join('\t')}\n`);
-      if (page.nextPageToken !== null) io.stderr(`next page: --after ${page.nextPageToken}\n`);
+      const e = await cliEngine();
+      const format = formatOf(opts);
+      // Scope and detail are checked by the contract (GF_VALIDATION), like every other request field.
+      const request = { from, to, scope: opts.scope as DiffScope, detail: opts.detail as DiffDetail, limit: parseLimit(opts.limit), after: opts.after, record_family_id: opts.family };
+      const page = await e.withProject(opts.project, (s) => withDiffProgress(io, () => s.call('checkpoints.diff', request)));
+      e.writeArrowResult(io, format, page, 'checkpoints.diff', undefined, {
+        jsonSchema: true,
+        // The next-page token rides in the schema metadata; the stderr hint stays for people.
+        hintWithArrow: true,
+        text: (rows, names) => tsv(names)(rows),
+      });
     });
 }
 

@@ -1,5 +1,5 @@
 import diagnostics from 'node:diagnostics_channel';
-import { DIFF_PROGRESS_CHANNEL } from '../diff/index';
+import { DIFF_PROGRESS_CHANNEL } from '../contract/diff';
 import type { CliIo } from './io';
 
 /** When a diff counts as long, and how often it then reports, in milliseconds. */

@@ -14,6 +14,7 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, string>> = {
   'checkpoint create': 'gf checkpoint create "Release 1.0" --description "release candidate" --project ./demo',
   'checkpoint delete': 'gf checkpoint delete "Release 1.0" --project ./demo',
   'checkpoint list': 'gf checkpoint list --project ./demo --limit 50 --json',
+  'checkpoint show': 'gf checkpoint show "Graph imported" --project ./demo --json',
   'checkpoint open': 'gf checkpoint open "Graph imported" --project ./demo -- records graph/node --limit 20',
   'checkpoint diff': 'gf checkpoint diff "Graph imported" CURRENT --project ./demo --scope graph --detail records --json',
   'checkpoint revert': 'gf checkpoint revert "Graph imported" --reason "bad import on 2026-11-30" --project ./demo',

@@ -2,68 +2,28 @@
 // `--json`, `--csv`, or `--arrow` (IPC stream to stdout, next-page token in
 // the schema metadata). Text forms: UUIDs lowercase canonical, digests
 // lowercase hex, timestamps ISO-8601 UTC with microseconds.
-import { DataType, TimeUnit, type Table, type Vector } from 'apache-arrow';
-import type { Command } from 'commander';
+import { DataType, tableFromIPC, type Table, type Vector } from 'apache-arrow';
+import { ARROW_OPERATION_SCHEMAS, type ArrowOperation, type ArrowResult, type SchemasOf } from '../contract/operations';
+import { ARROW_RESULT_SCHEMAS, type ArrowColumn, type ArrowSchemaName } from '../contract/results';
+import { hexText, timestampMicros, uuidText } from '../contract/arrow-text';
+import { microsIso } from '../contract/time';
 import { GfError } from '../errors';
 import { arrowResult } from '../api/arrow-result';
 import type { CliIo } from './io';
 
-/** Output formats, in the order `--help` lists them. */
-export const OUTPUT_FORMATS = ['table', 'json', 'csv', 'arrow'] as const;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
-
-/** The flags every result-printing command takes. */
-export interface OutputFlags {
-  readonly json?: boolean;
-  readonly csv?: boolean;
-  readonly arrow?: boolean;
-}
-
-/** Adds `--json`, `--csv` and `--arrow` to a command. */
-export function withOutputOptions(cmd: Command): Command {
-  return cmd
-    .option('--json', 'print {"rows": [...], "next_page_token": ...} (one JSON object)')
-    .option('--csv', 'print CSV with a header row')
-    .option('--arrow', 'write the Arrow IPC stream to stdout (next-page token in the schema metadata)');
-}
-
-/** Picks the format: at most one flag; a table by default (also when stdout is not a terminal, JSON is not implied). */
-export function chooseFormat(flags: OutputFlags): OutputFormat {
-  const chosen = (['json', 'csv', 'arrow'] as const).filter((f) => flags[f] === true);
-  if (chosen.length > 1) throw new GfError('GF_VALIDATION', 'choose one of --json, --csv, --arrow', { flags: chosen });
-  return chosen[0] ?? 'table';
-}
+export { OUTPUT_FORMATS, withOutputOptions, chooseFormat, formatOf, type OutputFormat, type OutputFlags } from './output-options';
+import type { OutputFormat } from './output-options';
 
 /** A text cell (JSON-safe). */
 export type TextCell = string | number | boolean | null;
 
-const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
+const hex = hexText;
 
-/** Lowercase canonical UUID text of 16 bytes. */
-export function uuidText(b: Uint8Array): string {
-  const h = hex(b);
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
+/** Lowercase canonical UUID text of 16 bytes (the contract's one spelling). */
+export { uuidText };
 
-/** ISO-8601 UTC with exactly six fractional digits, from integer microseconds. */
-export function microsIso(us: bigint): string {
-  const ms = us >= 0n ? us / 1000n : (us - 999n) / 1000n;
-  const frac = (((us % 1_000_000n) + 1_000_000n) % 1_000_000n).toString().padStart(6, '0');
-  return `${new Date(Number(ms)).toISOString().slice(0, 19)}.${frac}Z`;
-}
-
-function toMicros(raw: bigint, unit: TimeUnit): bigint {
-  switch (unit) {
-    case TimeUnit.SECOND:
-      return raw * 1_000_000n;
-    case TimeUnit.MILLISECOND:
-      return raw * 1000n;
-    case TimeUnit.MICROSECOND:
-      return raw;
-    default:
-      return raw / 1000n;
-  }
-}
+/** ISO-8601 UTC with exactly six fractional digits, from integer microseconds (the contract's one formatter). */
+export { microsIso };
 
 /** Cells of one column as text values (exact: timestamps read from the raw 64-bit data). */
 function columnCells(vector: Vector): TextCell[] {
@@ -76,8 +36,8 @@ function columnCells(vector: Vector): TextCell[] {
         continue;
       }
       if (DataType.isTimestamp(type)) {
-        const raw = (data.values as BigInt64Array)[data.offset + j] as bigint;
-        out.push(microsIso(toMicros(raw, type.unit)));
+        const raw = (data.values as BigInt64Array)[j] as bigint; // `values` starts at this chunk's first element
+        out.push(microsIso(timestampMicros(raw, type.unit)));
         continue;
       }
       const v: unknown = vector.get(out.length);
@@ -132,4 +92,97 @@ export function writeTableResult(io: CliIo, format: OutputFormat, table: Table, 
   if (format === 'csv') io.stdout([names.join(','), ...rows.map((r) => names.map((n) => csvCell(r[n] ?? null)).join(','))].join('\n') + '\n');
   else io.stdout(tableText(names, rows));
   if (nextPageToken !== null) io.stderr(`next page: --after ${nextPageToken}\n`);
+}
+
+// ------------------------------------------------------ typed contract results
+
+/** A result row of a declared schema, as text cells: reading an undeclared column fails `tsc`. */
+export type SchemaCells<S extends ArrowSchemaName> = { readonly [C in ArrowColumn<S>]: TextCell };
+
+/** The cells of one row of an Arrow operation's result (participant tables: the family's own columns). */
+export type CellsOf<N extends ArrowOperation, S extends SchemasOf<N> = SchemasOf<N>> = (typeof ARROW_OPERATION_SCHEMAS)[N] extends 'records'
+  ? Readonly<Record<string, TextCell>>
+  : S extends ArrowSchemaName
+    ? SchemaCells<S>
+    : never;
+
+/** A decoded Arrow result: its schema name (when declared), column names and typed rows. */
+export interface ResultRows<R> {
+  readonly schema: ArrowSchemaName | null;
+  readonly names: readonly string[];
+  readonly rows: readonly R[];
+}
+
+const sameNames = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((c, i) => c === b[i]);
+
+/**
+ * Decodes an operation's Arrow result into rows typed by its contract schema.
+ *
+ * The columns must be one of the operation's declared schemas, in order
+ * (`GF_SCHEMA_MISMATCH` otherwise): the CLI never prints a column by a name
+ * the contract does not declare.
+ */
+export function resultRows<N extends ArrowOperation, S extends SchemasOf<N> = SchemasOf<N>>(result: ArrowResult, op: N, schema?: S): ResultRows<CellsOf<N, S>> {
+  const table = tableFromIPC(result.bytes);
+  const names = table.schema.fields.map((f) => f.name);
+  const declared: 'records' | readonly ArrowSchemaName[] = schema === undefined ? ARROW_OPERATION_SCHEMAS[op] : [schema];
+  let found: ArrowSchemaName | null = null;
+  if (declared !== 'records') {
+    found = declared.find((name) => sameNames(ARROW_RESULT_SCHEMAS[name], names)) ?? null;
+    if (found === null) throw new GfError('GF_SCHEMA_MISMATCH', 'the result does not have the columns the contract declares', { operation: op });
+  }
+  return { schema: found, names, rows: rowsOf(table) as unknown as CellsOf<N, S>[] };
+}
+
+/** How one command prints an Arrow result besides the shared formats. */
+export interface ArrowOutput<R> {
+  /** A one-row result (receipts, `show`): `--json` prints the row object itself. */
+  readonly single?: boolean;
+  /** `--json` also names the result schema (`{"schema","rows","next_page_token"}`). */
+  readonly jsonSchema?: boolean;
+  /** The people-facing text of the default format (the shared table when absent). */
+  readonly text?: (rows: readonly R[], names: readonly string[]) => string;
+  /** Also print the next-page hint on stderr with `--arrow`. */
+  readonly hintWithArrow?: boolean;
+}
+
+/**
+ * Prints an operation's Arrow result in the chosen format.
+ *
+ * `--arrow` writes the dispatcher's bytes as they are (next-page token in the
+ * schema metadata): the CLI's bytes equal the facade's and the bridge's by
+ * construction.
+ */
+export function writeArrowResult<N extends ArrowOperation, S extends SchemasOf<N> = SchemasOf<N>>(
+  io: CliIo,
+  format: OutputFormat,
+  result: ArrowResult,
+  op: N,
+  schema?: S,
+  output: ArrowOutput<CellsOf<N, S>> = {},
+): void {
+  const hint = (): void => {
+    if (result.next_page_token !== null) io.stderr(`next page: --after ${result.next_page_token}\n`);
+  };
+  if (format === 'arrow') {
+    io.stdout(result.bytes);
+    if (output.hintWithArrow === true) hint();
+    return;
+  }
+  const decoded = resultRows(result, op, schema);
+  if (format === 'json') {
+    if (output.single === true) io.stdout(`${JSON.stringify(decoded.rows[0] ?? null)}\n`);
+    else io.stdout(`${JSON.stringify({ ...(output.jsonSchema === true ? { schema: decoded.schema } : {}), rows: decoded.rows, next_page_token: result.next_page_token })}\n`);
+    return;
+  }
+  const rows = decoded.rows as readonly Readonly<Record<string, TextCell>>[];
+  if (format === 'csv') io.stdout([decoded.names.join(','), ...rows.map((r) => decoded.names.map((n) => csvCell(r[n] ?? null)).join(','))].join('\n') + '\n');
+  else io.stdout(output.text === undefined ? tableText(decoded.names, rows) : output.text(decoded.rows, decoded.names));
+  hint();
+}
+
+/** Prints a JSON result: the value itself with `--json`, else the command's text (`--csv`/`--arrow` are for tabular results). */
+export function writeJsonResult<T>(io: CliIo, format: OutputFormat, value: T, text: (value: T) => string): void {
+  if (format === 'csv' || format === 'arrow') throw new GfError('GF_VALIDATION', `this result is not a table: use --json or the default text`, { format });
+  io.stdout(format === 'json' ? `${JSON.stringify(value)}\n` : text(value));
 }

@@ -1,65 +1,82 @@
-import { randomUUID } from 'node:crypto';
+// `gf checkpoint revert NAME --reason TEXT` and `gf checkpoint revert NAME --preview`:
+// parse, dispatch `checkpoints.revert` / `revert.preview`, format.
 import type { Command } from 'commander';
 import { GfError } from '../errors';
+import type { JsonResults } from '../contract/operations';
+import { idempotencyKey, intOption, timeoutOption } from './checkpoint-command';
 import type { CliIo } from './io';
+import { formatOf, withOutputOptions, type OutputFlags } from './output-options';
+import type { CellsOf } from './output';
+import { cliEngine } from './lazy-engine';
 import { projectOption } from './project-option';
 
-interface RevertOpts {
+interface RevertOpts extends OutputFlags {
   readonly project: string;
-  readonly reason: string;
+  readonly reason?: string;
+  readonly preview?: boolean;
   readonly idempotencyKey?: string;
   readonly actor?: string;
   readonly timeoutMs?: string;
-  readonly json?: boolean;
-  readonly arrow?: boolean;
 }
 
-function timeout(text: string | undefined): number {
-  if (text === undefined) return 0;
-  if (!/^\d{1,9}$/.test(text)) throw new GfError('GF_VALIDATION', 'timeout_ms must be a non-negative integer', { field: 'timeout_ms' });
-  return Number(text);
+/** The people-facing line of a revert receipt. */
+const revertLine = (rows: readonly CellsOf<'checkpoints.revert'>[]): string =>
+  rows
+    .map((r) => `revert_to_checkpoint ${String(r.name)} checkpoint_uuid=${String(r.checkpoint_uuid)} generation=${String(r.result_generation_uuid)} parent=${String(r.prior_current_generation_uuid)}\n`)
+    .join('');
+
+/** The people-facing text of a revert preview: what would change, participant by participant. */
+function previewText(p: JsonResults['revert.preview']): string {
+  const c = p.participant_changes;
+  const lines = [
+    `revert preview: CURRENT ${p.current_generation_uuid} would be followed by a copy of ${p.source_generation_uuid}`,
+    `participants: ${c.added} added, ${c.removed} removed, ${c.modified} modified, ${c.unchanged} unchanged`,
+    ...p.changes.filter((x) => x.change_kind !== 'unchanged').map((x) => `  ${x.change_kind}\t${x.capability_id}/${x.record_family_id}\t${x.from_row_count ?? 0} → ${x.to_row_count ?? 0} rows`),
+  ];
+  return `${lines.join('\n')}\n`;
 }
 
 /**
- * Adds `revert NAME --reason TEXT` to a `checkpoint` command group.
+ * Adds `revert NAME` to a `checkpoint` command group.
  *
  * `gf checkpoint revert NAME --project DIR --reason TEXT [--idempotency-key UUID]
- * [--actor UUID] [--timeout-ms MS] [--json|--arrow]`. Publishes a new
+ * [--actor UUID] [--timeout-ms MS] [--json|--csv|--arrow]` publishes a new
  * generation restoring the checkpoint; no interactive prompt (the reason is
  * the confirmation). Without a key one is generated and printed on stderr so
  * the command can be replayed safely after a crash or timeout.
+ * `gf checkpoint revert NAME --preview` (preview_revert_to_checkpoint) shows
+ * what a revert would change and writes nothing.
  */
 export function addRevertSubcommand(group: Command, io: CliIo): void {
-  group
-    .command('revert')
-    .description('restore a checkpoint as a new generation (history is kept; CURRENT moves forward)')
-    .argument('<name>', 'checkpoint name')
-    .addOption(projectOption())
-    .requiredOption('--reason <text>', 'why (1–1,024 UTF-8 bytes after trimming; stored with the restoration record)')
-    .option('--idempotency-key <uuid>', 'operation UUID (canonical lowercase); generated and printed when omitted')
-    .option('--actor <uuid>', 'actor UUID')
-    .option('--timeout-ms <ms>', 'wait this long for a busy writer lock')
-    .option('--json', 'JSON output (checkpoint_receipt@1 row)')
-    .option('--arrow', 'Arrow IPC stream output (checkpoint_receipt@1)')
-    .action(async (name: string, opts: RevertOpts) => {
-      const writerTimeoutMs = timeout(opts.timeoutMs);
-      let key = opts.idempotencyKey;
-      if (key === undefined) {
-        key = randomUUID();
-        io.stderr(`idempotency key: ${key} (replay with --idempotency-key ${key})\n`);
-      }
-      // The engine loads when a revert runs, not for `gf --help`.
-      const [{ receiptTable, toIpc }, { openCheckpointedProject }, { RevertEngine }] = await Promise.all([
-        import('../checkpoints/arrow-results'),
-        import('../checkpoints/checkpoints'),
-        import('../revert/index'),
-      ]);
-      const engine = new RevertEngine(await openCheckpointedProject(opts.project), { writerTimeoutMs });
-      const receipt = await engine.revertToCheckpoint({ name, reason: opts.reason, idempotencyKey: key, actorUuid: opts.actor });
-      if (opts.arrow === true) io.stdout(toIpc(receiptTable(receipt)));
-      else if (opts.json === true) io.stdout(`${JSON.stringify(receipt)}\n`);
-      else io.stdout(`revert_to_checkpoint ${receipt.name} checkpoint_uuid=${receipt.checkpoint_uuid} generation=${receipt.result_generation_uuid} parent=${receipt.prior_current_generation_uuid}\n`);
-    });
+  withOutputOptions(
+    timeoutOption(
+      group
+        .command('revert')
+        .description('restore a checkpoint as a new generation (history is kept; CURRENT moves forward); --preview only shows what would change')
+        .argument('<name>', 'checkpoint name')
+        .addOption(projectOption())
+        .option('--reason <text>', 'why (1–1,024 UTF-8 bytes after trimming; stored with the restoration record); required unless --preview')
+        .option('--preview', 'show what the revert would change, write nothing (preview_revert_to_checkpoint)')
+        .option('--idempotency-key <uuid>', 'operation UUID (canonical lowercase); generated and printed when omitted')
+        .option('--actor <uuid>', 'actor UUID'),
+    ),
+  ).action(async (name: string, opts: RevertOpts, cmd: Command) => {
+    const e = await cliEngine();
+    const format = formatOf(opts);
+    if (opts.preview === true) {
+      if (opts.reason !== undefined || opts.idempotencyKey !== undefined) throw new GfError('GF_VALIDATION', '--preview writes nothing: it takes no --reason or --idempotency-key', { flags: ['preview'] });
+      const preview = await e.withProject(opts.project, (s) => s.call('revert.preview', { name }));
+      e.writeJsonResult(io, format, preview, previewText);
+      return;
+    }
+    if (opts.reason === undefined) cmd.error("error: required option '--reason <text>' not specified", { exitCode: 2, code: 'commander.missingMandatoryOptionValue' });
+    const timeout_ms = intOption(opts.timeoutMs, 'timeout_ms');
+    const key = idempotencyKey(io, opts.idempotencyKey);
+    const receipt = await e.withProject(opts.project, (s) =>
+      s.call('checkpoints.revert', { name, reason: opts.reason ?? '', idempotency_key: key, actor_uuid: opts.actor, timeout_ms }),
+    );
+    e.writeArrowResult(io, format, receipt, 'checkpoints.revert', undefined, { single: true, text: revertLine });
+  });
 }
 
 /**

@@ -1,10 +1,10 @@
 import type { Table } from 'apache-arrow';
-import { withDemoCheckpoints } from '../checkpoints/demo-checkpoints';
-import { withDemoRevert } from '../revert/demo-revert';
+import { withDemoCheckpoints } from './demo-checkpoints';
+import { withDemoRevert } from './demo-revert';
 import { GfError } from '../errors';
 import { createProject, registryCatalog } from '../project/index';
 import type { PublishResult } from '../project/index';
-import type { DemoLedgerLink } from '../chain/demo-ledgers';
+import type { DemoLedgerLink } from './demo-ledgers';
 import { writeDemoChain } from './ledgers';
 import { DEMO_EPOCH_US, demoClock, demoUuid, rngFor } from './rng';
 import { DEMO_STEPS } from './steps';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { DEMO_PATCH_STEPS, tamperDemoLedger, writeDemoLedgers, type DemoLedgerLink } from '../chain/demo-ledgers';
+import { DEMO_PATCH_STEPS, tamperDemoLedger, writeDemoLedgers, type DemoLedgerLink } from './demo-ledgers';
 import type { ChainStore, TransitionEvent } from '../chain/port';
 import { SqliteCheckpointStore } from '../chain/sqlite/sqlite-store';
 import { invariant } from '../errors';

@@ -1,5 +1,6 @@
 import diagnostics from 'node:diagnostics_channel';
 import { GfError } from '../errors';
+import { DIFF_PROGRESS_CHANNEL } from '../contract/diff';
 import { verifiedBytes } from '../project/index';
 import type { DiffEndpoint, EndpointParticipant, ParticipantSource } from './endpoint';
 
@@ -97,7 +98,7 @@ export function runSync<T>(steps: DiffSteps<T>, signal: AbortSignal | undefined)
  * pause, after yielding to the event loop and before checking its signal
  * (progress reporting, and tests that cancel "while it runs" without sleeping).
  */
-export const DIFF_PROGRESS_CHANNEL = 'graphforge:diff:pause';
+export { DIFF_PROGRESS_CHANNEL };
 const progress = diagnostics.channel(DIFF_PROGRESS_CHANNEL);
 
 /**

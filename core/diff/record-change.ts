@@ -13,8 +13,8 @@ import type { EndpointResolver } from './diff-checkpoints';
 import type { DiffEndpoint, EndpointParticipant } from './endpoint';
 import { bindIdentityCompare, lowerBound, prepareSide } from './raw-rows';
 import type { RawSide } from './raw-rows';
-import { RowFingerprinter, rowFingerprinter } from './row-fingerprints';
-import type { RowHasher } from './row-fingerprints';
+import { RowFingerprinter, rowFingerprinter } from '../canonical/row-fingerprints';
+import type { RowHasher } from '../canonical/row-fingerprints';
 import { WindowedParticipant } from './windowed';
 
 /**

@@ -6,8 +6,8 @@ import type { RecordChangeKind } from './contract';
 import { ChangeList, KIND_ADDED, KIND_MODIFIED, KIND_REMOVED } from './change-list';
 import { bindAlignedRanges, bindIdentity, lowerBound } from './raw-rows';
 import type { RawSide } from './raw-rows';
-import { rowFingerprinter } from './row-fingerprints';
-import type { RowHasher } from './row-fingerprints';
+import { rowFingerprinter } from '../canonical/row-fingerprints';
+import type { RowHasher } from '../canonical/row-fingerprints';
 import { FP_FROM, FP_IDENTITY, FP_TO } from './deferred-digests';
 import type { DeferredDigests } from './deferred-digests';
 

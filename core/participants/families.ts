@@ -1,7 +1,7 @@
-import { Buffer } from 'node:buffer';
 import { defineFamily } from './family';
 import type { RecordFamily } from './family';
 import { CONFIG_KEY, IDENTIFIER, NON_BLANK, cell, orderRule, rowRule, textRule } from './rules';
+import { REASON_MAX_UTF8_BYTES as REASON_MAX_BYTES, reasonRefusal, trimReason } from '../contract/reasons';
 
 // The record families of a Checkpoint Studio workspace: a research knowledge
 // graph with its ontology, configuration, capability declarations,
@@ -482,8 +482,8 @@ export const EPISTEMIC_SUPERSESSION = defineFamily({
   ],
 });
 
-/** Largest persisted revert reason (UTF-8 bytes, after trimming), per ADR-0014. */
-export const REASON_MAX_BYTES = 1024;
+/** Largest persisted revert reason (UTF-8 bytes, after trimming), per ADR-0014: declared once, by the contract. */
+export { REASON_MAX_BYTES };
 
 /**
  * The restoration record of a revert (`restoration_transition@1` of `graphforge-checkpoint-api/1`).
@@ -525,8 +525,8 @@ export const WORKSPACE_RESTORATION_TRANSITION = defineFamily({
     rowRule('workspace.restoration_transition.reason', (cols, row) => {
       const r = cell(cols, 'reason', row);
       if (typeof r !== 'string') return false;
-      const bytes = Buffer.byteLength(r, 'utf8');
-      return bytes === 0 || bytes > REASON_MAX_BYTES || r.trim() !== r;
+      // Stored trimmed, within the contract's one reason rule.
+      return reasonRefusal(r) !== null || trimReason(r) !== r;
     }),
     rowRule('workspace.restoration_transition.contract_version', (cols, row) => cell(cols, 'contract_version', row) !== 1),
     rowRule(

@@ -1,8 +1,8 @@
 import { hash } from 'node:crypto';
 import { isCanonicalUuid, parseUuid, uuidV8 } from '../canonical/index';
-import { normalizeName, isWellFormedText } from '../checkpoints/names';
+import { normalizeName, isWellFormedText } from '../contract/names';
 import { GfError } from '../errors';
-import { REASON_MAX_BYTES } from '../participants/index';
+import { REASON_MAX_UTF8_BYTES as REASON_MAX_BYTES, reasonRefusal, trimReason } from '../contract/reasons';
 
 /** Domain strings of ADR-0014 "Revert" (no terminator), frozen by `checkpoint-api-v1.json` `revert_identity`. */
 export const REVERT_REQUEST_DOMAIN = 'graphforge-checkpoint-revert-request/1';
@@ -173,9 +173,8 @@ export function validateReason(reason: unknown): string {
   if (typeof reason !== 'string' || !isWellFormedText(reason)) {
     throw new GfError('GF_VALIDATION', 'reason must be text', { field: 'reason' }, false);
   }
-  const trimmed = reason.trim();
-  const bytes = encoder.encode(trimmed).length;
-  if (bytes === 0 || bytes > REASON_MAX_BYTES) {
+  const trimmed = trimReason(reason);
+  if (reasonRefusal(trimmed) !== null) {
     throw new GfError('GF_VALIDATION', 'reason must be 1 to 1,024 UTF-8 bytes after trimming', { field: 'reason', min: 1, max: REASON_MAX_BYTES }, false);
   }
   return trimmed;

@@ -1,12 +1,12 @@
 import { tableToIPC } from 'apache-arrow';
 import type { Data, Field, Table } from 'apache-arrow';
-import { RowFingerprinter } from '../diff/row-fingerprints';
+import { RowFingerprinter } from '../canonical/row-fingerprints';
 import { orderedJson, sha256Hex } from '../canonical';
 import { GfError } from '../errors';
 import { columnsOf, compareCells, familyByKey } from '../participants/index';
 import type { CellValue, Columns, RecordFamily } from '../participants/index';
 import type { Lease, ManifestParticipant } from '../project/index';
-import { LIST_LIMIT, validateLimit } from '../checkpoints/listing';
+import { PAGE_LIMITS as LIST_LIMIT, validateLimit } from '../contract/paging';
 
 /**
  * Every mutating entry point a `CheckpointView` refuses.

@@ -2,7 +2,7 @@
 // without the Electron binary (the ipcMain object is passed in).
 import { GfError, toWireError } from '../../core/errors';
 import type { Dispatcher } from '../../core/api/dispatcher';
-import { errorEnvelope, ipcChannel, type Envelope } from '../../core/api/wire';
+import { errorEnvelope, ipcChannel, type Envelope } from '../../core/contract/wire';
 
 /** The subset of an `IpcMainInvokeEvent` the handlers read. */
 export interface InvokeEventLike {

@@ -1,7 +1,7 @@
 // Renderer-side IPC (runs in the sandboxed preload): exposes one `invoke`.
 import { contextBridge, ipcRenderer } from 'electron';
-import { GF_BRIDGE_GLOBAL, ipcChannel, type GfBridgeApi } from '../../core/api/wire';
-import type { OperationName } from '../../core/api/contract';
+import { GF_BRIDGE_GLOBAL, ipcChannel, type GfBridgeApi } from '../../core/contract/wire';
+import type { OperationName } from '../../core/contract/operations';
 
 const OP_NAME = /^[a-z]+\.[a-z]+$/;
 

@@ -12,32 +12,32 @@ import { tableFeatures, useTable, type ColumnDef } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { DisplayRow } from '../arrow-rows';
 
-/** One displayed column. */
-export interface GridColumn {
-  readonly id: string;
+/** One displayed column: its id is a column of the row type (typed rows make a renamed column fail `tsc`). */
+export interface GridColumn<R = DisplayRow> {
+  readonly id: Extract<keyof R, string>;
   readonly header: string;
   /** CSS track size (e.g. `minmax(8rem, 1fr)`). */
   readonly width?: string;
-  readonly render?: (row: DisplayRow) => ReactNode;
+  readonly render?: (row: R) => ReactNode;
   readonly mono?: boolean;
   /** Minimum width in rem (default 8); the grid scrolls sideways below the sum. */
   readonly minRem?: number;
 }
 
 /** Grid props. */
-export interface VirtualGridProps {
+export interface VirtualGridProps<R> {
   readonly label: string;
-  readonly columns: readonly GridColumn[];
-  readonly rows: readonly DisplayRow[];
-  readonly rowKey: (row: DisplayRow, index: number) => string;
+  readonly columns: readonly GridColumn<R>[];
+  readonly rows: readonly R[];
+  readonly rowKey: (row: R, index: number) => string;
   /** Total rows when known (aria-rowcount); otherwise -1 while more pages exist. */
   readonly totalRows?: number;
   readonly hasMore?: boolean;
   readonly loading?: boolean;
   readonly onNeedMore?: () => void;
-  readonly onActivate?: (row: DisplayRow, index: number) => void;
+  readonly onActivate?: (row: R, index: number) => void;
   readonly selectedKey?: string | null;
-  readonly rowClass?: (row: DisplayRow) => string;
+  readonly rowClass?: (row: R) => string;
   readonly testId?: string;
   readonly emptyText?: string;
   /** `short` for small fixed tables, `tall` for record browsing. */
@@ -48,13 +48,13 @@ const features = tableFeatures({});
 const ROW_HEIGHT = 30;
 
 /** A virtualized, keyboard-navigable ARIA grid over display rows. */
-export function VirtualGrid(props: VirtualGridProps) {
+export function VirtualGrid<R extends object>(props: VirtualGridProps<R>) {
   const { label, columns, rows, rowKey, hasMore = false, loading = false, onNeedMore, onActivate, selectedKey = null, rowClass, testId, emptyText = 'No rows.', size = 'tall' } = props;
   const gridId = useId();
   const scrollRef = useRef<HTMLDivElement>(null);
   const [active, setActive] = useState(0);
-  const defs = useMemo<ColumnDef<typeof features, DisplayRow>[]>(
-    () => columns.map((c) => ({ id: c.id, header: c.header, accessorFn: (r: DisplayRow) => r[c.id] ?? null })),
+  const defs = useMemo<ColumnDef<typeof features, R>[]>(
+    () => columns.map((c) => ({ id: c.id, header: c.header, accessorFn: (r: R) => (r[c.id] as string | null | undefined) ?? null })),
     [columns],
   );
   const count = rows.length;

@@ -2,28 +2,29 @@
 // participants grouped by scope; a record table paged from the engine as you
 // scroll; lookup of one record by identity.
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
-import type { JsonResults, ParticipantEntry } from '../../core/api/contract';
+import type { JsonResults, ParticipantEntry } from '../../core/contract/operations';
 import { decodeArrow, type DecodedPage } from '../arrow-rows';
 import { ErrorBox } from '../components/error-box';
 import { VirtualGrid, type GridColumn } from '../components/virtual-grid';
 import { showError, type ShownError } from '../errors-text';
 import { invoke } from '../invoke';
 import { usePaged } from '../paged';
+import { useShallow } from 'zustand/react/shallow';
 import { useStudio } from '../store';
 
 type ViewOpened = JsonResults['view.open'];
 
-/** The scope a participant belongs to (workspace families are their own scopes). */
-export function scopeOf(p: { readonly capability_id: string; readonly record_family_id: string }): string {
-  return p.capability_id === 'workspace' ? p.record_family_id : p.capability_id;
+/** The scope a participant belongs to, as the registry declares it (the engine sends it). */
+export function scopeOf(p: Pick<ParticipantEntry, 'scope'>): string {
+  return p.scope ?? 'unregistered';
 }
 
 const PAGE = 100;
 
 /** The checkpoint view screen. */
 export function CheckpointScreen() {
-  const { checkpoints, focusName, workspace } = useStudio();
-  const names = checkpoints.map((c) => c['name'] ?? '');
+  const { checkpoints, focusName, workspace } = useStudio(useShallow((s) => ({ checkpoints: s.checkpoints, focusName: s.focusName, workspace: s.workspace })));
+  const names = checkpoints.map((c) => c.name ?? '');
   const [name, setName] = useState<string>(focusName ?? names[0] ?? '');
   const [view, setView] = useState<ViewOpened | null>(null);
   const [participants, setParticipants] = useState<readonly ParticipantEntry[]>([]);
@@ -41,7 +42,11 @@ export function CheckpointScreen() {
     (async () => {
       const v = await invoke('view.open', { project: workspace.project, name });
       opened = v.view;
-      if (!live) return;
+      if (!live) {
+        // Unmounted (or switched) while the view opened: release its lease now, the cleanup ran too early to.
+        void invoke('view.close', { view: v.view }).catch(() => undefined);
+        return;
+      }
       const ps = await invoke('view.participants', { view: v.view });
       if (!live) return;
       setView(v);
@@ -106,7 +111,7 @@ export function CheckpointScreen() {
 
 function RecordsPane({ view, family }: { view: string; family: ParticipantEntry }) {
   const key = `${view}|${family.capability_id}/${family.record_family_id}`;
-  const paged = usePaged(key, (after) => invoke('view.records', { view, capability_id: family.capability_id, record_family_id: family.record_family_id, limit: PAGE, after }));
+  const paged = usePaged('view.records', key, (after) => invoke('view.records', { view, capability_id: family.capability_id, record_family_id: family.record_family_id, limit: PAGE, after }));
   const columns = useMemo<GridColumn[]>(() => paged.columns.map((c) => ({ id: c, header: c, mono: /uuid|sha256|fingerprint/.test(c), minRem: /uuid|sha256|fingerprint/.test(c) ? 20 : 9 })), [paged.columns]);
   return (
     <div className="stack">
@@ -146,7 +151,7 @@ function Lookup({ view, family, fields }: { view: string; family: ParticipantEnt
     }
     try {
       const page = await invoke('view.record', { view, capability_id: family.capability_id, record_family_id: family.record_family_id, identity });
-      setResult(decodeArrow(page.bytes));
+      setResult(decodeArrow(page.bytes, 'view.record'));
     } catch (err) {
       setError(showError(err));
     }

@@ -4,7 +4,7 @@
 // (`operation.cancel` with the export's operation id) and writes no file.
 import { useEffect, useRef, useState } from 'react';
 import { RecordBatch, Table, tableFromIPC, tableToIPC } from 'apache-arrow';
-import type { ArrowResult, DiffScope } from '../../core/api/contract';
+import type { ArrowResult, DiffScope } from '../../core/contract/operations';
 import { decodeArrow } from '../arrow-rows';
 import { ErrorBox } from '../components/error-box';
 import { showError, type ShownError } from '../errors-text';
@@ -117,7 +117,7 @@ export function ExportAllRecords({ target, label, testId }: { target: ExportTarg
           arrowPages.push(page.bytes);
           rows += tableFromIPC(page.bytes).numRows;
         } else {
-          const decoded = decodeArrow(page.bytes);
+          const decoded = decodeArrow(page.bytes, 'checkpoints.diff', 'checkpoint_record_diff@1');
           columns ??= decoded.columns;
           const kept = decoded.rows;
           rows += kept.length;

@@ -2,32 +2,42 @@
 // a family's record diff paged as you scroll (colour-coded, filterable),
 // field-level before/after for a selected record, progress + Cancel, export.
 import { useCallback, useRef, useState } from 'react';
-import { DIFF_SCOPES, type ArrowResult, type DiffScope, type RecordChangeEntry } from '../../core/api/contract';
-import { decodeArrow, type DisplayRow } from '../arrow-rows';
+import { DIFF_SCOPES, type DiffScope, type RecordChangeEntry, type Row } from '../../core/contract/operations';
+import { CURRENT_SELECTOR, RECORD_CHANGE_KINDS, SUMMARY_DIFF_COLUMNS, type RecordChangeKind } from '../../core/contract/diff';
+import { microsTextIso } from '../../core/contract/time';
+import { decodeArrow } from '../arrow-rows';
 import { ErrorBox } from '../components/error-box';
 import { VirtualGrid, type GridColumn } from '../components/virtual-grid';
 import { showError, type ShownError } from '../errors-text';
 import { invoke } from '../invoke';
+import { fetchAllPages } from '../pages';
 import { usePaged } from '../paged';
+import { useShallow } from 'zustand/react/shallow';
 import { useStudio } from '../store';
 import { ExportAllRecords, concatArrow, download, toCsv } from './diff-export';
 
-const CURRENT = 'CURRENT';
+const CURRENT = CURRENT_SELECTOR;
 const SUMMARY_PAGE = 1000;
 const RECORD_PAGE = 500;
-const CHANGE_KINDS = ['added', 'removed', 'modified'] as const;
-type ChangeKind = (typeof CHANGE_KINDS)[number];
+/** Upper bound on summary pages (one row per participant: far beyond any workspace). */
+const MAX_SUMMARY_PAGES = 1000;
+const CHANGE_KINDS = RECORD_CHANGE_KINDS;
+type ChangeKind = RecordChangeKind;
+/** A summary row (`checkpoint_summary_diff@1`). */
+type SummaryRow = Row<'checkpoints.diff', 'checkpoint_summary_diff@1'>;
+/** A record-diff row (`checkpoint_record_diff@1`). */
+type RecordRow = Row<'checkpoints.diff', 'checkpoint_record_diff@1'>;
 
 /** One compared pair. */
 interface Compared {
   readonly from: string;
   readonly to: string;
   readonly scope: DiffScope;
-  readonly rows: readonly DisplayRow[];
+  readonly rows: readonly SummaryRow[];
   readonly pages: readonly Uint8Array[];
 }
 
-const SUMMARY_COLUMNS: readonly GridColumn[] = [
+const SUMMARY_COLUMNS: readonly GridColumn<SummaryRow>[] = [
   { id: 'scope', header: 'scope', width: '8rem' },
   { id: 'capability_id', header: 'capability', width: '8rem' },
   { id: 'record_family_id', header: 'family', width: 'minmax(8rem, 1fr)' },
@@ -36,7 +46,7 @@ const SUMMARY_COLUMNS: readonly GridColumn[] = [
   { id: 'to_row_count', header: 'to rows', width: '6rem' },
 ];
 
-const RECORD_COLUMNS: readonly GridColumn[] = [
+const RECORD_COLUMNS: readonly GridColumn<RecordRow>[] = [
   { id: 'change_kind', header: 'change', width: '6rem' },
   { id: 'record_uuid', header: 'record uuid', width: 'minmax(10rem, 1fr)', mono: true },
   { id: 'record_identity_fingerprint', header: 'identity fingerprint', width: 'minmax(10rem, 1fr)', mono: true },
@@ -46,8 +56,8 @@ const RECORD_COLUMNS: readonly GridColumn[] = [
 
 /** The diff screen. */
 export function DiffScreen() {
-  const { checkpoints, workspace } = useStudio();
-  const names = checkpoints.map((c) => c['name'] ?? '');
+  const { checkpoints, workspace } = useStudio(useShallow((s) => ({ checkpoints: s.checkpoints, workspace: s.workspace })));
+  const names = checkpoints.map((c) => c.name ?? '');
   const endpoints = [...names, CURRENT];
   const [from, setFrom] = useState(names[0] ?? CURRENT);
   const [to, setTo] = useState(CURRENT);
@@ -56,7 +66,7 @@ export function DiffScreen() {
   const [compared, setCompared] = useState<Compared | null>(null);
   const [error, setError] = useState<ShownError | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const [family, setFamily] = useState<DisplayRow | null>(null);
+  const [family, setFamily] = useState<SummaryRow | null>(null);
   const runId = useRef(0);
 
   const compare = async () => {
@@ -68,20 +78,15 @@ export function DiffScreen() {
     setFamily(null);
     setError(null);
     setNotice(null);
-    const rows: DisplayRow[] = [];
-    const pages: Uint8Array[] = [];
     try {
-      let after: string | null = null;
-      for (;;) {
-        const page: ArrowResult = await invoke('checkpoints.diff', { project: workspace.project, from, to, scope, detail: 'summary', limit: SUMMARY_PAGE, after, operation_id: id });
-        if (mine !== runId.current) return;
-        pages.push(page.bytes);
-        rows.push(...decodeArrow(page.bytes).rows);
-        after = page.next_page_token;
-        if (after === null) break;
-      }
+      const results = await fetchAllPages(
+        (after) => invoke('checkpoints.diff', { project: workspace.project, from, to, scope, detail: 'summary', limit: SUMMARY_PAGE, after, operation_id: id }),
+        { maxPages: MAX_SUMMARY_PAGES },
+      );
+      if (mine !== runId.current) return;
+      const rows = results.flatMap((page) => decodeArrow(page.bytes, 'checkpoints.diff', 'checkpoint_summary_diff@1').rows);
       // Shown only once complete: a cancelled or failed diff shows nothing partial.
-      setCompared({ from, to, scope, rows, pages });
+      setCompared({ from, to, scope, rows, pages: results.map((page) => page.bytes) });
     } catch (e) {
       if (mine !== runId.current) return;
       const shown = showError(e);
@@ -102,14 +107,14 @@ export function DiffScreen() {
     await invoke('operation.cancel', { operation_id: id }).catch(() => undefined);
   };
 
-  const changed = compared?.rows.filter((r) => r['change_kind'] !== 'unchanged').length ?? 0;
+  const changed = compared?.rows.filter((r) => r.change_kind !== 'unchanged').length ?? 0;
   const unchanged = (compared?.rows.length ?? 0) - changed;
 
   const exportSummary = (format: 'arrow' | 'csv' | 'json') => {
     if (compared === null) return;
     const base = `diff-summary-${compared.scope}`;
     if (format === 'arrow') download(`${base}.arrow`, 'application/vnd.apache.arrow.file', concatArrow(compared.pages) as Uint8Array<ArrayBuffer>);
-    else if (format === 'csv') download(`${base}.csv`, 'text/csv', toCsv(SUMMARY_COLUMNS_ALL(compared.rows), compared.rows));
+    else if (format === 'csv') download(`${base}.csv`, 'text/csv', toCsv(SUMMARY_COLUMNS_ALL(), compared.rows));
     else download(`${base}.json`, 'application/json', JSON.stringify({ from: compared.from, to: compared.to, scope: compared.scope, rows: compared.rows }, null, 2));
   };
 
@@ -167,10 +172,10 @@ export function DiffScreen() {
             label="Diff summary by participant"
             columns={SUMMARY_COLUMNS}
             rows={compared.rows}
-            rowKey={(r) => `${r['capability_id'] ?? ''}/${r['record_family_id'] ?? ''}`}
+            rowKey={(r) => `${r.capability_id ?? ''}/${r.record_family_id ?? ''}`}
             onActivate={(r) => setFamily(r)}
-            selectedKey={family === null ? null : `${family['capability_id'] ?? ''}/${family['record_family_id'] ?? ''}`}
-            rowClass={(r) => `change-${r['change_kind'] ?? ''}`}
+            selectedKey={family === null ? null : `${family.capability_id ?? ''}/${family.record_family_id ?? ''}`}
+            rowClass={(r) => `change-${r.change_kind ?? ''}`}
             size="short"
             testId="diff-summary"
           />
@@ -181,19 +186,19 @@ export function DiffScreen() {
   );
 }
 
-const SUMMARY_COLUMNS_ALL = (rows: readonly DisplayRow[]): string[] => Object.keys(rows[0] ?? {});
+const SUMMARY_COLUMNS_ALL = (): readonly string[] => SUMMARY_DIFF_COLUMNS;
 
 /**
  * The record diff as shown: rows of the chosen change kinds and the count of
  * every kind, kept up to date incrementally as pages are appended.
  */
 interface KindView {
-  readonly source: readonly DisplayRow[];
+  readonly source: readonly RecordRow[];
   readonly kinds: ReadonlySet<ChangeKind>;
   /** Source rows already looked at. */
   readonly seen: number;
   /** Append-only for this source and these kinds. */
-  readonly shown: DisplayRow[];
+  readonly shown: RecordRow[];
   readonly counts: Record<ChangeKind, number>;
 }
 
@@ -201,7 +206,7 @@ interface KindView {
  * Brings `prev` up to the first `count` rows of `source`: only the new rows
  * are looked at, unless the source (a restart) or the kinds changed.
  */
-function advanceKindView(prev: KindView | null, source: readonly DisplayRow[], count: number, kinds: ReadonlySet<ChangeKind>): KindView {
+function advanceKindView(prev: KindView | null, source: readonly RecordRow[], count: number, kinds: ReadonlySet<ChangeKind>): KindView {
   const fresh = prev === null || prev.source !== source || prev.kinds !== kinds || prev.seen > count;
   const base: KindView = fresh ? { source, kinds, seen: 0, shown: [], counts: { added: 0, removed: 0, modified: 0 } } : prev;
   if (base.seen === count) return base;
@@ -209,19 +214,19 @@ function advanceKindView(prev: KindView | null, source: readonly DisplayRow[], c
   const counts = { ...base.counts };
   for (let i = base.seen; i < count; i++) {
     const r = source[i]!;
-    const k = r['change_kind'] as ChangeKind;
+    const k = r.change_kind as ChangeKind;
     if (k in counts) counts[k]++;
     if (kinds.has(k)) shown.push(r);
   }
   return { source, kinds, seen: count, shown, counts };
 }
 
-function RecordDiff({ project, compared, family }: { project: string; compared: Compared; family: DisplayRow }) {
-  const familyId = family['record_family_id'] ?? '';
-  const capabilityId = family['capability_id'] ?? '';
-  const scope = (family['scope'] ?? 'all') as DiffScope;
+function RecordDiff({ project, compared, family }: { project: string; compared: Compared; family: SummaryRow }) {
+  const familyId = family.record_family_id ?? '';
+  const capabilityId = family.capability_id ?? '';
+  const scope = (family.scope ?? 'all') as DiffScope;
   const [kinds, setKinds] = useState<ReadonlySet<ChangeKind>>(new Set(CHANGE_KINDS));
-  const [selected, setSelected] = useState<DisplayRow | null>(null);
+  const [selected, setSelected] = useState<RecordRow | null>(null);
   const key = `${compared.from}|${compared.to}|${scope}|${capabilityId}/${familyId}`;
   // The engine diffs and pages this family alone (its tokens are bound to it): no other family is read or sent.
   const fetchPage = useCallback(
@@ -240,13 +245,13 @@ function RecordDiff({ project, compared, family }: { project: string; compared: 
       }),
     [project, compared.from, compared.to, scope, familyId, capabilityId],
   );
-  const paged = usePaged(key, fetchPage);
+  const paged = usePaged('checkpoints.diff', key, fetchPage, 'checkpoint_record_diff@1');
   const view = useRef<KindView | null>(null);
   view.current = advanceKindView(view.current, paged.rows, paged.count, kinds);
   const { shown, counts } = view.current;
   return (
     <div className="stack" data-testid="record-diff">
-      <h3>Records of <span className="mono">{family['capability_id']}/{familyId}</span> ({family['change_kind']})</h3>
+      <h3>Records of <span className="mono">{family.capability_id}/{familyId}</span> ({family.change_kind})</h3>
       <fieldset className="row-form">
         <legend>Show change kinds</legend>
         {CHANGE_KINDS.map((k) => (
@@ -293,19 +298,19 @@ function RecordDiff({ project, compared, family }: { project: string; compared: 
           label={`Record changes of ${familyId}`}
           columns={RECORD_COLUMNS}
           rows={shown}
-          rowKey={(r) => `${r['record_identity_fingerprint'] ?? ''}/${r['change_kind'] ?? ''}`}
+          rowKey={(r) => `${r.record_identity_fingerprint ?? ''}/${r.change_kind ?? ''}`}
           hasMore={paged.hasMore}
           loading={paged.loading}
           onNeedMore={paged.more}
           onActivate={(r) => setSelected(r)}
-          selectedKey={selected === null ? null : `${selected['record_identity_fingerprint'] ?? ''}/${selected['change_kind'] ?? ''}`}
-          rowClass={(r) => `change-${r['change_kind'] ?? ''}`}
+          selectedKey={selected === null ? null : `${selected.record_identity_fingerprint ?? ''}/${selected.change_kind ?? ''}`}
+          rowClass={(r) => `change-${r.change_kind ?? ''}`}
           testId="record-diff-grid"
           emptyText={paged.hasMore ? 'Loading more pages…' : 'No record changes of these kinds.'}
         />
         {selected !== null && (
           // Keyed by the record: another selection starts with no values shown (never the previous record's).
-          <RecordDetail key={`${selected['record_identity_fingerprint'] ?? ''}/${selected['change_kind'] ?? ''}`} project={project} compared={compared} family={family} row={selected} />
+          <RecordDetail key={`${selected.record_identity_fingerprint ?? ''}/${selected.change_kind ?? ''}`} project={project} compared={compared} family={family} row={selected} />
         )}
       </div>
       )}
@@ -313,28 +318,20 @@ function RecordDiff({ project, compared, family }: { project: string; compared: 
   );
 }
 
-/** UTC microseconds (decimal text) as ISO 8601 with six fraction digits. */
-function microsIso(text: string): string {
-  if (!/^-?\d{1,19}$/.test(text)) return text;
-  const us = BigInt(text);
-  const ms = us / 1000n - (us < 0n && us % 1000n !== 0n ? 1n : 0n);
-  const date = new Date(Number(ms));
-  if (Number.isNaN(date.getTime())) return text;
-  const frac = (((us % 1_000_000n) + 1_000_000n) % 1_000_000n).toString().padStart(6, '0');
-  return `${date.toISOString().slice(0, 19)}.${frac}Z`;
-}
+/** UTC microseconds (decimal text) as ISO 8601 with six fraction digits (the contract's one formatter). */
+const microsIso = (text: string): string => microsTextIso(text) ?? text;
 
 /** A JSON record value as shown (timestamps as ISO 8601). */
 const shownValue = (v: string | number | boolean | null | undefined, timestamp: boolean): string =>
   v === null || v === undefined ? '—' : timestamp ? microsIso(String(v)) : String(v);
 
-function RecordDetail({ project, compared, family, row }: { project: string; compared: Compared; family: DisplayRow; row: DisplayRow }) {
+function RecordDetail({ project, compared, family, row }: { project: string; compared: Compared; family: SummaryRow; row: RecordRow }) {
   const [fields, setFields] = useState<RecordChangeEntry | null>(null);
   const [note, setNote] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const uuid = row['record_uuid'];
-  const fingerprint = row['record_identity_fingerprint'];
-  const familyId = family['record_family_id'] ?? '';
+  const uuid = row.record_uuid;
+  const fingerprint = row.record_identity_fingerprint;
+  const familyId = family.record_family_id ?? '';
   // Every diff row names its record by the identity fingerprint (any family); the record uuid, when the row has one, lets the engine seek.
   const canLoad = typeof fingerprint === 'string' && fingerprint.length === 64;
   const load = async () => {
@@ -361,12 +358,12 @@ function RecordDetail({ project, compared, family, row }: { project: string; com
   const changedFields = fields?.changed_fields ?? [];
   return (
     <aside className="record-detail" aria-label="Selected record change" data-testid="record-detail">
-      <h4 className={`change-${row['change_kind'] ?? ''}`}>{row['change_kind']} record</h4>
+      <h4 className={`change-${row.change_kind ?? ''}`}>{row.change_kind} record</h4>
       <dl className="record-fields">
         <div><dt>record uuid</dt><dd className="mono">{uuid ?? '—'}</dd></div>
-        <div><dt>identity fingerprint</dt><dd className="mono">{row['record_identity_fingerprint']}</dd></div>
-        <div><dt>before fingerprint</dt><dd className="mono">{row['from_record_fingerprint'] ?? '—'}</dd></div>
-        <div><dt>after fingerprint</dt><dd className="mono">{row['to_record_fingerprint'] ?? '—'}</dd></div>
+        <div><dt>identity fingerprint</dt><dd className="mono">{row.record_identity_fingerprint}</dd></div>
+        <div><dt>before fingerprint</dt><dd className="mono">{row.from_record_fingerprint ?? '—'}</dd></div>
+        <div><dt>after fingerprint</dt><dd className="mono">{row.to_record_fingerprint ?? '—'}</dd></div>
       </dl>
       {canLoad ? (
         <button type="button" onClick={() => void load()} disabled={busy} data-testid="load-fields">Show changed fields</button>

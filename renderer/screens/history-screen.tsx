@@ -2,33 +2,38 @@
 // checkpoints as labels, create (validated as typed) and delete (confirmed);
 // deleted checkpoints (tombstones) on request.
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
-import type { ArrowResult } from '../../core/api/contract';
-import { decodeArrow, type DisplayRow } from '../arrow-rows';
+import type { Row } from '../../core/contract/operations';
+import { nameProblem } from '../../core/contract/names';
+import { decodeArrow } from '../arrow-rows';
 import { Dialog } from '../components/dialog';
 import { ErrorBox } from '../components/error-box';
 import { showError, type ShownError } from '../errors-text';
 import { invoke } from '../invoke';
-import { nameProblem } from '../names';
+import { fetchAllPages } from '../pages';
+import { useShallow } from 'zustand/react/shallow';
 import { useStudio, type CheckpointRow } from '../store';
+
+/** A deleted checkpoint (`checkpoint_tombstone@1`). */
+type TombstoneRow = Row<'checkpoints.list', 'checkpoint_tombstone@1'>;
 
 const short = (u: string | null | undefined): string => (u === null || u === undefined ? '—' : u.slice(0, 8));
 
 /** The history screen. */
 export function HistoryScreen() {
-  const { summary, checkpoints, workspace, refresh, go, lastRevertGeneration } = useStudio();
+  const { summary, checkpoints, workspace, refresh, go, lastRevertGeneration } = useStudio(useShallow((s) => ({ summary: s.summary, checkpoints: s.checkpoints, workspace: s.workspace, refresh: s.refresh, go: s.go, lastRevertGeneration: s.lastRevertGeneration })));
   const [creating, setCreating] = useState(false);
   const [deleting, setDeleting] = useState<string | null>(null);
   const labels = useMemo(() => {
     const m = new Map<string, CheckpointRow[]>();
     for (const c of checkpoints) {
-      const g = c['generation_uuid'] ?? '';
+      const g = c.generation_uuid ?? '';
       m.set(g, [...(m.get(g) ?? []), c]);
     }
     return m;
   }, [checkpoints]);
   const [showDeleted, setShowDeleted] = useState(false);
   const deleted = useDeletedCheckpoints(showDeleted ? workspace?.project ?? null : null, checkpoints);
-  const byUuid = useMemo(() => new Map(checkpoints.map((c) => [c['checkpoint_uuid'] ?? '', c['name'] ?? ''])), [checkpoints]);
+  const byUuid = useMemo(() => new Map(checkpoints.map((c) => [c.checkpoint_uuid ?? '', c.name ?? ''])), [checkpoints]);
   if (summary === null || workspace === null) return <p className="muted">Loading history…</p>;
   const gens = summary.generations;
   return (
@@ -64,11 +69,11 @@ export function HistoryScreen() {
                 <td>
                   {g.is_current && <span className="badge badge-current">CURRENT</span>}
                   {(labels.get(g.generation_uuid) ?? []).map((c) => (
-                    <span className="label-chip" key={c['checkpoint_uuid']}>
-                      <button type="button" className="link" onClick={() => go('checkpoint', c['name'])} data-testid="checkpoint-label" title={c['description'] ?? ''}>
-                        {c['name']}
+                    <span className="label-chip" key={c.checkpoint_uuid}>
+                      <button type="button" className="link" onClick={() => go('checkpoint', c.name)} data-testid="checkpoint-label" title={c.description ?? ''}>
+                        {c.name}
                       </button>
-                      <button type="button" className="icon" aria-label={`Delete checkpoint ${c['name'] ?? ''}`} onClick={() => setDeleting(c['name'] ?? '')}>
+                      <button type="button" className="icon" aria-label={`Delete checkpoint ${c.name ?? ''}`} onClick={() => setDeleting(c.name ?? '')}>
                         ×
                       </button>
                     </span>
@@ -108,12 +113,12 @@ export function HistoryScreen() {
               </thead>
               <tbody>
                 {deleted.rows.map((t) => (
-                  <tr key={t['checkpoint_uuid']} data-testid="tombstone-row">
-                    <td><span className="badge badge-deleted">deleted</span> <span data-testid="tombstone-name">{t['name']}</span></td>
-                    <td className="mono" title={t['checkpoint_uuid'] ?? ''}>{short(t['checkpoint_uuid'])}</td>
-                    <td className="mono" title={t['generation_uuid'] ?? ''}>{short(t['generation_uuid'])}</td>
-                    <td>{t['deleted_at']}</td>
-                    <td>{t['deleted_revision']}</td>
+                  <tr key={t.checkpoint_uuid} data-testid="tombstone-row">
+                    <td><span className="badge badge-deleted">deleted</span> <span data-testid="tombstone-name">{t.name}</span></td>
+                    <td className="mono" title={t.checkpoint_uuid ?? ''}>{short(t.checkpoint_uuid)}</td>
+                    <td className="mono" title={t.generation_uuid ?? ''}>{short(t.generation_uuid)}</td>
+                    <td>{t.deleted_at}</td>
+                    <td>{t.deleted_revision}</td>
                   </tr>
                 ))}
               </tbody>
@@ -121,29 +126,23 @@ export function HistoryScreen() {
           )}
         </section>
       )}
-      {creating && <CreateDialog project={workspace.project} existing={checkpoints.map((c) => c['name'] ?? '')} onClose={() => setCreating(false)} onDone={() => void refresh()} />}
+      {creating && <CreateDialog project={workspace.project} existing={checkpoints.map((c) => c.name ?? '')} onClose={() => setCreating(false)} onDone={() => void refresh()} />}
       {deleting !== null && <DeleteDialog project={workspace.project} name={deleting} onClose={() => setDeleting(null)} onDone={() => void refresh()} />}
     </section>
   );
 }
 
 /** Every tombstone of the project (pages of 500) while `project` is set; refetched when the active list changes. */
-function useDeletedCheckpoints(project: string | null, active: readonly unknown[]): { rows: readonly DisplayRow[] | null; error: ShownError | null } {
-  const [state, setState] = useState<{ rows: readonly DisplayRow[] | null; error: ShownError | null }>({ rows: null, error: null });
+function useDeletedCheckpoints(project: string | null, active: readonly unknown[]): { rows: readonly TombstoneRow[] | null; error: ShownError | null } {
+  const [state, setState] = useState<{ rows: readonly TombstoneRow[] | null; error: ShownError | null }>({ rows: null, error: null });
   useEffect(() => {
     if (project === null) return undefined;
     let live = true;
     setState({ rows: null, error: null });
     void (async () => {
       try {
-        const rows: DisplayRow[] = [];
-        let after: string | null = null;
-        for (let i = 0; i < 100; i++) {
-          const page: ArrowResult = await invoke('checkpoints.list', { project, deleted: true, limit: 500, after });
-          rows.push(...decodeArrow(page.bytes).rows);
-          after = page.next_page_token;
-          if (after === null) break;
-        }
+        const pages = await fetchAllPages((after) => invoke('checkpoints.list', { project, deleted: true, limit: 500, after }), { maxPages: 100 });
+        const rows = pages.flatMap((page) => decodeArrow(page.bytes, 'checkpoints.list', 'checkpoint_tombstone@1').rows);
         if (live) setState({ rows, error: null });
       } catch (e) {
         if (live) setState({ rows: [], error: showError(e) });

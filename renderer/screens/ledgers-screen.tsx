@@ -1,12 +1,12 @@
 // Ledgers: workflows with their latest state and integrity badge, one
 // workflow's chain as a table, Verify, and the store health panel.
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import type { ChainEvent, JsonResults, VerifyEntry, WorkflowEntry } from '../../core/api/contract';
-import type { DisplayRow } from '../arrow-rows';
+import type { ChainEvent, JsonResults, VerifyEntry, WorkflowEntry } from '../../core/contract/operations';
 import { ErrorBox } from '../components/error-box';
 import { VirtualGrid, type GridColumn } from '../components/virtual-grid';
 import { showError, type ShownError } from '../errors-text';
 import { invoke } from '../invoke';
+import { useShallow } from 'zustand/react/shallow';
 import { useStudio } from '../store';
 
 /** Integrity badge text of a verify result. */
@@ -17,7 +17,18 @@ export function badgeText(v: VerifyEntry | undefined): string {
   return `torn write${v.first_bad_sequence === null ? '' : ` at sequence ${v.first_bad_sequence}`}`;
 }
 
-const EVENT_COLUMNS: readonly GridColumn[] = [
+/** One transition as the chain table shows it. */
+interface EventRow {
+  readonly sequence: string;
+  readonly prior_state_id: string;
+  readonly next_state_id: string;
+  readonly outcome: string;
+  readonly evidence: string | null;
+  readonly attempt: string;
+  readonly occurred_at: string;
+}
+
+const EVENT_COLUMNS: readonly GridColumn<EventRow>[] = [
   { id: 'sequence', header: 'seq', width: '4rem' },
   { id: 'prior_state_id', header: 'from state', width: 'minmax(7rem, 1fr)' },
   { id: 'next_state_id', header: 'to state', width: 'minmax(7rem, 1fr)' },
@@ -29,7 +40,7 @@ const EVENT_COLUMNS: readonly GridColumn[] = [
 
 /** The ledgers screen. */
 export function LedgersScreen() {
-  const { workspace, summary } = useStudio();
+  const { workspace, summary } = useStudio(useShallow((s) => ({ workspace: s.workspace, summary: s.summary })));
   const [workflows, setWorkflows] = useState<readonly WorkflowEntry[] | null>(null);
   const [verified, setVerified] = useState<ReadonlyMap<string, VerifyEntry>>(new Map());
   const [latest, setLatest] = useState<ReadonlyMap<string, string>>(new Map());
@@ -67,30 +78,18 @@ export function LedgersScreen() {
     if (project === null) return;
     let live = true;
     (async () => {
+      // One request: chain.list verifies each workflow and reads its latest state in the same pass.
       const list = await invoke('chain.list', { project });
       if (!live) return;
       setWorkflows(list.workflows);
-      const states = new Map<string, string>();
-      for (const w of list.workflows) {
-        // The latest state is the last event's next state (read through the pages).
-        let after: string | null = null;
-        let last: ChainEvent | undefined;
-        for (let i = 0; i < 1000; i++) {
-          const page: JsonResults['chain.read'] = await invoke('chain.read', { project, workflow_id: w.workflow_id, limit: 10_000, after });
-          last = page.events[page.events.length - 1] ?? last;
-          after = page.next_page_token;
-          if (after === null) break;
-        }
-        if (last !== undefined) states.set(w.workflow_id, last.next_state_id);
-      }
-      if (live) setLatest(states);
-      await verifyAll();
+      setLatest(new Map(list.workflows.flatMap((w) => (w.latest_state_id === null ? [] : [[w.workflow_id, w.latest_state_id] as const]))));
+      setVerified(new Map(list.workflows.map((w) => [w.workflow_id, w.verify])));
       await loadHealth();
     })().catch((e: unknown) => live && setError(showError(e)));
     return () => {
       live = false;
     };
-  }, [project, verifyAll, loadHealth]);
+  }, [project, loadHealth]);
 
   // Evidence digests of `patch_applied` transitions are `sha256:<manifest sha256>` of the generation they published.
   const generations = useMemo(() => new Map(summary?.generations.map((g) => [`sha256:${g.manifest_sha256}`, g.generation_uuid]) ?? []), [summary]);
@@ -157,7 +156,7 @@ function Chain({ project, workflowId, generations, verify }: { project: string; 
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<ShownError | null>(null);
   const [result, setResult] = useState<VerifyEntry | undefined>(verify);
-  const { go } = useStudio();
+  const { go } = useStudio(useShallow((s) => ({ go: s.go })));
 
   const load = useCallback(async (after: string | null) => {
     setLoading(true);
@@ -178,7 +177,7 @@ function Chain({ project, workflowId, generations, verify }: { project: string; 
     void load(null);
   }, [workflowId, load]);
 
-  const rows = useMemo<DisplayRow[]>(
+  const rows = useMemo<EventRow[]>(
     () => events.map((e) => ({
       sequence: String(e.sequence),
       prior_state_id: e.prior_state_id,
@@ -190,14 +189,14 @@ function Chain({ project, workflowId, generations, verify }: { project: string; 
     })),
     [events],
   );
-  const columns = useMemo<GridColumn[]>(
+  const columns = useMemo<GridColumn<EventRow>[]>(
     () => EVENT_COLUMNS.map((c) =>
       c.id === 'evidence'
         ? {
             ...c,
-            render: (r: DisplayRow) => {
-              const d = r['evidence'];
-              if (d === null || d === undefined) return '—';
+            render: (r: EventRow) => {
+              const d = r.evidence;
+              if (d === null) return '—';
               const g = generations.get(d);
               return g === undefined ? d : <button type="button" className="link mono" onClick={() => go('history')} data-testid="evidence-link">generation {g.slice(0, 8)}</button>;
             },
@@ -229,11 +228,11 @@ function Chain({ project, workflowId, generations, verify }: { project: string; 
         label={`Transitions of ${workflowId}`}
         columns={columns}
         rows={rows}
-        rowKey={(r) => r['sequence'] ?? ''}
+        rowKey={(r) => r.sequence}
         hasMore={next !== null}
         loading={loading}
         onNeedMore={() => void load(next)}
-        rowClass={(r) => (result?.first_bad_sequence !== null && result?.first_bad_sequence !== undefined && Number(r['sequence']) >= result.first_bad_sequence ? 'change-removed' : '')}
+        rowClass={(r) => (result?.first_bad_sequence !== null && result?.first_bad_sequence !== undefined && Number(r.sequence) >= result.first_bad_sequence ? 'change-removed' : '')}
         size="short"
         testId="chain-grid"
       />

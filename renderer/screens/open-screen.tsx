@@ -2,11 +2,12 @@
 // recent workspaces, and how to make the demo.
 import { useState, type FormEvent } from 'react';
 import { ErrorBox } from '../components/error-box';
+import { useShallow } from 'zustand/react/shallow';
 import { useStudio } from '../store';
 
 /** The open-workspace screen. */
 export function OpenScreen() {
-  const { recents, openPath, opening, openError } = useStudio();
+  const { recents, openPath, opening, openError } = useStudio(useShallow((s) => ({ recents: s.recents, openPath: s.openPath, opening: s.opening, openError: s.openError })));
   const [path, setPath] = useState('');
   const submit = (e: FormEvent) => {
     e.preventDefault();

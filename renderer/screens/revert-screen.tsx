@@ -3,15 +3,17 @@
 // kept until a receipt is shown, so a retried revert (after a crash or a
 // lost response) returns the original receipt instead of reverting twice.
 import { useEffect, useState } from 'react';
-import type { JsonResults } from '../../core/api/contract';
-import { decodeArrow, type DisplayRow } from '../arrow-rows';
+import type { JsonResults, Row } from '../../core/contract/operations';
+import { REASON_MAX_UTF8_BYTES, reasonBytes, reasonProblem } from '../../core/contract/reasons';
+import { decodeArrow } from '../arrow-rows';
 import { ErrorBox } from '../components/error-box';
 import { showError, type ShownError } from '../errors-text';
 import { invoke } from '../invoke';
-import { reasonProblem, utf8Bytes, REASON_MAX_BYTES } from '../names';
+import { useShallow } from 'zustand/react/shallow';
 import { useStudio } from '../store';
 
 type Preview = JsonResults['revert.preview'];
+type Receipt = Row<'checkpoints.revert'>;
 const PENDING_KEY = 'gf.pending-revert';
 
 interface Pending {
@@ -32,34 +34,34 @@ function pendingFor(workspace: string, name: string): string {
   return key;
 }
 
+/** The participants a revert would change (the preview's summary rows other than `unchanged`). */
+const changed = (p: Preview): Preview['changes'] => p.changes.filter((c) => c.change_kind !== 'unchanged');
+
 /** The guided revert screen. */
 export function RevertScreen() {
-  const { checkpoints, workspace, focusName, refresh, markRevert, go } = useStudio();
-  const names = checkpoints.map((c) => c['name'] ?? '');
+  const { checkpoints, workspace, focusName, refresh, markRevert, go } = useStudio(useShallow((s) => ({ checkpoints: s.checkpoints, workspace: s.workspace, focusName: s.focusName, refresh: s.refresh, markRevert: s.markRevert, go: s.go })));
+  const names = checkpoints.map((c) => c.name ?? '');
   const [name, setName] = useState(focusName ?? names[0] ?? '');
   const [preview, setPreview] = useState<Preview | null>(null);
-  const [changes, setChanges] = useState<readonly DisplayRow[] | null>(null);
   const [reason, setReason] = useState('');
   const [reasonTouched, setReasonTouched] = useState(false);
   const [confirmText, setConfirmText] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ShownError | null>(null);
-  const [receipt, setReceipt] = useState<DisplayRow | null>(null);
+  const [receipt, setReceipt] = useState<Receipt | null>(null);
 
   useEffect(() => {
     setPreview(null);
-    setChanges(null);
     setError(null);
     setReceipt(null);
     setConfirmText('');
     if (workspace === null || name === '') return;
     let live = true;
     (async () => {
+      // One request: the preview carries its own summary rows (no second diff).
       const p = await invoke('revert.preview', { project: workspace.project, name });
-      const d = await invoke('checkpoints.diff', { project: workspace.project, from: 'CURRENT', to: name, scope: 'summary', detail: 'summary', limit: 1000 });
       if (!live) return;
       setPreview(p);
-      setChanges(decodeArrow(d.bytes).rows.filter((r) => r['change_kind'] !== 'unchanged'));
     })().catch((e: unknown) => live && setError(showError(e)));
     return () => {
       live = false;
@@ -76,10 +78,10 @@ export function RevertScreen() {
     try {
       const key = pendingFor(workspace.label, name);
       const r = await invoke('checkpoints.revert', { project: workspace.project, name, reason, idempotency_key: key });
-      const row = decodeArrow(r.bytes).rows[0] ?? null;
+      const row = decodeArrow(r.bytes, 'checkpoints.revert').rows[0] ?? null;
       setReceipt(row);
       localStorage.removeItem(PENDING_KEY);
-      if (row?.['result_generation_uuid'] !== null && row?.['result_generation_uuid'] !== undefined) markRevert(row['result_generation_uuid']);
+      if (row !== null && row.result_generation_uuid !== null) markRevert(row.result_generation_uuid);
       await refresh();
     } catch (e) {
       setError(showError(e));
@@ -101,16 +103,16 @@ export function RevertScreen() {
         <li>
           <h3>What will change</h3>
           {preview === null && error === null && <p className="muted">Computing the preview…</p>}
-          {preview !== null && changes !== null && (
+          {preview !== null && (
             <div data-testid="revert-preview">
               <p>
                 CURRENT <span className="mono">{preview.current_generation_uuid.slice(0, 8)}</span> will be followed by a new generation equal to{' '}
-                <span className="mono">{preview.source_generation_uuid.slice(0, 8)}</span>. <span data-testid="revert-change-count">{changes.length}</span> participants change.
+                <span className="mono">{preview.source_generation_uuid.slice(0, 8)}</span>. <span data-testid="revert-change-count">{changed(preview).length}</span> participants change.
               </p>
               <ul className="plain-list">
-                {changes.map((c) => (
-                  <li key={`${c['capability_id'] ?? ''}/${c['record_family_id'] ?? ''}`} className={`change-${c['change_kind'] ?? ''}`}>
-                    <span className="mono">{c['capability_id']}/{c['record_family_id']}</span> {c['change_kind']} ({c['from_row_count'] ?? 0} → {c['to_row_count'] ?? 0} rows)
+                {changed(preview).map((c) => (
+                  <li key={`${c.capability_id}/${c.record_family_id}`} className={`change-${c.change_kind}`}>
+                    <span className="mono">{c.capability_id}/{c.record_family_id}</span> {c.change_kind} ({c.from_row_count ?? 0} → {c.to_row_count ?? 0} rows)
                   </li>
                 ))}
               </ul>
@@ -121,7 +123,7 @@ export function RevertScreen() {
           <label htmlFor="revert-reason">Reason (required)</label>
           <textarea id="revert-reason" rows={3} value={reason} onChange={(e) => { setReason(e.target.value); setReasonTouched(true); }} aria-invalid={reasonTouched && problem !== null} aria-describedby="revert-reason-help" disabled={busy} />
           <p id="revert-reason-help" className={reasonTouched && problem !== null ? 'field-error' : 'muted small'} data-testid="reason-problem" aria-live="polite">
-            {reasonTouched && problem !== null ? problem : `${utf8Bytes(reason)} / ${REASON_MAX_BYTES} bytes`}
+            {reasonTouched && problem !== null ? problem : `${reasonBytes(reason)} / ${REASON_MAX_UTF8_BYTES} bytes`}
           </p>
         </li>
         <li>
@@ -140,11 +142,11 @@ export function RevertScreen() {
         <div className="receipt" role="status" data-testid="revert-receipt">
           <h3>Reverted</h3>
           <dl className="record-fields">
-            <div><dt>new generation</dt><dd className="mono" data-testid="receipt-generation">{receipt['result_generation_uuid']}</dd></div>
-            <div><dt>operation</dt><dd className="mono" data-testid="receipt-operation">{receipt['operation_uuid']}</dd></div>
-            <div><dt>checkpoint</dt><dd>{receipt['name']}</dd></div>
-            <div><dt>prior CURRENT</dt><dd className="mono">{receipt['prior_current_generation_uuid']}</dd></div>
-            <div><dt>committed at</dt><dd>{receipt['committed_at']}</dd></div>
+            <div><dt>new generation</dt><dd className="mono" data-testid="receipt-generation">{receipt.result_generation_uuid}</dd></div>
+            <div><dt>operation</dt><dd className="mono" data-testid="receipt-operation">{receipt.operation_uuid}</dd></div>
+            <div><dt>checkpoint</dt><dd>{receipt.name}</dd></div>
+            <div><dt>prior CURRENT</dt><dd className="mono">{receipt.prior_current_generation_uuid}</dd></div>
+            <div><dt>committed at</dt><dd>{receipt.committed_at}</dd></div>
           </dl>
           <button type="button" onClick={() => go('history')}>See it in the history</button>
         </div>

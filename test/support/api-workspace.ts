@@ -1,7 +1,7 @@
 // A small real workspace for the surface tests: two generations, two named
 // checkpoints, and the demo ledgers (one tampered) in the project's chain store.
 import { join } from 'node:path';
-import { tamperDemoLedger, writeDemoLedgers } from '../../core/chain/demo-ledgers';
+import { tamperDemoLedger, writeDemoLedgers } from '../../core/demo/demo-ledgers';
 import { SqliteCheckpointStore } from '../../core/chain/sqlite/sqlite-store';
 import { Checkpoints, openCheckpointedProject } from '../../core/checkpoints/checkpoints';
 import { createProject, registryCatalog } from '../../core/project/index';

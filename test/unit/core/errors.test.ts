@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { GfError, fromWireError, hasCode, toWireError } from '../../../core/errors';
+import { GfError, hasCode, toWireError } from '../../../core/errors';
+import { fromWireError } from '../../../core/contract/errors';
 
 describe('errors', () => {
   it('round-trips a GF error through its wire form with code, committed and details', () => {

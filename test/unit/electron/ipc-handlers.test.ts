@@ -2,7 +2,7 @@
 // needs the Electron binary) and the real facade dispatcher.
 import { describe, expect, it } from 'vitest';
 import { createFacade } from '../../../core/api/facade';
-import { ipcChannel, type Envelope } from '../../../core/api/wire';
+import { ipcChannel, type Envelope } from '../../../core/contract/wire';
 import { installIpcHandlers, type InvokeEventLike, type IpcMainLike } from '../../../electron/ipc/handlers';
 import { isTrustedSenderUrl, rendererLocation } from '../../../electron/main/config';
 

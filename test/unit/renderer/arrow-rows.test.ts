@@ -48,7 +48,7 @@ describe('arrow-rows display decoding', () => {
     const t = table();
     expect(t.batches.length).toBe(2);
     expect(tableRows(t).rows).toEqual(expected);
-    const page = decodeArrow(tableToIPC(t, 'stream'));
+    const page = decodeArrow(tableToIPC(t, 'stream'), 'view.records');
     expect(page.columns).toEqual(['id', 'digest', 'kind']);
     expect(page.rows).toEqual(expected);
   });

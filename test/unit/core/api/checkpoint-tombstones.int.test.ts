@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tableFromIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ArrowResult } from '../../../../core/api/contract';
+import type { ArrowResult } from '../../../../core/contract/operations';
 import { createFacade, type Facade } from '../../../../core/api/facade';
 import { main } from '../../../../core/cli/main';
-import type { Envelope } from '../../../../core/api/wire';
+import type { Envelope } from '../../../../core/contract/wire';
 import { buildApiWorkspace, type ApiWorkspace } from '../../../support/api-workspace';
 import { testUuid } from '../../../support/project-fixtures';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OPERATIONS, OPERATION_NAMES, type OperationName } from '../../../../core/api/contract';
+import { OPERATIONS, OPERATION_NAMES, type OperationName } from '../../../../core/contract/operations';
 import { createDispatcher, validateRequest, type Implementations } from '../../../../core/api/dispatcher';
 import { hasCode } from '../../../../core/errors';
 
@@ -20,6 +20,7 @@ const VALID: Record<OperationName, Record<string, unknown>> = {
   'operation.cancel': { operation_id: U },
   'checkpoints.record_change': { project: H, from: 'Release 1.0', to: 'CURRENT', record_family_id: 'node', identity: { node_uuid: U } },
   'revert.preview': { project: H, name: 'Release 1.0' },
+  'checkpoints.show': { project: H, name: 'Release 1.0' },
   'checkpoints.revert': { project: H, name: 'Release 1.0', reason: 'roll back the bad import', idempotency_key: U },
   'view.open': { project: H, name: 'Release 1.0' },
   'view.close': { view: H },

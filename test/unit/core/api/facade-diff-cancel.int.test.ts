@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { tableFromIPC } from 'apache-arrow';
 import type { Table } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ArrowResult } from '../../../../core/api/contract';
+import type { ArrowResult } from '../../../../core/contract/operations';
 import { createFacade, type Facade } from '../../../../core/api/facade';
-import type { Envelope } from '../../../../core/api/wire';
+import type { Envelope } from '../../../../core/contract/wire';
 import { Checkpoints, openCheckpointedProject } from '../../../../core/checkpoints/checkpoints';
 import {
   CHANGE_CACHE_DIR,

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tableFromIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NEXT_PAGE_TOKEN_KEY, type ArrowResult, type JsonResults } from '../../../../core/api/contract';
+import { NEXT_PAGE_TOKEN_KEY, type ArrowResult, type JsonResults } from '../../../../core/contract/operations';
 import { createFacade, type Facade } from '../../../../core/api/facade';
-import type { Envelope } from '../../../../core/api/wire';
-import { DEMO_WORKFLOWS } from '../../../../core/chain/demo-ledgers';
+import type { Envelope } from '../../../../core/contract/wire';
+import { DEMO_WORKFLOWS } from '../../../../core/demo/demo-ledgers';
 import { buildApiWorkspace, type ApiWorkspace } from '../../../support/api-workspace';
 import { testUuid } from '../../../support/project-fixtures';
 

@@ -10,7 +10,7 @@ import { createDispatcher } from '../../../../core/api/dispatcher';
 import { GfError } from '../../../../core/errors';
 import { DEFAULT_MAX_BODY_BYTES, startBridge, type Bridge } from '../../../../core/api/http-bridge';
 import { CONTENT_SECURITY_POLICY } from '../../../../core/api/security';
-import { decodeHttpResponse } from '../../../../core/api/wire';
+import { decodeHttpResponse } from '../../../../core/contract/wire';
 
 interface Reply {
   readonly status: number;

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createFacade } from '../../../../core/api/facade';
-import { OPERATION_NAMES } from '../../../../core/api/contract';
-import type { Envelope } from '../../../../core/api/wire';
+import { OPERATION_NAMES } from '../../../../core/contract/operations';
+import type { Envelope } from '../../../../core/contract/wire';
 import { openProject, registryCatalog } from '../../../../core/project/index';
 import { putConfig, putNodes } from '../../../support/project-fixtures';
 

@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tableFromIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NEXT_PAGE_TOKEN_KEY, type ArrowResult } from '../../../../core/api/contract';
+import { NEXT_PAGE_TOKEN_KEY, type ArrowResult } from '../../../../core/contract/operations';
 import { createFacade, type Facade } from '../../../../core/api/facade';
 import { startBridge, type Bridge } from '../../../../core/api/http-bridge';
-import { decodeHttpResponse, type Envelope } from '../../../../core/api/wire';
+import { decodeHttpResponse, type Envelope } from '../../../../core/contract/wire';
 import { main } from '../../../../core/cli/main';
 import { buildApiWorkspace, type ApiWorkspace } from '../../../support/api-workspace';
 import { testUuid } from '../../../support/project-fixtures';
@@ -205,5 +205,46 @@ describe('checkpoint_surface_parity', () => {
       expect([codeOf(f), codeOf(b), cliCode(r)], c.op).toEqual([c.code, c.code, c.code]);
       expect(r.code).toBe(1);
     }
+  });
+
+  it('edge cases of the shared rules: a decomposed name over 128 raw bytes, a reason that trims to the limit, show and revert preview', async () => {
+    // 60 × "e + COMBINING ACUTE": 180 UTF-8 bytes as typed, 120 after NFC — every surface accepts it.
+    const decomposed = 'e\u0301'.repeat(60);
+    const key = testUuid('parity-nfc');
+    const created = await facade.dispatcher.dispatch('checkpoints.create', { project, name: decomposed, idempotency_key: key });
+    const cliCreate = await cli('checkpoint', 'create', decomposed, '--project', ws.dir, '--idempotency-key', key, '--arrow');
+    const bridgeCreate = await viaBridge('checkpoints.create', { project: bridgeProject, name: decomposed, idempotency_key: key });
+    expect([codeOf(created), cliCode(cliCreate), codeOf(bridgeCreate)]).toEqual(['ok', 'ok', 'ok']);
+    expect(cliCreate.stdout.equals(bytesOf(created))).toBe(true);
+    expect(bytesOf(bridgeCreate).equals(bytesOf(created))).toBe(true);
+
+    // show_checkpoint: one checkpoint@1 row, the same bytes everywhere (the NFC name finds it).
+    const [fShow, bShow] = await both('checkpoints.show', { name: decomposed });
+    const cShow = await cli('checkpoint', 'show', decomposed.normalize('NFC'), '--project', ws.dir, '--arrow');
+    expect(tableFromIPC(bytesOf(fShow)).getChild('name')?.toArray()).toEqual([decomposed.normalize('NFC')]);
+    expect(cShow.stdout.equals(bytesOf(fShow))).toBe(true);
+    expect(bytesOf(bShow).equals(bytesOf(fShow))).toBe(true);
+
+    // preview_revert_to_checkpoint: the same JSON, with its summary rows.
+    const [fPrev, bPrev] = await both('revert.preview', { name: 'baseline' });
+    const cPrev = await cli('checkpoint', 'revert', 'baseline', '--preview', '--project', ws.dir, '--json');
+    expect(JSON.parse(cPrev.stdout.toString())).toEqual((fPrev as { value: unknown }).value);
+    expect(JSON.stringify(bPrev)).toBe(JSON.stringify(fPrev));
+    expect(((fPrev as { value: { changes: unknown[] } }).value.changes.length)).toBeGreaterThan(0);
+
+    // A reason padded with whitespace that trims to exactly 1,024 bytes: accepted by every surface, stored trimmed.
+    const reason = `  ${'r'.repeat(1024)}\n`;
+    const rkey = testUuid('parity-reason-limit');
+    const reverted = await facade.dispatcher.dispatch('checkpoints.revert', { project, name: 'baseline', reason, idempotency_key: rkey });
+    const crv = await cli('checkpoint', 'revert', 'baseline', '--project', ws.dir, '--reason', reason, '--idempotency-key', rkey, '--arrow');
+    const brv = await viaBridge('checkpoints.revert', { project: bridgeProject, name: 'baseline', reason, idempotency_key: rkey });
+    expect([codeOf(reverted), cliCode(crv), codeOf(brv)]).toEqual(['ok', 'ok', 'ok']);
+    expect(crv.stdout.equals(bytesOf(reverted))).toBe(true);
+    expect(bytesOf(brv).equals(bytesOf(reverted))).toBe(true);
+    const over = ` ${'r'.repeat(1025)} `;
+    const okey = testUuid('parity-reason-over');
+    const [fOver, bOver] = await both('checkpoints.revert', { name: 'baseline', reason: over, idempotency_key: okey });
+    const cOver = await cli('checkpoint', 'revert', 'baseline', '--project', ws.dir, '--reason', over, '--idempotency-key', okey, '--arrow');
+    expect([codeOf(fOver), codeOf(bOver), cliCode(cOver)]).toEqual(['GF_VALIDATION', 'GF_VALIDATION', 'GF_VALIDATION']);
   });
 });

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { NAME_MAX_UTF8_BYTES, nameRefusal, normalizeName, utf8Length, validateDescription } from '../../../../core/checkpoints/names';
+import { NAME_MAX_UTF8_BYTES, nameRefusal, normalizeName, utf8Length, validateDescription } from '../../../../core/contract/names';
 import { CheckpointRegistryStore } from '../../../../core/checkpoints/registry-store';
 import { listPage } from '../../../../core/checkpoints/listing';
 import { GfError } from '../../../../core/errors';

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PATCH_STEPS, DEMO_WORKFLOWS, writeDemoLedgers } from '../../../../core/chain/demo-ledgers';
+import { DEMO_PATCH_STEPS, DEMO_WORKFLOWS, writeDemoLedgers } from '../../../../core/demo/demo-ledgers';
 import { CHAIN_POSTGRES_URL_ENV, openPostgresChainStore } from '../../../../core/chain/postgres/postgres-config';
 import { main } from '../../../../core/cli/main';
 import { usePostgres } from '../../../support/postgres';

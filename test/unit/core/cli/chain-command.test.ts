@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PATCH_STEPS, DEMO_TAMPERED_WORKFLOW_ID, DEMO_WORKFLOWS, tamperDemoLedger, writeDemoLedgers } from '../../../../core/chain/demo-ledgers';
+import { DEMO_PATCH_STEPS, DEMO_TAMPERED_WORKFLOW_ID, DEMO_WORKFLOWS, tamperDemoLedger, writeDemoLedgers } from '../../../../core/demo/demo-ledgers';
 import { SqliteCheckpointStore } from '../../../../core/chain/sqlite/sqlite-store';
 import { tamperSqliteRow } from '../../../../core/chain/sqlite/sqlite-tamper';
 import { main } from '../../../../core/cli/main';

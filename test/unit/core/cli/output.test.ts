@@ -1,6 +1,6 @@
 import { tableFromIPC } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
-import { NEXT_PAGE_TOKEN_KEY } from '../../../../core/api/contract';
+import { NEXT_PAGE_TOKEN_KEY } from '../../../../core/contract/operations';
 import { checkpointTable, receiptTable } from '../../../../core/checkpoints/arrow-results';
 import { chooseFormat, microsIso, rowsOf, writeTableResult, type OutputFormat } from '../../../../core/cli/output';
 import { hasCode } from '../../../../core/errors';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_CHECKPOINTS, DEMO_DELETED_CHECKPOINT } from '../../../../core/checkpoints/demo-checkpoints';
+import { DEMO_CHECKPOINTS, DEMO_DELETED_CHECKPOINT } from '../../../../core/demo/demo-checkpoints';
 import { main } from '../../../../core/cli/main';
 
 const GF = resolve(import.meta.dirname, '../../../../bin/gf.mjs');

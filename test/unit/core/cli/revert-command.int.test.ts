@@ -65,4 +65,31 @@ describe('gf checkpoint revert', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.err).toContain('GF_CHECKPOINT_NOT_FOUND');
   });
+
+  it('--preview shows what would change and writes nothing; --timeout-ms is the contract\'s timeout_ms', async () => {
+    const dir = path.join(tmp, 'preview');
+    await createProject(dir, { catalog: registryCatalog });
+    const project = await openCheckpointedProject(dir);
+    await project.publish({ parent: null, changes: [putNodes(3, 'a'), putConfig('a')] });
+    await new Checkpoints(project, { clock: counterClock() }).checkpoint({ name: 'Base', idempotencyKey: '018f0f4e-7b8c-7000-8000-000000000b11' });
+    await project.publish({ parent: project.current()?.generationUuid ?? null, changes: [putNodes(5, 'b')] });
+    const before = project.current()?.generationUuid;
+
+    const text = await gf('checkpoint', 'revert', 'Base', '--preview', '--project', dir);
+    expect(text.code).toBe(0);
+    expect(text.out).toMatch(/modified\tgraph\/node\t5 → 3 rows/);
+    const json = await gf('checkpoint', 'revert', 'Base', '--preview', '--project', dir, '--json');
+    const preview = JSON.parse(json.out) as { current_generation_uuid: string; changes: { record_family_id: string; change_kind: string }[] };
+    expect(preview.current_generation_uuid).toBe(before);
+    expect(preview.changes.find((c) => c.record_family_id === 'node')?.change_kind).toBe('modified');
+    expect(project.current()?.generationUuid).toBe(before);
+    const mixed = await gf('checkpoint', 'revert', 'Base', '--preview', '--reason', 'x', '--project', dir);
+    expect([mixed.code, /GF_VALIDATION/.test(mixed.err)]).toEqual([1, true]);
+
+    const badTimeout = await gf('checkpoint', 'revert', 'Base', '--project', dir, '--reason', 'x', '--timeout-ms', 'soon');
+    expect([badTimeout.code, /GF_VALIDATION/.test(badTimeout.err)]).toEqual([1, true]);
+    const waited = await gf('checkpoint', 'revert', 'Base', '--project', dir, '--reason', 'roll back', '--timeout-ms', '2000', '--json');
+    expect(waited.code).toBe(0);
+    expect(project.current()?.generationUuid).toBe((JSON.parse(waited.out) as { result_generation_uuid: string }).result_generation_uuid);
+  });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Table } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PATCH_STEPS, DEMO_TAMPERED_WORKFLOW_ID, DEMO_WORKFLOWS } from '../../../../core/chain/demo-ledgers';
+import { DEMO_PATCH_STEPS, DEMO_TAMPERED_WORKFLOW_ID, DEMO_WORKFLOWS } from '../../../../core/demo/demo-ledgers';
 import { SqliteCheckpointStore } from '../../../../core/chain/sqlite/sqlite-store';
 import { decodeEventBytes } from '../../../../core/chain/store-support';
 import { main } from '../../../../core/cli/main';

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { formatUuid, recordFingerprintsHex } from '../../../../core/canonical';
 import { familyByKey } from '../../../../core/participants/index';
 import { tryExclusive } from '../../../../core/project/sqlite-lock';
-import { OPERATIONS, OPERATION_NAMES } from '../../../../core/api/contract';
+import { OPERATIONS, OPERATION_NAMES } from '../../../../core/contract/operations';
 import { createFacade } from '../../../../core/api/facade';
 import { Checkpoints } from '../../../../core/checkpoints/checkpoints';
 import { Project } from '../../../../core/project/project';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDemoWorkspace } from '../../../../core/demo/index';
 import { Checkpoints, openCheckpointedProject } from '../../../../core/checkpoints/checkpoints';
-import { DEMO_CHECKPOINTS, DEMO_DELETED_CHECKPOINT } from '../../../../core/checkpoints/demo-checkpoints';
+import { DEMO_CHECKPOINTS, DEMO_DELETED_CHECKPOINT } from '../../../../core/demo/demo-checkpoints';
 
 const base = fs.mkdtempSync(path.join(os.tmpdir(), 'gf-demo-cp-'));
 afterAll(() => fs.rmSync(base, { recursive: true, force: true }));

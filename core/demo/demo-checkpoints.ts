@@ -1,6 +1,6 @@
-import type { DemoContext, DemoStep } from '../demo/steps';
-import { demoUuid } from '../demo/rng';
-import { Checkpoints } from './checkpoints';
+import type { DemoContext, DemoStep } from './steps';
+import { demoUuid } from './rng';
+import { Checkpoints } from '../checkpoints/checkpoints';
 
 /**
  * The demo workspace's named checkpoints: which generation (the one published by

@@ -2,14 +2,14 @@ import { isUtf8 } from 'node:buffer';
 import { hash as oneShotHash } from 'node:crypto';
 import { Precision, Schema, TimeUnit, Type } from 'apache-arrow';
 import type { Data, Field } from 'apache-arrow';
-import { fingerprintHeader, resolveLimits } from '../canonical/index';
-import type { DomainTag } from '../canonical/index';
-import { canonicalError, checkLimit } from '../canonical/arrow-limits';
-import type { CanonicalLimits } from '../canonical/arrow-limits';
-import { writeSchema } from '../canonical/arrow-schema';
-import { compileField } from '../canonical/arrow-values';
-import type { FieldEncoder, RowWriter } from '../canonical/arrow-values';
-import { ByteWriter } from '../canonical/arrow-writer';
+import { fingerprintHeader, resolveLimits } from './index';
+import type { DomainTag } from './index';
+import { canonicalError, checkLimit } from './arrow-limits';
+import type { CanonicalLimits } from './arrow-limits';
+import { writeSchema } from './arrow-schema';
+import { compileField } from './arrow-values';
+import type { FieldEncoder, RowWriter } from './arrow-values';
+import { ByteWriter } from './arrow-writer';
 
 const GFT1 = Uint8Array.of(0x47, 0x46, 0x54, 0x31);
 

@@ -1,3 +1,5 @@
+// Checkpoint-name rules (ADR-0014 "Names"), declared once for the engine, the
+// contract's request schemas, the CLI and the renderer's live feedback. Browser-safe.
 import { GfError } from '../errors';
 
 /** Bounds on caller text stored in the registry (ADR-0014 "Names" and "Limits"). */
@@ -118,4 +120,48 @@ export function validateDescription(description: unknown): string | null {
     });
   }
   return description;
+}
+
+/** Why a name is refused, as a sentence for the user (live feedback while typing); null when acceptable. */
+export function nameProblem(name: string): string | null {
+  const refusal = nameRefusal(name);
+  switch (refusal) {
+    case null:
+      return null;
+    case 'not_text':
+    case 'malformed_unicode':
+      return 'The name contains malformed text.';
+    case 'empty':
+      return 'Enter a name.';
+    case 'too_long':
+      return `The name is ${utf8Length(name.normalize('NFC'))} bytes; at most ${NAME_MAX_UTF8_BYTES} UTF-8 bytes are allowed.`;
+    case 'dot_name':
+      return 'A name cannot be "." or "..".';
+    case 'outer_whitespace':
+      return 'A name cannot start or end with a space.';
+    case 'repeated_whitespace':
+      return 'A name cannot contain two spaces in a row.';
+    case 'path_separator':
+      return 'A name cannot contain "/" or "\\" (names are never paths).';
+    case 'control_character':
+      return 'A name cannot contain control characters.';
+    case 'disallowed_character': {
+      const bad = firstDisallowed(name.normalize('NFC'));
+      return `"${bad}" is not allowed: use letters, numbers, spaces, "_", "-" and ".".`;
+    }
+    case 'normalization_ambiguity':
+      return 'The name uses a compatibility form (e.g. fullwidth letters); type the plain form.';
+    default:
+      return `The name is not allowed (${String(refusal)}).`;
+  }
+}
+
+/** The first code point of an NFC name that the name rule refuses. */
+function firstDisallowed(nfc: string): string {
+  let previous: string | undefined;
+  for (const cp of nfc) {
+    if (refusalFor(cp, previous) !== null) return cp;
+    previous = cp;
+  }
+  return '';
 }

@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEMO_PATCH_STEPS, DEMO_TAMPERED_WORKFLOW_ID, DEMO_WORKFLOWS, tamperDemoLedger, writeDemoLedgers } from '../../../../core/chain/demo-ledgers';
+import { DEMO_PATCH_STEPS, DEMO_TAMPERED_WORKFLOW_ID, DEMO_WORKFLOWS, tamperDemoLedger, writeDemoLedgers } from '../../../../core/demo/demo-ledgers';
 import { InMemoryCheckpointStore } from '../../../../core/chain/memory/memory-store';
 import { SqliteCheckpointStore } from '../../../../core/chain/sqlite/sqlite-store';
 import { verify } from '../../../../core/chain/verify';
-import { collect } from './conformance/support';
+import { collect } from '../chain/conformance/support';
 
 const manifests = Array.from({ length: DEMO_PATCH_STEPS }, (_, i) => `${i.toString(16)}`.padStart(64, 'a'));
 

@@ -1,8 +1,8 @@
-import { isChainHead } from './head';
-import type { ChainStore } from './port';
-import { runScript, SCRIPTS, type ScriptName } from './scenarios';
-import { SqliteCheckpointStore } from './sqlite/sqlite-store';
-import { tamperSqliteRow } from './sqlite/sqlite-tamper';
+import { isChainHead } from '../chain/head';
+import type { ChainStore } from '../chain/port';
+import { runScript, SCRIPTS, type ScriptName } from '../chain/scenarios';
+import { SqliteCheckpointStore } from '../chain/sqlite/sqlite-store';
+import { tamperSqliteRow } from '../chain/sqlite/sqlite-tamper';
 import { GfError } from '../errors';
 
 /** The demo workspace's scripted workflows, in the order they ran. */

@@ -3,11 +3,11 @@ import fc from 'fast-check';
 import { Dictionary, Int32, Utf8, makeData, vectorFromArray } from 'apache-arrow';
 import type { Data } from 'apache-arrow';
 import { recordFingerprints, toHex } from '../../../../core/canonical';
-import { FlatRowFingerprinter, RowFingerprinter, rowFingerprinter } from '../../../../core/diff/row-fingerprints';
+import { FlatRowFingerprinter, RowFingerprinter, rowFingerprinter } from '../../../../core/canonical/row-fingerprints';
 import { GfError } from '../../../../core/errors';
 import { GRAPH_NODE, RECORD_FAMILIES, tableFromRecords } from '../../../../core/participants';
 import { sampleRecords } from '../participants/sample-workspace';
-import { uuidOf } from './diff-support';
+import { uuidOf } from '../diff/diff-support';
 
 const T0 = 1_750_000_000_000_000n;
 

@@ -1,6 +1,6 @@
-import type { DemoStep } from '../demo/steps';
-import { demoUuid } from '../demo/rng';
-import { RevertEngine } from './revert';
+import type { DemoStep } from './steps';
+import { demoUuid } from './rng';
+import { RevertEngine } from '../revert/revert';
 
 /** The demo's one revert: after which step, to which checkpoint, and why. */
 export const DEMO_REVERT = {

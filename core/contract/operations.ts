@@ -1,7 +1,10 @@
 // The one operation contract shared by the facade, the `gf` CLI, Electron IPC
-// and the browser-mode HTTP bridge. Browser-safe: imports only zod, apache-arrow (via the diff contract) and types.
+// and the browser-mode HTTP bridge. Browser-safe: imports only zod and core/contract.
 import { z } from 'zod';
-import { DIFF_DETAILS, DIFF_SCOPES } from '../diff/contract';
+import { CURRENT_SELECTOR, DIFF_DETAILS, DIFF_PAGE_LIMITS, DIFF_SCOPES, type SummaryChangeKind } from './diff';
+import { DESCRIPTION_MAX_UTF8_BYTES, NAME_MAX_UTF8_BYTES, nameRefusal, utf8Length } from './names';
+import { REASON_MAX_UTF8_BYTES, REASON_MAX_RAW_CHARS, reasonRefusal } from './reasons';
+import type { ArrowRow, ArrowSchemaName, RecordRow } from './results';
 
 /** Lowercase canonical UUID text (the only UUID spelling any surface accepts). */
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -12,22 +15,21 @@ export const WORKFLOW_ID_PATTERN = /^(?!\.{1,2}$)[A-Za-z0-9._:-]{1,128}$/;
 /** Opaque page tokens: base64url segments joined by `.`, never parsed by a surface. */
 export const PAGE_TOKEN_PATTERN = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
 
-/** Diff scopes and detail levels: declared once, by the diff module (frozen by `checkpoint-api-v1.json`). */
-export { DIFF_DETAILS, DIFF_SCOPES } from '../diff/contract';
-export type { DiffDetail, DiffScope } from '../diff/contract';
+/** Diff scopes and detail levels (frozen by `checkpoint-api-v1.json`). */
+export { DIFF_DETAILS, DIFF_SCOPES } from './diff';
+export type { DiffDetail, DiffScope } from './diff';
 
-/** Contract limits (checkpoint-api-v1.json `limits`, plus surface bounds). */
+/** Contract limits (checkpoint-api-v1.json `limits`, plus surface bounds): each one declared once, where its rule lives. */
 export const LIMITS = {
-  nameUtf8Bytes: 128,
-  descriptionUtf8Bytes: 1024,
-  reasonUtf8Bytes: 1024,
-  pageMax: 10_000,
+  nameUtf8Bytes: NAME_MAX_UTF8_BYTES,
+  descriptionUtf8Bytes: DESCRIPTION_MAX_UTF8_BYTES,
+  reasonUtf8Bytes: REASON_MAX_UTF8_BYTES,
+  pageMax: DIFF_PAGE_LIMITS.max,
   pathChars: 4096,
   identifierChars: 128,
 } as const;
 
-const utf8 = new TextEncoder();
-const byteLength = (s: string): number => utf8.encode(s).length;
+const byteLength = utf8Length;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
@@ -41,20 +43,20 @@ const actorSchema = uuidSchema.nullable().optional();
 /**
  * A checkpoint name as it crosses a surface.
  *
- * Names are content, never paths: the checkpoint registry does the full NFC
- * validation; the surface already refuses separators, control characters,
- * `.`/`..`, outer whitespace and anything over 128 UTF-8 bytes.
+ * Names are content, never paths. The surface applies the engine's own rule
+ * (core/contract/names.ts: NFC first, then 1–128 UTF-8 bytes, letters,
+ * numbers, space, `_-.`), so the API accepts exactly what the engine and the
+ * CLI accept. The raw text is bounded at four code units per NFC byte (a
+ * decomposed name is longer before NFC than after).
  */
 export const checkpointNameSchema = z
   .string()
   .min(1)
-  .max(LIMITS.nameUtf8Bytes)
-  .refine((s) => byteLength(s) <= LIMITS.nameUtf8Bytes, 'name too long')
-  .refine((s) => !/[/\\]/.test(s) && !CONTROL.test(s), 'name has a forbidden character')
-  .refine((s) => s !== '.' && s !== '..' && s.trim() === s, 'name is not a plain name');
+  .max(4 * LIMITS.nameUtf8Bytes)
+  .refine((s) => nameRefusal(s) === null, 'not a valid checkpoint name');
 
 /** Diff endpoint: a checkpoint name or the reserved selector `CURRENT`. */
-export const selectorSchema = checkpointNameSchema;
+export const selectorSchema = z.union([z.literal(CURRENT_SELECTOR), checkpointNameSchema]);
 
 const limitSchema = z.number().int().min(1).max(LIMITS.pageMax).optional();
 const afterSchema = z.string().max(4096).regex(PAGE_TOKEN_PATTERN).nullable().optional();
@@ -77,6 +79,17 @@ const boundedText = (maxBytes: number) =>
     .max(maxBytes)
     .refine((s) => byteLength(s) <= maxBytes, 'text too long');
 
+/**
+ * A revert reason: 1–1,024 UTF-8 bytes after trimming (core/contract/reasons.ts).
+ *
+ * Counted after trimming, as the engine stores it; the raw text is bounded
+ * separately so a reason padded with whitespace is still accepted.
+ */
+export const reasonSchema = z
+  .string()
+  .max(REASON_MAX_RAW_CHARS)
+  .refine((s) => reasonRefusal(s) === null, 'reason must be 1 to 1,024 UTF-8 bytes after trimming');
+
 const workflowIdSchema = z.string().regex(WORKFLOW_ID_PATTERN);
 const identifierSchema = z.string().regex(/^[a-z][a-z0-9_-]{0,127}$/);
 /**
@@ -89,6 +102,8 @@ const identitySchema = z
   .record(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/), z.union([z.string().max(1024), z.number(), z.boolean(), z.null()]))
   .refine((r) => Object.keys(r).length >= 1 && Object.keys(r).length <= 8, 'identity has 1–8 fields');
 const digestSchema = z.string().regex(/^(sha256|blake3):[0-9a-f]{64}$/);
+/** How long a write waits for a busy writer lock, in milliseconds (0, the default: fail at once with `GF_WRITER_BUSY`). */
+const timeoutSchema = z.number().int().min(0).max(3_600_000).optional();
 
 /** Result kinds: a JSON value, or an Arrow IPC stream (with its next-page token). */
 export const RESULT_KINDS = ['json', 'arrow'] as const;
@@ -134,10 +149,10 @@ export const OPERATIONS = {
     z.object({ project: handleSchema, limit: limitSchema, after: afterSchema, deleted: z.boolean().optional() }).strict(),
     'arrow', false, 'Active checkpoints (checkpoint@1), or deleted ones (checkpoint_tombstone@1) with deleted: true; paged.'),
   'checkpoints.create': spec(
-    z.object({ project: handleSchema, name: checkpointNameSchema, description: boundedText(LIMITS.descriptionUtf8Bytes).nullable().optional(), idempotency_key: uuidSchema, actor_uuid: actorSchema }).strict(),
+    z.object({ project: handleSchema, name: checkpointNameSchema, description: boundedText(LIMITS.descriptionUtf8Bytes).nullable().optional(), idempotency_key: uuidSchema, actor_uuid: actorSchema, timeout_ms: timeoutSchema }).strict(),
     'arrow', true, 'Name the current generation (checkpoint_receipt@1).'),
   'checkpoints.delete': spec(
-    z.object({ project: handleSchema, name: checkpointNameSchema, idempotency_key: uuidSchema, actor_uuid: actorSchema }).strict(),
+    z.object({ project: handleSchema, name: checkpointNameSchema, idempotency_key: uuidSchema, actor_uuid: actorSchema, timeout_ms: timeoutSchema }).strict(),
     'arrow', true, 'Delete a checkpoint name (checkpoint_receipt@1).'),
   'checkpoints.diff': spec(
     z.object({
@@ -184,11 +199,14 @@ export const OPERATIONS = {
     z.object({
       project: handleSchema,
       name: checkpointNameSchema,
-      reason: boundedText(LIMITS.reasonUtf8Bytes).refine((s) => s.trim().length > 0, 'reason required'),
+      reason: reasonSchema,
       idempotency_key: uuidSchema,
       actor_uuid: actorSchema,
+      timeout_ms: timeoutSchema,
     }).strict(),
     'arrow', true, 'Publish a new generation equal to a checkpoint (checkpoint_receipt@1).'),
+  /** One active checkpoint by name (`show_checkpoint`, ADR-0014): a one-row `checkpoint@1` table, or `GF_CHECKPOINT_NOT_FOUND`. */
+  'checkpoints.show': spec(z.object({ project: handleSchema, name: checkpointNameSchema }).strict(), 'arrow', false, 'One active checkpoint by name (checkpoint@1, one row).'),
   'view.open': spec(z.object({ project: handleSchema, name: checkpointNameSchema }).strict(), 'json', false, 'Open a read-only, lease-pinned view of a checkpoint.'),
   'view.close': spec(z.object({ view: handleSchema }).strict(), 'json', false, 'Release a view and its lease.'),
   'view.participants': spec(z.object({ view: handleSchema }).strict(), 'json', false, 'The participants of a view (manifest entries).'),
@@ -239,8 +257,7 @@ export interface ArrowResult {
   readonly next_page_token: string | null;
 }
 
-/** Schema-metadata key carrying the next-page token inside Arrow bytes. */
-export const NEXT_PAGE_TOKEN_KEY = 'gf.next_page_token';
+export { NEXT_PAGE_TOKEN_KEY } from './results';
 
 /** A generation as the project summary shows it. */
 export interface GenerationSummary {
@@ -283,11 +300,15 @@ export interface ProjectOpened {
   readonly label: string;
 }
 
-/** One workflow of a chain store. */
+/** One workflow of a chain store, as `chain.list` returns it (verified once, in the same pass). */
 export interface WorkflowEntry {
   readonly workflow_id: string;
   readonly rows: number;
   readonly tail_head: string;
+  /** The last persisted transition's `next_state_id` (null for a torn last row). */
+  readonly latest_state_id: string | null;
+  /** The verifier's verdict from the same read (what `chain.verify` would return for this workflow). */
+  readonly verify: VerifyEntry;
 }
 
 /** One transition event (CHAIN.md `TransitionEvent`). */
@@ -323,6 +344,13 @@ export interface ParticipantEntry {
   readonly row_count: number;
   readonly schema_fingerprint: string;
   readonly content_sha256: string;
+  /**
+   * The family's scope from the closed participant registry (`graph`, …,
+   * `workspace`); null when the registry does not know the family.
+   */
+  readonly scope: string | null;
+  /** The family's identity fields in registry order (how `view.record` names one record); empty when unregistered. */
+  readonly identity_fields: readonly string[];
 }
 
 /** A record's values as JSON: timestamps and 64-bit integers as decimal text, binary as lowercase hex. */
@@ -349,6 +377,16 @@ export interface RecordChangeEntry {
   readonly to_record_fingerprint: string | null;
 }
 
+/** One participant of a revert preview (a `checkpoint_summary_diff@1` row without the endpoint UUIDs and digests). */
+export interface PreviewChange {
+  readonly scope: string;
+  readonly capability_id: string;
+  readonly record_family_id: string;
+  readonly change_kind: SummaryChangeKind;
+  readonly from_row_count: number | null;
+  readonly to_row_count: number | null;
+}
+
 /** JSON result types per operation. */
 export interface JsonResults {
   readonly 'app.session': { readonly project: ProjectOpened | null; readonly mode: 'electron' | 'browser' | 'library'; readonly operations: readonly OperationName[] };
@@ -365,6 +403,12 @@ export interface JsonResults {
     readonly current_generation_uuid: string;
     /** Participants the revert would add, remove, modify or keep (summary diff CURRENT → checkpoint). */
     readonly participant_changes: { readonly added: number; readonly removed: number; readonly modified: number; readonly unchanged: number };
+    /**
+     * The preview's summary rows (CURRENT → checkpoint), in the diff's order.
+     *
+     * The preview computes this diff anyway; returning it spares a screen a second request.
+     */
+    readonly changes: readonly PreviewChange[];
   };
   readonly 'view.open': { readonly view: string; readonly checkpoint_uuid: string; readonly generation_uuid: string; readonly manifest_sha256: string };
   readonly 'view.close': { readonly closed: boolean };
@@ -381,3 +425,48 @@ export type OperationResult<N extends OperationName> = (typeof OPERATIONS)[N]['r
   : N extends keyof JsonResults
     ? JsonResults[N]
     : never;
+
+// ----------------------------------------------------------- typed Arrow rows
+
+/** Operations whose result is an Arrow IPC stream. */
+export type ArrowOperation = { [N in OperationName]: (typeof OPERATIONS)[N]['result'] extends 'arrow' ? N : never }[OperationName];
+
+/** Operations whose result is a JSON value. */
+export type JsonOperation = Exclude<OperationName, ArrowOperation>;
+
+/**
+ * The result schema(s) of every Arrow operation, declared once.
+ *
+ * `records` marks a participant table (`view.records`, `view.record`): its
+ * columns are the record family's own. An Arrow operation missing here, or a
+ * schema name the contract does not declare, fails the build.
+ */
+export const ARROW_OPERATION_SCHEMAS = {
+  'checkpoints.list': ['checkpoint@1', 'checkpoint_tombstone@1'],
+  'checkpoints.show': ['checkpoint@1'],
+  'checkpoints.create': ['checkpoint_receipt@1'],
+  'checkpoints.delete': ['checkpoint_receipt@1'],
+  'checkpoints.revert': ['checkpoint_receipt@1'],
+  'checkpoints.diff': ['checkpoint_summary_diff@1', 'checkpoint_record_diff@1'],
+  'view.records': 'records',
+  'view.record': 'records',
+} as const satisfies { readonly [N in ArrowOperation]: readonly ArrowSchemaName[] | 'records' };
+
+/** The result schema names an Arrow operation can return. */
+export type SchemasOf<N extends ArrowOperation> = (typeof ARROW_OPERATION_SCHEMAS)[N] extends readonly (infer S extends ArrowSchemaName)[] ? S : never;
+
+/**
+ * One decoded row of an Arrow operation's result.
+ *
+ * A union when the operation has several schemas; narrow with `S` (e.g.
+ * `Row<'checkpoints.list', 'checkpoint@1'>`). Participant tables are `RecordRow`s.
+ */
+export type Row<N extends ArrowOperation, S extends SchemasOf<N> = SchemasOf<N>> = (typeof ARROW_OPERATION_SCHEMAS)[N] extends 'records'
+  ? RecordRow
+  : S extends ArrowSchemaName
+    ? ArrowRow<S>
+    : never;
+
+/** Every JSON operation has a declared result type (a missing one fails here). */
+const JSON_RESULTS_COMPLETE: [Exclude<JsonOperation, keyof JsonResults>] extends [never] ? true : false = true;
+void JSON_RESULTS_COMPLETE;

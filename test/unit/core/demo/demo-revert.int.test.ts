@@ -5,8 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Checkpoints, openCheckpointedProject } from '../../../../core/checkpoints/checkpoints';
 import { createDemoWorkspace } from '../../../../core/demo/index';
 import { WORKSPACE_RESTORATION_TRANSITION, recordsFromTable } from '../../../../core/participants/index';
-import { DEMO_REVERT } from '../../../../core/revert/demo-revert';
-import { tempDir } from './revert-support';
+import { DEMO_REVERT } from '../../../../core/demo/demo-revert';
+import { tempDir } from '../revert/revert-support';
 
 const tmp = tempDir('gf-demo-revert-');
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));

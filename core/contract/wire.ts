@@ -1,12 +1,13 @@
 // The wire envelope every surface uses (IPC, HTTP, in-process). Browser-safe.
-import { fromWireError, isGfCode, type GfError, type WireError } from '../errors';
-import type { ArrowResult, OperationName, OperationResult } from './contract';
+import { isGfCode } from '../errors';
+import { fromWireError, type OperationError, type WireError } from './errors';
+import type { ArrowResult, OperationName, OperationResult } from './operations';
 
 /**
  * What a handler returns across a boundary.
  *
  * Errors are plain values, because `ipcMain.handle` rejections keep only the
- * message and HTTP has no exceptions; the receiving side rebuilds a `GfError`.
+ * message and HTTP has no exceptions; the receiving side rebuilds the typed error (core/contract/errors.ts).
  */
 export type Envelope<T = unknown> =
   | { readonly ok: true; readonly value: T }
@@ -82,7 +83,7 @@ export async function decodeHttpResponse<N extends OperationName>(res: HttpRespo
 }
 
 /** Rebuilds the typed error of a failure envelope (re-exported for clients). */
-export function envelopeError(env: Envelope & { ok: false }): GfError {
+export function envelopeError(env: Envelope & { ok: false }): OperationError {
   return fromWireError(env.error);
 }
 

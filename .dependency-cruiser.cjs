@@ -1,0 +1,36 @@
+// Layers as folders (ARCHITECTURE.md): the folder graph of core/ is acyclic, and
+// core/contract is its bottom. `npm run lint` runs this check.
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-folder-cycle',
+      comment: 'A folder of core/ (one concept) must not depend on itself through another folder: move the piece to the layer it belongs to.',
+      severity: 'error',
+      scope: 'folder',
+      from: { path: '^core/' },
+      to: { circular: true },
+    },
+    {
+      name: 'contract-is-the-bottom-layer',
+      comment: 'core/contract is browser-safe and imports no engine folder (only zod, apache-arrow and core/errors.ts).',
+      severity: 'error',
+      from: { path: '^core/contract/' },
+      to: { path: '^core/(?!contract/|errors\\.ts$)' },
+    },
+    {
+      name: 'browser-side-has-no-node',
+      comment: 'The renderer and core/contract run in a browser: no Node built-in module.',
+      severity: 'error',
+      from: { path: '^(renderer|core/contract)/' },
+      to: { dependencyTypes: ['core'] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(test|e2e|bench|out|scripts)/' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+    enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js', '.mjs'] },
+  },
+};

@@ -1,0 +1,14 @@
+// The formatter (Arrow, the contract's schemas) and the session (the facade and
+// the engine) load when a command runs, never for `gf --help`: commands import
+// them through here.
+import type * as Output from './output';
+import type * as Session from './session';
+
+/** The CLI's result formatters and its in-process session, loaded on first use. */
+export type CliEngine = typeof Output & typeof Session;
+
+/** Loads the formatters and the session (cached by the module loader). */
+export async function cliEngine(): Promise<CliEngine> {
+  const [output, session] = await Promise.all([import('./output'), import('./session')]);
+  return { ...output, ...session };
+}
