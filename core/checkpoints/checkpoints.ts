@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Table } from 'apache-arrow';
 import { GfError, hasCode } from '../errors';
 import { openProject, registryCatalog, objectPlace } from '../project/index';
+import { archiveRevertReceipts } from './revert-receipts';
 import type { Lease, Project, ProjectOptions, RetentionPins } from '../project/index';
 import { CheckpointView } from '../views/checkpoint-view';
 import { listPage } from './listing';
@@ -43,7 +44,13 @@ export interface ListRequest {
  */
 export function checkpointPins(projectRoot: string): RetentionPins {
   const store = new CheckpointRegistryStore(projectRoot);
-  return { pinnedGenerations: () => pinnedGenerations(store.read().doc) };
+  return {
+    pinnedGenerations: () => {
+      // Before cleanup may delete any journal: every published revert's receipt becomes durable (ADR-0014 replay).
+      archiveRevertReceipts(projectRoot);
+      return pinnedGenerations(store.read().doc);
+    },
+  };
 }
 
 /**

@@ -6,9 +6,10 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCheckpointedProject } from '../../../../core/checkpoints/checkpoints';
 import type { CheckpointReceipt } from '../../../../core/checkpoints/registry-core';
+import { lookupRevertReceipt } from '../../../../core/checkpoints/revert-receipts';
 import { FAILPOINT_NAMES, armFailpointForTesting, committedAt } from '../../../../core/project/index';
 import type { FailpointName, Project } from '../../../../core/project/index';
-import { RevertEngine, ValidationMemo } from '../../../../core/revert/index';
+import { RevertEngine, ValidationMemo, revertTransactionUuid } from '../../../../core/revert/index';
 import { putConfig } from '../../../support/project-fixtures';
 import { observe } from '../../../support/project-state';
 import type { ObservedState } from '../../../support/project-state';
@@ -87,6 +88,8 @@ async function checkThenReplay(dir: string, name: FailpointName): Promise<void> 
   const replayed = await revert(await openCheckpointedProject(dir));
   expect({ failpoint: name, ...replayed }).toEqual({ failpoint: name, ...receipt });
   expect({ failpoint: name, ...(await observe(dir)) }).toEqual({ failpoint: name, ...after });
+  // The receipt record exists whatever the instant of the kill, so the replay outlives retention.
+  expect({ failpoint: name, record: lookupRevertReceipt(dir, revertTransactionUuid(KEY)).kind }).toEqual({ failpoint: name, record: 'record' });
 }
 
 describe('revert_publication_failpoint_matrix', () => {
