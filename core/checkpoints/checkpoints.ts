@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Table } from 'apache-arrow';
-import { GfError, hasCode } from '../errors';
+import { GfError, hasCode, isGfError } from '../errors';
 import { openProject, registryCatalog, objectPlace } from '../project/index';
 import { archiveRevertReceipts } from './revert-receipts';
-import type { Lease, Project, ProjectOptions, RetentionPins } from '../project/index';
+import type { Lease, Project, ProjectOptions, RetentionPins, SnapshotTables } from '../project/index';
+import { REVERT_VALIDATION_MEMO, ValidationMemo, validateCompleteSnapshot } from '../revert/validation';
 import { CheckpointView } from '../views/checkpoint-view';
 import { listPage } from './listing';
 import type { CheckpointPage, CheckpointRow } from './listing';
@@ -27,6 +28,8 @@ export interface CheckpointsOptions {
   readonly clock?: MicrosClock;
   /** Writer-lock wait (default: fail at once with `GF_WRITER_BUSY`). */
   readonly writerTimeoutMs?: number;
+  /** Validation memo of `checkpoint`'s complete validation (default: the process-wide one revert shares). */
+  readonly memo?: ValidationMemo;
 }
 
 /** Listing request (`list_checkpoints`): limit 1–10,000 (default 100) and a keyset `after` token. */
@@ -79,12 +82,14 @@ export class Checkpoints {
   readonly store: CheckpointRegistryStore;
   readonly #clock: MicrosClock;
   readonly #writerTimeoutMs: number;
+  readonly #memo: ValidationMemo;
 
   constructor(project: Project<Table>, options: CheckpointsOptions = {}) {
     this.project = project;
     this.store = new CheckpointRegistryStore(project.root);
     this.#clock = options.clock ?? systemMicros;
     this.#writerTimeoutMs = options.writerTimeoutMs ?? 0;
+    this.#memo = options.memo ?? REVERT_VALIDATION_MEMO;
   }
 
   #now(): number {
@@ -98,10 +103,15 @@ export class Checkpoints {
    *
    * Request validation happens before any lock. Under writer → checkpoints
    * locks: replay / conflict / exists / limit checks, then CURRENT is leased
-   * and the selected generation validated (manifest digest by the lease;
-   * every participant registered with its schema fingerprint and its object
-   * present with the exact length: O(participants), never O(bytes)); the
-   * lease is held through the registry replacement.
+   * and the complete selected generation validated (manifest digest by the
+   * lease; every participant registered with its schema fingerprint and its
+   * object present with the exact length; then every domain and cross-domain
+   * rule, as revert runs them, through the content-keyed validation memo:
+   * a check whose exact input bytes already passed in this process is not
+   * re-run, anything else is read verified and run). A failure is
+   * `GF_VALIDATION` / `GF_SCHEMA_MISMATCH` / `GF_PROJECT_CORRUPT` with
+   * `committed: false` and no row. The lease is held through the registry
+   * replacement.
    */
   async checkpoint(input: CreateInput): Promise<CheckpointReceipt> {
     const req = prepareCreate(input);
@@ -144,6 +154,17 @@ export class Checkpoints {
           name: place.rel,
         }, false);
       }
+    }
+    const snapshot: SnapshotTables<Table> = {
+      families: () => lease.families(),
+      get: (key) => lease.readTable(key),
+      contentSha256: (key) => lease.participant(key)?.contentSha256,
+    };
+    try {
+      validateCompleteSnapshot(snapshot, this.#memo);
+    } catch (e) {
+      if (isGfError(e)) throw e.committed === undefined ? e.withCommitted(false) : e;
+      throw e;
     }
   }
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Table } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Checkpoints, openCheckpointedProject } from '../../../../core/checkpoints/checkpoints';
+import { planCreate, prepareCreate } from '../../../../core/checkpoints/registry-core';
 import { diffProjectCheckpoints } from '../../../../core/diff/index';
 import { GRAPH_EDGE, WORKSPACE_RESTORATION_TRANSITION, encodeRecords, recordsFromTable } from '../../../../core/participants/index';
 import { openProject, registryCatalog } from '../../../../core/project/index';
@@ -262,7 +263,12 @@ describe('revert_revalidates_composite_snapshot', () => {
     await old.publish({ parent: p.current()?.generationUuid ?? null, changes: [{ kind: 'put', capabilityId: 'graph', recordFamilyId: 'edge', bytes: dangling }] });
     const project2 = await openCheckpointedProject(d);
     const cps = new Checkpoints(project2, { clock: counterClock() });
-    await cps.checkpoint({ name: 'Broken', idempotencyKey: KEY(20) });
+    // `checkpoint` now refuses such a generation; a registry row written by an older engine still names it.
+    expect(await codeOf(() => cps.checkpoint({ name: 'Broken', idempotencyKey: KEY(20) }))).toBe('GF_VALIDATION');
+    const broken = project2.current();
+    await project2.withWriter(() =>
+      cps.store.mutate((doc) => planCreate(doc, prepareCreate({ name: 'Broken', idempotencyKey: KEY(20) }), { generationUuid: broken?.generationUuid ?? '', manifestSha256: broken?.manifestSha256 ?? '' }, 1_750_000_000_000_000)),
+    );
     // An ordinary publication that touches neither graph family does not re-check edges …
     await project2.publish({ parent: project2.current()?.generationUuid ?? null, changes: [putConfig('b')] });
     const current = project2.current();
