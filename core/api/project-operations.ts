@@ -17,8 +17,8 @@ export interface ProjectSession {
   readonly closers: Set<() => Promise<void> | void>;
 }
 
-function requireAbsolute(dir: string): string {
-  if (!isAbsolute(dir)) throw new GfError('GF_VALIDATION', 'the project directory must be an absolute path', { field: 'path' });
+function requireAbsolute(dir: string, committed?: boolean): string {
+  if (!isAbsolute(dir)) throw new GfError('GF_VALIDATION', 'the project directory must be an absolute path', { field: 'path' }, committed);
   return dir;
 }
 
@@ -110,7 +110,7 @@ export function projectOperations(projects: SessionTable<ProjectSession>): Imple
     // Opened with the checkpoint retention pins, so cleanup never drops a checkpointed generation.
     'project.open': async ({ path }) => register(projects, await openCheckpointedProject(requireAbsolute(path)), path),
     'project.create': async ({ path }) => {
-      const created = await createProject<Table>(requireAbsolute(path), { catalog: registryCatalog });
+      const created = await createProject<Table>(requireAbsolute(path, false), { catalog: registryCatalog });
       return register(projects, await openCheckpointedProject(created.root), path);
     },
     'project.close': async ({ project }) => ({ closed: await projects.close(project) }),

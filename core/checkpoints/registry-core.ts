@@ -81,8 +81,21 @@ export interface DeleteInput {
   readonly actorUuid?: unknown;
 }
 
-/** Validates a create request and derives its canonical fingerprint and checkpoint UUID. Pure. */
+/** A request refused before any lock: nothing was written (`committed: false`). */
+function uncommitted<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    throw e instanceof GfError && e.committed === undefined ? e.withCommitted(false) : e;
+  }
+}
+
+/** Validates a create request and derives its canonical fingerprint and checkpoint UUID. Pure; refusals carry `committed: false`. */
 export function prepareCreate(input: CreateInput): CreateRequest {
+  return uncommitted(() => prepareCreateUnchecked(input));
+}
+
+function prepareCreateUnchecked(input: CreateInput): CreateRequest {
   const operationUuid = canonicalKey(input.idempotencyKey, 'idempotency_key');
   const name = normalizeName(input.name);
   const description = validateDescription(input.description);
@@ -91,8 +104,12 @@ export function prepareCreate(input: CreateInput): CreateRequest {
   return { operationUuid, name, description, actorUuid, requestSha256, checkpointUuid: checkpointUuid(operationUuid, requestSha256) };
 }
 
-/** Validates a delete request and derives its canonical fingerprint. Pure. */
+/** Validates a delete request and derives its canonical fingerprint. Pure; refusals carry `committed: false`. */
 export function prepareDelete(input: DeleteInput): DeleteRequest {
+  return uncommitted(() => prepareDeleteUnchecked(input));
+}
+
+function prepareDeleteUnchecked(input: DeleteInput): DeleteRequest {
   const operationUuid = canonicalKey(input.idempotencyKey, 'idempotency_key');
   const name = normalizeName(input.name);
   const actorUuid = optionalActor(input.actorUuid);
