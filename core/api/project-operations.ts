@@ -8,6 +8,7 @@ import { WORKSPACE_RESTORATION_TRANSITION, familyKey, recordsFromTable } from '.
 import type { GenerationSummary, ProjectOpened, RestorationSummary } from './contract';
 import type { Implementations } from './dispatcher';
 import type { SessionTable } from './sessions';
+import { leaseRecordedGeneration } from '../project/named-lease';
 
 /** An open project behind a session handle. */
 export interface ProjectSession {
@@ -63,7 +64,7 @@ function restorationOf(project: Project<Table>, generationUuid: string, manifest
 
 /** Reads the restoration record published WITH this generation (not one carried forward). */
 function readRestoration(project: Project<Table>, generationUuid: string, manifestSha256: string): RestorationSummary | null {
-  const lease = project.leaseGeneration(generationUuid, manifestSha256);
+  const lease = leaseRecordedGeneration(project, generationUuid, manifestSha256);
   try {
     if (lease.participant(RESTORATION_KEY) === undefined) return null;
     const table = lease.readTable(RESTORATION_KEY);

@@ -15,6 +15,7 @@ import { decideCreate, findActive, isPlan, pinnedGenerations, planCreate, planDe
 import type { CheckpointReceipt, CreateInput, DeleteInput } from './registry-core';
 import { CheckpointRegistryStore } from './registry-store';
 import type { RegistryState } from './registry-store';
+import { leaseRecordedGeneration } from '../project/named-lease';
 
 /** Engine clock: UTC microseconds since the epoch. */
 export type MicrosClock = () => number;
@@ -219,7 +220,7 @@ export class Checkpoints {
       if (row === undefined) throw new GfError('GF_CHECKPOINT_NOT_FOUND', 'no active checkpoint has this name', { name: normalized });
       let lease: Lease<Table> | undefined;
       try {
-        lease = this.project.leaseGeneration(row.generation_uuid, row.generation_manifest_sha256);
+        lease = leaseRecordedGeneration(this.project, row.generation_uuid, row.generation_manifest_sha256);
       } catch (e) {
         if (!hasCode(e, 'GF_PAGE_SNAPSHOT_GONE')) throw e;
       }

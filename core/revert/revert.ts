@@ -15,6 +15,7 @@ import { prepareRevert, revertIdentity, revertRequestSha256, revertTransactionUu
 import type { RevertInput, RevertRequest } from './identity';
 import { REVERT_VALIDATION_MEMO, completeValidationCatalog } from './validation';
 import type { ValidationMemo } from './validation';
+import { leaseRecordedGeneration } from '../project/named-lease';
 
 /** The receipt operation of a revert (`checkpoint_receipt@1.operation`). */
 export const REVERT_OPERATION = 'revert_to_checkpoint';
@@ -275,7 +276,7 @@ export class RevertEngine {
   #resume(w: Writer<Table>, ext: RevertExtension): CheckpointReceipt {
     let source: Lease<Table>;
     try {
-      source = this.project.leaseGeneration(ext.source_generation_uuid, ext.source_manifest_sha256);
+      source = leaseRecordedGeneration(this.project, ext.source_generation_uuid, ext.source_manifest_sha256);
     } catch (e) {
       if (hasCode(e, 'GF_PAGE_SNAPSHOT_GONE')) {
         throw new GfError('GF_CHECKPOINT_NOT_FOUND', 'the checkpoint generation of this revert is no longer available', { checkpoint_uuid: ext.checkpoint_uuid }, false);

@@ -14,6 +14,7 @@ import { createProject } from '../../../../core/project/index';
 import { putConfig, putEdges, putNodes, testUuid } from '../../../support/project-fixtures';
 import { treeDigest } from '../../../support/project-state';
 import { codeOf, counterClock, demoProject, laterChangesEverywhere, logicalRows, tempDir } from './revert-support';
+import { leaseRecordedGeneration } from '../../../../core/project/named-lease';
 
 let tmp: string;
 let project: Project<Table>;
@@ -75,7 +76,7 @@ describe('revert', () => {
       expect(now.manifest.parentGenerationUuid).toBe(prior?.generationUuid);
       const restoredKeys = now.families().filter((k) => k !== WORKSPACE_RESTORATION_TRANSITION.key);
       expect(restoredKeys).toEqual(view.participants.map((p) => `${p.capabilityId}/${p.recordFamilyId}`));
-      const source = project.leaseGeneration(view.generationUuid, view.manifestSha256);
+      const source = leaseRecordedGeneration(project, view.generationUuid, view.manifestSha256);
       for (const p of view.participants) {
         const key = `${p.capabilityId}/${p.recordFamilyId}`;
         // Referenced by content address: the very same object, and the same logical rows.
@@ -196,7 +197,7 @@ describe('revert', () => {
     expect(c.prior_current_generation_uuid).toBe(b.result_generation_uuid);
     expect(c.result_generation_uuid).not.toBe(b.result_generation_uuid);
     const restored = project.lease();
-    const src = project.leaseGeneration(c.source_generation_uuid, cps.showCheckpoint('Here').generation_manifest_sha256);
+    const src = leaseRecordedGeneration(project, c.source_generation_uuid, cps.showCheckpoint('Here').generation_manifest_sha256);
     for (const p of src.manifest.participants) {
       if (p.recordFamilyId === 'restoration_transition') continue;
       expect(restored.participant(`${p.capabilityId}/${p.recordFamilyId}`)?.contentSha256).toBe(p.contentSha256);
