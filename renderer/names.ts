@@ -23,6 +23,7 @@ export function nameProblem(name: string): string | null {
   const bytes = utf8Bytes(nfc);
   if (bytes > NAME_MAX_BYTES) return `The name is ${bytes} bytes; at most ${NAME_MAX_BYTES} UTF-8 bytes are allowed.`;
   if (nfc === '.' || nfc === '..') return 'A name cannot be "." or "..".';
+  if (nfc === 'CURRENT') return '"CURRENT" is reserved: in a diff it means the current generation.';
   if (/^\s|\s$/u.test(nfc)) return 'A name cannot start or end with a space.';
   if (/\s\s/u.test(nfc)) return 'A name cannot contain two spaces in a row.';
   let previous: string | undefined;

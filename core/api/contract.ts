@@ -1,7 +1,7 @@
 // The one operation contract shared by the facade, the `gf` CLI, Electron IPC
 // and the browser-mode HTTP bridge. Browser-safe: imports only zod, apache-arrow (via the diff contract) and types.
 import { z } from 'zod';
-import { DIFF_DETAILS, DIFF_SCOPES } from '../diff/contract';
+import { CURRENT_SELECTOR, DIFF_DETAILS, DIFF_SCOPES } from '../diff/contract';
 
 /** Lowercase canonical UUID text (the only UUID spelling any surface accepts). */
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -55,6 +55,14 @@ export const checkpointNameSchema = z
 
 /** Diff endpoint: a checkpoint name or the reserved selector `CURRENT`. */
 export const selectorSchema = checkpointNameSchema;
+
+/**
+ * The name of a NEW checkpoint: a checkpoint name that is not the reserved selector `CURRENT`.
+ *
+ * Reserving the name keeps every diff endpoint unambiguous (ADR-0014: diff
+ * accepts checkpoint names plus the reserved selector CURRENT).
+ */
+export const newCheckpointNameSchema = checkpointNameSchema.refine((s) => s.normalize('NFC') !== CURRENT_SELECTOR, 'CURRENT is reserved');
 
 const limitSchema = z.number().int().min(1).max(LIMITS.pageMax).optional();
 const afterSchema = z.string().max(4096).regex(PAGE_TOKEN_PATTERN).nullable().optional();
@@ -134,7 +142,7 @@ export const OPERATIONS = {
     z.object({ project: handleSchema, limit: limitSchema, after: afterSchema, deleted: z.boolean().optional() }).strict(),
     'arrow', false, 'Active checkpoints (checkpoint@1), or deleted ones (checkpoint_tombstone@1) with deleted: true; paged.'),
   'checkpoints.create': spec(
-    z.object({ project: handleSchema, name: checkpointNameSchema, description: boundedText(LIMITS.descriptionUtf8Bytes).nullable().optional(), idempotency_key: uuidSchema, actor_uuid: actorSchema }).strict(),
+    z.object({ project: handleSchema, name: newCheckpointNameSchema, description: boundedText(LIMITS.descriptionUtf8Bytes).nullable().optional(), idempotency_key: uuidSchema, actor_uuid: actorSchema }).strict(),
     'arrow', true, 'Name the current generation (checkpoint_receipt@1).'),
   'checkpoints.delete': spec(
     z.object({ project: handleSchema, name: checkpointNameSchema, idempotency_key: uuidSchema, actor_uuid: actorSchema }).strict(),

@@ -11,6 +11,7 @@ import {
 } from './registry-format';
 import type { ActiveRow, RegistryDoc, TombstoneRow } from './registry-format';
 import { checkpointUuid, createRequestSha256, deleteRequestSha256 } from './request-identity';
+import { CURRENT_SELECTOR } from '../diff/contract';
 
 /** The receipt operations of `checkpoint_receipt@1` produced by this module. */
 export const RECEIPT_OPERATIONS = ['checkpoint', 'delete_checkpoint'] as const;
@@ -98,6 +99,13 @@ export function prepareCreate(input: CreateInput): CreateRequest {
 function prepareCreateUnchecked(input: CreateInput): CreateRequest {
   const operationUuid = canonicalKey(input.idempotencyKey, 'idempotency_key');
   const name = normalizeName(input.name);
+  if (name === CURRENT_SELECTOR) {
+    // Reserved: `CURRENT` is the diff selector of the current generation, so no checkpoint may carry it as a name.
+    throw new GfError('GF_VALIDATION', 'invalid checkpoint name (reserved_name): "CURRENT" names the current generation in a diff', {
+      field: 'name',
+      refusal: 'reserved_name',
+    });
+  }
   const description = validateDescription(input.description);
   const actorUuid = optionalActor(input.actorUuid);
   const requestSha256 = createRequestSha256({ operationUuid, name, description, actorUuid });
