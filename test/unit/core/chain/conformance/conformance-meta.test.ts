@@ -143,6 +143,7 @@ const DEFECTS: Readonly<Record<string, (clock: Clock) => Store>> = {
   sanitizing: (clock) => looseStore(clock, { noSanitize: true }),
   'clock-injection': (clock) => looseStore(clock, { systemClock: true }),
   'rejects-invalid-events': (clock) => looseStore(clock, { noValidation: true }),
+  'evidence-digest-only': (clock) => looseStore(clock, { noValidation: true }),
   'detection-substrate': (clock) =>
     wrap(new InMemoryCheckpointStore({ clock }), (inner) => ({
       tailChainHead: async (id) => {
