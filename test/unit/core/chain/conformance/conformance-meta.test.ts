@@ -32,7 +32,7 @@ function wrap(inner: InMemoryCheckpointStore, patch: (inner: InMemoryCheckpointS
     readPersistedRows: (id) => inner.readPersistedRows(id),
     tamperPersistedRow: (id, seq, f) => inner.tamperPersistedRow(id, seq, f),
   };
-  return { ...base, ...patch(inner) };
+  return Object.freeze({ ...base, ...patch(inner) });
 }
 
 interface LooseFlaws {
@@ -171,6 +171,8 @@ const DEFECTS: Readonly<Record<string, (clock: Clock) => Store>> = {
     }),
   'concurrent-appends-linear': (clock) => looseStore(clock, { racyAppend: true }),
   'close-releases': (clock) => wrap(new InMemoryCheckpointStore({ clock }), () => ({ close: async () => undefined })),
+  // An unfrozen facade over a correct store: the instance itself accepts stray attributes.
+  'instance-frozen': (clock) => ({ ...wrap(new InMemoryCheckpointStore({ clock }), () => ({})) }),
   'list-workflows': (clock) =>
     wrap(new InMemoryCheckpointStore({ clock }), (inner) => ({ listWorkflows: async () => [...(await inner.listWorkflows())].reverse() })),
   'persisted-rows': (clock) =>
