@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import fixtures from '../../../fixtures/checkpoint-api-v1.json' with { type: 'json' };
 import type { Table } from 'apache-arrow';
 import { Checkpoints } from '../../../../core/checkpoints/checkpoints';
+import { planCreate, planDelete, prepareCreate, prepareDelete } from '../../../../core/checkpoints/registry-core';
 import { GRAPH_EDGE, encodeRecords } from '../../../../core/participants/index';
 import { openProject, registryCatalog } from '../../../../core/project/index';
 import type { ParticipantCatalog } from '../../../../core/project/index';
@@ -274,3 +275,37 @@ describe('checkpoint_validates_complete_selected_generation', () => {
     expect(memo.hits).toBeGreaterThan(cold.hits);
   });
 });
+
+describe('open_checkpoint_restarts_when_the_row_changes', () => {
+  it('a name re-pointed between the resolve and the re-read is resolved again: the view is the new row, never the stale one', async () => {
+    const w = await ws();
+    const g1 = await w.publish('g1');
+    await w.cps.checkpoint({ name: 'moving', idempotencyKey: op(1) });
+    const g2 = await w.publish('g2');
+    const cur = w.project.current();
+    const store = w.cps.store;
+    const realRead = store.read.bind(store);
+    let reads = 0;
+    // A concurrent writer re-points the name right after the first resolve (delete + create in two registry replacements).
+    (store as unknown as { read: typeof store.read }).read = () => {
+      const state = realRead();
+      reads++;
+      if (reads === 1) {
+        store.mutate((doc) => planDelete(doc, prepareDelete({ name: 'moving', idempotencyKey: op(2) }), 1_760_000_000_000_001));
+        store.mutate((doc) => planCreate(doc, prepareCreate({ name: 'moving', idempotencyKey: op(3) }), { generationUuid: cur?.generationUuid ?? '', manifestSha256: cur?.manifestSha256 ?? '' }, 1_760_000_000_000_002));
+      }
+      return state;
+    };
+    const view = w.cps.openCheckpoint('moving');
+    try {
+      expect(view.generationUuid).toBe(g2);
+      expect(view.generationUuid).not.toBe(g1);
+      // First attempt: resolve + re-read (mismatch) → restart: resolve + re-read (match).
+      expect(reads).toBe(4);
+      expect(view.checkpointUuid).toBe(w.cps.showCheckpoint('moving').checkpoint_uuid);
+    } finally {
+      view.release();
+    }
+  });
+});
+
