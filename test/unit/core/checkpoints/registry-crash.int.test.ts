@@ -8,7 +8,7 @@ import { REGISTRY_FAILPOINTS, armRegistryFailpointForTesting } from '../../../..
 import type { RegistryFailpoint } from '../../../../core/checkpoints/failpoints';
 import { GfError } from '../../../../core/errors';
 import { creating, removeRoot, tempRoot, uuidN } from './registry-support';
-import { workspace } from './checkpoint-support';
+import { codeOf, workspace } from './checkpoint-support';
 import type { Workspace } from './checkpoint-support';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -21,9 +21,9 @@ function expectedRevision(fp: RegistryFailpoint, previous: number): number {
   return REGISTRY_FAILPOINTS.indexOf(fp) >= NEXT_FROM ? previous + 1 : previous;
 }
 
-function runWriter(root: string, name: string, op: string, failpoint: string): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+function runWriter(root: string, name: string, op: string, failpoint: string, kind: 'create' | 'delete' = 'create'): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', WRITER, root, name, op], {
+    const child = spawn(process.execPath, ['--import', 'tsx', WRITER, root, name, op, kind], {
       env: { ...process.env, GF_FAILPOINT: failpoint },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -97,6 +97,37 @@ describe('registry pair-commit under SIGKILL', () => {
       expect(receipt.registry_revision, label).toBe(before.revision + 1);
       expect(receipt.source_generation_uuid, label).toBe(target.generationUuid);
       expect(again.cps.registryState().revision, label).toBe(before.revision + 1);
+    }
+  }, 300_000);
+
+  it('every failpoint, delete: reopen shows exactly the previous or the next revision; the same delete then completes or replays', async () => {
+    const results = await inBatches(REGISTRY_FAILPOINTS, 4, async (fp) => {
+      const w = await workspace();
+      spaces.push(w);
+      await w.publish('g1');
+      await w.cps.checkpoint({ name: 'keep', idempotencyKey: uuidN(1) });
+      await w.publish('g2');
+      await w.cps.checkpoint({ name: 'gone', idempotencyKey: uuidN(2) });
+      const before = w.cps.registryState();
+      const exit = await runWriter(w.dir, 'gone', uuidN(3), fp, 'delete');
+      return { fp, w, before, exit };
+    });
+    for (const { fp, w, before, exit } of results) {
+      const label = `${fp} (delete)`;
+      expect(exit.signal, label).toBe('SIGKILL');
+      const again = await w.reopen();
+      const want = expectedRevision(fp, before.revision);
+      const seen = again.cps.registryState();
+      expect(seen.revision, label).toBe(want);
+      expect((seen.doc?.active ?? []).map((r) => r.name).sort(), label).toEqual(want > before.revision ? ['keep'] : ['gone', 'keep']);
+      expect((seen.doc?.tombstones ?? []).map((r) => r.name), label).toEqual(want > before.revision ? ['gone'] : []);
+      if (want === before.revision) expect(seen.sha256, label).toBe(before.sha256);
+      expect(await again.cps.recoverRegistry(), label).toEqual(seen);
+      expect(dirEntries(w.dir), label).toEqual(['registry.json', 'registry.json.sha256']);
+      const receipt = await again.cps.deleteCheckpoint({ name: 'gone', idempotencyKey: uuidN(3) });
+      expect([receipt.operation, receipt.registry_revision], label).toEqual(['delete_checkpoint', before.revision + 1]);
+      expect(again.cps.registryState().revision, label).toBe(before.revision + 1);
+      expect(await codeOf(() => again.cps.openCheckpoint('gone')), label).toBe('GF_CHECKPOINT_NOT_FOUND');
     }
   }, 300_000);
 
