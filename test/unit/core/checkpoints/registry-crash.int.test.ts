@@ -2,12 +2,14 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tableFromIPC } from 'apache-arrow';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { CheckpointRegistryStore } from '../../../../core/checkpoints/registry-store';
 import { REGISTRY_FAILPOINTS, armRegistryFailpointForTesting } from '../../../../core/checkpoints/failpoints';
 import type { RegistryFailpoint } from '../../../../core/checkpoints/failpoints';
 import { GfError } from '../../../../core/errors';
 import { creating, removeRoot, tempRoot, uuidN } from './registry-support';
+import { observeProject } from '../../../support/project-state';
 import { codeOf, workspace } from './checkpoint-support';
 import type { Workspace } from './checkpoint-support';
 
@@ -46,6 +48,11 @@ afterAll(() => {
 });
 afterEach(() => armRegistryFailpointForTesting(undefined));
 
+/** Decoded rows of an Arrow IPC page, in the same JSON form as `observeProject`'s. */
+function visibleRows(bytes: Uint8Array): string {
+  return JSON.stringify(tableFromIPC(bytes).toArray().map((r) => r.toJSON()), (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v));
+}
+
 function dirEntries(root: string): string[] {
   const dir = path.join(root, 'checkpoints');
   return fs.existsSync(dir) ? fs.readdirSync(dir).sort() : [];
@@ -67,11 +74,12 @@ describe('registry pair-commit under SIGKILL', () => {
         }
         const before = w.cps.registryState();
         const target = w.project.current()!;
+        const evidence = observeProject(w.project);
         const exit = await runWriter(w.dir, 'after', uuidN(2), fp);
-        return { fp, kind, w, before, target, exit };
+        return { fp, kind, w, before, target, evidence, exit };
       },
     );
-    for (const { fp, kind, w, before, target, exit } of results) {
+    for (const { fp, kind, w, before, target, evidence, exit } of results) {
       const label = `${fp} (${kind})`;
       expect(exit.signal, label).toBe('SIGKILL');
       const again = await w.reopen();
@@ -86,6 +94,11 @@ describe('registry pair-commit under SIGKILL', () => {
         // … the new row names exactly the generation CURRENT named, and opens it.
         const view = again.cps.openCheckpoint('after');
         expect([view.generationUuid, view.manifestSha256], label).toEqual([target.generationUuid, target.manifestSha256]);
+        // Participant fingerprints and visible rows are exactly those CURRENT had when the writer started.
+        expect(view.participants.map((p) => ({ family: `${p.capabilityId}/${p.recordFamilyId}`, sha256: p.contentSha256 })), label).toEqual(
+          evidence.participants.map((p) => ({ family: p.family, sha256: p.sha256 })),
+        );
+        for (const p of evidence.participants) expect(visibleRows(view.readRecords(p.family, { limit: 10_000 }).bytes), `${label} ${p.family}`).toBe(p.rows);
         view.release();
       }
       // Recovery under the writer makes the disk say the same thing, leaving exactly the pair.
