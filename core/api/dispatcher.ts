@@ -42,10 +42,14 @@ function isPlainRecord(value: unknown): value is Record<string, unknown> {
  * Rejects non-objects, forbidden keys at any depth, extra keys, wrong types,
  * oversized or path-like text with `GF_VALIDATION`. Details name only the
  * operation and the declared fields at fault (never caller values or keys).
+ * A write operation's refusal carries `committed: false` (ADR-0014: every
+ * write error says whether it committed).
  */
 export function validateRequest<N extends OperationName>(op: N, payload: unknown): OperationRequest<N> {
+  // A write refused here never started: it says so (`committed: false`); reads carry no `committed`.
+  const committed = OPERATIONS[op].writes ? false : undefined;
   if (!isPlainRecord(payload) || hasForbiddenKey(payload, 0)) {
-    throw new GfError('GF_VALIDATION', 'request must be a plain object without reserved keys', { operation: op });
+    throw new GfError('GF_VALIDATION', 'request must be a plain object without reserved keys', { operation: op }, committed);
   }
   const parsed = OPERATIONS[op].request.safeParse(payload);
   if (!parsed.success) {
@@ -55,13 +59,13 @@ export function validateRequest<N extends OperationName>(op: N, payload: unknown
     const extra = parsed.error.issues.some((i) => i.code === 'unrecognized_keys');
     if (!extra && fields.length === 1 && fields[0] === 'after') {
       // A page token that cannot be one is a bad page, as the engine itself says for tokens it rejects.
-      throw new GfError('GF_PAGE_INVALID', 'the page token is not valid', { operation: op });
+      throw new GfError('GF_PAGE_INVALID', 'the page token is not valid', { operation: op }, committed);
     }
     throw new GfError('GF_VALIDATION', 'request does not match the operation contract', {
       operation: op,
       fields,
       unexpected_keys: extra,
-    });
+    }, committed);
   }
   return parsed.data as OperationRequest<N>;
 }

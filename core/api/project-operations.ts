@@ -9,6 +9,7 @@ import type { GenerationSummary, ProjectOpened, RestorationSummary } from '../co
 import { microsIso } from '../contract/time';
 import type { PartialImplementations } from './dispatcher';
 import type { SessionTable } from './sessions';
+import { leaseRecordedGeneration } from '../project/named-lease';
 
 /** An open project behind a session handle. */
 export interface ProjectSession {
@@ -18,8 +19,8 @@ export interface ProjectSession {
   readonly closers: Set<() => Promise<void> | void>;
 }
 
-function requireAbsolute(dir: string): string {
-  if (!isAbsolute(dir)) throw new GfError('GF_VALIDATION', 'the project directory must be an absolute path', { field: 'path' });
+function requireAbsolute(dir: string, committed?: boolean): string {
+  if (!isAbsolute(dir)) throw new GfError('GF_VALIDATION', 'the project directory must be an absolute path', { field: 'path' }, committed);
   return dir;
 }
 
@@ -57,7 +58,7 @@ function restorationOf(project: Project<Table>, generationUuid: string, manifest
 
 /** Reads the restoration record published WITH this generation (not one carried forward). */
 function readRestoration(project: Project<Table>, generationUuid: string, manifestSha256: string): RestorationSummary | null {
-  const lease = project.leaseGeneration(generationUuid, manifestSha256);
+  const lease = leaseRecordedGeneration(project, generationUuid, manifestSha256);
   try {
     if (lease.participant(RESTORATION_KEY) === undefined) return null;
     const table = lease.readTable(RESTORATION_KEY);
@@ -104,7 +105,7 @@ export function projectOperations(projects: SessionTable<ProjectSession>) {
     // Opened with the checkpoint retention pins, so cleanup never drops a checkpointed generation.
     'project.open': async ({ path }) => register(projects, await openCheckpointedProject(requireAbsolute(path)), path),
     'project.create': async ({ path }) => {
-      const created = await createProject<Table>(requireAbsolute(path), { catalog: registryCatalog });
+      const created = await createProject<Table>(requireAbsolute(path, false), { catalog: registryCatalog });
       return register(projects, await openCheckpointedProject(created.root), path);
     },
     'project.close': async ({ project }) => ({ closed: await projects.close(project) }),

@@ -1,9 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Table } from 'apache-arrow';
-import { GfError, hasCode } from '../errors';
+import { GfError, hasCode, isGfError } from '../errors';
 import { openProject, registryCatalog, objectPlace } from '../project/index';
-import type { Lease, Project, ProjectOptions, RetentionPins } from '../project/index';
+import { archiveRevertReceipts } from './revert-receipts';
+import type { Lease, Project, ProjectOptions, RetentionPins, SnapshotTables } from '../project/index';
+import { REVERT_VALIDATION_MEMO, ValidationMemo, validateCompleteSnapshot } from '../revert/validation';
 import { CheckpointView } from '../views/checkpoint-view';
 import { listPage } from './listing';
 import type { CheckpointPage, CheckpointRow } from './listing';
@@ -13,6 +15,7 @@ import { decideCreate, findActive, isPlan, pinnedGenerations, planCreate, planDe
 import type { CheckpointReceipt, CreateInput, DeleteInput } from './registry-core';
 import { CheckpointRegistryStore } from './registry-store';
 import type { RegistryState } from './registry-store';
+import { leaseRecordedGeneration } from '../project/named-lease';
 
 /** Engine clock: UTC microseconds since the epoch. */
 export type MicrosClock = () => number;
@@ -26,6 +29,8 @@ export interface CheckpointsOptions {
   readonly clock?: MicrosClock;
   /** Writer-lock wait (default: fail at once with `GF_WRITER_BUSY`). */
   readonly writerTimeoutMs?: number;
+  /** Validation memo of `checkpoint`'s complete validation (default: the process-wide one revert shares). */
+  readonly memo?: ValidationMemo;
 }
 
 /** Listing request (`list_checkpoints`): limit 1–10,000 (default 100) and a keyset `after` token. */
@@ -43,7 +48,13 @@ export interface ListRequest {
  */
 export function checkpointPins(projectRoot: string): RetentionPins {
   const store = new CheckpointRegistryStore(projectRoot);
-  return { pinnedGenerations: () => pinnedGenerations(store.read().doc) };
+  return {
+    pinnedGenerations: () => {
+      // Before cleanup may delete any journal: every published revert's receipt becomes durable (ADR-0014 replay).
+      archiveRevertReceipts(projectRoot);
+      return pinnedGenerations(store.read().doc);
+    },
+  };
 }
 
 /**
@@ -72,12 +83,14 @@ export class Checkpoints {
   readonly store: CheckpointRegistryStore;
   readonly #clock: MicrosClock;
   readonly #writerTimeoutMs: number;
+  readonly #memo: ValidationMemo;
 
   constructor(project: Project<Table>, options: CheckpointsOptions = {}) {
     this.project = project;
     this.store = new CheckpointRegistryStore(project.root);
     this.#clock = options.clock ?? systemMicros;
     this.#writerTimeoutMs = options.writerTimeoutMs ?? 0;
+    this.#memo = options.memo ?? REVERT_VALIDATION_MEMO;
   }
 
   #now(): number {
@@ -91,10 +104,15 @@ export class Checkpoints {
    *
    * Request validation happens before any lock. Under writer → checkpoints
    * locks: replay / conflict / exists / limit checks, then CURRENT is leased
-   * and the selected generation validated (manifest digest by the lease;
-   * every participant registered with its schema fingerprint and its object
-   * present with the exact length: O(participants), never O(bytes)); the
-   * lease is held through the registry replacement.
+   * and the complete selected generation validated (manifest digest by the
+   * lease; every participant registered with its schema fingerprint and its
+   * object present with the exact length; then every domain and cross-domain
+   * rule, as revert runs them, through the content-keyed validation memo:
+   * a check whose exact input bytes already passed in this process is not
+   * re-run, anything else is read verified and run). A failure is
+   * `GF_VALIDATION` / `GF_SCHEMA_MISMATCH` / `GF_PROJECT_CORRUPT` with
+   * `committed: false` and no row. The lease is held through the registry
+   * replacement.
    */
   async checkpoint(input: CreateInput): Promise<CheckpointReceipt> {
     const req = prepareCreate(input);
@@ -137,6 +155,17 @@ export class Checkpoints {
           name: place.rel,
         }, false);
       }
+    }
+    const snapshot: SnapshotTables<Table> = {
+      families: () => lease.families(),
+      get: (key) => lease.readTable(key),
+      contentSha256: (key) => lease.participant(key)?.contentSha256,
+    };
+    try {
+      validateCompleteSnapshot(snapshot, this.#memo);
+    } catch (e) {
+      if (isGfError(e)) throw e.committed === undefined ? e.withCommitted(false) : e;
+      throw e;
     }
   }
 
@@ -191,7 +220,7 @@ export class Checkpoints {
       if (row === undefined) throw new GfError('GF_CHECKPOINT_NOT_FOUND', 'no active checkpoint has this name', { name: normalized });
       let lease: Lease<Table> | undefined;
       try {
-        lease = this.project.leaseGeneration(row.generation_uuid, row.generation_manifest_sha256);
+        lease = leaseRecordedGeneration(this.project, row.generation_uuid, row.generation_manifest_sha256);
       } catch (e) {
         if (!hasCode(e, 'GF_PAGE_SNAPSHOT_GONE')) throw e;
       }

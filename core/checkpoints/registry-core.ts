@@ -11,6 +11,7 @@ import {
 } from './registry-format';
 import type { ActiveRow, RegistryDoc, TombstoneRow } from './registry-format';
 import { checkpointUuid, createRequestSha256, deleteRequestSha256 } from './request-identity';
+import { CURRENT_SELECTOR } from '../diff/contract';
 
 /** The receipt operations of `checkpoint_receipt@1` produced by this module. */
 export const RECEIPT_OPERATIONS = ['checkpoint', 'delete_checkpoint'] as const;
@@ -81,18 +82,42 @@ export interface DeleteInput {
   readonly actorUuid?: unknown;
 }
 
-/** Validates a create request and derives its canonical fingerprint and checkpoint UUID. Pure. */
+/** A request refused before any lock: nothing was written (`committed: false`). */
+function uncommitted<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    throw e instanceof GfError && e.committed === undefined ? e.withCommitted(false) : e;
+  }
+}
+
+/** Validates a create request and derives its canonical fingerprint and checkpoint UUID. Pure; refusals carry `committed: false`. */
 export function prepareCreate(input: CreateInput): CreateRequest {
+  return uncommitted(() => prepareCreateUnchecked(input));
+}
+
+function prepareCreateUnchecked(input: CreateInput): CreateRequest {
   const operationUuid = canonicalKey(input.idempotencyKey, 'idempotency_key');
   const name = normalizeName(input.name);
+  if (name === CURRENT_SELECTOR) {
+    // Reserved: `CURRENT` is the diff selector of the current generation, so no checkpoint may carry it as a name.
+    throw new GfError('GF_VALIDATION', 'invalid checkpoint name (reserved_name): "CURRENT" names the current generation in a diff', {
+      field: 'name',
+      refusal: 'reserved_name',
+    });
+  }
   const description = validateDescription(input.description);
   const actorUuid = optionalActor(input.actorUuid);
   const requestSha256 = createRequestSha256({ operationUuid, name, description, actorUuid });
   return { operationUuid, name, description, actorUuid, requestSha256, checkpointUuid: checkpointUuid(operationUuid, requestSha256) };
 }
 
-/** Validates a delete request and derives its canonical fingerprint. Pure. */
+/** Validates a delete request and derives its canonical fingerprint. Pure; refusals carry `committed: false`. */
 export function prepareDelete(input: DeleteInput): DeleteRequest {
+  return uncommitted(() => prepareDeleteUnchecked(input));
+}
+
+function prepareDeleteUnchecked(input: DeleteInput): DeleteRequest {
   const operationUuid = canonicalKey(input.idempotencyKey, 'idempotency_key');
   const name = normalizeName(input.name);
   const actorUuid = optionalActor(input.actorUuid);

@@ -1,5 +1,6 @@
 // Checkpoint-name rules (ADR-0014 "Names"), declared once for the engine, the
 // contract's request schemas, the CLI and the renderer's live feedback. Browser-safe.
+import { CURRENT_SELECTOR } from './diff';
 import { GfError } from '../errors';
 
 /** Bounds on caller text stored in the registry (ADR-0014 "Names" and "Limits"). */
@@ -164,4 +165,14 @@ function firstDisallowed(nfc: string): string {
     previous = cp;
   }
   return '';
+}
+
+/**
+ * Why a name is refused for a NEW checkpoint, as a sentence; null when acceptable.
+ *
+ * The name rule plus the reserved selector: `CURRENT` means the live generation
+ * in a diff, so no new checkpoint may take it (existing legacy rows still open).
+ */
+export function newNameProblem(name: string): string | null {
+  return nameProblem(name) ?? (name.normalize('NFC') === CURRENT_SELECTOR ? `"${CURRENT_SELECTOR}" is reserved: in a diff it means the current generation.` : null);
 }

@@ -58,6 +58,14 @@ export const checkpointNameSchema = z
 /** Diff endpoint: a checkpoint name or the reserved selector `CURRENT`. */
 export const selectorSchema = z.union([z.literal(CURRENT_SELECTOR), checkpointNameSchema]);
 
+/**
+ * The name of a NEW checkpoint: a checkpoint name that is not the reserved selector `CURRENT`.
+ *
+ * Reserving the name keeps every diff endpoint unambiguous (ADR-0014: diff
+ * accepts checkpoint names plus the reserved selector CURRENT).
+ */
+export const newCheckpointNameSchema = checkpointNameSchema.refine((s) => s.normalize('NFC') !== CURRENT_SELECTOR, 'CURRENT is reserved');
+
 const limitSchema = z.number().int().min(1).max(LIMITS.pageMax).optional();
 const afterSchema = z.string().max(4096).regex(PAGE_TOKEN_PATTERN).nullable().optional();
 
@@ -149,7 +157,7 @@ export const OPERATIONS = {
     z.object({ project: handleSchema, limit: limitSchema, after: afterSchema, deleted: z.boolean().optional() }).strict(),
     'arrow', false, 'Active checkpoints (checkpoint@1), or deleted ones (checkpoint_tombstone@1) with deleted: true; paged.'),
   'checkpoints.create': spec(
-    z.object({ project: handleSchema, name: checkpointNameSchema, description: boundedText(LIMITS.descriptionUtf8Bytes).nullable().optional(), idempotency_key: uuidSchema, actor_uuid: actorSchema, timeout_ms: timeoutSchema }).strict(),
+    z.object({ project: handleSchema, name: newCheckpointNameSchema, description: boundedText(LIMITS.descriptionUtf8Bytes).nullable().optional(), idempotency_key: uuidSchema, actor_uuid: actorSchema, timeout_ms: timeoutSchema }).strict(),
     'arrow', true, 'Name the current generation (checkpoint_receipt@1).'),
   'checkpoints.delete': spec(
     z.object({ project: handleSchema, name: checkpointNameSchema, idempotency_key: uuidSchema, actor_uuid: actorSchema, timeout_ms: timeoutSchema }).strict(),

@@ -488,6 +488,30 @@ export function pageState(params: DiffParams, binding: DiffBinding, secret: Uint
   return state;
 }
 
+/**
+ * A summary row whose `modified` is logical, not physical (`checkpoint_diff_ignores_physical_layout`).
+ *
+ * Different `content_sha256` with the same schema and row count may be the
+ * same records in another Arrow layout (batches, buffers): such a pair is
+ * asked the record diff of its family (the same comparison the record
+ * detail pages use, through the same change cache) and is `unchanged` when
+ * that diff is empty. Pairs that differ in schema or row count, and equal
+ * objects, are decided from the manifests alone, as before.
+ */
+function* logicalSummaryRow(
+  from: DiffEndpoint,
+  to: DiffEndpoint,
+  row: SummaryRow,
+  adapters: readonly DiffAdapter[],
+  cache: ChangeCache | undefined,
+  defer: boolean,
+): DiffSteps<SummaryRow> {
+  if (row.changeKind !== 'modified' || row.fromSchemaFingerprint !== row.toSchemaFingerprint || row.fromRowCount !== row.toRowCount) return row;
+  const family = { capabilityId: row.capabilityId, recordFamilyId: row.recordFamilyId };
+  const changed = yield* pullRanges(orderedChanges(from, to, 'all', null, adapters, cache, 1, family, defer), (r) => r.end <= r.start);
+  return changed ? row : { ...row, changeKind: 'unchanged' };
+}
+
 /** Pulls change ranges from `orderedChanges`, forwarding its effects, until `take` returns false; returns whether it stopped early. */
 function* pullRanges(
   source: Generator<ChangeRange | DiffEffect, void, ParticipantSource | undefined>,
@@ -526,7 +550,8 @@ function* pageSteps(from: DiffEndpoint, to: DiffEndpoint, params: DiffParams, bi
   if (params.detail === 'summary') {
     const last = state?.last;
     const rows = summaryRows(from, to, params.scope, adapters, family).filter((r) => last === undefined || compareSummary(r, last as SummaryPosition) > 0);
-    const page = rows.slice(0, params.limit);
+    const page: SummaryRow[] = [];
+    for (const r of rows.slice(0, params.limit)) page.push(yield* logicalSummaryRow(from, to, r, adapters, opts.cache, defer));
     const end = page[page.length - 1];
     const next =
       rows.length > params.limit && end !== undefined

@@ -518,8 +518,9 @@ export const WORKSPACE_RESTORATION_TRANSITION = defineFamily({
   rules: [
     {
       id: 'workspace.restoration_transition.cardinality',
+      // Exactly one row (ADR-0014): a present participant with none is as invalid as one with two.
       *check(cols) {
-        if (cols.rowCount > 1) yield 1;
+        if (cols.rowCount !== 1) yield cols.rowCount === 0 ? 0 : 1;
       },
     },
     rowRule('workspace.restoration_transition.reason', (cols, row) => {

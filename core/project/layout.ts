@@ -19,6 +19,10 @@ export const LAYOUT = {
   objects: 'objects',
   objectsSha256: 'objects/sha256',
   trash: 'trash',
+  /** Records that outlive generation retention (created on first use, not a container directory). */
+  receipts: 'receipts',
+  /** The bounded revert receipt record (`core/checkpoints/revert-receipts.ts`). */
+  revertReceipts: 'receipts/revert',
 } as const;
 
 /** Directories every project has from creation on, parents first. */

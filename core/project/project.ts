@@ -11,7 +11,7 @@ import { FORMAT_BYTES, manifestDigest } from './formats';
 import type { CurrentPointer, Journal } from './formats';
 import { readJournal } from './journal';
 import { CONTAINER_DIRS, LAYOUT, place } from './layout';
-import { Lease, leaseCurrent, loadManifest, readCurrent, readManifestBytes, tryLeaseGeneration } from './lease';
+import { Lease, leaseCurrent, loadManifest, readCurrent, readManifestBytes } from './lease';
 import { publishLocked, publishLockedAsync } from './publication';
 import type { PublishContext, PublishRequest, PublishResult } from './publication';
 import { recoverLocked } from './recovery';
@@ -148,23 +148,6 @@ export class Project<T = unknown> {
    */
   lease(): Lease<T> {
     return leaseCurrent(this.root, this.#opts.catalog);
-  }
-
-  /**
-   * Pins one named generation whose manifest must have `manifestSha256`.
-   *
-   * For checkpoint views: the registry row names the generation and digest.
-   * A generation that no longer exists is `GF_PAGE_SNAPSHOT_GONE`; a digest
-   * mismatch is `GF_PROJECT_CORRUPT`. Not a way to browse arbitrary paths:
-   * the UUID must be canonical and the digest must match.
-   */
-  leaseGeneration(generationUuid: string, manifestSha256: string): Lease<T> {
-    if (!isCanonicalUuid(generationUuid) || !/^[0-9a-f]{64}$/.test(manifestSha256)) {
-      throw new GfError('GF_VALIDATION', 'generation identity is not canonical', {});
-    }
-    const got = tryLeaseGeneration(this.root, this.#opts.catalog, generationUuid, manifestSha256);
-    if (got === 'gone') throw new GfError('GF_PAGE_SNAPSHOT_GONE', 'the generation is no longer available', { generation_uuid: generationUuid });
-    return got;
   }
 
   /**

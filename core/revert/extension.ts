@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import type { JsonValue } from '../project/index';
 
-/** The `kind` of a revert journal extension. */
-export const REVERT_EXTENSION_KIND = 'graphforge-checkpoint-revert/1';
+import { REVERT_EXTENSION_KIND } from '../checkpoints/revert-receipts';
+
+/** The `kind` of a revert journal extension (declared with the receipt record, which must recognize it). */
+export { REVERT_EXTENSION_KIND };
 
 const UUID = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
 const SHA = z.string().regex(/^[0-9a-f]{64}$/);

@@ -4,6 +4,7 @@ import type { MicrosClock } from '../checkpoints/checkpoints';
 import type { CheckpointReceipt } from '../checkpoints/registry-core';
 import { CURRENT_SELECTOR, diffProjectCheckpoints } from '../diff/index';
 import type { DiffPage } from '../diff/index';
+import { lookupRevertReceipt, prunedReceiptError, recordRevertReceipt } from '../checkpoints/revert-receipts';
 import { GfError, hasCode, isGfError } from '../errors';
 import { WORKSPACE_RESTORATION_TRANSITION, encodeRecords } from '../participants/index';
 import { familyKeyOf } from '../project/index';
@@ -14,6 +15,7 @@ import { prepareRevert, revertIdentity, revertRequestSha256, revertTransactionUu
 import type { RevertInput, RevertRequest } from './identity';
 import { REVERT_VALIDATION_MEMO, completeValidationCatalog } from './validation';
 import type { ValidationMemo } from './validation';
+import { leaseRecordedGeneration } from '../project/named-lease';
 
 /** The receipt operation of a revert (`checkpoint_receipt@1.operation`). */
 export const REVERT_OPERATION = 'revert_to_checkpoint';
@@ -174,8 +176,12 @@ export class RevertEngine {
    * revert extension in the PREPARING journal before staging, stage, validate
    * every rule on the composite, publish); a published one → the original
    * receipt; an interrupted one → the same revert rebuilt from its durable
-   * extension (the clock is not sampled again). Different request bytes under
-   * the same key are `GF_IDEMPOTENCY_CONFLICT`. On success the same project
+   * extension (the clock is not sampled again). Once cleanup deleted the
+   * journal with its generation, the bounded receipt record
+   * (`core/checkpoints/revert-receipts.ts`) returns the original receipt; a
+   * key whose record was pruned is `GF_IDEMPOTENCY_CONFLICT` (phase
+   * `receipt_pruned`), never a second publication. Different request bytes
+   * under the same key are `GF_IDEMPOTENCY_CONFLICT`. On success the same project
    * instance already reads the restored generation.
    */
   async revertToCheckpoint(input: RevertInput): Promise<CheckpointReceipt> {
@@ -189,10 +195,37 @@ export class RevertEngine {
     if (journal !== undefined) {
       const ext = parseExtension(journal.extension);
       if (ext === undefined || !requestMatches(req, ext)) throw conflict(req.operationUuid);
-      if (journal.state === 'PUBLISHED') return revertReceiptOf(ext);
+      if (journal.state === 'PUBLISHED') {
+        this.#record(ext);
+        return revertReceiptOf(ext);
+      }
       return this.#resume(w, ext);
     }
+    // The journal is gone once cleanup removed its generation: the bounded receipt record answers.
+    const recorded = lookupRevertReceipt(this.project.root, txn);
+    if (recorded.kind === 'record') {
+      const ext = parseExtension(recorded.extension);
+      if (ext === undefined || !requestMatches(req, ext)) throw conflict(req.operationUuid);
+      return revertReceiptOf(ext);
+    }
+    if (recorded.kind === 'pruned') throw prunedReceiptError(REVERT_OPERATION, req.operationUuid);
     return this.#firstAttempt(w, req, txn);
+  }
+
+  /**
+   * Makes a published revert's receipt record durable (idempotent).
+   *
+   * Cleanup through the checkpoint pins records it too, before any journal is
+   * deleted; this covers projects opened without those pins. The publication
+   * is committed: a failure here says so.
+   */
+  #record(ext: RevertExtension): void {
+    try {
+      recordRevertReceipt(this.project.root, ext.transaction_uuid, ext.restored_generation_uuid, extensionJson(ext));
+    } catch (e) {
+      if (isGfError(e)) throw e.withCommitted(true);
+      throw e;
+    }
   }
 
   #firstAttempt(w: Writer<Table>, req: RevertRequest, txn: string): CheckpointReceipt {
@@ -243,7 +276,7 @@ export class RevertEngine {
   #resume(w: Writer<Table>, ext: RevertExtension): CheckpointReceipt {
     let source: Lease<Table>;
     try {
-      source = this.project.leaseGeneration(ext.source_generation_uuid, ext.source_manifest_sha256);
+      source = leaseRecordedGeneration(this.project, ext.source_generation_uuid, ext.source_manifest_sha256);
     } catch (e) {
       if (hasCode(e, 'GF_PAGE_SNAPSHOT_GONE')) {
         throw new GfError('GF_CHECKPOINT_NOT_FOUND', 'the checkpoint generation of this revert is no longer available', { checkpoint_uuid: ext.checkpoint_uuid }, false);
@@ -289,6 +322,7 @@ export class RevertEngine {
       }
       throw e;
     }
+    this.#record(ext);
     return revertReceiptOf(ext);
   }
 

@@ -3,7 +3,7 @@
 // deleted checkpoints (tombstones) on request.
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import type { Row } from '../../core/contract/operations';
-import { nameProblem } from '../../core/contract/names';
+import { newNameProblem } from '../../core/contract/names';
 import { decodeArrow } from '../arrow-rows';
 import { Dialog } from '../components/dialog';
 import { ErrorBox } from '../components/error-box';
@@ -162,7 +162,7 @@ function CreateDialog({ project, existing, onClose, onDone }: { project: string;
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ShownError | null>(null);
   const [key] = useState(() => crypto.randomUUID());
-  const problem = nameProblem(name) ?? (existing.includes(name.normalize('NFC')) ? 'A checkpoint with this name already exists.' : null);
+  const problem = newNameProblem(name) ?? (existing.includes(name.normalize('NFC')) ? 'A checkpoint with this name already exists.' : null);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setTouched(true);

@@ -13,6 +13,15 @@ import { MAX_EVENT_BYTES } from '../port';
 /** The schema the store uses unless told otherwise. */
 export const DEFAULT_CHAIN_SCHEMA = 'gf_chain';
 
+/**
+ * The version stamp of the chain table (its `COMMENT`), checked by `setup()`.
+ *
+ * A table without exactly this stamp (a foreign `checkpoint_chain`, or one an
+ * older engine created before the stamp existed) is refused at setup with
+ * `GF_CHAIN_STORE` reason `table_version`, before any read or write.
+ */
+export const CHAIN_TABLE_VERSION = 'graphforge-checkpoint-chain-table/1';
+
 const SCHEMA_RE = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /**
@@ -44,7 +53,9 @@ export function setupSql(schema: string): string {
     'BEGIN',
     `SELECT pg_advisory_xact_lock(${setupLockKey(schema)})`,
     `CREATE SCHEMA IF NOT EXISTS ${s}`,
-    `CREATE TABLE IF NOT EXISTS ${s}.checkpoint_chain (
+    // The table is created (and stamped with its version) only when absent: an existing one keeps its own stamp, checked below.
+    `DO $gf$ BEGIN IF to_regclass('${s}.checkpoint_chain') IS NULL THEN
+CREATE TABLE ${s}.checkpoint_chain (
   workflow_id   TEXT COLLATE "C" NOT NULL,
   sequence      BIGINT NOT NULL CHECK (sequence >= 1),
   transition_id TEXT NOT NULL,
@@ -55,9 +66,11 @@ export function setupSql(schema: string): string {
   CONSTRAINT checkpoint_chain_pkey PRIMARY KEY (workflow_id, sequence),
   CONSTRAINT checkpoint_chain_prior_head_key UNIQUE (workflow_id, prior_head),
   CONSTRAINT checkpoint_chain_transition_id_key UNIQUE (workflow_id, transition_id)
-)`,
+);
+COMMENT ON TABLE ${s}.checkpoint_chain IS '${CHAIN_TABLE_VERSION}';
+END IF; END $gf$`,
     'COMMIT',
-    "SELECT current_setting('synchronous_commit') AS synchronous_commit, current_setting('fsync') AS fsync",
+    `SELECT current_setting('synchronous_commit') AS synchronous_commit, current_setting('fsync') AS fsync, obj_description('${s}.checkpoint_chain'::regclass, 'pg_class') AS table_version`,
   ].join(';\n');
 }
 

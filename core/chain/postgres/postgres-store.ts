@@ -7,7 +7,7 @@ import { fastHeadsReady, GENESIS, nextHead, type ChainHead } from '../head';
 import type { ChainStoreWithReaders, Clock, PersistedRow } from '../port';
 import { decodeEventBytes, prepareAppend, type PreparedEvent } from '../store-support';
 import { WorkflowMutex } from '../workflow-mutex';
-import { chainSql, DEFAULT_CHAIN_SCHEMA, quoteSchema, setupSql, workflowLockKey, type ChainSql } from './postgres-schema';
+import { CHAIN_TABLE_VERSION, chainSql, DEFAULT_CHAIN_SCHEMA, quoteSchema, setupSql, workflowLockKey, type ChainSql } from './postgres-schema';
 
 /**
  * The subset of a `pg` Pool the store uses (structural, so any compatible pool fits).
@@ -218,7 +218,14 @@ export class PostgresCheckpointStore implements ChainStoreWithReaders {
       const r = (await client.query(setupSql(this.#schema))) as unknown;
       return Array.isArray(r) ? (r as QueryResult[]) : [r as QueryResult];
     });
-    const settings = results.at(-1)?.rows[0] as { synchronous_commit?: string; fsync?: string } | undefined;
+    const settings = results.at(-1)?.rows[0] as { synchronous_commit?: string; fsync?: string; table_version?: string | null } | undefined;
+    if (settings?.table_version !== CHAIN_TABLE_VERSION) {
+      throw new GfError('GF_CHAIN_STORE', 'postgres chain store: the checkpoint_chain table is not one this engine created (missing or different version stamp)', {
+        operation: 'setup',
+        reason: 'table_version',
+        expected: CHAIN_TABLE_VERSION,
+      });
+    }
     if (settings?.synchronous_commit === 'off' || settings?.fsync === 'off') {
       throw new GfError('GF_CHAIN_STORE', 'postgres chain store: commits would not be durable (synchronous_commit or fsync is off)', {
         operation: 'setup',

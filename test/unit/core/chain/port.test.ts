@@ -8,7 +8,8 @@ import { InMemoryCheckpointStore } from '../../../../core/chain/memory/memory-st
 import { MAX_EVENT_BYTES, type ChainStore, type ChainStoreWithReaders, type PersistedRow, type WorkflowLister } from '../../../../core/chain/port';
 import { CHECKPOINT_CHAIN_SCHEMA } from '../../../../core/chain/sqlite/sqlite-schema';
 import { SqliteCheckpointStore } from '../../../../core/chain/sqlite/sqlite-store';
-import { expectGolden } from './golden';
+import { classifyContractDelta, driftDirective } from './contract-delta';
+import { expectGolden, fixtureText } from './golden';
 
 const PORT_SRC = readFileSync(join(import.meta.dirname, '../../../../core/chain/port.ts'), 'utf8');
 
@@ -49,7 +50,35 @@ describe('the chain store port', () => {
   });
 
   it('AC-15 contract snapshot: port shape, boundary catalog, cap, edges, schema, genesis and error ids (golden)', () => {
-    expectGolden('contract-snapshot', {
+    const snapshot = currentSnapshot();
+    const delta = classifyContractDelta(JSON.parse(fixtureText('contract-snapshot.json')) as Record<string, unknown>, JSON.parse(JSON.stringify(snapshot)) as Record<string, unknown>);
+    expect(delta, delta === 'none' ? '' : driftDirective(delta)).toBe('none');
+    expectGolden('contract-snapshot', snapshot);
+  });
+
+  it('AC-15 meta-test: the classifier calls a store-shaped addition additive and a removed boundary kind breaking', () => {
+    const golden = JSON.parse(fixtureText('contract-snapshot.json')) as Record<string, unknown>;
+    const chainStore = golden['chain_store'] as string[];
+    const kinds = golden['semantic_boundary_kinds'] as string[];
+    // Additive: a new adapter method with default behaviour appended to the port.
+    const additive = { ...golden, chain_store: [...chainStore, 'health(): Promise<void>'] };
+    // Breaking: a semantic boundary kind removed.
+    const breaking = { ...golden, semantic_boundary_kinds: kinds.filter((k) => k !== 'awaiting_human_review') };
+    expect(kinds).toContain('awaiting_human_review');
+    expect(classifyContractDelta(golden, golden)).toBe('none');
+    expect(classifyContractDelta(golden, additive)).toBe('additive');
+    expect(classifyContractDelta(golden, breaking)).toBe('breaking');
+    // The reverse of an addition is a removal, so breaking too; a smaller cap is breaking, a larger one additive.
+    expect(classifyContractDelta(additive, golden)).toBe('breaking');
+    expect(classifyContractDelta(golden, { ...golden, max_event_bytes: (golden['max_event_bytes'] as number) - 1 })).toBe('breaking');
+    expect(classifyContractDelta(golden, { ...golden, max_event_bytes: (golden['max_event_bytes'] as number) + 1 })).toBe('additive');
+    expect(driftDirective('breaking')).toMatch(/BREAKING/);
+    expect(driftDirective('additive')).toMatch(/GF_UPDATE_GOLDENS=1/);
+  });
+});
+
+function currentSnapshot(): Record<string, unknown> {
+  return {
       chain_store: interfaceMembers('ChainStore'),
       workflow_lister: interfaceMembers('WorkflowLister'),
       persisted_row_reader: interfaceMembers('PersistedRowReader'),
@@ -60,6 +89,5 @@ describe('the chain store port', () => {
       sqlite_schema: CHECKPOINT_CHAIN_SCHEMA,
       genesis: GENESIS,
       error_ids: [...CHAIN_ERROR_IDS],
-    });
-  });
-});
+  };
+}

@@ -59,8 +59,10 @@ describe('the project-wide sanitizer', () => {
     const support = readFileSync(join(ROOT, 'core/chain/store-support.ts'), 'utf8');
     expect(support).toMatch(/from '\.\/sanitize'/);
     expect(support).toMatch(/sanitizeEvent\(/);
-    for (const f of ['core/chain/memory/memory-store.ts', 'core/chain/sqlite/sqlite-store.ts']) {
-      const src = readFileSync(join(ROOT, f), 'utf8');
+    // Every adapter, the Postgres one included. The only pattern an adapter may hold is Postgres' SQLSTATE shape (5 chars), which is not about secrets.
+    const allowed = ['/^[0-9A-Z]{5}$/.test(code)'];
+    for (const f of ['core/chain/memory/memory-store.ts', 'core/chain/sqlite/sqlite-store.ts', 'core/chain/postgres/postgres-store.ts']) {
+      const src = allowed.reduce((text, a) => text.split(a).join(''), readFileSync(join(ROOT, f), 'utf8'));
       expect(src, f).toMatch(/prepareAppend\(/);
       expect(src, f).not.toMatch(/new RegExp|\.test\(|\.match\(|\.replace\(\/|REDACTED/);
     }

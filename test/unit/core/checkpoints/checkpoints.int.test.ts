@@ -4,7 +4,15 @@ import { tableFromIPC } from 'apache-arrow';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import fixtures from '../../../fixtures/checkpoint-api-v1.json' with { type: 'json' };
-import { codeOf, generationsOnDisk, workspace } from './checkpoint-support';
+import type { Table } from 'apache-arrow';
+import { Checkpoints } from '../../../../core/checkpoints/checkpoints';
+import { planCreate, planDelete, prepareCreate, prepareDelete } from '../../../../core/checkpoints/registry-core';
+import { GRAPH_EDGE, encodeRecords } from '../../../../core/participants/index';
+import { openProject, registryCatalog } from '../../../../core/project/index';
+import type { ParticipantCatalog } from '../../../../core/project/index';
+import { ValidationMemo } from '../../../../core/revert/index';
+import { putConfig, putEdges, putNodes, testUuid } from '../../../support/project-fixtures';
+import { codeOf, counterClock, generationsOnDisk, workspace } from './checkpoint-support';
 import type { Workspace } from './checkpoint-support';
 
 const V = fixtures.identity_golden_vector;
@@ -240,3 +248,68 @@ describe('checkpoints through the public API', () => {
   });
 
 });
+
+describe('checkpoint_validates_complete_selected_generation', () => {
+  it('refuses to name a generation that breaks a cross-domain rule: typed error, committed false, no row', async () => {
+    const w = await ws();
+    await w.project.publish({ parent: null, changes: [putNodes(4, 'a'), putEdges(3, 'a'), putConfig('a')] });
+    // A generation written by an engine without the edge → node reference rule: an edge names a node that does not exist.
+    const lax: ParticipantCatalog<Table> = { ...registryCatalog, validateParticipant: () => undefined, validateSnapshot: () => undefined };
+    const old = await openProject<Table>(w.dir, { catalog: lax });
+    const dangling = encodeRecords(GRAPH_EDGE, [{ source_node_uuid: testUuid('a-node-0'), target_node_uuid: testUuid('nowhere'), kind: 'cites', weight: 1, created_at: 1n }]);
+    await old.publish({ parent: w.project.current()?.generationUuid ?? null, changes: [{ kind: 'put', capabilityId: 'graph', recordFamilyId: 'edge', bytes: dangling }] });
+    const before = w.cps.registryState();
+    const cps = new Checkpoints(w.project, { clock: counterClock(), memo: new ValidationMemo() });
+    const err = await cps.checkpoint({ name: 'Broken', idempotencyKey: op(1) }).catch((e: unknown) => e as { code?: string; committed?: boolean; details?: Record<string, unknown> });
+    expect(err).toMatchObject({ code: 'GF_VALIDATION', committed: false, details: { capability_id: 'graph', record_family_id: 'edge' } });
+    expect(cps.registryState()).toEqual(before);
+    expect(fs.existsSync(path.join(w.dir, 'checkpoints', 'registry.json'))).toBe(false);
+  });
+
+  it('uses the content-keyed memo: a second name for the same generation re-runs no validator', async () => {
+    const w = await ws();
+    await w.project.publish({ parent: null, changes: [putNodes(4, 'a'), putEdges(3, 'a'), putConfig('a')] });
+    const memo = new ValidationMemo();
+    const cps = new Checkpoints(w.project, { clock: counterClock(), memo });
+    await cps.checkpoint({ name: 'one', idempotencyKey: op(1) });
+    expect(memo.misses).toBeGreaterThan(0);
+    const cold = { hits: memo.hits, misses: memo.misses };
+    await cps.checkpoint({ name: 'two', idempotencyKey: op(2) });
+    expect(memo.misses).toBe(cold.misses);
+    expect(memo.hits).toBeGreaterThan(cold.hits);
+  });
+});
+
+describe('open_checkpoint_restarts_when_the_row_changes', () => {
+  it('a name re-pointed between the resolve and the re-read is resolved again: the view is the new row, never the stale one', async () => {
+    const w = await ws();
+    const g1 = await w.publish('g1');
+    await w.cps.checkpoint({ name: 'moving', idempotencyKey: op(1) });
+    const g2 = await w.publish('g2');
+    const cur = w.project.current();
+    const store = w.cps.store;
+    const realRead = store.read.bind(store);
+    let reads = 0;
+    // A concurrent writer re-points the name right after the first resolve (delete + create in two registry replacements).
+    (store as unknown as { read: typeof store.read }).read = () => {
+      const state = realRead();
+      reads++;
+      if (reads === 1) {
+        store.mutate((doc) => planDelete(doc, prepareDelete({ name: 'moving', idempotencyKey: op(2) }), 1_760_000_000_000_001));
+        store.mutate((doc) => planCreate(doc, prepareCreate({ name: 'moving', idempotencyKey: op(3) }), { generationUuid: cur?.generationUuid ?? '', manifestSha256: cur?.manifestSha256 ?? '' }, 1_760_000_000_000_002));
+      }
+      return state;
+    };
+    const view = w.cps.openCheckpoint('moving');
+    try {
+      expect(view.generationUuid).toBe(g2);
+      expect(view.generationUuid).not.toBe(g1);
+      // First attempt: resolve + re-read (mismatch) → restart: resolve + re-read (match).
+      expect(reads).toBe(4);
+      expect(view.checkpointUuid).toBe(w.cps.showCheckpoint('moving').checkpoint_uuid);
+    } finally {
+      view.release();
+    }
+  });
+});
+

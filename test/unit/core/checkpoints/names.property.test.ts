@@ -107,7 +107,8 @@ describe('checkpoint names', () => {
     roots.push(root);
     const store = new CheckpointRegistryStore(root);
     const before = walk(root);
-    const hostileButValid = ['registry.json', 'CURRENT', '.registry', '..hidden', 'locks', 'checkpoints', 'generations', 'con', 'cafe\u0301', 'नमस्ते'];
+    // ('CURRENT' itself is the reserved diff selector: see current-selector.int.test.ts.)
+    const hostileButValid = ['registry.json', 'FORMAT', 'transactions', '.registry', '..hidden', 'locks', 'checkpoints', 'generations', 'con', 'cafe\u0301', 'नमस्ते'];
     const sampled = fc.sample(nameLike.filter((s) => nameRefusal(s) === null), { numRuns: 40, seed: 42 });
     const accepted = [...new Set([...hostileButValid, ...sampled].map(normalizeName))];
     accepted.forEach((name, i) => store.mutate(creating(name, uuidN(1000 + i))));

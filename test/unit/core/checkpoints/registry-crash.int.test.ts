@@ -2,13 +2,15 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tableFromIPC } from 'apache-arrow';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { CheckpointRegistryStore } from '../../../../core/checkpoints/registry-store';
 import { REGISTRY_FAILPOINTS, armRegistryFailpointForTesting } from '../../../../core/checkpoints/failpoints';
 import type { RegistryFailpoint } from '../../../../core/checkpoints/failpoints';
 import { GfError } from '../../../../core/errors';
 import { creating, removeRoot, tempRoot, uuidN } from './registry-support';
-import { workspace } from './checkpoint-support';
+import { observeProject } from '../../../support/project-state';
+import { codeOf, workspace } from './checkpoint-support';
 import type { Workspace } from './checkpoint-support';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -21,9 +23,9 @@ function expectedRevision(fp: RegistryFailpoint, previous: number): number {
   return REGISTRY_FAILPOINTS.indexOf(fp) >= NEXT_FROM ? previous + 1 : previous;
 }
 
-function runWriter(root: string, name: string, op: string, failpoint: string): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+function runWriter(root: string, name: string, op: string, failpoint: string, kind: 'create' | 'delete' = 'create'): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', WRITER, root, name, op], {
+    const child = spawn(process.execPath, ['--import', 'tsx', WRITER, root, name, op, kind], {
       env: { ...process.env, GF_FAILPOINT: failpoint },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -46,6 +48,11 @@ afterAll(() => {
 });
 afterEach(() => armRegistryFailpointForTesting(undefined));
 
+/** Decoded rows of an Arrow IPC page, in the same JSON form as `observeProject`'s. */
+function visibleRows(bytes: Uint8Array): string {
+  return JSON.stringify(tableFromIPC(bytes).toArray().map((r) => r.toJSON()), (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v));
+}
+
 function dirEntries(root: string): string[] {
   const dir = path.join(root, 'checkpoints');
   return fs.existsSync(dir) ? fs.readdirSync(dir).sort() : [];
@@ -67,11 +74,12 @@ describe('registry pair-commit under SIGKILL', () => {
         }
         const before = w.cps.registryState();
         const target = w.project.current()!;
+        const evidence = observeProject(w.project);
         const exit = await runWriter(w.dir, 'after', uuidN(2), fp);
-        return { fp, kind, w, before, target, exit };
+        return { fp, kind, w, before, target, evidence, exit };
       },
     );
-    for (const { fp, kind, w, before, target, exit } of results) {
+    for (const { fp, kind, w, before, target, evidence, exit } of results) {
       const label = `${fp} (${kind})`;
       expect(exit.signal, label).toBe('SIGKILL');
       const again = await w.reopen();
@@ -86,6 +94,11 @@ describe('registry pair-commit under SIGKILL', () => {
         // … the new row names exactly the generation CURRENT named, and opens it.
         const view = again.cps.openCheckpoint('after');
         expect([view.generationUuid, view.manifestSha256], label).toEqual([target.generationUuid, target.manifestSha256]);
+        // Participant fingerprints and visible rows are exactly those CURRENT had when the writer started.
+        expect(view.participants.map((p) => ({ family: `${p.capabilityId}/${p.recordFamilyId}`, sha256: p.contentSha256 })), label).toEqual(
+          evidence.participants.map((p) => ({ family: p.family, sha256: p.sha256 })),
+        );
+        for (const p of evidence.participants) expect(visibleRows(view.readRecords(p.family, { limit: 10_000 }).bytes), `${label} ${p.family}`).toBe(p.rows);
         view.release();
       }
       // Recovery under the writer makes the disk say the same thing, leaving exactly the pair.
@@ -97,6 +110,37 @@ describe('registry pair-commit under SIGKILL', () => {
       expect(receipt.registry_revision, label).toBe(before.revision + 1);
       expect(receipt.source_generation_uuid, label).toBe(target.generationUuid);
       expect(again.cps.registryState().revision, label).toBe(before.revision + 1);
+    }
+  }, 300_000);
+
+  it('every failpoint, delete: reopen shows exactly the previous or the next revision; the same delete then completes or replays', async () => {
+    const results = await inBatches(REGISTRY_FAILPOINTS, 4, async (fp) => {
+      const w = await workspace();
+      spaces.push(w);
+      await w.publish('g1');
+      await w.cps.checkpoint({ name: 'keep', idempotencyKey: uuidN(1) });
+      await w.publish('g2');
+      await w.cps.checkpoint({ name: 'gone', idempotencyKey: uuidN(2) });
+      const before = w.cps.registryState();
+      const exit = await runWriter(w.dir, 'gone', uuidN(3), fp, 'delete');
+      return { fp, w, before, exit };
+    });
+    for (const { fp, w, before, exit } of results) {
+      const label = `${fp} (delete)`;
+      expect(exit.signal, label).toBe('SIGKILL');
+      const again = await w.reopen();
+      const want = expectedRevision(fp, before.revision);
+      const seen = again.cps.registryState();
+      expect(seen.revision, label).toBe(want);
+      expect((seen.doc?.active ?? []).map((r) => r.name).sort(), label).toEqual(want > before.revision ? ['keep'] : ['gone', 'keep']);
+      expect((seen.doc?.tombstones ?? []).map((r) => r.name), label).toEqual(want > before.revision ? ['gone'] : []);
+      if (want === before.revision) expect(seen.sha256, label).toBe(before.sha256);
+      expect(await again.cps.recoverRegistry(), label).toEqual(seen);
+      expect(dirEntries(w.dir), label).toEqual(['registry.json', 'registry.json.sha256']);
+      const receipt = await again.cps.deleteCheckpoint({ name: 'gone', idempotencyKey: uuidN(3) });
+      expect([receipt.operation, receipt.registry_revision], label).toEqual(['delete_checkpoint', before.revision + 1]);
+      expect(again.cps.registryState().revision, label).toBe(before.revision + 1);
+      expect(await codeOf(() => again.cps.openCheckpoint('gone')), label).toBe('GF_CHECKPOINT_NOT_FOUND');
     }
   }, 300_000);
 

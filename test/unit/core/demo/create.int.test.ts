@@ -7,6 +7,7 @@ import { createDemoWorkspace } from '../../../../core/demo/index';
 import { RECORD_FAMILIES, familyByKey, validateParticipant, validateSnapshot } from '../../../../core/participants/index';
 import { openProject, registryCatalog } from '../../../../core/project/index';
 import { treeDigest } from '../../../support/project-state';
+import { leaseRecordedGeneration } from '../../../../core/project/named-lease';
 
 let tmp: string;
 beforeAll(() => {
@@ -48,7 +49,7 @@ describe('gf demo create', () => {
     const scopes = new Set<string>();
     const familiesSeen: string[][] = [];
     for (const g of history) {
-      const lease = p.leaseGeneration(g.generationUuid, g.manifestSha256 ?? '');
+      const lease = leaseRecordedGeneration(p, g.generationUuid, g.manifestSha256 ?? '');
       try {
         lease.verifyParticipants();
         const tables = new Map<string, Table>();

@@ -7,6 +7,7 @@ import { createDemoWorkspace } from '../../../../core/demo/index';
 import { WORKSPACE_RESTORATION_TRANSITION, recordsFromTable } from '../../../../core/participants/index';
 import { DEMO_REVERT } from '../../../../core/demo/demo-revert';
 import { tempDir } from '../revert/revert-support';
+import { leaseRecordedGeneration } from '../../../../core/project/named-lease';
 
 const tmp = tempDir('gf-demo-revert-');
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -21,13 +22,13 @@ describe('demo revert', () => {
     const g = reverts[0]!;
     // Not the last generation: later steps build on the restored workspace.
     expect(r.generations.at(-1)?.generationUuid).not.toBe(g.generationUuid);
-    const lease = p.leaseGeneration(g.generationUuid, g.manifestSha256);
+    const lease = leaseRecordedGeneration(p, g.generationUuid, g.manifestSha256);
     const rows = recordsFromTable(WORKSPACE_RESTORATION_TRANSITION, lease.readTable(WORKSPACE_RESTORATION_TRANSITION.key) as Table);
     const source = new Checkpoints(p).showCheckpoint(DEMO_REVERT.checkpoint);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ reason: DEMO_REVERT.reason, source_generation_uuid: source.generation_uuid, restored_generation_uuid: g.generationUuid, prior_current_generation_uuid: lease.manifest.parentGenerationUuid });
     // The restored generation holds exactly the checkpoint's participants plus the restoration record.
-    const src = p.leaseGeneration(source.generation_uuid, source.generation_manifest_sha256);
+    const src = leaseRecordedGeneration(p, source.generation_uuid, source.generation_manifest_sha256);
     expect(lease.manifest.participants.filter((x) => x.recordFamilyId !== 'restoration_transition').map((x) => x.contentSha256)).toEqual(src.manifest.participants.map((x) => x.contentSha256));
     src.release();
     lease.release();

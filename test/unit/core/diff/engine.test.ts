@@ -57,13 +57,15 @@ function changedPair(): { base: Record<string, object[]>; next: Record<string, o
 }
 
 describe('summary diff', () => {
-  it('lists every participant in contract order and reads none of them', () => {
+  it('lists every participant in contract order and reads only the differing objects of equal schema and size', () => {
     const { base, next } = changedPair();
     const reads: string[] = [];
     const from = endpoint(FROM, workspace(base), reads);
     const to = endpoint(TO, workspace(next), reads);
     const page = diffEndpoints(from, to, params({ detail: 'summary' }), binding, { secret: SECRET });
-    expect(reads).toEqual([]);
+    // checkpoint_diff_ignores_physical_layout: a pair with different bytes but the same schema and row count
+    // may be a re-encoding, so its record diff decides; every other family is decided from the manifests alone.
+    expect([...new Set(reads)].sort()).toEqual(['graph/edge', 'graph/node']);
     expect(page.schema).toBe('checkpoint_summary_diff@1');
     const rows = rowsOf(page.table);
     expect(rows.length).toBe(RECORD_FAMILIES.length);

@@ -175,6 +175,15 @@ describe('domain validators', () => {
     },
   );
 
+  it('restoration_record_exactly_one_row: an empty restoration participant is refused as well as two rows', () => {
+    const f = fam('workspace/restoration_transition');
+    const empty = tableFromRecords(f, []);
+    expect(empty.numRows).toBe(0);
+    const e = errorOf(() => validateParticipant(f, empty));
+    expect({ code: e.code, rule: e.details.rule }).toEqual({ code: 'GF_VALIDATION', rule: 'workspace.restoration_transition.cardinality' });
+    expect(() => validateParticipant(f, canonicalTable(f.key, sampleRecords()[f.key] ?? []))).not.toThrow();
+  });
+
   it('reports a null in a non-nullable column as participant.required_field, with the field name only', () => {
     const f = fam('graph/node');
     const table = withNullCell(canonicalTable(f.key, sampleRecords()[f.key] ?? []), 'label', 1);

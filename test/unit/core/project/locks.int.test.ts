@@ -11,6 +11,7 @@ import { createProject, openProject, registryCatalog } from '../../../../core/pr
 import { bundleProjectChild } from '../../../support/project-child-bundle';
 import { putConfig } from '../../../support/project-fixtures';
 import { LATER_HISTORY } from '../../../support/project-scenarios';
+import { leaseRecordedGeneration } from '../../../../core/project/named-lease';
 
 // Locks are the OS's: a second writer is refused, a SIGKILLed holder frees
 // its lock, a reader's lease pins its generation until it ends or dies.
@@ -115,7 +116,7 @@ describe('reader lease', () => {
       await p.cleanup();
     }
     // Everything the reader pinned is still readable and verified, from another process' view too.
-    const view = p.leaseGeneration(pinned, p.listGenerations().find((g) => g.generationUuid === pinned)?.manifestSha256 ?? '');
+    const view = leaseRecordedGeneration(p, pinned, p.listGenerations().find((g) => g.generationUuid === pinned)?.manifestSha256 ?? '');
     view.verifyParticipants();
     expect(view.readTable('graph/node')?.numRows).toBe(3);
     view.release();

@@ -4,11 +4,13 @@ import path from 'node:path';
 import type { Table } from 'apache-arrow';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openCheckpointedProject } from '../../../../core/checkpoints/checkpoints';
+import { Checkpoints, openCheckpointedProject } from '../../../../core/checkpoints/checkpoints';
+import { diffProjectCheckpoints } from '../../../../core/diff/index';
 import type { CheckpointReceipt } from '../../../../core/checkpoints/registry-core';
+import { lookupRevertReceipt } from '../../../../core/checkpoints/revert-receipts';
 import { FAILPOINT_NAMES, armFailpointForTesting, committedAt } from '../../../../core/project/index';
 import type { FailpointName, Project } from '../../../../core/project/index';
-import { RevertEngine, ValidationMemo } from '../../../../core/revert/index';
+import { RevertEngine, ValidationMemo, revertTransactionUuid } from '../../../../core/revert/index';
 import { putConfig } from '../../../support/project-fixtures';
 import { observe } from '../../../support/project-state';
 import type { ObservedState } from '../../../support/project-state';
@@ -81,15 +83,32 @@ afterAll(() => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
+/** The replay's clock differs from the killed child's: a resume that sampled it would derive another generation. */
+function replayRevert(p: Project<Table>): Promise<CheckpointReceipt> {
+  return new RevertEngine(p, { clock: () => AT + 987_654_321, memo }).revertToCheckpoint({ name: NAME, reason: REASON, idempotencyKey: KEY });
+}
+
 async function checkThenReplay(dir: string, name: FailpointName): Promise<void> {
   const seen = await observe(dir);
   expect({ failpoint: name, ...seen }).toEqual({ failpoint: name, ...(committedAt(name) ? after : before) });
-  const replayed = await revert(await openCheckpointedProject(dir));
+  // Once the journal (with the durable extension) exists, the replay runs with another clock and must not sample it.
+  const durable = fs.existsSync(path.join(dir, 'transactions', `${revertTransactionUuid(KEY)}.json`));
+  const p = await openCheckpointedProject(dir);
+  const replayed = await (durable ? replayRevert(p) : revert(p));
   expect({ failpoint: name, ...replayed }).toEqual({ failpoint: name, ...receipt });
   expect({ failpoint: name, ...(await observe(dir)) }).toEqual({ failpoint: name, ...after });
+  // The receipt record exists whatever the instant of the kill, so the replay outlives retention.
+  expect({ failpoint: name, record: lookupRevertReceipt(dir, revertTransactionUuid(KEY)).kind }).toEqual({ failpoint: name, record: 'record' });
 }
 
 describe('revert_publication_failpoint_matrix', () => {
+  it('the killed revert undoes later graph, ontology, knowledge and epistemic changes (ADR-0014 crash-test paragraph)', async () => {
+    const p = await openCheckpointedProject(copy('later-changes'));
+    const page = await diffProjectCheckpoints(new Checkpoints(p), { from: 'CURRENT', to: NAME, scope: 'summary', detail: 'summary', limit: 1000 });
+    const changed = new Set(page.table.toArray().map((r) => r.toJSON() as Record<string, unknown>).filter((r) => r['change_kind'] !== 'unchanged').map((r) => String(r['scope'])));
+    for (const scope of ['graph', 'ontology', 'knowledge', 'epistemic']) expect({ scope, changed: changed.has(scope) }).toEqual({ scope, changed: true });
+  });
+
   it('the reference revert changes the workspace (the matrix can tell prior from restored)', () => {
     expect(after.generationUuid).toBe(receipt.result_generation_uuid);
     expect(after.generationUuid).not.toBe(before.generationUuid);

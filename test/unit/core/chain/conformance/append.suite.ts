@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import type { TransitionEvent } from '../../../../../core/chain/event';
+import { GENESIS } from '../../../../../core/chain/head';
 import { MAX_EVENT_BYTES } from '../../../../../core/chain/port';
 import { REDACTED } from '../../../../../core/chain/sanitize';
 import { SECRET_SAMPLES } from './secret-samples';
@@ -142,6 +143,28 @@ export const APPEND_CASES: readonly ConformanceCase[] = [
       expect(await ctx.store.tailChainHead(wf)).toBe(head);
       expect(await errorIdOf(ctx.store.tailChainHead('..'))).toBe('workflows.invalid_workflow_id');
       expect(await errorIdOf(collect(ctx.store.readAllForWorkflow('a/b')))).toBe('workflows.invalid_workflow_id');
+    },
+  },
+  {
+    id: 'evidence-digest-only',
+    operation: 'append',
+    invariant: 'S2-01 evidence by digest: an evidence_digest that is neither a sha256:/blake3: digest nor the redaction sentinel is rejected and nothing is written',
+    async run(ctx) {
+      const wf = ctx.freshWorkflowId();
+      const base = simpleEvent(wf);
+      const withDigest = (digest: string): TransitionEvent => ({ ...base, triggering_outcome: { ...base.triggering_outcome, evidence_digest: digest } });
+      for (const inline of ['the whole test log, inline', 'sha256:short', 'md5:0123456789abcdef0123456789abcdef', `SHA256:${'a'.repeat(64)}`]) {
+        expect(await errorIdOf(ctx.store.append(withDigest(inline)))).toBe('workflows.invalid_transition_event');
+      }
+      expect(await ctx.store.tailChainHead(wf)).toBe(GENESIS);
+      expect(await collect(ctx.store.readAllForWorkflow(wf))).toEqual([]);
+      // A real digest and the redaction sentinel are stored as given.
+      await ctx.store.append(withDigest(`sha256:${'ab'.repeat(32)}`));
+      const wf2 = ctx.freshWorkflowId();
+      const other = simpleEvent(wf2);
+      await ctx.store.append({ ...other, triggering_outcome: { ...other.triggering_outcome, evidence_digest: REDACTED } });
+      expect((await collect(ctx.store.readAllForWorkflow(wf)))[0]?.triggering_outcome.evidence_digest).toBe(`sha256:${'ab'.repeat(32)}`);
+      expect((await collect(ctx.store.readAllForWorkflow(wf2)))[0]?.triggering_outcome.evidence_digest).toBe(REDACTED);
     },
   },
 ];

@@ -19,4 +19,17 @@ export const CLOSE_CASES: readonly ConformanceCase[] = [
       expect(await errorIdOf(ctx.store.lock(wf, async () => 1))).toBe('workflows.checkpoint_store_closed');
     },
   },
+  {
+    id: 'instance-frozen',
+    operation: 'close',
+    invariant: 'AC-14 frozen instances: an adapter instance is frozen, so a typo cannot create a stray attribute',
+    async run(ctx) {
+      const store = ctx.store as unknown as Record<string, unknown>;
+      expect(Object.isFrozen(store)).toBe(true);
+      expect(() => {
+        store['_connetcion'] = 1;
+      }).toThrow(TypeError);
+      expect('_connetcion' in store).toBe(false);
+    },
+  },
 ];

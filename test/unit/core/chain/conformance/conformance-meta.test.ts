@@ -32,7 +32,7 @@ function wrap(inner: InMemoryCheckpointStore, patch: (inner: InMemoryCheckpointS
     readPersistedRows: (id) => inner.readPersistedRows(id),
     tamperPersistedRow: (id, seq, f) => inner.tamperPersistedRow(id, seq, f),
   };
-  return { ...base, ...patch(inner) };
+  return Object.freeze({ ...base, ...patch(inner) });
 }
 
 interface LooseFlaws {
@@ -143,6 +143,7 @@ const DEFECTS: Readonly<Record<string, (clock: Clock) => Store>> = {
   sanitizing: (clock) => looseStore(clock, { noSanitize: true }),
   'clock-injection': (clock) => looseStore(clock, { systemClock: true }),
   'rejects-invalid-events': (clock) => looseStore(clock, { noValidation: true }),
+  'evidence-digest-only': (clock) => looseStore(clock, { noValidation: true }),
   'detection-substrate': (clock) =>
     wrap(new InMemoryCheckpointStore({ clock }), (inner) => ({
       tailChainHead: async (id) => {
@@ -170,6 +171,8 @@ const DEFECTS: Readonly<Record<string, (clock: Clock) => Store>> = {
     }),
   'concurrent-appends-linear': (clock) => looseStore(clock, { racyAppend: true }),
   'close-releases': (clock) => wrap(new InMemoryCheckpointStore({ clock }), () => ({ close: async () => undefined })),
+  // An unfrozen facade over a correct store: the instance itself accepts stray attributes.
+  'instance-frozen': (clock) => ({ ...wrap(new InMemoryCheckpointStore({ clock }), () => ({})) }),
   'list-workflows': (clock) =>
     wrap(new InMemoryCheckpointStore({ clock }), (inner) => ({ listWorkflows: async () => [...(await inner.listWorkflows())].reverse() })),
   'persisted-rows': (clock) =>

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, it, vi } from 'vit
 import { GfError, isGfError } from '../../../../../core/errors';
 import { GENESIS, nextHead, type ChainHead } from '../../../../../core/chain/head';
 import { openPostgresChainStore } from '../../../../../core/chain/postgres/postgres-config';
+import { CHAIN_TABLE_VERSION } from '../../../../../core/chain/postgres/postgres-schema';
 import { PostgresCheckpointStore, type PostgresChainHealth } from '../../../../../core/chain/postgres/postgres-store';
 import { InMemoryCheckpointStore } from '../../../../../core/chain/memory/memory-store';
 import type { ChainStoreWithReaders } from '../../../../../core/chain/port';
@@ -126,6 +127,35 @@ describe('PostgresCheckpointStore — setup (B)', () => {
       await again.close();
     } finally {
       await store.close();
+      await pool.end();
+    }
+  });
+
+  it('chain_table_version_checked_at_setup: a foreign or older checkpoint_chain table is refused at setup, untouched', async () => {
+    const { pool } = countingPool({ connectionString: server().url });
+    const foreign = freshSchema('foreign');
+    const older = freshSchema('older');
+    // A foreign table of the same name, and the exact table an older engine created (same columns, no version stamp).
+    await admin.query(`CREATE SCHEMA ${foreign}; CREATE TABLE ${foreign}.checkpoint_chain (id INT PRIMARY KEY, note TEXT)`);
+    const fresh = new PostgresCheckpointStore({ pool, schema: older });
+    await fresh.setup();
+    await fresh.close();
+    await admin.query(`COMMENT ON TABLE ${older}.checkpoint_chain IS NULL`);
+    try {
+      for (const schema of [foreign, older]) {
+        const store = new PostgresCheckpointStore({ pool, schema });
+        const err = await store.setup().then(() => null, (e: unknown) => e);
+        expect(isGfError(err) ? { code: err.code, reason: err.details['reason'] } : err).toEqual({ code: 'GF_CHAIN_STORE', reason: 'table_version' });
+        await store.close();
+      }
+      const rows = await admin.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${foreign}.checkpoint_chain`);
+      expect(rows.rows[0]?.n).toBe('0');
+      // The stamp this engine writes is accepted.
+      await admin.query(`COMMENT ON TABLE ${older}.checkpoint_chain IS '${CHAIN_TABLE_VERSION}'`);
+      const ok = new PostgresCheckpointStore({ pool, schema: older });
+      await ok.setup();
+      await ok.close();
+    } finally {
       await pool.end();
     }
   });

@@ -1,0 +1,68 @@
+// ADR-0014 checkpoint_diff_ignores_physical_layout: the summary's change_kind
+// is logical. The same records re-encoded in another Arrow layout (two
+// record batches instead of one) are `unchanged`, although their stored
+// bytes and content_sha256 differ; a real edit of the same size is `modified`.
+import { Table, tableFromIPC, tableToIPC } from 'apache-arrow';
+import { afterEach, describe, expect, it } from 'vitest';
+import { diffProjectCheckpoints } from '../../../../core/diff';
+import { GRAPH_NODE, encodeRecords } from '../../../../core/participants';
+import { workspace } from '../checkpoints/checkpoint-support';
+import type { Workspace } from '../checkpoints/checkpoint-support';
+import { uuidOf } from './diff-support';
+
+const T0 = 1_750_000_000_000_000n;
+const nodes = (label: (i: number) => string): object[] =>
+  Array.from({ length: 40 }, (_, i) => ({ node_uuid: uuidOf(`layout-${i}`), class_id: 'Paper', label: label(i), properties: null, created_at: T0 + BigInt(i), updated_at: null }));
+
+/** The same canonical records, stored as an Arrow IPC file of two record batches. */
+function reencoded(bytes: Uint8Array): Uint8Array {
+  const t = tableFromIPC(bytes);
+  const half = Math.floor(t.numRows / 2);
+  const two = new Table([...t.slice(0, half).batches, ...t.slice(half).batches]);
+  expect(two.batches.length).toBe(2);
+  return tableToIPC(two, 'file');
+}
+
+let ws: Workspace | undefined;
+afterEach(() => {
+  ws?.close();
+  ws = undefined;
+});
+
+async function publishNodes(w: Workspace, bytes: Uint8Array): Promise<void> {
+  await w.project.publish({ parent: w.project.current()?.generationUuid ?? null, changes: [{ kind: 'put', capabilityId: 'graph', recordFamilyId: 'node', bytes }] });
+}
+
+async function nodeRow(w: Workspace, from: string, to: string): Promise<Record<string, unknown>> {
+  const page = await diffProjectCheckpoints(w.cps, { from, to, scope: 'graph', detail: 'summary', limit: 100 });
+  const row = page.table.toArray().map((r) => r.toJSON() as Record<string, unknown>).find((r) => r['record_family_id'] === 'node');
+  if (row === undefined) throw new Error('no graph/node summary row');
+  return row;
+}
+
+describe('checkpoint_diff_ignores_physical_layout', () => {
+  it('a re-encoded participant is unchanged in the summary; an edit of the same size is modified', async () => {
+    const w = (ws = await workspace());
+    const canonical = encodeRecords(GRAPH_NODE, nodes((i) => `Paper ${i}`));
+    await publishNodes(w, canonical);
+    await w.cps.checkpoint({ name: 'canonical', idempotencyKey: uuidOf('layout-key-1') });
+    const other = reencoded(canonical);
+    expect(Buffer.from(other).equals(Buffer.from(canonical))).toBe(false);
+    await publishNodes(w, other);
+    await w.cps.checkpoint({ name: 're-encoded', idempotencyKey: uuidOf('layout-key-2') });
+
+    const row = await nodeRow(w, 'canonical', 're-encoded');
+    // Physically different objects …
+    expect(row['from_content_sha256']).not.toEqual(row['to_content_sha256']);
+    // … logically the same records.
+    expect(row['change_kind']).toBe('unchanged');
+    expect(await nodeRow(w, 're-encoded', 'canonical')).toMatchObject({ change_kind: 'unchanged' });
+    const records = await diffProjectCheckpoints(w.cps, { from: 'canonical', to: 're-encoded', scope: 'graph', detail: 'records', limit: 100 });
+    expect(records.table.numRows).toBe(0);
+
+    // Control: one label edited, same row count, same layout kind → modified.
+    await publishNodes(w, encodeRecords(GRAPH_NODE, nodes((i) => (i === 39 ? 'Edited' : `Paper ${i}`))));
+    await w.cps.checkpoint({ name: 'edited', idempotencyKey: uuidOf('layout-key-3') });
+    expect(await nodeRow(w, 're-encoded', 'edited')).toMatchObject({ change_kind: 'modified', from_row_count: 40n, to_row_count: 40n });
+  });
+});
