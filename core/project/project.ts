@@ -7,6 +7,7 @@ import type { ParticipantCatalog } from './catalog';
 import { checkDir, checkFile, corrupt, fsyncDir, ioError, isErrno, listDir, makeDir, readFileNoFollow, renameEntry, writeNewFile } from './durable-fs';
 import type { WriteMeter } from './durable-fs';
 import { failpoint } from './failpoints';
+import { fsx } from './fs-layer';
 import { FORMAT_BYTES, manifestDigest } from './formats';
 import type { CurrentPointer, Journal } from './formats';
 import { readJournal } from './journal';
@@ -353,6 +354,10 @@ export async function openProject<T = unknown>(dir: string, opts: ProjectOptions
     if (a.kind === 'held') {
       try {
         recoverLocked(root, opts.meter);
+      } catch (e) {
+        // Readers depend on CURRENT alone: a recovery that cannot write now (a
+        // full disk, a read-only mount) runs again under the next writer lock.
+        if (!isGfError(e) || e.code !== 'GF_IO') throw e;
       } finally {
         a.lock.release();
       }
@@ -389,7 +394,7 @@ export async function createProject<T = unknown>(dir: string, opts: ProjectOptio
   const parent = path.dirname(root);
   const tmp = path.join(parent, `.${path.basename(root)}.gf-create-${randomBytes(8).toString('hex')}`);
   try {
-    fs.mkdirSync(tmp, { mode: 0o755 });
+    fsx.mkdirSync(tmp, 0o755);
   } catch (e) {
     throw ioError(e, 'mkdir', '.', false);
   }
