@@ -12,7 +12,7 @@ import fs from 'node:fs';
  * does there (a full disk, a failing device, a revoked permission).
  */
 
-/** Environment variable that arms one fault in a child process: `<n>:<ENOSPC|EIO|EACCES|kill>`. */
+/** Environment variable that arms one fault in a child process: `<n>:<ENOSPC|EIO|EACCES|kill>[:<call kind>]`. */
 export const IO_FAULT_ENV = 'GF_IO_FAULT';
 
 /** The fault kinds the layer can inject. */
@@ -26,13 +26,15 @@ export type IoCall = 'open' | 'write' | 'fsync' | 'rename' | 'unlink' | 'rmdir' 
 interface Armed {
   readonly nth: number;
   readonly mode: IoFaultMode;
+  /** Count only this call kind (all kinds when undefined). */
+  readonly call: IoCall | undefined;
 }
 
 function parse(spec: string | undefined): Armed | undefined {
   if (spec === undefined || spec === '') return undefined;
-  const m = /^([1-9][0-9]{0,8}):(ENOSPC|EIO|EACCES|kill)$/.exec(spec);
+  const m = /^([1-9][0-9]{0,8}):(ENOSPC|EIO|EACCES|kill)(?::(open|write|fsync|rename|unlink|rmdir|mkdir|readdir))?$/.exec(spec);
   if (m === null) return undefined;
-  return { nth: Number(m[1]), mode: m[2] as IoFaultMode };
+  return { nth: Number(m[1]), mode: m[2] as IoFaultMode, call: m[3] as IoCall | undefined };
 }
 
 let armed = parse(process.env[IO_FAULT_ENV]);
@@ -41,9 +43,14 @@ let injected = 0;
 
 const ERRNO: Record<Exclude<IoFaultMode, 'kill'>, number> = { ENOSPC: -28, EIO: -5, EACCES: -13 };
 
+let matching = 0;
+
 function gate(call: IoCall): void {
   calls++;
-  if (armed === undefined || calls !== armed.nth) return;
+  if (armed === undefined) return;
+  if (armed.call !== undefined && armed.call !== call) return;
+  matching++;
+  if (matching !== armed.nth) return;
   const mode = armed.mode;
   armed = undefined;
   injected++;
@@ -58,12 +65,13 @@ function gate(call: IoCall): void {
 /**
  * Arms (or with `undefined` disarms) one fault in this process and restarts the call count.
  *
- * `<n>:<mode>`: the n-th counted call from now fails (or kills). Tests only;
+ * `<n>:<mode>[:<call kind>]`: the n-th counted call (of that kind) from now fails (or kills). Tests only;
  * unknown specs disarm.
  */
 export function armIoFaultForTesting(spec: string | undefined): void {
   armed = parse(spec);
   calls = 0;
+  matching = 0;
 }
 
 /** Calls counted since the last arm (tests: the length of an operation's walk). */
