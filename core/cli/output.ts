@@ -99,8 +99,10 @@ export function rowsOf(table: Table): Record<string, TextCell>[] {
 }
 
 // C0 controls except TAB and LF, DEL, C1 controls, and the bidi overrides and isolates that reorder what a terminal shows.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 // In one table cell TAB and LF are escaped too: a cell is one line.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CELL_CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
 const u4 = (c: string): string => `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, '0')}`;
