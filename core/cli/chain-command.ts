@@ -24,10 +24,21 @@ interface VerifyOpts extends CommonOpts {
 /** One line of `verify --json`. */
 interface VerifyReport {
   readonly workflow_id: string;
-  readonly status: VerifyResult['status'];
+  readonly status: VerifyResult['status'] | 'unreadable';
   readonly first_bad_sequence: number | null;
   readonly rows: number;
   readonly tail_head: string;
+  readonly ledger?: string;
+  readonly cause?: string;
+}
+
+/** `unreadable` reports for ledger files that cannot be read (one bad file never hides the others). */
+async function unreadableReports(store: SqliteCheckpointStore): Promise<VerifyReport[]> {
+  const out: VerifyReport[] = [];
+  for (const l of await store.scanLedgers()) {
+    if (l.kind === 'unreadable') out.push({ workflow_id: l.ledger.split('/')[1] ?? l.ledger, status: 'unreadable', first_bad_sequence: null, rows: 0, tail_head: '', ledger: l.ledger, cause: l.cause });
+  }
+  return out;
 }
 
 /** The chain root of a project: `<project>/chain` (the project directory must exist). */
@@ -61,13 +72,16 @@ async function report(store: SqliteCheckpointStore, id: WorkflowId): Promise<Ver
 }
 
 function reportLine(r: VerifyReport): string {
+  if (r.status === 'unreadable') return `${r.ledger ?? r.workflow_id}: unreadable (${r.cause ?? 'unknown'})\n`;
   const where = r.first_bad_sequence === null ? '' : ` at sequence ${r.first_bad_sequence}`;
   return `${r.workflow_id}: ${r.status}${where} (${r.rows} rows, tail ${r.tail_head})\n`;
 }
 
-function failureFor(reports: readonly VerifyReport[]): ChainError | undefined {
+function failureFor(reports: readonly VerifyReport[]): ChainError | GfError | undefined {
   if (reports.some((r) => r.status === 'torn_write')) return new ChainError('workflows.checkpoint_torn_write', 'a chain has a torn row');
   if (reports.some((r) => r.status === 'chain_mismatch')) return new ChainError('workflows.checkpoint_chain_mismatch', 'a chain head does not match its recomputation');
+  const unreadable = reports.find((r) => r.status === 'unreadable');
+  if (unreadable !== undefined) return new GfError('GF_PROJECT_CORRUPT', 'a ledger file is unreadable', { name: unreadable.ledger ?? 'chain' });
   return undefined;
 }
 
@@ -88,17 +102,21 @@ export function registerChainCommands(program: Command, io: CliIo): void {
     .addOption(projectOption('project directory (ledgers live in <dir>/chain)'))
     .option('--json', 'print JSON')
     .action(async (opts: CommonOpts) => {
-      const rows = await withStore(opts.project, async (store) => {
+      const listed = await withStore(opts.project, async (store) => {
         const out: { workflow_id: string; rows: number; tail_head: string }[] = [];
         for (const id of await store.listWorkflows()) {
           let n = 0;
           for await (const _r of store.readPersistedRows(id)) n += 1;
           out.push({ workflow_id: id, rows: n, tail_head: await store.tailChainHead(id) });
         }
-        return out;
+        return { out, bad: await unreadableReports(store) };
       });
+      const rows = [...listed.out, ...listed.bad.map((b) => ({ ledger: b.ledger, status: b.status, cause: b.cause }))];
       if (opts.json === true) io.stdout(`${JSON.stringify(rows)}\n`);
-      else for (const r of rows) io.stdout(`${r.workflow_id}\t${r.rows} rows\t${r.tail_head}\n`);
+      else {
+        for (const r of listed.out) io.stdout(`${r.workflow_id}\t${r.rows} rows\t${r.tail_head}\n`);
+        for (const b of listed.bad) io.stdout(reportLine(b));
+      }
     });
 
   chain
@@ -151,6 +169,7 @@ export function registerChainCommands(program: Command, io: CliIo): void {
         if (opts.all === true) {
           const out: VerifyReport[] = [];
           for (const id of await store.listWorkflows()) out.push(await report(store, id));
+          out.push(...(await unreadableReports(store)));
           return out;
         }
         const id = workflowArg(workflow as string);

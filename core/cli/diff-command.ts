@@ -8,6 +8,7 @@ import { withDiffProgress } from './diff-progress';
 import type { CliIo } from './io';
 import { writeTableResult } from './output';
 import { projectOption } from './project-option';
+import { tokenSecretInMemory } from '../diff/token-secret';
 
 interface DiffOpts {
   readonly project: string;
@@ -77,6 +78,9 @@ export function addDiffSubcommand(group: Command, io: CliIo): void {
           record_family_id: opts.family,
         }),
       );
+      if (tokenSecretInMemory(cps.project.root)) {
+        io.stderr('note: the workspace cannot be written (read-only); the page-token key is kept in memory, so this diff\'s page tokens are valid in this process only\n');
+      }
       if (opts.arrow === true) {
         // The next-page token rides in the schema metadata (issue 9); the stderr hint stays for people.
         writeTableResult(io, 'arrow', page.table, page.nextPageToken);

@@ -15,11 +15,29 @@ function errno(e: unknown): string | undefined {
   return (e as { code?: string } | null)?.code;
 }
 
+/** Errors that mean "this process may not write here" (then the key lives in memory). */
+const READ_ONLY = new Set(['EROFS', 'EACCES', 'EPERM', 'ENOSPC', 'EDQUOT']);
+
+/** Keys kept in memory for workspaces this process cannot write, by resolved project root. */
+const EPHEMERAL = new Map<string, Uint8Array>();
+
+/**
+ * True when this process holds the page-token key of `projectRoot` in memory only.
+ *
+ * The workspace could not be written (read-only mount, another user's
+ * project, a full disk): diffs work, but their page tokens are valid only in
+ * this process. Callers say so to the user.
+ */
+export function tokenSecretInMemory(projectRoot: string): boolean {
+  return EPHEMERAL.has(path.resolve(projectRoot));
+}
+
 /** Creates `dir` as a real directory (never through a symlink). */
 function ensureDir(dir: string): void {
   try {
     fs.mkdirSync(dir, { mode: 0o700 });
   } catch (e) {
+    if (READ_ONLY.has(errno(e) ?? '')) throw e;
     if (errno(e) !== 'EEXIST') throw io('mkdir');
   }
   const st = fs.lstatSync(dir, { throwIfNoEntry: false });
@@ -30,9 +48,10 @@ function ensureDir(dir: string): void {
 function readKey(file: string): Uint8Array | undefined {
   let fd: number;
   try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
   } catch (e) {
-    if (errno(e) === 'ENOENT' || errno(e) === 'ELOOP') return undefined;
+    if (errno(e) === 'ENOENT' || errno(e) === 'ELOOP' || errno(e) === 'ENXIO') return undefined;
+    if (errno(e) === 'EACCES' || errno(e) === 'EPERM') return undefined; // another user's key: this reader uses its own
     throw io('open');
   }
   try {
@@ -74,6 +93,8 @@ export function loadTokenSecret(projectRoot: string): Uint8Array {
   const file = path.join(dir, TOKEN_SECRET_PATH[2]);
   const existing = readKey(file);
   if (existing !== undefined) return existing;
+  const ephemeral = EPHEMERAL.get(path.resolve(projectRoot));
+  if (ephemeral !== undefined) return ephemeral;
   try {
     ensureDir(cache);
     ensureDir(dir);
@@ -89,8 +110,12 @@ export function loadTokenSecret(projectRoot: string): Uint8Array {
       fs.rmSync(tmp, { force: true });
     }
   } catch (e) {
-    if (e instanceof GfError) throw e;
-    throw io('create');
+    if (e instanceof GfError && !READ_ONLY.has(e.details['errno'] as string)) throw e;
+    if (!(e instanceof GfError) && !READ_ONLY.has(errno(e) ?? '')) throw io('create');
+    // A reader of a workspace it cannot write (a mounted snapshot, another user's project): a key in memory.
+    const key = new Uint8Array(randomBytes(TOKEN_SECRET_BYTES));
+    EPHEMERAL.set(path.resolve(projectRoot), key);
+    return key;
   }
   const key = readKey(file);
   if (key === undefined) throw io('verify');

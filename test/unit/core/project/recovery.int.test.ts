@@ -136,7 +136,7 @@ describe('defect 1: a leftover journal temp file bricks the workspace', () => {
       await (await openProject(dir, { catalog: registryCatalog })).recover();
       expect(treeDigest(dir)).toEqual(once);
     } finally {
-      if (mounted) execFileSync('umount', [mnt], { stdio: 'ignore' });
+      if (mounted) execFileSync('umount', ['-l', mnt], { stdio: 'ignore' });
     }
   });
 });
