@@ -344,6 +344,16 @@ export class Project<T = unknown> {
  * and a free writer lock, interrupted journals are labelled.
  */
 export async function openProject<T = unknown>(dir: string, opts: ProjectOptions<T> = {}): Promise<Project<T>> {
+  try {
+    return await openProjectOnce<T>(dir, opts);
+  } catch (e) {
+    // Opening writes nothing a reader depends on: whatever the caller meant to do did not happen.
+    if (isGfError(e) && e.committed === undefined) throw e.withCommitted(false);
+    throw e;
+  }
+}
+
+async function openProjectOnce<T>(dir: string, opts: ProjectOptions<T>): Promise<Project<T>> {
   const root = path.resolve(dir);
   verifyContainer(root);
   const project = new Project<T>(root, opts);

@@ -394,7 +394,13 @@ function removeCandidates(root: string, candidates: ReadonlySet<string>, referen
 
 /** True when a directory tree holds only regular files and real directories (checked with lstat). */
 function isPlainTree(abs: string): boolean {
-  for (const ent of fsx.readdirSync(abs)) {
+  let entries: fs.Dirent[];
+  try {
+    entries = fsx.readdirSync(abs);
+  } catch (e) {
+    throw ioError(e, 'readdir', path.basename(abs));
+  }
+  for (const ent of entries) {
     if (ent.isDirectory()) {
       if (!isPlainTree(path.join(abs, ent.name))) return false;
     } else if (!ent.isFile()) return false;
