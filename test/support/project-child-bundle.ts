@@ -18,6 +18,9 @@ export async function bundleProjectChild(dir: string, entry = 'project-child'): 
     format: 'cjs',
     outfile,
     external: ['better-sqlite3'],
+    // Modules that locate files next to themselves read import.meta.url, which a CommonJS bundle lacks.
+    define: { 'import.meta.url': '__bundleUrl' },
+    banner: { js: "const __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
     logLevel: 'error',
   });
   return outfile;
