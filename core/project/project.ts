@@ -360,8 +360,14 @@ async function openProjectOnce<T>(dir: string, opts: ProjectOptions<T>): Promise
   if (readCurrent(root) !== null) project.lease().release();
   if (opts.recover !== false) {
     const p = place(root, LAYOUT.writerLock);
-    const a = tryExclusive(p.abs, p.rel);
-    if (a.kind === 'held') {
+    let a: ReturnType<typeof tryExclusive> | undefined;
+    try {
+      a = tryExclusive(p.abs, p.rel);
+    } catch (e) {
+      // Readers never depend on the lock file's contents (garbage bytes there): the next writer reports it.
+      if (!isGfError(e)) throw e;
+    }
+    if (a?.kind === 'held') {
       try {
         recoverLocked(root, opts.meter);
       } catch (e) {
