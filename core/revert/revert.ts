@@ -192,6 +192,12 @@ export class RevertEngine {
       if (journal.state === 'PUBLISHED') return revertReceiptOf(ext);
       return this.#resume(w, ext);
     }
+    // Keys are unique across kinds: one a checkpoint create or delete used is not a revert's.
+    const doc = this.checkpoints.registryState().doc;
+    const rows = [...(doc?.active ?? []), ...(doc?.tombstones ?? [])];
+    if (rows.some((r) => r.create_operation_uuid === req.operationUuid || ('delete_operation_uuid' in r && r.delete_operation_uuid === req.operationUuid))) {
+      throw conflict(req.operationUuid);
+    }
     return this.#firstAttempt(w, req, txn);
   }
 
