@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { ChainError } from '../chain/errors';
@@ -75,6 +75,27 @@ function reportLine(r: VerifyReport): string {
   if (r.status === 'unreadable') return `${r.ledger ?? r.workflow_id}: unreadable (${r.cause ?? 'unknown'})\n`;
   const where = r.first_bad_sequence === null ? '' : ` at sequence ${r.first_bad_sequence}`;
   return `${r.workflow_id}: ${r.status}${where} (${r.rows} rows, tail ${r.tail_head})\n`;
+}
+
+/** Expected tail heads from a file of `<workflow_id> <head>` lines (blank lines and `#` comments skipped). */
+function readExpectedHeads(file: string): Map<string, string> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    throw new GfError('GF_VALIDATION', 'cannot read the file of expected heads', { field: 'expect_head' });
+  }
+  const out = new Map<string, string>();
+  for (const [i, raw] of text.split('\n').entries()) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const m = /^(\S+)\s+(\S+)$/.exec(line);
+    if (m === null || !isChainHead(m[2] as string)) throw new GfError('GF_VALIDATION', 'expected heads: each line is `<workflow_id> <blake3 head>`', { line: i + 1 });
+    assertWorkflowId(m[1] as string);
+    out.set(m[1] as string, m[2] as string);
+  }
+  if (out.size === 0) throw new GfError('GF_VALIDATION', 'the file of expected heads names no workflow', { field: 'expect_head' });
+  return out;
 }
 
 function failureFor(reports: readonly VerifyReport[]): ChainError | GfError | undefined {
@@ -157,13 +178,15 @@ export function registerChainCommands(program: Command, io: CliIo): void {
     .description('recompute every chain head of one workflow (or --all) from the persisted bytes')
     .argument('[workflow]', 'workflow id')
     .option('--all', 'verify every workflow in the project')
-    .option('--expect-head <head>', 'fail unless the tail head equals this recorded head (detects a truncated tail)')
+    .option('--expect-head <head>', 'fail unless the tail head equals this recorded head (detects a truncated tail); with --all, a file of `<workflow_id> <head>` lines')
     .addOption(projectOption('project directory (ledgers live in <dir>/chain)'))
     .option('--json', 'print JSON')
     .action(async (workflow: string | undefined, opts: VerifyOpts) => {
       if ((workflow === undefined) === (opts.all !== true)) throw new GfError('GF_VALIDATION', 'give exactly one of WORKFLOW or --all');
-      if (opts.expectHead !== undefined && (opts.all === true || !isChainHead(opts.expectHead))) {
-        throw new GfError('GF_VALIDATION', '--expect-head takes one chain head (blake3:<64 hex>) and one WORKFLOW');
+      // With --all, --expect-head names a file of expected heads: one `<workflow_id> <head>` per line.
+      const expected = opts.all === true && opts.expectHead !== undefined ? readExpectedHeads(opts.expectHead) : undefined;
+      if (opts.expectHead !== undefined && opts.all !== true && !isChainHead(opts.expectHead)) {
+        throw new GfError('GF_VALIDATION', '--expect-head takes one chain head (blake3:<64 hex>) with one WORKFLOW, or a file of heads with --all');
       }
       const reports = await withStore(opts.project, async (store) => {
         if (opts.all === true) {
@@ -180,7 +203,13 @@ export function registerChainCommands(program: Command, io: CliIo): void {
       else for (const r of reports) io.stdout(reportLine(r));
       const failure = failureFor(reports);
       if (failure !== undefined) throw failure;
-      if (opts.expectHead !== undefined && reports[0]?.tail_head !== opts.expectHead) {
+      if (expected !== undefined) {
+        for (const [id, head] of expected) {
+          if (reports.find((r) => r.workflow_id === id)?.tail_head !== head) {
+            throw new ChainError('workflows.checkpoint_head_unexpected', 'a tail head differs from the expected head');
+          }
+        }
+      } else if (opts.expectHead !== undefined && reports[0]?.tail_head !== opts.expectHead) {
         throw new ChainError('workflows.checkpoint_head_unexpected', 'the tail head differs from the expected head');
       }
     });
