@@ -2,10 +2,11 @@ import { registerCanonicalCommands } from './canonical-command';
 import { registerChainCommands } from './chain-command';
 import { registerCheckpointCommands } from './checkpoint-command';
 import { registerDiffCommand } from './diff-command';
+import { registerDoctorCommand } from './doctor-command';
 import type { CommandRegistrar } from './io';
 import { registerProjectCommands } from './project-command';
 import { registerRevertCommand } from './revert-command';
 import { registerServeCommand } from './serve-command';
 
 /** Every subcommand group of `gf`, in help order. Add a module's registrar here. */
-export const COMMANDS: readonly CommandRegistrar[] = [registerCanonicalCommands, registerServeCommand, registerProjectCommands, registerCheckpointCommands, registerDiffCommand, registerRevertCommand, registerChainCommands];
+export const COMMANDS: readonly CommandRegistrar[] = [registerCanonicalCommands, registerServeCommand, registerProjectCommands, registerCheckpointCommands, registerDiffCommand, registerRevertCommand, registerChainCommands, registerDoctorCommand];
