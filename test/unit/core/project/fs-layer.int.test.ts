@@ -32,7 +32,7 @@ const BATCH = 4;
  * includes the first and the last call: at most this many per operation and mode.
  */
 const FULL = process.env['GF_IO_WALK'] === 'full';
-const DEFAULT_POINTS = { error: 36, kill: 8 } as const;
+const DEFAULT_POINTS = { error: 24, kill: 8 } as const;
 
 /** The N to walk: all of 1 … total, or an even spread including 1 and total. */
 function pointsOf(total: number, mode: 'error' | 'kill'): number[] {
