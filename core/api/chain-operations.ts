@@ -7,7 +7,7 @@ import { SqliteCheckpointStore } from '../chain/sqlite/sqlite-store';
 import { verify } from '../chain/verify';
 import { ChainError } from '../chain/errors';
 import { GfError } from '../errors';
-import type { ChainEvent, VerifyEntry, WorkflowEntry } from '../contract/operations';
+import type { ChainEvent, UnreadableLedger, VerifyEntry, WorkflowEntry } from '../contract/operations';
 import type { PartialImplementations } from './dispatcher';
 import type { ProjectSession } from './project-operations';
 import type { SessionTable } from './sessions';
@@ -115,6 +115,18 @@ async function listEntry(store: ChainStoreWithReaders, workflowId: string): Prom
   return { workflow_id: workflowId, rows: r.rows, tail_head: r.tail_head, latest_state_id: latest, verify: verdict };
 }
 
+/** Ledger files of a SQLite store that cannot be read (none for other backends). */
+async function unreadableLedgers(store: ChainStoreWithReaders): Promise<UnreadableLedger[]> {
+  if (!(store instanceof SqliteCheckpointStore)) return [];
+  const out: UnreadableLedger[] = [];
+  for (const l of await store.scanLedgers()) if (l.kind === 'unreadable') out.push({ ledger: l.ledger, cause: l.cause });
+  return out;
+}
+
+function unreadableEntry(u: UnreadableLedger): VerifyEntry {
+  return { workflow_id: u.ledger.split('/')[1] ?? u.ledger, status: 'unreadable', first_bad_sequence: null, rows: 0, tail_head: '', ledger: u.ledger, cause: u.cause };
+}
+
 /** chain.list / chain.read / chain.verify / chain.health implementations. */
 export function chainOperations(projects: SessionTable<ProjectSession>, stores: ChainStores) {
   return {
@@ -122,7 +134,8 @@ export function chainOperations(projects: SessionTable<ProjectSession>, stores: 
       const store = await stores.storeOf(projects.get(project));
       const workflows: WorkflowEntry[] = [];
       for (const id of await store.listWorkflows()) workflows.push(await listEntry(store, id));
-      return { workflows };
+      const unreadable = await unreadableLedgers(store);
+      return unreadable.length === 0 ? { workflows } : { workflows, unreadable };
     },
     'chain.read': async ({ project, workflow_id, limit, after }) => {
       const store = await stores.storeOf(projects.get(project));
@@ -149,6 +162,7 @@ export function chainOperations(projects: SessionTable<ProjectSession>, stores: 
         if (expect_head !== undefined) throw new GfError('GF_VALIDATION', 'expect_head needs one workflow_id', { field: 'expect_head' });
         const results: VerifyEntry[] = [];
         for (const id of await store.listWorkflows()) results.push(await verifyOne(store, id));
+        for (const u of await unreadableLedgers(store)) results.push(unreadableEntry(u));
         return { results };
       }
       await requireRows(store, workflow_id);

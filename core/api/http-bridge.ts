@@ -2,7 +2,7 @@
 // same dispatcher Electron IPC uses, behind a per-launch token.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { lstat, readFile, readdir } from 'node:fs/promises';
+import { lstat, readFile, readdir, realpath } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { GfError, toWireError } from '../errors';
@@ -180,7 +180,10 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     try {
       const st = await lstat(full);
       if (!st.isFile()) return send(res, 404, 'not found', 'text/plain; charset=utf-8');
-      const bytes = await readFile(full);
+      // A symlinked directory inside the renderer directory must not lead out of it: the real path must stay under the real root.
+      const [realRoot, realFull] = await Promise.all([realpath(root), realpath(full)]);
+      if (!realFull.startsWith(realRoot + sep)) return send(res, 404, 'not found', 'text/plain; charset=utf-8');
+      const bytes = await readFile(realFull);
       if (full.startsWith(join(normalize(root), HASHED_ASSETS_DIR) + sep) && st.size <= MAX_CACHED_ASSET_BYTES) assets.set(full, bytes);
       return send(res, 200, req.method === 'HEAD' ? '' : bytes, type);
     } catch {

@@ -1,5 +1,6 @@
 import { canonicalEventBytes } from './canonical-event';
-import type { WorkflowId } from './event';
+import { isLegalTransition } from './event';
+import type { LedgerStateKind, TransitionEvent, WorkflowId } from './event';
 import { GENESIS, isChainHead, nextHead, type ChainHead } from './head';
 import type { PersistedRow, PersistedRowReader } from './port';
 import { decodeEventBytes } from './store-support';
@@ -15,7 +16,7 @@ export interface VerifyResult {
   /**
    * `ok`; `torn_write` when a row cannot be what a store wrote (bytes
    * unparsable, truncated or not canonical, identity columns disagreeing with
-   * the bytes, a sequence gap); `chain_mismatch` when a well-formed row's
+   * the bytes, a sequence gap, an edge outside the legal-transition table); `chain_mismatch` when a well-formed row's
    * heads do not link or do not match the recomputation.
    */
   readonly status: VerifyStatus;
@@ -33,19 +34,28 @@ function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
-/** Why a row is torn, or null when its bytes are a well-formed event of this workflow. */
-function tornReason(row: PersistedRow, workflowId: WorkflowId, expectedSequence: number): string | null {
-  if (row.sequence !== expectedSequence) return 'sequence_gap';
+/**
+ * Why a row is torn, or null when its bytes are a well-formed event of this workflow.
+ *
+ * A store never writes an edge outside the legal-transition table (events
+ * are refused when built): such a row, even with a recomputed head, cannot
+ * be what a store wrote.
+ */
+function tornReason(row: PersistedRow, workflowId: WorkflowId, expectedSequence: number): { reason: string; next?: LedgerStateKind } {
+  if (row.sequence !== expectedSequence) return { reason: 'sequence_gap' };
   let bytesOk: boolean;
+  let event: TransitionEvent;
   try {
-    const event = decodeEventBytes(row.event_bytes);
-    if (event.workflow_id !== workflowId) return 'foreign_workflow';
-    if (event.transition_id !== row.transition_id) return 'transition_id_mismatch';
+    event = decodeEventBytes(row.event_bytes);
+    if (event.workflow_id !== workflowId) return { reason: 'foreign_workflow' };
+    if (event.transition_id !== row.transition_id) return { reason: 'transition_id_mismatch' };
     bytesOk = bytesEqual(canonicalEventBytes(event), row.event_bytes);
   } catch (_e) {
-    return 'unparsable';
+    return { reason: 'unparsable' };
   }
-  return bytesOk ? null : 'not_canonical';
+  if (!bytesOk) return { reason: 'not_canonical' };
+  if (!isLegalTransition(event.prior_state_id, event.next_state_id)) return { reason: 'illegal_transition' };
+  return { reason: '', next: event.next_state_id };
 }
 
 /**
@@ -64,7 +74,8 @@ export async function verify(reader: PersistedRowReader, workflowId: WorkflowId)
     rows += 1;
     tail = row.next_head;
     if (bad !== null) continue;
-    if (tornReason(row, workflowId, rows) !== null) {
+    const torn = tornReason(row, workflowId, rows);
+    if (torn.next === undefined) {
       bad = { status: 'torn_write', sequence: row.sequence };
       continue;
     }

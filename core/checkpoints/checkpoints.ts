@@ -4,8 +4,9 @@ import type { Table } from 'apache-arrow';
 import { GfError, hasCode, isGfError } from '../errors';
 import { openProject, registryCatalog, objectPlace } from '../project/index';
 import { archiveRevertReceipts } from './revert-receipts';
-import type { Lease, Project, ProjectOptions, RetentionPins, SnapshotTables } from '../project/index';
+import type { Lease, Project, ProjectOptions, RetentionPins, SnapshotTables, Writer } from '../project/index';
 import { REVERT_VALIDATION_MEMO, ValidationMemo, validateCompleteSnapshot } from '../revert/validation';
+import { revertTransactionUuid } from '../revert/identity';
 import { CheckpointView } from '../views/checkpoint-view';
 import { listPage } from './listing';
 import type { CheckpointPage, CheckpointRow } from './listing';
@@ -68,6 +69,16 @@ export async function openCheckpointedProject(dir: string, opts: Omit<ProjectOpt
   return openProject<Table>(dir, { ...opts, catalog: registryCatalog, pins: checkpointPins(path.resolve(dir)) });
 }
 
+/**
+ * Idempotency keys are unique across kinds: a key a revert used (its journal
+ * exists) is refused for a create or a delete (`GF_IDEMPOTENCY_CONFLICT`).
+ */
+function refuseRevertKey(w: Writer<Table>, operationUuid: string, operation: string): void {
+  if (w.readJournal(revertTransactionUuid(operationUuid)) !== undefined) {
+    throw new GfError('GF_IDEMPOTENCY_CONFLICT', 'idempotency key was used for a different request', { operation, operation_uuid: operationUuid }, false);
+  }
+}
+
 const RESOLVE_ATTEMPTS = 16;
 
 /**
@@ -117,6 +128,7 @@ export class Checkpoints {
   async checkpoint(input: CreateInput): Promise<CheckpointReceipt> {
     const req = prepareCreate(input);
     return this.project.withWriter((w) => {
+      refuseRevertKey(w, req.operationUuid, 'checkpoint');
       let lease: Lease<Table> | undefined;
       try {
         return this.store.mutate((doc) => {
@@ -177,7 +189,10 @@ export class Checkpoints {
    */
   async deleteCheckpoint(input: DeleteInput): Promise<CheckpointReceipt> {
     const req = prepareDelete(input);
-    return this.project.withWriter(() => this.store.mutate((doc) => planDelete(doc, req, this.#now())), { timeoutMs: this.#writerTimeoutMs });
+    return this.project.withWriter((w) => {
+      refuseRevertKey(w, req.operationUuid, 'delete_checkpoint');
+      return this.store.mutate((doc) => planDelete(doc, req, this.#now()));
+    }, { timeoutMs: this.#writerTimeoutMs });
   }
 
   /** Active checkpoints (`checkpoint@1`), sorted by (name, checkpoint_uuid), one keyset page. */

@@ -9,6 +9,7 @@ import type { HeldLock } from '../project/sqlite-lock';
 import { registryFailpoint } from './failpoints';
 import { decideRecovery } from './recovery';
 import type { Observed, RecoveryDecision } from './recovery';
+import { fsx } from '../project/fs-layer';
 import { REGISTRY_LIMITS, encodeChecksum, encodeIntent, registryCorrupt, tempNames } from './registry-format';
 import type { RegistryDoc, RegistryFile, RegistryIntent } from './registry-format';
 import { isPlan } from './registry-core';
@@ -55,7 +56,7 @@ function ioFailure(e: unknown, operation: string, file: string, committed?: bool
 export function observeFile(abs: string, maxBytes: number): Observed {
   let fd: number;
   try {
-    fd = fs.openSync(abs, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    fd = fsx.openSync(abs, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   } catch (e) {
     const code = errnoOf(e);
     if (code === 'ENOENT') return { kind: 'absent' };
@@ -260,11 +261,11 @@ export class CheckpointRegistryStore {
     const tmp = path.join(locksDir, `.checkpoints-lock-${randomUUID()}.tmp`);
     try {
       createLockFile(tmp, REGISTRY_PATHS.lock);
-      fs.renameSync(tmp, this.#lockPath());
+      fsx.renameSync(tmp, this.#lockPath());
       fsyncDir(locksDir, 'locks');
     } catch (e) {
       try {
-        fs.unlinkSync(tmp);
+        fsx.unlinkSync(tmp);
       } catch {
         // already renamed or never created
       }
@@ -280,11 +281,11 @@ export class CheckpointRegistryStore {
       for (const action of d.actions) {
         try {
           if (action === 'install_next_checksum') {
-            fs.renameSync(this.#abs(intent.checksum_temp), this.#abs(REGISTRY_PATHS.checksum));
+            fsx.renameSync(this.#abs(intent.checksum_temp), this.#abs(REGISTRY_PATHS.checksum));
             fsyncDir(this.#dir, REGISTRY_PATHS.dir);
           } else if (action === 'remove_intent') {
             // The intent goes first: a crash after this leaves only strays, never an intent without its temps.
-            fs.unlinkSync(this.#abs(REGISTRY_PATHS.intent));
+            fsx.unlinkSync(this.#abs(REGISTRY_PATHS.intent));
             fsyncDir(this.#dir, REGISTRY_PATHS.dir);
           } else {
             unlinkIfPresent(this.#abs(intent.registry_temp));
@@ -304,7 +305,13 @@ export class CheckpointRegistryStore {
   /** Without an intent, private `.registry.<uuid>.*.next` files are inert leftovers: remove them. */
   #sweepStrays(): void {
     let removed = false;
-    for (const ent of fs.readdirSync(this.#dir, { withFileTypes: true })) {
+    let entries: fs.Dirent[];
+    try {
+      entries = fsx.readdirSync(this.#dir);
+    } catch (e) {
+      throw ioFailure(e, 'readdir', REGISTRY_PATHS.dir);
+    }
+    for (const ent of entries) {
       if (ent.isFile() && STRAY_RE.test(ent.name)) {
         unlinkIfPresent(this.#abs(ent.name));
         removed = true;
@@ -337,25 +344,25 @@ export class CheckpointRegistryStore {
     let intentInstalled = false;
     try {
       if (!this.#dirExists()) {
-        fs.mkdirSync(this.#dir, { mode: 0o755 });
+        fsx.mkdirSync(this.#dir, 0o755);
         fsyncDir(this.#root, '.');
       }
       writeNew(this.#abs(names.registryTemp), plan.bytes);
       writeNew(this.#abs(names.checksumTemp), encodeChecksum(plan.bytes));
       registryFailpoint('checkpoint.registry.after_file_fsync');
       writeNew(this.#abs(intentTemp), encodeIntent(intent));
-      fs.renameSync(this.#abs(intentTemp), this.#abs(REGISTRY_PATHS.intent));
+      fsx.renameSync(this.#abs(intentTemp), this.#abs(REGISTRY_PATHS.intent));
       intentInstalled = true;
       fsyncDir(this.#dir, REGISTRY_PATHS.dir);
       registryFailpoint('checkpoint.registry.after_intent_install');
       registryFailpoint('checkpoint.registry.before_replace');
-      fs.renameSync(this.#abs(names.registryTemp), this.#abs(REGISTRY_PATHS.registry));
+      fsx.renameSync(this.#abs(names.registryTemp), this.#abs(REGISTRY_PATHS.registry));
       registryFailpoint('checkpoint.registry.after_replace');
-      fs.renameSync(this.#abs(names.checksumTemp), this.#abs(REGISTRY_PATHS.checksum));
+      fsx.renameSync(this.#abs(names.checksumTemp), this.#abs(REGISTRY_PATHS.checksum));
       registryFailpoint('checkpoint.registry.after_checksum_replace');
       fsyncDir(this.#dir, REGISTRY_PATHS.dir);
       registryFailpoint('checkpoint.registry.after_dir_fsync');
-      fs.unlinkSync(this.#abs(REGISTRY_PATHS.intent));
+      fsx.unlinkSync(this.#abs(REGISTRY_PATHS.intent));
       fsyncDir(this.#dir, REGISTRY_PATHS.dir);
       registryFailpoint('checkpoint.registry.after_intent_remove');
     } catch (e) {
@@ -388,7 +395,7 @@ function toState(d: RecoveryDecision): RegistryState {
 
 function unlinkIfPresent(abs: string): void {
   try {
-    fs.unlinkSync(abs);
+    fsx.unlinkSync(abs);
   } catch (e) {
     if (errnoOf(e) !== 'ENOENT') throw ioFailure(e, 'unlink', path.basename(abs));
   }
@@ -397,13 +404,15 @@ function unlinkIfPresent(abs: string): void {
 function fsyncDir(abs: string, rel: string): void {
   let fd: number;
   try {
-    fd = fs.openSync(abs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    fd = fsx.openSync(abs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
   } catch (e) {
     if (errnoOf(e) === 'ELOOP' || errnoOf(e) === 'ENOTDIR') throw registryCorrupt('checkpoints', 'not_directory');
     throw ioFailure(e, 'open directory', rel);
   }
   try {
-    fs.fsyncSync(fd);
+    fsx.fsyncSync(fd);
+  } catch (e) {
+    throw ioFailure(e, 'fsync directory', rel);
   } finally {
     fs.closeSync(fd);
   }
@@ -413,17 +422,28 @@ function fsyncDir(abs: string, rel: string): void {
 function writeNew(abs: string, bytes: Uint8Array): void {
   let fd: number;
   try {
-    fd = fs.openSync(abs, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+    fd = fsx.openSync(abs, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
   } catch (e) {
     if (errnoOf(e) === 'EEXIST' || errnoOf(e) === 'ELOOP') throw registryCorrupt(tempKind(abs), 'unexpected_entry');
     throw ioFailure(e, 'create', path.basename(abs));
   }
+  let ok = false;
   try {
     let off = 0;
-    while (off < bytes.length) off += fs.writeSync(fd, bytes, off, bytes.length - off);
-    fs.fsyncSync(fd);
+    while (off < bytes.length) off += fsx.writeSync(fd, bytes, off, bytes.length - off);
+    fsx.fsyncSync(fd);
+    ok = true;
+  } catch (e) {
+    throw ioFailure(e, 'write', path.basename(abs));
   } finally {
     fs.closeSync(fd);
+    if (!ok) {
+      try {
+        fsx.unlinkSync(abs); // a failed write removes its own temp
+      } catch {
+        // Recovery sweeps stray temporaries.
+      }
+    }
   }
 }
 

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { ChainError } from '../chain/errors';
@@ -24,10 +24,23 @@ interface VerifyOpts extends CommonOpts {
 /** One line of `verify --json`. */
 interface VerifyReport {
   readonly workflow_id: string;
-  readonly status: VerifyResult['status'];
+  readonly status: VerifyResult['status'] | 'unreadable';
   readonly first_bad_sequence: number | null;
   readonly rows: number;
   readonly tail_head: string;
+  readonly ledger?: string;
+  readonly cause?: string;
+}
+
+/** `unreadable` reports for ledger files that cannot be read (one bad file never hides the others). */
+async function unreadableReports(store: ChainStoreWithReaders): Promise<VerifyReport[]> {
+  const out: VerifyReport[] = [];
+  const { SqliteCheckpointStore } = await chainEngine();
+  if (!(store instanceof SqliteCheckpointStore)) return out; // only per-project SQLite ledgers are files that can be unreadable
+  for (const l of await store.scanLedgers()) {
+    if (l.kind === 'unreadable') out.push({ workflow_id: l.ledger.split('/')[1] ?? l.ledger, status: 'unreadable', first_bad_sequence: null, rows: 0, tail_head: '', ledger: l.ledger, cause: l.cause });
+  }
+  return out;
 }
 
 /** The chain root of a project: `<project>/chain` (the project directory must exist). */
@@ -105,13 +118,38 @@ async function report(store: ChainStoreWithReaders, id: WorkflowId): Promise<Ver
 }
 
 function reportLine(r: VerifyReport): string {
+  if (r.status === 'unreadable') return `${r.ledger ?? r.workflow_id}: unreadable (${r.cause ?? 'unknown'})\n`;
   const where = r.first_bad_sequence === null ? '' : ` at sequence ${r.first_bad_sequence}`;
   return `${r.workflow_id}: ${r.status}${where} (${r.rows} rows, tail ${r.tail_head})\n`;
 }
 
-function failureFor(reports: readonly VerifyReport[]): ChainError | undefined {
+/** Expected tail heads from a file of `<workflow_id> <head>` lines (blank lines and `#` comments skipped). */
+async function readExpectedHeads(file: string): Promise<Map<string, string>> {
+  const { isChainHead } = await chainEngine();
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    throw new GfError('GF_VALIDATION', 'cannot read the file of expected heads', { field: 'expect_head' });
+  }
+  const out = new Map<string, string>();
+  for (const [i, raw] of text.split('\n').entries()) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const m = /^(\S+)\s+(\S+)$/.exec(line);
+    if (m === null || !isChainHead(m[2] as string)) throw new GfError('GF_VALIDATION', 'expected heads: each line is `<workflow_id> <blake3 head>`', { line: i + 1 });
+    await workflowArg(m[1] as string);
+    out.set(m[1] as string, m[2] as string);
+  }
+  if (out.size === 0) throw new GfError('GF_VALIDATION', 'the file of expected heads names no workflow', { field: 'expect_head' });
+  return out;
+}
+
+function failureFor(reports: readonly VerifyReport[]): ChainError | GfError | undefined {
   if (reports.some((r) => r.status === 'torn_write')) return new ChainError('workflows.checkpoint_torn_write', 'a chain has a torn row');
   if (reports.some((r) => r.status === 'chain_mismatch')) return new ChainError('workflows.checkpoint_chain_mismatch', 'a chain head does not match its recomputation');
+  const unreadable = reports.find((r) => r.status === 'unreadable');
+  if (unreadable !== undefined) return new GfError('GF_PROJECT_CORRUPT', 'a ledger file is unreadable', { name: unreadable.ledger ?? 'chain' });
   return undefined;
 }
 
@@ -135,17 +173,21 @@ export function registerChainCommands(program: Command, io: CliIo): void {
     .addOption(projectOption('project directory (ledgers live in <dir>/chain)'))
     .option('--json', 'print JSON')
     .action(async (opts: CommonOpts) => {
-      const rows = await withStore(opts, async (store) => {
+      const listed = await withStore(opts, async (store) => {
         const out: { workflow_id: string; rows: number; tail_head: string }[] = [];
         for (const id of await store.listWorkflows()) {
           let n = 0;
           for await (const _r of store.readPersistedRows(id)) n += 1;
           out.push({ workflow_id: id, rows: n, tail_head: await store.tailChainHead(id) });
         }
-        return out;
+        return { out, bad: await unreadableReports(store) };
       });
+      const rows = [...listed.out, ...listed.bad.map((b) => ({ ledger: b.ledger, status: b.status, cause: b.cause }))];
       if (opts.json === true) io.stdout(`${JSON.stringify(rows)}\n`);
-      else for (const r of rows) io.stdout(`${r.workflow_id}\t${r.rows} rows\t${r.tail_head}\n`);
+      else {
+        for (const r of listed.out) io.stdout(`${r.workflow_id}\t${r.rows} rows\t${r.tail_head}\n`);
+        for (const b of listed.bad) io.stdout(reportLine(b));
+      }
     });
 
   addChainPostgresOption(chain
@@ -187,19 +229,22 @@ export function registerChainCommands(program: Command, io: CliIo): void {
     .description('recompute every chain head of one workflow (or --all) from the persisted bytes')
     .argument('[workflow]', 'workflow id')
     .option('--all', 'verify every workflow in the project')
-    .option('--expect-head <head>', 'fail unless the tail head equals this recorded head (detects a truncated tail)')
+    .option('--expect-head <head>', 'fail unless the tail head equals this recorded head (detects a truncated tail); with --all, a file of `<workflow_id> <head>` lines')
     .addOption(projectOption('project directory (ledgers live in <dir>/chain)'))
     .option('--json', 'print JSON')
     .action(async (workflow: string | undefined, opts: VerifyOpts) => {
       if ((workflow === undefined) === (opts.all !== true)) throw new GfError('GF_VALIDATION', 'give exactly one of WORKFLOW or --all');
       const { isChainHead } = await chainEngine();
-      if (opts.expectHead !== undefined && (opts.all === true || !isChainHead(opts.expectHead))) {
-        throw new GfError('GF_VALIDATION', '--expect-head takes one chain head (blake3:<64 hex>) and one WORKFLOW');
+      // With --all, --expect-head names a file of expected heads: one `<workflow_id> <head>` per line.
+      const expected = opts.all === true && opts.expectHead !== undefined ? await readExpectedHeads(opts.expectHead) : undefined;
+      if (opts.expectHead !== undefined && opts.all !== true && !isChainHead(opts.expectHead)) {
+        throw new GfError('GF_VALIDATION', '--expect-head takes one chain head (blake3:<64 hex>) with one WORKFLOW, or a file of heads with --all');
       }
       const reports = await withStore(opts, async (store) => {
         if (opts.all === true) {
           const out: VerifyReport[] = [];
           for (const id of await store.listWorkflows()) out.push(await report(store, id));
+          out.push(...(await unreadableReports(store)));
           return out;
         }
         const id = await workflowArg(workflow as string);
@@ -210,7 +255,13 @@ export function registerChainCommands(program: Command, io: CliIo): void {
       else for (const r of reports) io.stdout(reportLine(r));
       const failure = failureFor(reports);
       if (failure !== undefined) throw failure;
-      if (opts.expectHead !== undefined && reports[0]?.tail_head !== opts.expectHead) {
+      if (expected !== undefined) {
+        for (const [id, head] of expected) {
+          if (reports.find((r) => r.workflow_id === id)?.tail_head !== head) {
+            throw new ChainError('workflows.checkpoint_head_unexpected', 'a tail head differs from the expected head');
+          }
+        }
+      } else if (opts.expectHead !== undefined && reports[0]?.tail_head !== opts.expectHead) {
         throw new ChainError('workflows.checkpoint_head_unexpected', 'the tail head differs from the expected head');
       }
     });

@@ -2,6 +2,7 @@ import { registerCanonicalCommands } from './canonical-command';
 import { registerChainCommands } from './chain-command';
 import { registerCheckpointCommands } from './checkpoint-command';
 import { registerDiffCommand } from './diff-command';
+import { registerDoctorCommand } from './doctor-command';
 import type { CommandRegistrar } from './io';
 import { registerProjectCommands } from './project-command';
 import { registerRevertCommand } from './revert-command';
@@ -9,4 +10,4 @@ import { registerServeCommand } from './serve-command';
 import { registerThreadsCommands } from './threads-command';
 
 /** Every subcommand group of `gf`, in help order. Add a module's registrar here. */
-export const COMMANDS: readonly CommandRegistrar[] = [registerCanonicalCommands, registerServeCommand, registerProjectCommands, registerCheckpointCommands, registerDiffCommand, registerRevertCommand, registerChainCommands, registerThreadsCommands];
+export const COMMANDS: readonly CommandRegistrar[] = [registerCanonicalCommands, registerServeCommand, registerProjectCommands, registerCheckpointCommands, registerDiffCommand, registerRevertCommand, registerChainCommands, registerThreadsCommands, registerDoctorCommand];

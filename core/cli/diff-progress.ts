@@ -1,5 +1,5 @@
 import diagnostics from 'node:diagnostics_channel';
-import { DIFF_PROGRESS_CHANNEL } from '../contract/diff';
+import { DIFF_NOTICE_CHANNEL, DIFF_PROGRESS_CHANNEL } from '../contract/diff';
 import type { CliIo } from './io';
 
 /** When a diff counts as long, and how often it then reports, in milliseconds. */
@@ -31,10 +31,18 @@ export async function withDiffProgress<T>(io: CliIo, run: () => Promise<T>, timi
     const phase = (message as { phase?: unknown } | null)?.phase;
     io.stderr(`diff: working (${typeof phase === 'string' ? phase : 'running'}, ${pauses} steps, ${((t - start) / 1000).toFixed(1)} s)…\n`);
   };
+  let noted = false;
+  const onNotice = (message: unknown): void => {
+    if (noted || (message as { kind?: unknown } | null)?.kind !== 'token_key_in_memory') return;
+    noted = true;
+    io.stderr("note: the workspace cannot be written (read-only); the page-token key is kept in memory, so this diff's page tokens are valid in this process only\n");
+  };
   diagnostics.subscribe(DIFF_PROGRESS_CHANNEL, onPause);
+  diagnostics.subscribe(DIFF_NOTICE_CHANNEL, onNotice);
   try {
     return await run();
   } finally {
     diagnostics.unsubscribe(DIFF_PROGRESS_CHANNEL, onPause);
+    diagnostics.unsubscribe(DIFF_NOTICE_CHANNEL, onNotice);
   }
 }

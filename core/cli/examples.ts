@@ -21,6 +21,7 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, string>> = {
   'chain list': 'gf chain list --project ./demo --json',
   'chain show': 'gf chain show demo-clean-completion --project ./demo',
   'chain verify': 'gf chain verify --all --project ./demo --json',
+  doctor: 'gf doctor --project ./demo',
 };
 
 /** Adds `Example:` help text to every command listed in `COMMAND_EXAMPLES`. */

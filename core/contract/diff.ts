@@ -95,3 +95,10 @@ export type RecordDiffColumn = (typeof RECORD_DIFF_COLUMNS)[number];
  * pause (the CLI's progress lines listen to it by this name).
  */
 export const DIFF_PROGRESS_CHANNEL = 'graphforge:diff:pause';
+
+/**
+ * Diagnostics channel on which the diff engine publishes notices a person
+ * should see beside the result, e.g. `{ kind: 'token_key_in_memory' }` when the
+ * workspace cannot be written and page tokens are valid in this process only.
+ */
+export const DIFF_NOTICE_CHANNEL = 'graphforge:diff:notice';

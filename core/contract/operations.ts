@@ -333,11 +333,24 @@ export interface ChainEvent {
 
 /** A verification result (`gf chain verify --json` row). */
 export interface VerifyEntry {
+  /** The workflow; for an `unreadable` ledger (its id cannot be read), the ledger's derived directory name. */
   readonly workflow_id: string;
-  readonly status: 'ok' | 'chain_mismatch' | 'torn_write';
+  readonly status: 'ok' | 'chain_mismatch' | 'torn_write' | 'unreadable';
   readonly first_bad_sequence: number | null;
   readonly rows: number;
   readonly tail_head: string;
+  /** For `unreadable`: the ledger file relative to the project (`chain/<dir>/checkpoints.sqlite`). */
+  readonly ledger?: string;
+  /** For `unreadable`: why (an SQLite result code such as `SQLITE_NOTADB`, or a store reason). */
+  readonly cause?: string;
+}
+
+/** A ledger file that could not be read (one bad file never hides the others). */
+export interface UnreadableLedger {
+  /** The ledger file relative to the project. */
+  readonly ledger: string;
+  /** Why (an SQLite result code or a store reason). */
+  readonly cause: string;
 }
 
 /** A participant entry of a view (manifest fields). */
@@ -421,7 +434,7 @@ export interface JsonResults {
   readonly 'view.open': { readonly view: string; readonly checkpoint_uuid: string; readonly generation_uuid: string; readonly manifest_sha256: string };
   readonly 'view.close': { readonly closed: boolean };
   readonly 'view.participants': { readonly participants: readonly ParticipantEntry[] };
-  readonly 'chain.list': { readonly workflows: readonly WorkflowEntry[] };
+  readonly 'chain.list': { readonly workflows: readonly WorkflowEntry[]; readonly unreadable?: readonly UnreadableLedger[] };
   readonly 'chain.read': { readonly events: readonly ChainEvent[]; readonly next_page_token: string | null };
   readonly 'chain.verify': { readonly results: readonly VerifyEntry[] };
   readonly 'chain.health': { readonly backend: 'sqlite' | 'memory' | 'postgres'; readonly workflows: number; readonly details: Readonly<Record<string, number | string | null>> };

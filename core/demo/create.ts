@@ -1,3 +1,6 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Table } from 'apache-arrow';
 import { withDemoCheckpoints } from './demo-checkpoints';
 import { withDemoRevert } from './demo-revert';
@@ -49,6 +52,25 @@ export async function createDemoWorkspace(dir: string, opts: DemoOptions = {}): 
     throw new GfError('GF_VALIDATION', 'seed must be an integer in [0, 2^32)', {}, false);
   }
   const steps = withDemoRevert(withDemoCheckpoints([...DEMO_STEPS, ...(opts.extraSteps ?? [])]));
+  // Built in a private sibling and renamed into place: an interrupted run leaves no partial demo at `dir`.
+  const target = path.resolve(dir);
+  const existing = fs.lstatSync(target, { throwIfNoEntry: false });
+  if (existing !== undefined && !(existing.isDirectory() && fs.readdirSync(target).length === 0)) {
+    await createProject(target); // refuses a non-empty directory exactly as a project creation does, touching nothing
+    throw new GfError('GF_VALIDATION', 'the demo directory must be absent or empty', { reason: 'exists' }, false);
+  }
+  const work = path.join(path.dirname(target), `.${path.basename(target)}.gf-demo-${randomBytes(8).toString('hex')}`);
+  try {
+    const built = await buildDemo(work, records, seed, steps);
+    fs.renameSync(work, target);
+    return built;
+  } catch (e) {
+    fs.rmSync(work, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+async function buildDemo(dir: string, records: number, seed: number, steps: readonly DemoStep[]): Promise<DemoResult> {
   const project = await createProject<Table>(dir, { catalog: registryCatalog, retainAncestors: steps.length + 1 });
   const clock = demoClock();
   const state: DemoState = {

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import diagnostics from 'node:diagnostics_channel';
 import fs from 'node:fs';
 import path from 'node:path';
 import { GfError } from '../errors';
+import { DIFF_NOTICE_CHANNEL } from '../contract/diff';
 import { TOKEN_SECRET_BYTES } from './page-token';
 
 /** Project-relative location of the page-token key (derived data, machine-owned names only). */
@@ -15,11 +17,37 @@ function errno(e: unknown): string | undefined {
   return (e as { code?: string } | null)?.code;
 }
 
+/** Errors that mean "this process may not write here" (then the key lives in memory). */
+const READ_ONLY = new Set(['EROFS', 'EACCES', 'EPERM', 'ENOSPC', 'EDQUOT']);
+
+const notices = diagnostics.channel(DIFF_NOTICE_CHANNEL);
+
+/** Tells listeners (the CLI) that this diff's page tokens are valid in this process only. */
+function inMemory(key: Uint8Array): Uint8Array {
+  if (notices.hasSubscribers) notices.publish({ kind: 'token_key_in_memory' });
+  return key;
+}
+
+/** Keys kept in memory for workspaces this process cannot write, by resolved project root. */
+const EPHEMERAL = new Map<string, Uint8Array>();
+
+/**
+ * True when this process holds the page-token key of `projectRoot` in memory only.
+ *
+ * The workspace could not be written (read-only mount, another user's
+ * project, a full disk): diffs work, but their page tokens are valid only in
+ * this process. Callers say so to the user.
+ */
+export function tokenSecretInMemory(projectRoot: string): boolean {
+  return EPHEMERAL.has(path.resolve(projectRoot));
+}
+
 /** Creates `dir` as a real directory (never through a symlink). */
 function ensureDir(dir: string): void {
   try {
     fs.mkdirSync(dir, { mode: 0o700 });
   } catch (e) {
+    if (READ_ONLY.has(errno(e) ?? '')) throw e;
     if (errno(e) !== 'EEXIST') throw io('mkdir');
   }
   const st = fs.lstatSync(dir, { throwIfNoEntry: false });
@@ -30,9 +58,10 @@ function ensureDir(dir: string): void {
 function readKey(file: string): Uint8Array | undefined {
   let fd: number;
   try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
   } catch (e) {
-    if (errno(e) === 'ENOENT' || errno(e) === 'ELOOP') return undefined;
+    if (errno(e) === 'ENOENT' || errno(e) === 'ELOOP' || errno(e) === 'ENXIO') return undefined;
+    if (errno(e) === 'EACCES' || errno(e) === 'EPERM') return undefined; // another user's key: this reader uses its own
     throw io('open');
   }
   try {
@@ -74,6 +103,8 @@ export function loadTokenSecret(projectRoot: string): Uint8Array {
   const file = path.join(dir, TOKEN_SECRET_PATH[2]);
   const existing = readKey(file);
   if (existing !== undefined) return existing;
+  const ephemeral = EPHEMERAL.get(path.resolve(projectRoot));
+  if (ephemeral !== undefined) return inMemory(ephemeral);
   try {
     ensureDir(cache);
     ensureDir(dir);
@@ -89,8 +120,12 @@ export function loadTokenSecret(projectRoot: string): Uint8Array {
       fs.rmSync(tmp, { force: true });
     }
   } catch (e) {
-    if (e instanceof GfError) throw e;
-    throw io('create');
+    if (e instanceof GfError && !READ_ONLY.has(e.details['errno'] as string)) throw e;
+    if (!(e instanceof GfError) && !READ_ONLY.has(errno(e) ?? '')) throw io('create');
+    // A reader of a workspace it cannot write (a mounted snapshot, another user's project): a key in memory.
+    const key = new Uint8Array(randomBytes(TOKEN_SECRET_BYTES));
+    EPHEMERAL.set(path.resolve(projectRoot), key);
+    return inMemory(key);
   }
   const key = readKey(file);
   if (key === undefined) throw io('verify');

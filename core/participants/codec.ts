@@ -1,6 +1,7 @@
 import { tableFromIPC, tableToIPC } from 'apache-arrow';
 import type { Table } from 'apache-arrow';
 import { canonicalJson } from '../canonical';
+import { verifyArrowFileStructure } from '../canonical/arrow-ipc-verify';
 import { GfError, isGfError } from '../errors';
 import type { RecordFamily } from './family';
 import { assertFamilySchema, canonicalizeParticipant, columnsOf, tableFromRecords } from './records';
@@ -174,6 +175,9 @@ export function decodeParticipant(family: RecordFamily, bytes: Uint8Array, opts:
   }
   if (family.encoding === 'json') return decodeJson(family, bytes);
   if (!isArrowFile(bytes)) corrupt(family, 'not_arrow_file');
+  // Bounded in time and memory: every size in the metadata is checked against the file before the decoder loops or allocates.
+  const malformed = verifyArrowFileStructure(bytes);
+  if (malformed !== undefined) corrupt(family, `arrow_structure_${malformed}`);
   let table: Table;
   try {
     table = tableFromIPC(bytes);

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { GfError } from '../errors';
 import type { GfCode } from '../errors';
+import { fsx } from './fs-layer';
 
 /**
  * Durable, link-refusing file primitives for machine-owned paths.
@@ -14,7 +15,7 @@ import type { GfCode } from '../errors';
  */
 
 const NOFOLLOW = fs.constants.O_NOFOLLOW;
-const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_DIRECTORY } = fs.constants;
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_DIRECTORY, O_NONBLOCK } = fs.constants;
 
 /** Observer of bytes written, for the "a publish writes only what changed" evidence. */
 export interface WriteMeter {
@@ -66,23 +67,49 @@ export function corrupt(what: string, rel: string, extra: Record<string, string 
 }
 
 /**
- * Reads a whole machine-owned file without following links, bounded by `maxBytes`.
+ * Opens a machine-owned file for reading: no-follow, non-blocking, and only a regular file.
  *
- * Returns undefined when absent. A symlink, a non-regular file or a file over
- * the bound is `GF_PROJECT_CORRUPT`.
+ * `O_NONBLOCK` keeps a planted FIFO (or device) from blocking the open; the
+ * `fstat` of the open descriptor then refuses anything that is not a regular
+ * file before a single byte is read (GENERATIONS.md "Recovery"). Returns
+ * undefined when absent; the caller closes the descriptor.
  */
-export function readFileNoFollow(abs: string, rel: string, maxBytes: number): Uint8Array | undefined {
+export function openRegularNoFollow(abs: string, rel: string): { readonly fd: number; readonly st: fs.Stats } | undefined {
   let fd: number;
   try {
-    fd = fs.openSync(abs, O_RDONLY | NOFOLLOW);
+    fd = fsx.openSync(abs, O_RDONLY | NOFOLLOW | O_NONBLOCK);
   } catch (e) {
     if (isErrno(e, 'ENOENT')) return undefined;
     if (isErrno(e, 'ELOOP')) throw corrupt('symlink at a machine-owned path', rel);
+    if (isErrno(e, 'ENXIO') || isErrno(e, 'EISDIR')) throw corrupt('not a regular file', rel);
     throw ioError(e, 'open', rel);
   }
+  let st: fs.Stats;
   try {
-    const st = fs.fstatSync(fd);
-    if (!st.isFile()) throw corrupt('not a regular file', rel);
+    st = fs.fstatSync(fd);
+  } catch (e) {
+    fs.closeSync(fd);
+    throw ioError(e, 'fstat', rel);
+  }
+  if (!st.isFile()) {
+    fs.closeSync(fd);
+    throw corrupt('not a regular file', rel);
+  }
+  return { fd, st };
+}
+
+/**
+ * Reads a whole machine-owned file without following links, bounded by `maxBytes`.
+ *
+ * Returns undefined when absent. A symlink, a non-regular file (FIFO,
+ * device, socket: never waited on) or a file over the bound is
+ * `GF_PROJECT_CORRUPT`.
+ */
+export function readFileNoFollow(abs: string, rel: string, maxBytes: number): Uint8Array | undefined {
+  const opened = openRegularNoFollow(abs, rel);
+  if (opened === undefined) return undefined;
+  const { fd, st } = opened;
+  try {
     if (st.size > maxBytes) throw corrupt('file exceeds its size bound', rel, { limit: maxBytes });
     const buf = Buffer.allocUnsafe(st.size);
     let off = 0;
@@ -103,13 +130,13 @@ export function readFileNoFollow(abs: string, rel: string, maxBytes: number): Ui
 export function fsyncDir(abs: string, rel: string): void {
   let fd: number;
   try {
-    fd = fs.openSync(abs, O_RDONLY | O_DIRECTORY | NOFOLLOW);
+    fd = fsx.openSync(abs, O_RDONLY | O_DIRECTORY | NOFOLLOW);
   } catch (e) {
     if (isErrno(e, 'ELOOP') || isErrno(e, 'ENOTDIR')) throw corrupt('symlink at a machine-owned path', rel);
     throw ioError(e, 'open directory', rel);
   }
   try {
-    fs.fsyncSync(fd);
+    fsx.fsyncSync(fd);
   } catch (e) {
     throw ioError(e, 'fsync directory', rel);
   } finally {
@@ -124,28 +151,45 @@ export interface WriteSteps {
 }
 
 /**
+ * Removes a file this process just created and failed to finish (a failed write removes its own temp).
+ *
+ * Best effort: if even the unlink fails, recovery removes the leftover
+ * before anything else (GENERATIONS.md "Recovery").
+ */
+export function discardCreated(abs: string): void {
+  try {
+    fsx.unlinkSync(abs);
+  } catch {
+    // The original failure is the one to report; recovery sweeps the leftover.
+  }
+}
+
+/**
  * Creates a new file (never an existing one, never through a link) and writes all bytes, unflushed.
  *
  * `O_EXCL | O_NOFOLLOW`: a planted file or symlink at the name is refused,
  * not overwritten. Returns the open descriptor: the caller flushes and closes it.
+ * A failed write closes and removes the file it created (a temp never
+ * outlives its failed write). `rel` names this file (the temp's own name).
  */
 export function createExclusiveWritten(abs: string, rel: string, bytes: Uint8Array, meter?: WriteMeter): number {
   let fd: number;
   try {
-    fd = fs.openSync(abs, O_WRONLY | O_CREAT | O_EXCL | NOFOLLOW, 0o644);
+    fd = fsx.openSync(abs, O_WRONLY | O_CREAT | O_EXCL | NOFOLLOW, 0o644);
   } catch (e) {
     if (isErrno(e, 'EEXIST') || isErrno(e, 'ELOOP')) throw corrupt('unexpected entry at a machine-owned path', rel);
     throw ioError(e, 'create', rel);
   }
   try {
     let off = 0;
-    while (off < bytes.length) off += fs.writeSync(fd, bytes, off, bytes.length - off);
+    while (off < bytes.length) off += fsx.writeSync(fd, bytes, off, bytes.length - off);
   } catch (e) {
     try {
       fs.closeSync(fd);
     } catch {
       // The write error is the one to report.
     }
+    discardCreated(abs);
     throw ioError(e, 'write', rel);
   }
   meter?.wrote(rel, bytes.length);
@@ -160,22 +204,25 @@ export function createExclusiveWritten(abs: string, rel: string, bytes: Uint8Arr
  */
 export function writeNewFile(abs: string, rel: string, bytes: Uint8Array, steps: WriteSteps = {}, meter?: WriteMeter): void {
   const fd = createExclusiveWritten(abs, rel, bytes, meter);
+  let ok = false;
   try {
     steps.afterWrite?.();
-    fs.fsyncSync(fd);
+    fsx.fsyncSync(fd);
     steps.afterFsync?.();
+    ok = true;
   } catch (e) {
     if (e instanceof GfError) throw e;
     throw ioError(e, 'write', rel);
   } finally {
     fs.closeSync(fd);
+    if (!ok) discardCreated(abs);
   }
 }
 
 /** Renames within the project; `rel` names the destination for errors. */
 export function renameEntry(fromAbs: string, toAbs: string, rel: string): void {
   try {
-    fs.renameSync(fromAbs, toAbs);
+    fsx.renameSync(fromAbs, toAbs);
   } catch (e) {
     throw ioError(e, 'rename', rel);
   }
@@ -192,15 +239,22 @@ export function atomicReplace(abs: string, rel: string, tmpName: string, bytes: 
   const dir = path.dirname(abs);
   checkFile(abs, rel);
   const tmp = path.join(dir, tmpName);
-  writeNewFile(tmp, rel, bytes, {}, meter);
-  renameEntry(tmp, abs, rel);
-  fsyncDir(dir, path.dirname(rel) || '.');
+  const dirRel = path.posix.dirname(rel);
+  const tmpRel = dirRel === '.' ? tmpName : `${dirRel}/${tmpName}`;
+  writeNewFile(tmp, tmpRel, bytes, {}, meter === undefined ? undefined : { wrote: (_r, n) => meter.wrote(rel, n) });
+  try {
+    renameEntry(tmp, abs, rel);
+  } catch (e) {
+    discardCreated(tmp);
+    throw e;
+  }
+  fsyncDir(dir, dirRel);
 }
 
 /** Creates a directory (parent must exist); returns false if it already existed as a real directory. */
 export function makeDir(abs: string, rel: string): boolean {
   try {
-    fs.mkdirSync(abs, { mode: 0o755 });
+    fsx.mkdirSync(abs, 0o755);
     return true;
   } catch (e) {
     if (isErrno(e, 'EEXIST')) {
@@ -214,7 +268,7 @@ export function makeDir(abs: string, rel: string): boolean {
 /** Removes a file if present (never follows links: unlink removes the link itself). */
 export function unlinkIfPresent(abs: string, rel: string): void {
   try {
-    fs.unlinkSync(abs);
+    fsx.unlinkSync(abs);
   } catch (e) {
     if (isErrno(e, 'ENOENT')) return;
     throw ioError(e, 'unlink', rel);
@@ -230,7 +284,13 @@ export function unlinkIfPresent(abs: string, rel: string): void {
  */
 export function removeTree(abs: string, rel: string): void {
   if (!checkDir(abs, rel)) return;
-  for (const ent of fs.readdirSync(abs, { withFileTypes: true })) {
+  let entries: fs.Dirent[];
+  try {
+    entries = fsx.readdirSync(abs);
+  } catch (e) {
+    throw ioError(e, 'readdir', rel);
+  }
+  for (const ent of entries) {
     const childAbs = path.join(abs, ent.name);
     const childRel = `${rel}/${ent.name}`;
     if (ent.isDirectory()) removeTree(childAbs, childRel);
@@ -238,7 +298,7 @@ export function removeTree(abs: string, rel: string): void {
     else throw corrupt('unexpected entry type', childRel);
   }
   try {
-    fs.rmdirSync(abs);
+    fsx.rmdirSync(abs);
   } catch (e) {
     throw ioError(e, 'rmdir', rel);
   }
@@ -248,7 +308,7 @@ export function removeTree(abs: string, rel: string): void {
 export function listDir(abs: string, rel: string): fs.Dirent[] {
   if (!checkDir(abs, rel)) return [];
   try {
-    return fs.readdirSync(abs, { withFileTypes: true });
+    return fsx.readdirSync(abs);
   } catch (e) {
     throw ioError(e, 'readdir', rel);
   }

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import { GfError } from '../errors';
-import { corrupt, createExclusiveWritten, ioError, isErrno } from './durable-fs';
+import path from 'node:path';
+import { corrupt, createExclusiveWritten, discardCreated, ioError, isErrno } from './durable-fs';
+import { fsx } from './fs-layer';
 import type { WriteMeter, WriteSteps } from './durable-fs';
 
 /**
@@ -45,14 +47,14 @@ export type Steps<R> = Generator<readonly StepOp[], R, void>;
 function opSync(o: StepOp): void {
   if (o.kind === 'unlink') {
     try {
-      fs.unlinkSync(o.abs);
+      fsx.unlinkSync(o.abs);
     } catch (e) {
       if (!isErrno(e, 'ENOENT')) throw ioError(e, 'unlink', o.rel);
     }
     return;
   }
   try {
-    fs.fsyncSync(o.fd);
+    fsx.fsyncSync(o.fd);
   } catch (e) {
     throw ioError(e, o.op, o.rel);
   }
@@ -61,10 +63,10 @@ function opSync(o: StepOp): void {
 function opAsync(o: StepOp): Promise<void> {
   return new Promise((resolve, reject) => {
     if (o.kind === 'unlink') {
-      fs.unlink(o.abs, (e) => (e === null || isErrno(e, 'ENOENT') ? resolve() : reject(ioError(e, 'unlink', o.rel))));
+      fsx.unlink(o.abs, (e) => (e === null || isErrno(e, 'ENOENT') ? resolve() : reject(ioError(e, 'unlink', o.rel))));
       return;
     }
-    fs.fsync(o.fd, (e) => (e === null ? resolve() : reject(ioError(e, o.op, o.rel))));
+    fsx.fsync(o.fd, (e) => (e === null ? resolve() : reject(ioError(e, o.op, o.rel))));
   });
 }
 
@@ -128,7 +130,7 @@ function closeQuietly(fd: number): void {
 /** Opens a directory for flushing (never through a link). */
 export function openDir(abs: string, rel: string): Flush {
   try {
-    return { fd: fs.openSync(abs, O_RDONLY | O_DIRECTORY | NOFOLLOW), rel, op: 'fsync directory' };
+    return { fd: fsx.openSync(abs, O_RDONLY | O_DIRECTORY | NOFOLLOW), rel, op: 'fsync directory' };
   } catch (e) {
     if (isErrno(e, 'ELOOP') || isErrno(e, 'ENOTDIR')) throw corrupt('symlink at a machine-owned path', rel);
     throw ioError(e, 'open directory', rel);
@@ -156,22 +158,25 @@ export function createWritten(abs: string, rel: string, bytes: Uint8Array, meter
   return { fd: createExclusiveWritten(abs, rel, bytes, meter), rel, op: 'write' };
 }
 
-/** `writeNewFile` as a step: create, write, hooks, one flush. */
+/** `writeNewFile` as a step: create, write, hooks, one flush. A failed write or flush removes the file it created. */
 export function* writeNewFileSteps(abs: string, rel: string, bytes: Uint8Array, steps: WriteSteps = {}, meter?: WriteMeter): Steps<void> {
   const f = createWritten(abs, rel, bytes, meter);
+  let ok = false;
   try {
     steps.afterWrite?.();
     yield [f];
     steps.afterFsync?.();
+    ok = true;
   } finally {
     closeQuietly(f.fd);
+    if (!ok) discardCreated(abs);
   }
 }
 
 /** Renames within the project; `rel` names the destination for errors. */
 function rename(fromAbs: string, toAbs: string, rel: string): void {
   try {
-    fs.renameSync(fromAbs, toAbs);
+    fsx.renameSync(fromAbs, toAbs);
   } catch (e) {
     throw e instanceof GfError ? e : ioError(e, 'rename', rel);
   }
@@ -191,7 +196,13 @@ export function* atomicReplaceSteps(
   bytes: Uint8Array,
   meter?: WriteMeter,
 ): Steps<void> {
-  yield* writeNewFileSteps(tmpAbs, rel, bytes, {}, meter);
-  rename(tmpAbs, abs, rel);
+  const tmpRel = `${dir.rel}/${path.basename(tmpAbs)}`;
+  yield* writeNewFileSteps(tmpAbs, tmpRel, bytes, {}, meter === undefined ? undefined : { wrote: (_r, n) => meter.wrote(rel, n) });
+  try {
+    rename(tmpAbs, abs, rel);
+  } catch (e) {
+    discardCreated(tmpAbs);
+    throw e;
+  }
   yield* flushDirs([dir]);
 }

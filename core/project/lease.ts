@@ -1,18 +1,67 @@
 import { GfError } from '../errors';
 import type { FamilyDescriptor, ParticipantCatalog } from './catalog';
-import { checkDir, corrupt, readFileNoFollow } from './durable-fs';
+import fs from 'node:fs';
+import { checkDir, corrupt, listDir, readFileNoFollow } from './durable-fs';
+import { listJournals, readJournal } from './journal';
 import { CURRENT_MAX_BYTES, MANIFEST_MAX_BYTES, familyKeyOf, manifestDigest, parseCurrent, parseManifest } from './formats';
 import type { CurrentPointer, Manifest, ManifestParticipant } from './formats';
-import { LAYOUT, generationDir, leasePlace, manifestPlace, place } from './layout';
+import { LAYOUT, generationDir, journalPlace, leasePlace, manifestPlace, place } from './layout';
 import { tryShared } from './sqlite-lock';
 import type { HeldLock } from './sqlite-lock';
 import { readObjectVerified } from './verified-objects';
 
-/** Reads and validates CURRENT; null when the project is uninitialized. */
+/**
+ * Reads and validates CURRENT; null when the project is uninitialized.
+ *
+ * An absent CURRENT means uninitialized only when nothing shows that a
+ * generation was ever published (GENERATIONS.md "Recovery"); otherwise it is
+ * `GF_PROJECT_CORRUPT` naming `CURRENT`, so nothing publishes a new root
+ * lineage over (and cleans up) the old one until an explicit repair.
+ */
 export function readCurrent(root: string): CurrentPointer | null {
   const p = place(root, LAYOUT.current);
   const bytes = readFileNoFollow(p.abs, p.rel, CURRENT_MAX_BYTES);
-  return bytes === undefined ? null : parseCurrent(bytes);
+  if (bytes !== undefined) return parseCurrent(bytes);
+  const evidence = publishedEvidence(root);
+  if (evidence !== undefined) {
+    throw new GfError('GF_PROJECT_CORRUPT', 'CURRENT is missing from a project that holds published data (run `gf doctor --repair`)', {
+      name: LAYOUT.current,
+      evidence,
+    });
+  }
+  return null;
+}
+
+/** Machine-owned files whose presence proves a checkpoint registry existed. */
+const REGISTRY_EVIDENCE = ['checkpoints/registry.json', 'checkpoints/registry.json.sha256', 'checkpoints/registry.txn.json', 'history/lineage.jsonl'] as const;
+
+/**
+ * The first machine-owned entry that proves a generation was published (its relative name), or undefined.
+ *
+ * An interrupted *first* publication leaves a journal with no parent that
+ * never reached PUBLISHED and, at most, the one generation directory that
+ * journal names: that is still an uninitialized project. Anything else (a
+ * published or child journal, any other generation directory, a checkpoint
+ * registry, a lineage log) is evidence.
+ */
+export function publishedEvidence(root: string): string | undefined {
+  for (const rel of REGISTRY_EVIDENCE) {
+    const f = place(root, rel);
+    if (fs.lstatSync(f.abs, { throwIfNoEntry: false }) !== undefined) return rel;
+  }
+  const firstAttempts = new Set<string>();
+  const js = listJournals(root);
+  for (const txn of js.transactions) {
+    const j = readJournal(root, txn);
+    if (j === undefined) continue;
+    if (j.state === 'PUBLISHED' || j.parentGenerationUuid !== null) return journalPlace(root, txn).rel;
+    firstAttempts.add(j.generationUuid);
+  }
+  const gens = place(root, LAYOUT.generations);
+  for (const ent of listDir(gens.abs, gens.rel)) {
+    if (!firstAttempts.has(ent.name)) return `${gens.rel}/${ent.name}`;
+  }
+  return undefined;
 }
 
 /** Reads a generation's manifest bytes (no link following); `GF_PROJECT_CORRUPT` when missing. */

@@ -7,6 +7,7 @@ import type { ParticipantCatalog } from './catalog';
 import { checkDir, checkFile, corrupt, fsyncDir, ioError, isErrno, listDir, makeDir, readFileNoFollow, renameEntry, writeNewFile } from './durable-fs';
 import type { WriteMeter } from './durable-fs';
 import { failpoint } from './failpoints';
+import { fsx } from './fs-layer';
 import { FORMAT_BYTES, manifestDigest } from './formats';
 import type { CurrentPointer, Journal } from './formats';
 import { readJournal } from './journal';
@@ -326,16 +327,36 @@ export class Project<T = unknown> {
  * and a free writer lock, interrupted journals are labelled.
  */
 export async function openProject<T = unknown>(dir: string, opts: ProjectOptions<T> = {}): Promise<Project<T>> {
+  try {
+    return await openProjectOnce<T>(dir, opts);
+  } catch (e) {
+    // Opening writes nothing a reader depends on: whatever the caller meant to do did not happen.
+    if (isGfError(e) && e.committed === undefined) throw e.withCommitted(false);
+    throw e;
+  }
+}
+
+async function openProjectOnce<T>(dir: string, opts: ProjectOptions<T>): Promise<Project<T>> {
   const root = path.resolve(dir);
   verifyContainer(root);
   const project = new Project<T>(root, opts);
   if (readCurrent(root) !== null) project.lease().release();
   if (opts.recover !== false) {
     const p = place(root, LAYOUT.writerLock);
-    const a = tryExclusive(p.abs, p.rel);
-    if (a.kind === 'held') {
+    let a: ReturnType<typeof tryExclusive> | undefined;
+    try {
+      a = tryExclusive(p.abs, p.rel);
+    } catch (e) {
+      // Readers never depend on the lock file's contents (garbage bytes there): the next writer reports it.
+      if (!isGfError(e)) throw e;
+    }
+    if (a?.kind === 'held') {
       try {
         recoverLocked(root, opts.meter);
+      } catch (e) {
+        // Readers depend on CURRENT alone: a recovery that cannot write now (a
+        // full disk, a read-only mount) runs again under the next writer lock.
+        if (!isGfError(e) || e.code !== 'GF_IO') throw e;
       } finally {
         a.lock.release();
       }
@@ -372,7 +393,7 @@ export async function createProject<T = unknown>(dir: string, opts: ProjectOptio
   const parent = path.dirname(root);
   const tmp = path.join(parent, `.${path.basename(root)}.gf-create-${randomBytes(8).toString('hex')}`);
   try {
-    fs.mkdirSync(tmp, { mode: 0o755 });
+    fsx.mkdirSync(tmp, 0o755);
   } catch (e) {
     throw ioError(e, 'mkdir', '.', false);
   }

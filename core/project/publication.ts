@@ -199,9 +199,12 @@ function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<Pu
     }
     const gen = generationDir(root, genUuid);
     if (checkDir(gen.abs, gen.rel)) removeStaleGeneration(root, genUuid, parentLease);
-    makeDir(gen.abs, gen.rel);
-    genCreated = true;
+    // The journal names the generation before its directory exists, so a
+    // directory left by an interrupted first publication is always explained
+    // by a journal (an absent CURRENT then still means uninitialized).
     yield* writeJournalSteps(root, { transactionUuid: txnUuid, state: 'PREPARING', parentGenerationUuid: journalParent, generationUuid: genUuid, extension }, meter);
+    genCreated = true;
+    makeDir(gen.abs, gen.rel);
     failpoint('project.after_journal_preparing');
 
     // 3. STAGED.
@@ -403,10 +406,8 @@ function abortBestEffort(
   extension: JsonValue,
 ): void {
   if (txnUuid === undefined || genUuid === undefined) return;
+  // The private directory first: removing it frees space, which the journal write may need (ENOSPC).
   try {
-    if (readJournal(root, txnUuid) !== undefined || genCreated) {
-      writeJournal(root, { transactionUuid: txnUuid, state: 'ABORTED', parentGenerationUuid: parent, generationUuid: genUuid, extension });
-    }
     if (genCreated) {
       const gen = generationDir(root, genUuid);
       removeTree(gen.abs, gen.rel);
@@ -414,7 +415,14 @@ function abortBestEffort(
       fsyncDir(gens.abs, gens.rel);
     }
   } catch {
-    // Recovery labels the journal and cleanup removes the private directory later.
+    // Cleanup removes the private directory later.
+  }
+  try {
+    if (readJournal(root, txnUuid) !== undefined || genCreated) {
+      writeJournal(root, { transactionUuid: txnUuid, state: 'ABORTED', parentGenerationUuid: parent, generationUuid: genUuid, extension });
+    }
+  } catch {
+    // Recovery labels the journal later.
   }
 }
 

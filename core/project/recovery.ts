@@ -35,17 +35,8 @@ export function recoverLocked(root: string, meter?: WriteMeter): RecoveryReport 
   const aborted: string[] = [];
   const unreadable: string[] = [];
   const js = listJournals(root);
-  for (const txn of js.transactions) {
-    const j = readJournal(root, txn);
-    if (j === undefined) {
-      unreadable.push(txn);
-      continue;
-    }
-    if (j.state === 'PUBLISHED' || j.state === 'ABORTED') continue;
-    const published = cur !== null && cur.generationUuid === j.generationUuid;
-    writeJournal(root, { ...j, state: published ? 'PUBLISHED' : 'ABORTED' }, meter);
-    (published ? finished : aborted).push(txn);
-  }
+  // Leftover temps first: a relabel below writes the same fixed temp name, and
+  // a leftover must never block it (GENERATIONS.md "Recovery").
   let removedTemps = 0;
   for (const t of js.temps) {
     removeJournalTemp(root, t);
@@ -68,6 +59,17 @@ export function recoverLocked(root: string, meter?: WriteMeter): RecoveryReport 
     }
   }
   if (rootTemps > 0) fsyncDir(rootPlace.abs, '.');
+  for (const txn of js.transactions) {
+    const j = readJournal(root, txn);
+    if (j === undefined) {
+      unreadable.push(txn);
+      continue;
+    }
+    if (j.state === 'PUBLISHED' || j.state === 'ABORTED') continue;
+    const published = cur !== null && cur.generationUuid === j.generationUuid;
+    writeJournal(root, { ...j, state: published ? 'PUBLISHED' : 'ABORTED' }, meter);
+    (published ? finished : aborted).push(txn);
+  }
   const trash = emptyTrash(root);
   return {
     finished,

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { isCanonicalUuid } from '../canonical/index';
 import { GfError, hasCode } from '../errors';
 import { checkDir, fsyncDir, ioError, isErrno, listDir, removeTree, renameEntry } from './durable-fs';
+import { fsx } from './fs-layer';
 import { failpoint } from './failpoints';
 import { flushDirs, runAsync, runSync } from './flush';
 import type { Steps, Unlink } from './flush';
@@ -311,7 +312,7 @@ function plainFiles(dir: Place): Unlink[] | undefined {
 
 function removeEmptyDir(dir: Place): void {
   try {
-    fs.rmdirSync(dir.abs);
+    fsx.rmdirSync(dir.abs);
   } catch (e) {
     if (!isErrno(e, 'ENOENT')) throw ioError(e, 'rmdir', dir.rel);
   }
@@ -393,7 +394,13 @@ function removeCandidates(root: string, candidates: ReadonlySet<string>, referen
 
 /** True when a directory tree holds only regular files and real directories (checked with lstat). */
 function isPlainTree(abs: string): boolean {
-  for (const ent of fs.readdirSync(abs, { withFileTypes: true })) {
+  let entries: fs.Dirent[];
+  try {
+    entries = fsx.readdirSync(abs);
+  } catch (e) {
+    throw ioError(e, 'readdir', path.basename(abs));
+  }
+  for (const ent of entries) {
     if (ent.isDirectory()) {
       if (!isPlainTree(path.join(abs, ent.name))) return false;
     } else if (!ent.isFile()) return false;

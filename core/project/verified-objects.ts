@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import type { ManifestParticipant } from './formats';
 import { corrupt, ioError, isErrno } from './durable-fs';
+import { fsx } from './fs-layer';
 import { objectPlace } from './layout';
 
 /** Bytes read and hashed between two pause points of `readObjectVerifiedAsync`. */
@@ -74,10 +75,11 @@ function openObjectFile(root: string, entry: Entry): OpenedObject {
   const startNs = BigInt(Date.now()) * 1_000_000n;
   let fd: number;
   try {
-    fd = fs.openSync(p.abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    fd = fsx.openSync(p.abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
   } catch (e) {
     if (isErrno(e, 'ENOENT')) throw corrupt('participant object is missing', p.rel);
     if (isErrno(e, 'ELOOP')) throw corrupt('symlink at a machine-owned path', p.rel);
+    if (isErrno(e, 'ENXIO') || isErrno(e, 'EISDIR')) throw corrupt('not a regular file', p.rel);
     throw ioError(e, 'open', p.rel);
   }
   try {

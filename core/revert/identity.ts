@@ -163,8 +163,16 @@ export interface RevertRequest {
   readonly actorUuid: string | null;
 }
 
+// Control characters other than TAB and LF (NUL, ESC, DEL, C1).
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL_IN_REASON = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+// One character that is neither white space, a format or control character, a lone combining mark, nor a blank filler.
+const VISIBLE_IN_REASON = /[^\p{White_Space}\p{Cf}\p{Cc}\p{Mn}\p{Me}\u115F\u1160\u3164\uFFA0\u2800]/u;
+
 /**
- * The persisted reason: outer whitespace trimmed, 1–1,024 UTF-8 bytes, well-formed.
+ * The persisted reason: outer whitespace trimmed, 1–1,024 UTF-8 bytes, well-formed,
+ * no control characters but TAB and LF, and at least one visible character
+ * (U+200B alone, NUL, a lone combining mark are refused).
  *
  * Anything else is `GF_VALIDATION` (details name the field and the limit,
  * never the text).
@@ -176,6 +184,14 @@ export function validateReason(reason: unknown): string {
   const trimmed = trimReason(reason);
   if (reasonRefusal(trimmed) !== null) {
     throw new GfError('GF_VALIDATION', 'reason must be 1 to 1,024 UTF-8 bytes after trimming', { field: 'reason', min: 1, max: REASON_MAX_BYTES }, false);
+  }
+  // A reason a person can read: no control characters (NUL, ESC, …) and at least one visible character
+  // (not only format or invisible characters such as U+200B, U+2060, U+FEFF).
+  if (CONTROL_IN_REASON.test(trimmed)) {
+    throw new GfError('GF_VALIDATION', 'reason must not contain control characters', { field: 'reason' }, false);
+  }
+  if (!VISIBLE_IN_REASON.test(trimmed)) {
+    throw new GfError('GF_VALIDATION', 'reason must contain a visible character', { field: 'reason' }, false);
   }
   return trimmed;
 }

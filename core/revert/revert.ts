@@ -209,6 +209,12 @@ export class RevertEngine {
       return revertReceiptOf(ext);
     }
     if (recorded.kind === 'pruned') throw prunedReceiptError(REVERT_OPERATION, req.operationUuid);
+    // Keys are unique across kinds: one a checkpoint create or delete used is not a revert's.
+    const doc = this.checkpoints.registryState().doc;
+    const rows = [...(doc?.active ?? []), ...(doc?.tombstones ?? [])];
+    if (rows.some((r) => r.create_operation_uuid === req.operationUuid || ('delete_operation_uuid' in r && r.delete_operation_uuid === req.operationUuid))) {
+      throw conflict(req.operationUuid);
+    }
     return this.#firstAttempt(w, req, txn);
   }
 

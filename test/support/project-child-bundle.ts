@@ -9,15 +9,18 @@ import { build } from 'esbuild';
  * afford one real process per failpoint. Run it with
  * `NODE_PATH=<repo>/node_modules` (better-sqlite3 stays external: native).
  */
-export async function bundleProjectChild(dir: string): Promise<string> {
-  const outfile = path.join(dir, 'project-child.cjs');
+export async function bundleProjectChild(dir: string, entry = 'project-child'): Promise<string> {
+  const outfile = path.join(dir, `${entry}.cjs`);
   await build({
-    entryPoints: [path.resolve('test/support/project-child.ts')],
+    entryPoints: [path.resolve(`test/support/${entry}.ts`)],
     bundle: true,
     platform: 'node',
     format: 'cjs',
     outfile,
     external: ['better-sqlite3'],
+    // Modules that locate files next to themselves read import.meta.url, which a CommonJS bundle lacks.
+    define: { 'import.meta.url': '__bundleUrl' },
+    banner: { js: "const __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
     logLevel: 'error',
   });
   return outfile;

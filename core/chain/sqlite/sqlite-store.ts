@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { sqliteNativeOptions } from '../../sqlite-options';
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { GfError } from '../../errors';
 import { CheckpointStoreClosedError, CheckpointStoreCorruptError, DuplicateTransitionIdError } from '../errors';
@@ -19,6 +19,11 @@ export interface SqliteCheckpointStoreOptions {
   readonly maxOpenDatabases?: number;
 }
 
+/** One ledger file found by `scanLedgers`: a readable ledger of one workflow, or an unreadable file and why. */
+export type LedgerScan =
+  | { readonly kind: 'ledger'; readonly workflowId: WorkflowId; readonly ledger: string; readonly rows: number }
+  | { readonly kind: 'unreadable'; readonly ledger: string; readonly cause: string };
+
 interface RawRow {
   readonly sequence: number;
   readonly transition_id: string;
@@ -30,6 +35,8 @@ interface RawRow {
 
 interface Conn {
   readonly db: Database.Database;
+  /** False for a reader's connection to a ledger on a read-only file system (a mounted snapshot). */
+  readonly writable: boolean;
   readonly tail: Database.Statement<[], { next_head: string }>;
   /** `PRAGMA data_version`: moves when another connection (any process) commits to this database. */
   readonly dataVersion: Database.Statement<[], number>;
@@ -49,6 +56,58 @@ interface Conn {
 function sqliteCode(e: unknown): string | undefined {
   const code = (e as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
+}
+
+/** Largest ledger read into memory on read-only media. */
+const READ_ONLY_LEDGER_MAX_BYTES = 512 * 1024 * 1024;
+
+/**
+ * Opens a ledger read-only; on read-only media, from an in-memory copy of its bytes.
+ *
+ * SQLite cannot open a WAL database read-only where it may not create the
+ * `-shm` index (a mounted snapshot). The database file is then read whole
+ * (no links followed, regular file only, bounded) and opened in memory with
+ * its header marked rollback-journal. A non-empty `-wal` beside it holds
+ * rows not yet in the file: that ledger is refused (`SQLITE_CANTOPEN`),
+ * never read partially.
+ */
+function openReadOnly(file: string): Database.Database {
+  try {
+    const db = new Database(file, { ...sqliteNativeOptions(), readonly: true, fileMustExist: true });
+    db.pragma('busy_timeout = 5000');
+    db.prepare('SELECT count(*) FROM sqlite_master').get();
+    return db;
+  } catch (e) {
+    if (!(sqliteCode(e) ?? '').startsWith('SQLITE_CANTOPEN')) throw e;
+  }
+  const wal = lstatSync(`${file}-wal`, { throwIfNoEntry: false });
+  if (wal !== undefined && wal.size > 0) throw Object.assign(new Error('unapplied WAL on read-only media'), { code: 'SQLITE_CANTOPEN_WAL' });
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  let bytes: Buffer;
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > READ_ONLY_LEDGER_MAX_BYTES) throw Object.assign(new Error('not a regular ledger file'), { code: 'SQLITE_CANTOPEN_NOTREG' });
+    bytes = Buffer.alloc(st.size);
+    let off = 0;
+    while (off < st.size) {
+      const n = readSync(fd, bytes, off, st.size - off, off);
+      if (n === 0) break;
+      off += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  if (bytes.length >= 20 && bytes[18] === 2 && bytes[19] === 2) {
+    bytes[18] = 1;
+    bytes[19] = 1;
+  }
+  return new Database(bytes, { readonly: true });
+}
+
+/** True when a failure says this process may read but not write the ledger. */
+function cannotWrite(e: unknown): boolean {
+  const code = sqliteCode(e) ?? '';
+  return code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN') || code === 'SQLITE_PERM' || code === 'SQLITE_AUTH' || code === 'EROFS' || code === 'EACCES';
 }
 
 /** Maps driver failures to stable ids/codes; everything else propagates unchanged. */
@@ -156,26 +215,52 @@ export class SqliteCheckpointStore implements ChainStoreWithReaders {
   }
 
   async listWorkflows(): Promise<readonly WorkflowId[]> {
+    const out: WorkflowId[] = [];
+    for (const l of await this.scanLedgers()) if (l.kind === 'ledger' && l.rows > 0) out.push(l.workflowId);
+    return out;
+  }
+
+  /**
+   * Every ledger file under the store, readable or not, sorted by workflow id (unreadable ones last, by file).
+   *
+   * One garbage or truncated database never hides the others: it is
+   * reported `unreadable` with its cause (the SQLite or errno code) and its
+   * store-relative file name, and the scan goes on.
+   */
+  async scanLedgers(): Promise<readonly LedgerScan[]> {
     this.#assertOpen();
     if (!existsSync(this.#root)) return [];
-    const out: WorkflowId[] = [];
-    for (const name of readdirSync(this.#root)) {
+    const ok: LedgerScan[] = [];
+    const bad: LedgerScan[] = [];
+    for (const name of readdirSync(this.#root).sort()) {
       if (!isWorkflowDirName(name)) continue;
       const file = join(this.#root, name, CHAIN_DB_FILE);
+      const ledger = `chain/${name}/${CHAIN_DB_FILE}`;
       if (!existsSync(file)) continue;
-      const db = new Database(file, { ...sqliteNativeOptions(), readonly: true, fileMustExist: true });
+      let db: Database.Database | undefined;
       try {
-        db.pragma('busy_timeout = 5000');
+        db = openReadOnly(file);
         const meta = db.prepare<[], { workflow_id: string }>('SELECT workflow_id FROM chain_workflow WHERE singleton = 1').get();
-        if (meta === undefined) continue;
-        if (workflowDirName(meta.workflow_id) !== name) throw new CheckpointStoreCorruptError('workflow_dir_mismatch');
+        if (meta === undefined) {
+          bad.push({ kind: 'unreadable', ledger, cause: 'no_workflow_row' });
+          continue;
+        }
+        if (workflowDirName(meta.workflow_id) !== name) {
+          bad.push({ kind: 'unreadable', ledger, cause: 'workflow_dir_mismatch' });
+          continue;
+        }
         const n = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM checkpoint_chain').get()?.n ?? 0;
-        if (n > 0) out.push(meta.workflow_id);
+        ok.push({ kind: 'ledger', workflowId: meta.workflow_id, ledger, rows: n });
+      } catch (e) {
+        const code = sqliteCode(e);
+        if (code === 'SQLITE_BUSY') throw mapDriverError(e);
+        bad.push({ kind: 'unreadable', ledger, cause: code !== undefined && /^[A-Z_0-9]{1,40}$/.test(code) ? code : 'unreadable' });
       } finally {
-        db.close();
+        db?.close();
       }
     }
-    return out.sort();
+    ok.sort((a, b) => (a.kind === 'ledger' && b.kind === 'ledger' ? (a.workflowId < b.workflowId ? -1 : a.workflowId > b.workflowId ? 1 : 0) : 0));
+    return [...ok, ...bad];
   }
 
   async *readPersistedRows(workflowId: WorkflowId): AsyncIterable<PersistedRow> {
@@ -254,18 +339,32 @@ export class SqliteCheckpointStore implements ChainStoreWithReaders {
 
   #connect(workflowId: WorkflowId, create: boolean): Conn | undefined {
     const cached = this.#conns.get(workflowId);
-    if (cached !== undefined) {
+    if (cached !== undefined && (cached.writable || !create)) {
       this.#conns.delete(workflowId);
       this.#conns.set(workflowId, cached);
       return cached;
+    }
+    if (cached !== undefined) {
+      cached.db.close();
+      this.#conns.delete(workflowId);
     }
     const dir = join(this.#root, workflowDirName(workflowId));
     const file = join(dir, CHAIN_DB_FILE);
     if (!create && !existsSync(file)) return undefined;
     if (create) mkdirSync(dir, { recursive: true });
-    const db = new Database(file, { ...sqliteNativeOptions(), fileMustExist: !create });
+    let db: Database.Database | undefined;
+    let writable = true;
     try {
+      db = new Database(file, { ...sqliteNativeOptions(), fileMustExist: !create });
       for (const p of CHAIN_PRAGMAS) db.pragma(p);
+    } catch (e) {
+      db?.close();
+      // A reader of a ledger it cannot write (a read-only mount, another user's project) reads it read-only.
+      if (create || !cannotWrite(e)) throw mapDriverError(e);
+      db = openReadOnly(file);
+      writable = false;
+    }
+    try {
       const hasSchema = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name IN ('checkpoint_chain', 'chain_workflow')").all().length === 2;
       // Readers of an existing database take no write lock; creators set it up under BEGIN IMMEDIATE.
       if (!hasSchema) db.transaction(() => {
@@ -281,6 +380,7 @@ export class SqliteCheckpointStore implements ChainStoreWithReaders {
     }
     const conn: Conn = {
       db,
+      writable,
       tail: db.prepare('SELECT next_head FROM checkpoint_chain ORDER BY sequence DESC LIMIT 1'),
       dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
       head: undefined,

@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -164,6 +164,18 @@ describe('http bridge', () => {
       const r = await call(bridge, p, { method: 'GET', headers: { host: `127.0.0.1:${bridge.port}` } });
       expect([400, 404], p).toContain(r.status);
       expect(r.body.toString()).not.toContain('outside');
+    }
+  });
+
+  it('defect 7 (issue 23): a symlinked directory inside the renderer directory never serves a file outside it', async () => {
+    const outsideDir = mkdtempSync(join(tmpdir(), 'gf-bridge-secret-'));
+    writeFileSync(join(outsideDir, 'passwd.txt'), 'root:x:0:0');
+    symlinkSync(outsideDir, join(rendererDir, 'linked'));
+    symlinkSync(join(tmpdir(), 'gf-bridge-outside.txt'), join(rendererDir, 'assets', 'escape.js'));
+    for (const p of ['/linked/passwd.txt', '/assets/escape.js']) {
+      const r = await call(bridge, p, { method: 'GET', headers: { host: `127.0.0.1:${bridge.port}` } });
+      expect({ p, status: r.status }).toEqual({ p, status: 404 });
+      expect(r.body.toString()).not.toMatch(/root:x|outside/);
     }
   });
 });

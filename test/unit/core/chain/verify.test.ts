@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../../../core/chain/canonical-event';
-import { GENESIS } from '../../../../core/chain/head';
+import { GENESIS, nextHead, type ChainHead } from '../../../../core/chain/head';
 import { InMemoryCheckpointStore } from '../../../../core/chain/memory/memory-store';
 import { verify } from '../../../../core/chain/verify';
 import { alteredHead, collect, simpleEvent } from './conformance/support';
@@ -53,6 +53,15 @@ describe('verify', () => {
       damage(store, rows[1]?.event_bytes ?? new Uint8Array());
       expect(await verify(store, 'wf'), what).toMatchObject({ status: 'torn_write', first_bad_sequence: seq, rows: 3 });
     }
+  });
+
+  it('defect 7 (issue 23): a forged completed → plan_ready event with a recomputed head is torn (the legal-transition table)', async () => {
+    const { store, heads } = await threeRows();
+    const rows = await collect(store.readPersistedRows('wf'));
+    const last = JSON.parse(Buffer.from(rows[2]?.event_bytes ?? []).toString('utf8')) as Record<string, unknown>;
+    const forged = new TextEncoder().encode(canonicalJson({ ...last, prior_state_id: 'completed', next_state_id: 'plan_ready' } as never));
+    store.tamperPersistedRow('wf', 3, { event_bytes: forged, next_head: nextHead(heads[1] as ChainHead, forged) });
+    expect(await verify(store, 'wf')).toMatchObject({ status: 'torn_write', first_bad_sequence: 3, rows: 3 });
   });
 
   it('a row of another workflow is torn, not silently accepted', async () => {

@@ -1,0 +1,136 @@
+import { isCanonicalUuid } from '../canonical/index';
+import { GfError, isGfError } from '../errors';
+import { atomicReplace, listDir } from './durable-fs';
+import { encodeCurrent, manifestDigest } from './formats';
+import { listJournals, readJournal } from './journal';
+import { CURRENT_TMP_PREFIX, LAYOUT, place } from './layout';
+import { loadManifest, publishedEvidence, readCurrent, readManifestBytes, readObjectVerified } from './lease';
+import { recoverLocked } from './recovery';
+import { tryExclusive } from './sqlite-lock';
+
+/** One anomaly: where (a machine-owned relative path), what, and the safe remedy. */
+export interface Anomaly {
+  readonly path: string;
+  readonly problem: string;
+  readonly remedy: string;
+  /** True when `gf doctor --repair` applies the remedy (only the recovery protocol's remedies). */
+  readonly repairable: boolean;
+}
+
+const RECOVERY = 'recovery removes it (`gf doctor --repair`, or the next write)';
+
+/**
+ * A read-only check of a project's machine-owned files (changes nothing).
+ *
+ * Reports leftover temp files, interrupted journals, unknown entries, a
+ * missing or unreadable CURRENT, generations without a manifest and trash
+ * left by an interrupted cleanup, each with its path and a safe remedy.
+ */
+export function diagnoseProject(root: string): Anomaly[] {
+  const out: Anomaly[] = [];
+  let current: ReturnType<typeof readCurrent> = null;
+  try {
+    current = readCurrent(root);
+  } catch (e) {
+    const missing = isGfError(e) && e.details['evidence'] !== undefined;
+    out.push({
+      path: LAYOUT.current,
+      problem: isGfError(e) ? e.message : 'CURRENT cannot be read',
+      remedy: missing ? 'rebuild CURRENT from the newest verified generation (`gf doctor --repair`)' : 'restore CURRENT from a backup; never edit it by hand',
+      repairable: missing,
+    });
+  }
+  const js = listJournals(root);
+  for (const t of js.temps) out.push({ path: `${LAYOUT.transactions}/${t}`, problem: 'leftover journal temp file', remedy: RECOVERY, repairable: true });
+  for (const u of js.unknown) out.push({ path: u, problem: 'unexpected entry', remedy: 'inspect and remove by hand (never touched by gf)', repairable: false });
+  for (const txn of js.transactions) {
+    const j = readJournal(root, txn);
+    const rel = `${LAYOUT.transactions}/${txn}.json`;
+    if (j === undefined) out.push({ path: rel, problem: 'unreadable journal (advisory)', remedy: 'none needed: CURRENT alone decides', repairable: false });
+    else if (j.state !== 'PUBLISHED' && j.state !== 'ABORTED') out.push({ path: rel, problem: `interrupted transaction (${j.state})`, remedy: 'recovery labels it (`gf doctor --repair`)', repairable: true });
+  }
+  for (const ent of listDir(root, '.')) {
+    if (ent.name.startsWith(CURRENT_TMP_PREFIX)) out.push({ path: ent.name, problem: 'leftover CURRENT temp file', remedy: RECOVERY, repairable: true });
+  }
+  const gens = place(root, LAYOUT.generations);
+  for (const ent of listDir(gens.abs, gens.rel)) {
+    if (!ent.isDirectory() || !isCanonicalUuid(ent.name)) {
+      out.push({ path: `${gens.rel}/${ent.name}`, problem: 'unexpected entry', remedy: 'inspect and remove by hand (never touched by gf)', repairable: false });
+      continue;
+    }
+    try {
+      loadManifest(root, ent.name, readManifestBytes(root, ent.name));
+    } catch {
+      if (current?.generationUuid !== ent.name) out.push({ path: `${gens.rel}/${ent.name}`, problem: 'generation without a valid manifest', remedy: 'cleanup removes it (the next publication)', repairable: false });
+    }
+  }
+  const trash = place(root, LAYOUT.trash);
+  for (const ent of listDir(trash.abs, trash.rel)) out.push({ path: `${trash.rel}/${ent.name}`, problem: 'trash left by an interrupted cleanup', remedy: 'recovery empties it (`gf doctor --repair`)', repairable: true });
+  const lock = place(root, LAYOUT.writerLock);
+  try {
+    const a = tryExclusive(lock.abs, lock.rel);
+    if (a.kind === 'held') a.lock.release();
+  } catch {
+    out.push({ path: lock.rel, problem: 'the writer lock file is not a lock file', remedy: 'with no gf process running, replace it with a fresh lock file (copy locks/checkpoints.lock)', repairable: false });
+  }
+  return out;
+}
+
+/**
+ * `gf doctor --repair`: only the recovery protocol's remedies, under the writer lock.
+ *
+ * Runs recovery (temps, journals, trash) and, when CURRENT is missing from a
+ * populated project, rebuilds it from the newest verified generation: the one
+ * generation, named by a PUBLISHED journal and whose every participant
+ * verifies, that is no other such generation's parent. Anything ambiguous is
+ * refused (`GF_PROJECT_CORRUPT`), never guessed.
+ */
+export function repairProject(root: string): { readonly rebuiltCurrent: string | null } {
+  const lock = place(root, LAYOUT.writerLock);
+  const a = tryExclusive(lock.abs, lock.rel);
+  if (a.kind !== 'held') throw new GfError('GF_WRITER_BUSY', 'another writer holds the project', {}, false);
+  try {
+    let rebuilt: string | null = null;
+    let missing = false;
+    try {
+      readCurrent(root);
+    } catch (e) {
+      missing = isGfError(e) && e.details['evidence'] !== undefined && publishedEvidence(root) !== undefined;
+      if (!missing) throw e;
+    }
+    if (missing) rebuilt = rebuildCurrent(root);
+    recoverLocked(root);
+    return { rebuiltCurrent: rebuilt };
+  } finally {
+    a.lock.release();
+  }
+}
+
+function rebuildCurrent(root: string): string {
+  const published = new Set<string>();
+  const js = listJournals(root);
+  for (const txn of js.transactions) {
+    const j = readJournal(root, txn);
+    if (j?.state === 'PUBLISHED') published.add(j.generationUuid);
+  }
+  const verified = new Map<string, { parent: string | null; digest: string }>();
+  for (const uuid of published) {
+    try {
+      const bytes = readManifestBytes(root, uuid);
+      const m = loadManifest(root, uuid, bytes);
+      for (const p of m.participants) readObjectVerified(root, p);
+      verified.set(uuid, { parent: m.parentGenerationUuid, digest: manifestDigest(bytes) });
+    } catch {
+      // Not verifiable: never a candidate.
+    }
+  }
+  const parents = new Set([...verified.values()].map((v) => v.parent));
+  const heads = [...verified.keys()].filter((u) => !parents.has(u));
+  if (heads.length !== 1) {
+    throw new GfError('GF_PROJECT_CORRUPT', 'no single newest verified generation to rebuild CURRENT from', { name: LAYOUT.current, candidates: heads.length }, false);
+  }
+  const uuid = heads[0] as string;
+  const cur = place(root, LAYOUT.current);
+  atomicReplace(cur.abs, cur.rel, `${CURRENT_TMP_PREFIX}repair`, encodeCurrent({ generationUuid: uuid, manifestSha256: (verified.get(uuid) as { digest: string }).digest }));
+  return uuid;
+}
