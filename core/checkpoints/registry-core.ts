@@ -11,7 +11,7 @@ import {
 } from './registry-format';
 import type { ActiveRow, RegistryDoc, TombstoneRow } from './registry-format';
 import { checkpointUuid, createRequestSha256, deleteRequestSha256 } from './request-identity';
-import { CURRENT_SELECTOR } from '../diff/contract';
+import { CURRENT_SELECTOR } from '../contract/diff';
 
 /** The receipt operations of `checkpoint_receipt@1` produced by this module. */
 export const RECEIPT_OPERATIONS = ['checkpoint', 'delete_checkpoint'] as const;

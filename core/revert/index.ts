@@ -11,11 +11,11 @@ export {
   revertIdentity,
   validateReason,
   prepareRevert,
-} from './identity';
-export type { RevertRequestIdentityInput, RevertIdentity, RestoredGenerationInput, RevertInput, RevertRequest } from './identity';
+} from '../checkpoints/revert-identity';
+export type { RevertRequestIdentityInput, RevertIdentity, RestoredGenerationInput, RevertInput, RevertRequest } from '../checkpoints/revert-identity';
 export { REVERT_EXTENSION_KIND, parseExtension } from './extension';
 export type { RevertExtension } from './extension';
-export { VALIDATION_MEMO_MAX_ENTRIES, ValidationMemo, REVERT_VALIDATION_MEMO, validateCompleteSnapshot, completeValidationCatalog } from './validation';
+export { VALIDATION_MEMO_MAX_ENTRIES, ValidationMemo, REVERT_VALIDATION_MEMO, validateCompleteSnapshot, completeValidationCatalog } from '../checkpoints/snapshot-validation';
 export {
   REVERT_OPERATION,
   RESTORATION_CONTRACT_VERSION,

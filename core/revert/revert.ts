@@ -11,10 +11,10 @@ import { familyKeyOf } from '../project/index';
 import type { Lease, ManifestParticipant, ParticipantChange, Project, Writer } from '../project/index';
 import { extensionJson, parseExtension, REVERT_EXTENSION_KIND } from './extension';
 import type { RevertExtension } from './extension';
-import { prepareRevert, revertIdentity, revertRequestSha256, revertTransactionUuid } from './identity';
-import type { RevertInput, RevertRequest } from './identity';
-import { REVERT_VALIDATION_MEMO, completeValidationCatalog } from './validation';
-import type { ValidationMemo } from './validation';
+import { prepareRevert, revertIdentity, revertRequestSha256, revertTransactionUuid } from '../checkpoints/revert-identity';
+import type { RevertInput, RevertRequest } from '../checkpoints/revert-identity';
+import { REVERT_VALIDATION_MEMO, completeValidationCatalog } from '../checkpoints/snapshot-validation';
+import type { ValidationMemo } from '../checkpoints/snapshot-validation';
 import { leaseRecordedGeneration } from '../project/named-lease';
 
 /** The receipt operation of a revert (`checkpoint_receipt@1.operation`). */

@@ -10,7 +10,7 @@ import { normalizeName, NAME_MAX_UTF8_BYTES, utf8Length } from '../../../../core
 import { REASON_MAX_UTF8_BYTES, reasonProblem } from '../../../../core/contract/reasons';
 import { microsIso } from '../../../../core/contract/time';
 import { GfError, toWireError } from '../../../../core/errors';
-import { validateReason } from '../../../../core/revert/identity';
+import { validateReason } from '../../../../core/checkpoints/revert-identity';
 import { decodeArrow } from '../../../../renderer/arrow-rows';
 import { checkpointTable } from '../../../../core/checkpoints/arrow-results';
 
