@@ -3,18 +3,11 @@
 // schemas from these names (core/diff/contract.ts), the renderer and the CLI
 // read rows typed by them: a renamed column fails the build on every side.
 
+/** The user-facing domain scopes of `graphforge-checkpoint-api/1` (participants add `workspace`, which no diff scope names). */
+export const DOMAIN_SCOPES = ['graph', 'ontology', 'configuration', 'capabilities', 'provenance', 'knowledge', 'epistemic'] as const;
+
 /** Request scopes: `summary` (every participant, summary only), one domain scope, or `all`. */
-export const DIFF_SCOPES = [
-  'summary',
-  'graph',
-  'ontology',
-  'configuration',
-  'capabilities',
-  'provenance',
-  'knowledge',
-  'epistemic',
-  'all',
-] as const;
+export const DIFF_SCOPES = ['summary', ...DOMAIN_SCOPES, 'all'] as const;
 
 /** One request scope. */
 export type DiffScope = (typeof DIFF_SCOPES)[number];

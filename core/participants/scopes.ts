@@ -1,3 +1,5 @@
+import { DOMAIN_SCOPES } from '../contract/diff';
+
 /**
  * The closed set of participant scopes.
  *
@@ -5,16 +7,7 @@
  * (besides its `summary` and `all` selectors); `workspace` holds the
  * restoration record, which belongs to no user-facing diff scope.
  */
-export const SCOPES = [
-  'graph',
-  'ontology',
-  'configuration',
-  'capabilities',
-  'provenance',
-  'knowledge',
-  'epistemic',
-  'workspace',
-] as const;
+export const SCOPES = [...DOMAIN_SCOPES, 'workspace'] as const;
 
 /** One participant scope. */
 export type Scope = (typeof SCOPES)[number];
