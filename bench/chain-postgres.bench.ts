@@ -2,7 +2,7 @@ import pg from 'pg';
 import { monotonicFactory } from 'ulid';
 import { buildTransitionEvent, type TransitionEvent } from '../core/chain/event';
 import { GENESIS, nextHead, type ChainHead } from '../core/chain/head';
-import { PostgresCheckpointStore } from '../core/chain/postgres/postgres-store';
+import { PostgresChainStore } from '../core/chain/postgres/postgres-store';
 import { prepareAppend } from '../core/chain/store-support';
 import { startPostgres, type PostgresServer } from '../test/support/postgres';
 import { defineBench, perSecond } from './harness';
@@ -39,7 +39,7 @@ interface RawRow {
 interface State {
   readonly server: PostgresServer;
   readonly pool: pg.Pool;
-  readonly store: PostgresCheckpointStore;
+  readonly store: PostgresChainStore;
   readonly size: BenchSize;
   run: number;
 }
@@ -148,7 +148,7 @@ export const benchmarks = [
       const pool = new pg.Pool({ connectionString: server.url, max: 20, connectionTimeoutMillis: 30_000 });
       // The caller owns the pool: an idle connection dropped by the server must not crash the run.
       pool.on('error', () => undefined);
-      const store = new PostgresCheckpointStore({ pool, schema: SCHEMA });
+      const store = new PostgresChainStore({ pool, schema: SCHEMA });
       await store.setup();
       await pool.query(`CREATE TABLE ${SCHEMA}.raw_chain (LIKE ${SCHEMA}.checkpoint_chain INCLUDING ALL)`);
       // Open all 20 connections before measuring, for both sides alike.

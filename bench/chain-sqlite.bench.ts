@@ -6,7 +6,7 @@ import { buildTransitionEvent, type TransitionEvent } from '../core/chain/event'
 import { GENESIS, nextHead, type ChainHead } from '../core/chain/head';
 import type { PersistedRow } from '../core/chain/port';
 import { CHAIN_DB_FILE, CHAIN_METADATA_SCHEMA, CHAIN_PRAGMAS, CHECKPOINT_CHAIN_SCHEMA, workflowDirName } from '../core/chain/sqlite/sqlite-schema';
-import { SqliteCheckpointStore } from '../core/chain/sqlite/sqlite-store';
+import { SqliteChainStore } from '../core/chain/sqlite/sqlite-store';
 import { prepareAppend } from '../core/chain/store-support';
 import { verify } from '../core/chain/verify';
 import { defineBench, perSecond } from './harness';
@@ -59,7 +59,7 @@ function rawAppend(file: string, rows: readonly PersistedRow[]): number {
 }
 
 async function storeAppend(root: string, evs: readonly TransitionEvent[]): Promise<{ perS: number; rows: PersistedRow[] }> {
-  const store = new SqliteCheckpointStore(root, { clock: () => new Date(Date.UTC(2026, 0, 1)) });
+  const store = new SqliteChainStore(root, { clock: () => new Date(Date.UTC(2026, 0, 1)) });
   const wf = evs[0]?.workflow_id ?? 'wf';
   store.connectionPragmas(wf); // open outside the timed loop, like the raw baseline
   const t0 = performance.now();
@@ -120,14 +120,14 @@ export const benchmarks = [
       return { 'chain.sqlite.appends_per_s': s.perS, 'chain.sqlite.raw_appends_per_s': raw };
     },
   }),
-  defineBench<{ readonly store: SqliteCheckpointStore; readonly wf: string }>({
+  defineBench<{ readonly store: SqliteChainStore; readonly wf: string }>({
     id: 'chain.verify',
     results: { 'chain.verify_events_per_s': 'events/s' },
     runs: 3,
     setup: ({ tmpDir }) => {
       const wf = 'bench-verify';
       seedChain(tmpDir, wf, VERIFY_EVENTS);
-      return { store: new SqliteCheckpointStore(tmpDir), wf };
+      return { store: new SqliteChainStore(tmpDir), wf };
     },
     async run({ store, wf }) {
       const t0 = performance.now();

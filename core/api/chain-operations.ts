@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { ChainStoreWithReaders, PersistedRow, PersistedRowReader } from '../chain/port';
 import { decodeEventBytes } from '../chain/store-support';
 import { openPostgresChainStore, type OpenedPostgresChainStore } from '../chain/postgres/postgres-config';
-import { SqliteCheckpointStore } from '../chain/sqlite/sqlite-store';
+import { SqliteChainStore } from '../chain/sqlite/sqlite-store';
 import { verify } from '../chain/verify';
 import { ChainError } from '../chain/errors';
 import { GfError } from '../errors';
@@ -22,7 +22,7 @@ export type ChainBackend = { readonly kind: 'sqlite' } | { readonly kind: 'postg
 /** The chain store(s) of one facade. */
 export class ChainStores {
   readonly #backend: ChainBackend;
-  readonly #sqlite = new WeakMap<ProjectSession, SqliteCheckpointStore>();
+  readonly #sqlite = new WeakMap<ProjectSession, SqliteChainStore>();
   #postgres: Promise<OpenedPostgresChainStore> | undefined;
 
   constructor(backend: ChainBackend) {
@@ -38,7 +38,7 @@ export class ChainStores {
     if (this.#backend.kind === 'postgres') return (await this.#pg()).store;
     let s = this.#sqlite.get(session);
     if (s === undefined) {
-      const store = new SqliteCheckpointStore(join(session.project.root, 'chain'));
+      const store = new SqliteChainStore(join(session.project.root, 'chain'));
       this.#sqlite.set(session, store);
       session.closers.add(() => store.close());
       s = store;
@@ -117,7 +117,7 @@ async function listEntry(store: ChainStoreWithReaders, workflowId: string): Prom
 
 /** Ledger files of a SQLite store that cannot be read (none for other backends). */
 async function unreadableLedgers(store: ChainStoreWithReaders): Promise<UnreadableLedger[]> {
-  if (!(store instanceof SqliteCheckpointStore)) return [];
+  if (!(store instanceof SqliteChainStore)) return [];
   const out: UnreadableLedger[] = [];
   for (const l of await store.scanLedgers()) if (l.kind === 'unreadable') out.push({ ledger: l.ledger, cause: l.cause });
   return out;

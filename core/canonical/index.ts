@@ -43,5 +43,5 @@ export {
   buildField,
   buildType,
   buildData,
-} from './vectors';
-export type { VectorField, VectorSourceCase, CaseResult, VectorResult } from './vectors';
+} from './golden-vectors';
+export type { VectorField, VectorSourceCase, CaseResult, VectorResult } from './golden-vectors';

@@ -14,18 +14,19 @@ export interface PreparedEvent {
  * The store-side checks every adapter runs before it touches its substrate.
  *
  * A free function (composition, not a base class): re-validates the shape,
- * rejects non-boundary targets and an `evidence_digest` that is neither a
- * `sha256:`/`blake3:` digest nor the redaction sentinel, sanitizes, encodes canonically and enforces
+ * rejects non-boundary targets, sanitizes, rejects an `evidence_digest` that is
+ * neither a `sha256:`/`blake3:` digest nor the redaction sentinel, encodes canonically and enforces
  * the 64 KiB cap on the persisted bytes. Pure.
  */
 export function prepareAppend(event: TransitionEvent): PreparedEvent {
   const valid = parseTransitionEvent(event);
   assertWorkflowId(valid.workflow_id);
   assertSemanticBoundary(valid);
-  // S2-01: the outcome carries a digest of its evidence, never the evidence itself (nor inline text).
-  const digest = valid.triggering_outcome.evidence_digest;
-  if (digest !== null && digest !== REDACTED && !isEvidenceDigest(digest)) throw new InvalidTransitionEventError('triggering_outcome.evidence_digest');
   const sanitized = sanitizeEvent(valid);
+  // S2-01: the outcome carries a digest of its evidence, never the evidence itself (nor inline text).
+  // Checked after sanitizing: a secret where a digest belongs is stored as the sentinel (AC-12), not refused.
+  const digest = sanitized.triggering_outcome.evidence_digest;
+  if (digest !== null && digest !== REDACTED && !isEvidenceDigest(digest)) throw new InvalidTransitionEventError('triggering_outcome.evidence_digest');
   const bytes = canonicalEventBytes(sanitized);
   if (bytes.byteLength > MAX_EVENT_BYTES) throw new CheckpointPayloadTooLargeError(bytes.byteLength, MAX_EVENT_BYTES);
   return { event: sanitized, bytes };
@@ -47,4 +48,15 @@ export function decodeEventBytes(bytes: Uint8Array): TransitionEvent {
     throw new CheckpointStoreCorruptError('event_bytes_unparsable');
   }
   return parseTransitionEvent(value);
+}
+
+/**
+ * A driver error code safe to report (`SQLITE_NOTADB`, `SQLITE_CORRUPT`…), or undefined.
+ *
+ * Codes are upper-case identifiers of at most 40 characters; anything else
+ * might carry caller text, so it is never echoed. Kept here so adapters hold no
+ * patterns of their own (AC-12's fence).
+ */
+export function safeDriverCode(code: unknown): string | undefined {
+  return typeof code === 'string' && /^[A-Z_0-9]{1,40}$/.test(code) ? code : undefined;
 }

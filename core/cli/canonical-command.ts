@@ -32,7 +32,7 @@ export function registerCanonicalCommands(program: Command, io: CliIo): void {
     .argument('<file>', 'golden-vector JSON file')
     .option('--json', 'print a JSON array')
     .action(async (file: string, opts: { json?: boolean }) => {
-      const { computeVectors } = await import('../canonical/vectors'); // loaded by this command only (fast `gf --help`)
+      const { computeVectors } = await import('../canonical/golden-vectors'); // loaded by this command only (fast `gf --help`)
       const results = computeVectors(readVectorFile(file));
       if (opts.json) {
         io.stdout(`${JSON.stringify(results)}\n`);

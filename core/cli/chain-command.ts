@@ -35,8 +35,8 @@ interface VerifyReport {
 /** `unreadable` reports for ledger files that cannot be read (one bad file never hides the others). */
 async function unreadableReports(store: ChainStoreWithReaders): Promise<VerifyReport[]> {
   const out: VerifyReport[] = [];
-  const { SqliteCheckpointStore } = await chainEngine();
-  if (!(store instanceof SqliteCheckpointStore)) return out; // only per-project SQLite ledgers are files that can be unreadable
+  const { SqliteChainStore } = await chainEngine();
+  if (!(store instanceof SqliteChainStore)) return out; // only per-project SQLite ledgers are files that can be unreadable
   for (const l of await store.scanLedgers()) {
     if (l.kind === 'unreadable') out.push({ workflow_id: l.ledger.split('/')[1] ?? l.ledger, status: 'unreadable', first_bad_sequence: null, rows: 0, tail_head: '', ledger: l.ledger, cause: l.cause });
   }
@@ -70,8 +70,8 @@ async function withStore<T>(opts: CommonOpts, fn: (s: ChainStoreWithReaders, pg:
       await opened.close();
     }
   }
-  const { SqliteCheckpointStore } = await chainEngine();
-  const store = new SqliteCheckpointStore(chainRoot(opts.project));
+  const { SqliteChainStore } = await chainEngine();
+  const store = new SqliteChainStore(chainRoot(opts.project));
   try {
     return await fn(store, null);
   } finally {
@@ -97,7 +97,7 @@ async function chainEngine() {
     import('../chain/store-support'),
     import('../chain/verify'),
   ]);
-  return { isChainHead: head.isChainHead, SqliteCheckpointStore: sqlite.SqliteCheckpointStore, decodeEventBytes: support.decodeEventBytes, verify: verifier.verify };
+  return { isChainHead: head.isChainHead, SqliteChainStore: sqlite.SqliteChainStore, decodeEventBytes: support.decodeEventBytes, verify: verifier.verify };
 }
 
 async function workflowArg(text: string): Promise<WorkflowId> {

@@ -3,7 +3,7 @@ import { toWireError } from '../errors';
 import { COMMANDS } from './commands';
 import { addExamples } from './examples';
 import type { CliIo } from './io';
-import { escapeControl, escapingIo } from './output';
+import { escapeControl, escapingIo } from './escape';
 
 /** Exit codes: 0 ok, 1 a `GF_*` (or chain-store) failure, 2 a usage error. */
 export const EXIT_OK = 0;

@@ -1,7 +1,7 @@
 import { isChainHead } from '../chain/head';
 import type { ChainStore } from '../chain/port';
 import { runScript, SCRIPTS, type ScriptName } from '../chain/scenarios';
-import { SqliteCheckpointStore } from '../chain/sqlite/sqlite-store';
+import { SqliteChainStore } from '../chain/sqlite/sqlite-store';
 import { tamperSqliteRow } from '../chain/sqlite/sqlite-tamper';
 import { GfError } from '../errors';
 
@@ -86,7 +86,7 @@ export async function writeDemoLedgers(store: ChainStore, steps: DemoLedgerSteps
  * at sequence 2.
  */
 export async function tamperDemoLedger(chainRoot: string, workflowId: string = DEMO_TAMPERED_WORKFLOW_ID): Promise<void> {
-  const store = new SqliteCheckpointStore(chainRoot);
+  const store = new SqliteChainStore(chainRoot);
   let head: string | undefined;
   try {
     let seq = 0;

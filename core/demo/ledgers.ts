@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { DEMO_PATCH_STEPS, tamperDemoLedger, writeDemoLedgers, type DemoLedgerLink } from './demo-ledgers';
 import type { ChainStore, TransitionEvent } from '../chain/port';
-import { SqliteCheckpointStore } from '../chain/sqlite/sqlite-store';
+import { SqliteChainStore } from '../chain/sqlite/sqlite-store';
 import { invariant } from '../errors';
 
 /** The project sub-directory holding the workflow ledgers (SQLite, one database per workflow). */
@@ -21,7 +21,7 @@ export async function writeDemoChain(dir: string, manifestSha256: readonly strin
   invariant(manifestSha256.length >= DEMO_PATCH_STEPS, 'the demo publishes a generation for every scripted patch step');
   const root = join(dir, DEMO_CHAIN_DIR);
   let writtenAt = start;
-  const sqlite = new SqliteCheckpointStore(root, { clock: () => writtenAt });
+  const sqlite = new SqliteChainStore(root, { clock: () => writtenAt });
   // The scripted clock for `written_at`: a second after the event being appended.
   const store: ChainStore = {
     append: (event: TransitionEvent) => {

@@ -2,7 +2,7 @@
 // checkpoints, and the demo ledgers (one tampered) in the project's chain store.
 import { join } from 'node:path';
 import { tamperDemoLedger, writeDemoLedgers } from '../../core/demo/demo-ledgers';
-import { SqliteCheckpointStore } from '../../core/chain/sqlite/sqlite-store';
+import { SqliteChainStore } from '../../core/chain/sqlite/sqlite-store';
 import { Checkpoints, openCheckpointedProject } from '../../core/checkpoints/checkpoints';
 import { createProject, registryCatalog } from '../../core/project/index';
 import { putConfig, putEdges, putNodes, testUuid } from './project-fixtures';
@@ -27,7 +27,7 @@ export async function buildApiWorkspace(dir: string): Promise<ApiWorkspace> {
   const g2 = await p.publish({ parent: g1.generationUuid, changes: [putNodes(9, 'w'), putConfig('two')] });
   await cps.checkpoint({ name: 'more nodes', idempotencyKey: testUuid('op-more') });
   const chainRoot = join(dir, 'chain');
-  const store = new SqliteCheckpointStore(chainRoot, { clock: () => new Date(Date.UTC(2026, 0, 5)) });
+  const store = new SqliteChainStore(chainRoot, { clock: () => new Date(Date.UTC(2026, 0, 5)) });
   try {
     await writeDemoLedgers(store, { manifestSha256: [g1.manifestSha256, g2.manifestSha256] });
   } finally {

@@ -6,7 +6,7 @@ import { decodeEventBytes, prepareAppend } from '../store-support';
 import { WorkflowMutex } from '../workflow-mutex';
 
 /** Options of the in-memory store. */
-export interface InMemoryCheckpointStoreOptions {
+export interface InMemoryChainStoreOptions {
   /** Source of `written_at` (audit only); defaults to the system clock. */
   readonly clock?: Clock;
 }
@@ -21,13 +21,13 @@ export type TamperablePersistedFields = Partial<Pick<PersistedRow, 'prior_head' 
  * conformance suite), single process only. Rows keep their persisted bytes so
  * the verifier works on it exactly as on a database.
  */
-export class InMemoryCheckpointStore implements ChainStoreWithReaders {
+export class InMemoryChainStore implements ChainStoreWithReaders {
   readonly #rows = new Map<WorkflowId, PersistedRow[]>();
   readonly #clock: Clock;
   readonly #mutex = new WorkflowMutex();
   #closed = false;
 
-  constructor(options: InMemoryCheckpointStoreOptions = {}) {
+  constructor(options: InMemoryChainStoreOptions = {}) {
     this.#clock = options.clock ?? (() => new Date());
     Object.freeze(this); // AC-14: no stray attributes; mutable state lives in private fields
   }

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { Pool, PoolConfig } from 'pg';
 import { GfError } from '../../errors';
 import type { Clock } from '../port';
-import type { PostgresCheckpointStore } from './postgres-store';
+import type { PostgresChainStore } from './postgres-store';
 
 /**
  * How the app and the CLI point the chain store at PostgreSQL.
@@ -115,7 +115,7 @@ export interface OpenPostgresChainStoreOptions {
 
 /** A store together with the pool opened for it. */
 export interface OpenedPostgresChainStore {
-  readonly store: PostgresCheckpointStore;
+  readonly store: PostgresChainStore;
   /** The pool (owned by this handle, not by the store). */
   readonly pool: Pool;
   /** Closes the store, then ends the pool. Safe to call twice. */
@@ -134,7 +134,7 @@ export async function openPostgresChainStore(url: string, options: OpenPostgresC
   parseUrl(url);
   const pg = (await import('pg')).default;
   // The store too loads on first use: the CLI registers --chain-postgres-url from this module for `--help`.
-  const { PostgresCheckpointStore } = await import('./postgres-store');
+  const { PostgresChainStore } = await import('./postgres-store');
   const config: PoolConfig = {
     connectionString: url,
     max: options.max ?? 10,
@@ -146,7 +146,7 @@ export async function openPostgresChainStore(url: string, options: OpenPostgresC
   const pool = new pg.Pool(config);
   // An idle connection killed by the server is dropped by the pool; never crash the process for it.
   pool.on('error', () => undefined);
-  const store = new PostgresCheckpointStore({ pool, ...(options.schema === undefined ? {} : { schema: options.schema }), ...(options.clock === undefined ? {} : { clock: options.clock }) });
+  const store = new PostgresChainStore({ pool, ...(options.schema === undefined ? {} : { schema: options.schema }), ...(options.clock === undefined ? {} : { clock: options.clock }) });
   let ended: Promise<void> | undefined;
   const close = (): Promise<void> => {
     ended ??= (async () => {

@@ -16,8 +16,8 @@ import { CHAIN_TABLE_VERSION, chainSql, DEFAULT_CHAIN_SCHEMA, quoteSchema, setup
  */
 export type PostgresPool = Pick<Pool, 'connect' | 'query' | 'totalCount' | 'idleCount' | 'waitingCount' | 'on' | 'off'>;
 
-/** Options of {@link PostgresCheckpointStore}. */
-export interface PostgresCheckpointStoreOptions {
+/** Options of {@link PostgresChainStore}. */
+export interface PostgresChainStoreOptions {
   /** The injected connection pool (never created or ended by the store). */
   readonly pool: PostgresPool;
   /**
@@ -163,7 +163,7 @@ function toBytes(value: unknown): Uint8Array {
  * The pool is injected and never ended here; `pg` itself is never imported
  * at run time by this file (types only).
  */
-export class PostgresCheckpointStore implements ChainStoreWithReaders {
+export class PostgresChainStore implements ChainStoreWithReaders {
   readonly #pool: PostgresPool;
   readonly #schema: string;
   readonly #sql: ChainSql;
@@ -180,7 +180,7 @@ export class PostgresCheckpointStore implements ChainStoreWithReaders {
   #lastWriteAt: number | undefined;
   #closed = false;
 
-  constructor(options: PostgresCheckpointStoreOptions) {
+  constructor(options: PostgresChainStoreOptions) {
     this.#pool = options.pool;
     this.#schema = options.schema ?? DEFAULT_CHAIN_SCHEMA;
     quoteSchema(this.#schema);

@@ -7,12 +7,12 @@ import { CheckpointStoreClosedError, CheckpointStoreCorruptError, DuplicateTrans
 import { assertWorkflowId, toMicrosIso, type TransitionEvent, type WorkflowId } from '../event';
 import { GENESIS, nextHead, type ChainHead } from '../head';
 import type { ChainStoreWithReaders, Clock, PersistedRow } from '../port';
-import { decodeEventBytes, prepareAppend, type PreparedEvent } from '../store-support';
+import { decodeEventBytes, prepareAppend, safeDriverCode, type PreparedEvent } from '../store-support';
 import { WorkflowMutex } from '../workflow-mutex';
 import { CHAIN_DB_FILE, CHAIN_METADATA_SCHEMA, CHAIN_PRAGMAS, CHECKPOINT_CHAIN_SCHEMA, isWorkflowDirName, workflowDirName } from './sqlite-schema';
 
 /** Options of the SQLite store. */
-export interface SqliteCheckpointStoreOptions {
+export interface SqliteChainStoreOptions {
   /** Source of `written_at` (audit only, never in the chain); defaults to the system clock. */
   readonly clock?: Clock;
   /** Open databases kept (least recently used closed beyond it); default 64. */
@@ -127,7 +127,7 @@ function mapDriverError(e: unknown): unknown {
  * so writers in other processes serialise on SQLite's write lock and the
  * chain stays linear; an in-process mutex serialises this store's callers.
  */
-export class SqliteCheckpointStore implements ChainStoreWithReaders {
+export class SqliteChainStore implements ChainStoreWithReaders {
   readonly #root: string;
   readonly #clock: Clock;
   readonly #max: number;
@@ -135,7 +135,7 @@ export class SqliteCheckpointStore implements ChainStoreWithReaders {
   readonly #conns = new Map<WorkflowId, Conn>();
   #closed = false;
 
-  constructor(root: string, options: SqliteCheckpointStoreOptions = {}) {
+  constructor(root: string, options: SqliteChainStoreOptions = {}) {
     this.#root = root;
     this.#clock = options.clock ?? (() => new Date());
     this.#max = Math.max(1, options.maxOpenDatabases ?? 64);
@@ -254,7 +254,7 @@ export class SqliteCheckpointStore implements ChainStoreWithReaders {
       } catch (e) {
         const code = sqliteCode(e);
         if (code === 'SQLITE_BUSY') throw mapDriverError(e);
-        bad.push({ kind: 'unreadable', ledger, cause: code !== undefined && /^[A-Z_0-9]{1,40}$/.test(code) ? code : 'unreadable' });
+        bad.push({ kind: 'unreadable', ledger, cause: safeDriverCode(code) ?? 'unreadable' });
       } finally {
         db?.close();
       }

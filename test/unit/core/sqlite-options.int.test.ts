@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildTransitionEvent } from '../../../core/chain/event';
-import { SqliteCheckpointStore } from '../../../core/chain/sqlite/sqlite-store';
+import { SqliteChainStore } from '../../../core/chain/sqlite/sqlite-store';
 import { verify } from '../../../core/chain/verify';
 import { createLockFile, tryExclusive, tryShared } from '../../../core/project/sqlite-lock';
 import { SQLITE_NATIVE_BINDING_ENV, sqliteNativeOptions } from '../../../core/sqlite-options';
@@ -41,7 +41,7 @@ async function lockAndChainWork(dir: string): Promise<void> {
   if (held.kind === 'held') held.lock.release();
   expect(tryShared(lockFile, 'writer.lock').kind).toBe('held');
 
-  const store = new SqliteCheckpointStore(join(dir, 'chain'), { clock: () => new Date(0) });
+  const store = new SqliteChainStore(join(dir, 'chain'), { clock: () => new Date(0) });
   try {
     const e = buildTransitionEvent({
       workflow_id: 'native-binding',

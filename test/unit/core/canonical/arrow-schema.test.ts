@@ -1,7 +1,7 @@
 import { BinaryView, DenseUnion, Dictionary, Field, Int32, Int8, Schema, SparseUnion, Struct, TimestampMicrosecond, Utf8, Utf8View, List } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import { canonicalSchemaBytes, fingerprintPreimage, schemaFingerprint, sha256Hex, toHex } from '../../../../core/canonical';
-import { buildSchema } from '../../../../core/canonical/vectors';
+import { buildSchema } from '../../../../core/canonical/golden-vectors';
 
 function codeOf(f: () => unknown): string | undefined {
   try {

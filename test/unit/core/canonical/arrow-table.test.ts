@@ -21,8 +21,8 @@ import {
   toHex,
   projectDomain,
 } from '../../../../core/canonical';
-import { buildTable } from '../../../../core/canonical/vectors';
-import type { VectorField } from '../../../../core/canonical/vectors';
+import { buildTable } from '../../../../core/canonical/golden-vectors';
+import type { VectorField } from '../../../../core/canonical/golden-vectors';
 
 function codeOf(f: () => unknown): string | undefined {
   try {

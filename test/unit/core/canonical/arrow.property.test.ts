@@ -3,8 +3,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalTableBytes, fingerprint, recordFingerprints, toHex } from '../../../../core/canonical';
 import type { CanonicalLimits } from '../../../../core/canonical';
-import { buildTable } from '../../../../core/canonical/vectors';
-import type { VectorField, VectorSourceCase } from '../../../../core/canonical/vectors';
+import { buildTable } from '../../../../core/canonical/golden-vectors';
+import type { VectorField, VectorSourceCase } from '../../../../core/canonical/golden-vectors';
 
 const RUNS = { numRuns: 40 };
 

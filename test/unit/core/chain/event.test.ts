@@ -8,7 +8,7 @@ import {
   TERMINAL_LEDGER_KINDS,
   type LedgerStateKind,
 } from '../../../../core/chain/event';
-import { InMemoryCheckpointStore } from '../../../../core/chain/memory/memory-store';
+import { InMemoryChainStore } from '../../../../core/chain/memory/memory-store';
 
 const errorId = (fn: () => unknown): unknown => {
   try {
@@ -51,7 +51,7 @@ describe('ledger states and edges', () => {
   });
 
   it('AC-4 the store rejects every non-boundary target with the policy directive', async () => {
-    const store = new InMemoryCheckpointStore();
+    const store = new InMemoryChainStore();
     const nonBoundary = LEDGER_STATE_KINDS.filter((k) => !SEMANTIC_BOUNDARY_KINDS.has(k));
     expect(nonBoundary).toEqual(['needs_plan']);
     for (const to of nonBoundary) {

@@ -4,10 +4,10 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import { CHAIN_ERROR_IDS } from '../../../../core/chain/errors';
 import { LEGAL_TRANSITIONS, SEMANTIC_BOUNDARY_KINDS, type TransitionEvent, type WorkflowId } from '../../../../core/chain/event';
 import { GENESIS, type ChainHead } from '../../../../core/chain/head';
-import { InMemoryCheckpointStore } from '../../../../core/chain/memory/memory-store';
+import { InMemoryChainStore } from '../../../../core/chain/memory/memory-store';
 import { MAX_EVENT_BYTES, type ChainStore, type ChainStoreWithReaders, type PersistedRow, type WorkflowLister } from '../../../../core/chain/port';
 import { CHECKPOINT_CHAIN_SCHEMA } from '../../../../core/chain/sqlite/sqlite-schema';
-import { SqliteCheckpointStore } from '../../../../core/chain/sqlite/sqlite-store';
+import { SqliteChainStore } from '../../../../core/chain/sqlite/sqlite-store';
 import { classifyContractDelta, driftDirective } from './contract-delta';
 import { expectGolden, fixtureText } from './golden';
 
@@ -45,7 +45,7 @@ describe('the chain store port', () => {
   });
 
   it('AC-16 both adapters satisfy the port and its read sides at compile time', () => {
-    const stores: ChainStoreWithReaders[] = [new InMemoryCheckpointStore(), new SqliteCheckpointStore('/nonexistent-never-written')];
+    const stores: ChainStoreWithReaders[] = [new InMemoryChainStore(), new SqliteChainStore('/nonexistent-never-written')];
     expect(stores.map((s) => typeof s.append)).toEqual(['function', 'function']);
   });
 

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GENESIS } from '../../../../core/chain/head';
-import { InMemoryCheckpointStore } from '../../../../core/chain/memory/memory-store';
+import { InMemoryChainStore } from '../../../../core/chain/memory/memory-store';
 import type { ChainStoreWithReaders } from '../../../../core/chain/port';
 import { runScript, scriptEvents, SCRIPTS, type ScriptName } from '../../../../core/chain/scenarios';
-import { SqliteCheckpointStore } from '../../../../core/chain/sqlite/sqlite-store';
+import { SqliteChainStore } from '../../../../core/chain/sqlite/sqlite-store';
 import { verify } from '../../../../core/chain/verify';
 import { collect } from './conformance/support';
 import { expectGolden } from './golden';
@@ -27,12 +27,12 @@ async function goldenRows(store: ChainStoreWithReaders, script: ScriptName, work
 }
 
 const adapters: readonly [string, () => { store: ChainStoreWithReaders; dispose: () => void }][] = [
-  ['in-memory', () => ({ store: new InMemoryCheckpointStore({ clock: () => new Date(0) }), dispose: () => undefined })],
+  ['in-memory', () => ({ store: new InMemoryChainStore({ clock: () => new Date(0) }), dispose: () => undefined })],
   [
     'sqlite',
     () => {
       const root = mkdtempSync(join(tmpdir(), 'gf-chain-golden-'));
-      const store = new SqliteCheckpointStore(root, { clock: () => new Date(Date.UTC(2026, 0, 1)) });
+      const store = new SqliteChainStore(root, { clock: () => new Date(Date.UTC(2026, 0, 1)) });
       return { store, dispose: () => rmSync(root, { recursive: true, force: true }) };
     },
   ],

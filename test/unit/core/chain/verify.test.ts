@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../../../core/chain/canonical-event';
 import { GENESIS, nextHead, type ChainHead } from '../../../../core/chain/head';
-import { InMemoryCheckpointStore } from '../../../../core/chain/memory/memory-store';
+import { InMemoryChainStore } from '../../../../core/chain/memory/memory-store';
 import { verify } from '../../../../core/chain/verify';
 import { alteredHead, collect, simpleEvent } from './conformance/support';
 
-async function threeRows(): Promise<{ store: InMemoryCheckpointStore; heads: string[] }> {
-  const store = new InMemoryCheckpointStore();
+async function threeRows(): Promise<{ store: InMemoryChainStore; heads: string[] }> {
+  const store = new InMemoryChainStore();
   const heads = [
     await store.append(simpleEvent('wf')),
     await store.append(simpleEvent('wf', { prior: 'plan_ready', next: 'patch_applied' })),
@@ -40,7 +40,7 @@ describe('verify', () => {
   });
 
   it('torn_write: truncated or unparsable bytes, non-canonical bytes, identity mismatch, sequence gap', async () => {
-    const cases: [string, (s: InMemoryCheckpointStore, bytes: Uint8Array) => void, number][] = [
+    const cases: [string, (s: InMemoryChainStore, bytes: Uint8Array) => void, number][] = [
       ['truncated', (s, b) => s.tamperPersistedRow('wf', 2, { event_bytes: b.slice(0, 20) }), 2],
       ['not utf-8', (s) => s.tamperPersistedRow('wf', 2, { event_bytes: new Uint8Array([0xff, 0xfe, 0x7b]) }), 2],
       ['whitespace (not canonical)', (s, b) => s.tamperPersistedRow('wf', 2, { event_bytes: new TextEncoder().encode(` ${Buffer.from(b).toString('utf8')}`) }), 2],
@@ -66,7 +66,7 @@ describe('verify', () => {
 
   it('a row of another workflow is torn, not silently accepted', async () => {
     const { store } = await threeRows();
-    const other = new InMemoryCheckpointStore();
+    const other = new InMemoryChainStore();
     await other.append(simpleEvent('wf-other'));
     const [foreign] = await collect(other.readPersistedRows('wf-other'));
     store.tamperPersistedRow('wf', 1, { event_bytes: foreign?.event_bytes ?? new Uint8Array() });

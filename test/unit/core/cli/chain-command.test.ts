@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PATCH_STEPS, DEMO_TAMPERED_WORKFLOW_ID, DEMO_WORKFLOWS, tamperDemoLedger, writeDemoLedgers } from '../../../../core/demo/demo-ledgers';
-import { SqliteCheckpointStore } from '../../../../core/chain/sqlite/sqlite-store';
+import { SqliteChainStore } from '../../../../core/chain/sqlite/sqlite-store';
 import { tamperSqliteRow } from '../../../../core/chain/sqlite/sqlite-tamper';
 import { main } from '../../../../core/cli/main';
 
@@ -19,7 +19,7 @@ async function gf(...argv: string[]): Promise<{ code: number; out: string; err: 
 
 beforeAll(async () => {
   project = mkdtempSync(join(tmpdir(), 'gf-chain-cli-'));
-  const store = new SqliteCheckpointStore(join(project, 'chain'));
+  const store = new SqliteChainStore(join(project, 'chain'));
   await writeDemoLedgers(store, { manifestSha256: Array.from({ length: DEMO_PATCH_STEPS }, () => 'c'.repeat(64)) });
   heads = new Map();
   for (const w of DEMO_WORKFLOWS) heads.set(w.workflow_id, await store.tailChainHead(w.workflow_id));
@@ -73,7 +73,7 @@ describe('gf chain', () => {
   it('a truncated tail verifies ok on its own but fails against the recorded head', async () => {
     const p2 = mkdtempSync(join(tmpdir(), 'gf-chain-cli-trunc-'));
     try {
-      const store = new SqliteCheckpointStore(join(p2, 'chain'));
+      const store = new SqliteChainStore(join(p2, 'chain'));
       await writeDemoLedgers(store, { manifestSha256: ['d'.repeat(64)] });
       const recorded = await store.tailChainHead('demo-clean-completion');
       const db = (await import('better-sqlite3')).default(store.databasePath('demo-clean-completion'));
@@ -91,7 +91,7 @@ describe('gf chain', () => {
   it('a torn row fails with workflows.checkpoint_torn_write', async () => {
     const p3 = mkdtempSync(join(tmpdir(), 'gf-chain-cli-torn-'));
     try {
-      const store = new SqliteCheckpointStore(join(p3, 'chain'));
+      const store = new SqliteChainStore(join(p3, 'chain'));
       await writeDemoLedgers(store, { manifestSha256: ['e'.repeat(64)] });
       await store.close();
       tamperSqliteRow(join(p3, 'chain'), 'demo-failed', 2, { event_bytes: new TextEncoder().encode('{"trunc') });

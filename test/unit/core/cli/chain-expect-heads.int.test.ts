@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SqliteCheckpointStore } from '../../../../core/chain/sqlite/sqlite-store';
+import { SqliteChainStore } from '../../../../core/chain/sqlite/sqlite-store';
 import { gf } from '../../../support/cli-run';
 import { simpleEvent } from '../chain/conformance/support';
 
@@ -14,7 +14,7 @@ afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
 describe('defect 7: --expect-head with --all', () => {
   it('passes when every listed tail matches, fails with checkpoint_head_unexpected on a truncated (older) head, refuses a malformed file', async () => {
     const dir = path.join(base, 'ws');
-    const store = new SqliteCheckpointStore(path.join(dir, 'chain'));
+    const store = new SqliteChainStore(path.join(dir, 'chain'));
     const a1 = await store.append(simpleEvent('wf-a'));
     const a2 = await store.append(simpleEvent('wf-a', { prior: 'plan_ready', next: 'patch_applied' }));
     const b1 = await store.append(simpleEvent('wf-b'));

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Table } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PATCH_STEPS, DEMO_TAMPERED_WORKFLOW_ID, DEMO_WORKFLOWS } from '../../../../core/demo/demo-ledgers';
-import { SqliteCheckpointStore } from '../../../../core/chain/sqlite/sqlite-store';
+import { SqliteChainStore } from '../../../../core/chain/sqlite/sqlite-store';
 import { decodeEventBytes } from '../../../../core/chain/store-support';
 import { main } from '../../../../core/cli/main';
 import { openProject, registryCatalog } from '../../../../core/project/index';
@@ -20,7 +20,7 @@ async function gf(...argv: string[]): Promise<{ code: number; out: string; err: 
 
 /** Every persisted row of every demo workflow, all columns (Buffers as hex). */
 async function chainRows(dir: string): Promise<Record<string, unknown>[]> {
-  const store = new SqliteCheckpointStore(join(dir, 'chain'));
+  const store = new SqliteChainStore(join(dir, 'chain'));
   const out: Record<string, unknown>[] = [];
   try {
     for (const id of await store.listWorkflows()) {

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { canonicalEventBytes } from '../../../../../core/chain/canonical-event';
 import { parseTransitionEvent, toMicrosIso, type TransitionEvent, type WorkflowId } from '../../../../../core/chain/event';
 import { GENESIS, nextHead, type ChainHead } from '../../../../../core/chain/head';
-import { InMemoryCheckpointStore } from '../../../../../core/chain/memory/memory-store';
+import { InMemoryChainStore } from '../../../../../core/chain/memory/memory-store';
 import type { ChainStoreWithReaders, Clock, PersistedRow } from '../../../../../core/chain/port';
 import { sanitizeEvent } from '../../../../../core/chain/sanitize';
 import { decodeEventBytes, prepareAppend } from '../../../../../core/chain/store-support';
@@ -19,9 +19,9 @@ import { WorkflowMutex } from '../../../../../core/chain/workflow-mutex';
 import { CONFORMANCE_CASES, ConformanceFailure, runConformanceCase, type ChainConformanceInitializer } from '.';
 import { collect, turns } from './support';
 
-type Store = ChainStoreWithReaders & { readonly tamperPersistedRow: InMemoryCheckpointStore['tamperPersistedRow'] };
+type Store = ChainStoreWithReaders & { readonly tamperPersistedRow: InMemoryChainStore['tamperPersistedRow'] };
 
-function wrap(inner: InMemoryCheckpointStore, patch: (inner: InMemoryCheckpointStore) => Partial<ChainStoreWithReaders>): Store {
+function wrap(inner: InMemoryChainStore, patch: (inner: InMemoryChainStore) => Partial<ChainStoreWithReaders>): Store {
   const base: Store = {
     append: (e) => inner.append(e),
     readAllForWorkflow: (id) => inner.readAllForWorkflow(id),
@@ -97,7 +97,7 @@ let globalGate: Promise<void> = Promise.resolve();
 /** One defect per case id: the broken adapter that case must catch. */
 const DEFECTS: Readonly<Record<string, (clock: Clock) => Store>> = {
   'chain-forward-extension': (clock) =>
-    wrap(new InMemoryCheckpointStore({ clock }), (inner) => ({
+    wrap(new InMemoryChainStore({ clock }), (inner) => ({
       append: async (e) => {
         await inner.append(e);
         return nextHead(GENESIS, prepareAppend(e).bytes); // forgets the prior head
@@ -105,13 +105,13 @@ const DEFECTS: Readonly<Record<string, (clock: Clock) => Store>> = {
     })),
   stability: (clock) => {
     let n = 0;
-    return wrap(new InMemoryCheckpointStore({ clock }), (inner) => ({
+    return wrap(new InMemoryChainStore({ clock }), (inner) => ({
       tailChainHead: async (id) => ((n += 1) % 2 === 0 ? GENESIS : inner.tailChainHead(id)),
     }));
   },
   'cross-workflow-isolation': (clock) => {
     let last: WorkflowId | undefined;
-    return wrap(new InMemoryCheckpointStore({ clock }), (inner) => ({
+    return wrap(new InMemoryChainStore({ clock }), (inner) => ({
       append: async (e) => {
         last = e.workflow_id;
         return inner.append(e);
@@ -120,7 +120,7 @@ const DEFECTS: Readonly<Record<string, (clock: Clock) => Store>> = {
     }));
   },
   'append-order-reads': (clock) =>
-    wrap(new InMemoryCheckpointStore({ clock }), (inner) => ({
+    wrap(new InMemoryChainStore({ clock }), (inner) => ({
       async *readAllForWorkflow(id) {
         const all = await collect(inner.readAllForWorkflow(id));
         yield* all.sort((a, b) => (a.transition_id < b.transition_id ? -1 : 1)); // "ULIDs are monotonic"
@@ -128,7 +128,7 @@ const DEFECTS: Readonly<Record<string, (clock: Clock) => Store>> = {
     })),
   'cross-workflow-filtering': (clock) => {
     const seen: WorkflowId[] = [];
-    return wrap(new InMemoryCheckpointStore({ clock }), (inner) => ({
+    return wrap(new InMemoryChainStore({ clock }), (inner) => ({
       append: async (e) => {
         if (!seen.includes(e.workflow_id)) seen.push(e.workflow_id);
         return inner.append(e);
@@ -145,20 +145,20 @@ const DEFECTS: Readonly<Record<string, (clock: Clock) => Store>> = {
   'rejects-invalid-events': (clock) => looseStore(clock, { noValidation: true }),
   'evidence-digest-only': (clock) => looseStore(clock, { noValidation: true }),
   'detection-substrate': (clock) =>
-    wrap(new InMemoryCheckpointStore({ clock }), (inner) => ({
+    wrap(new InMemoryChainStore({ clock }), (inner) => ({
       tailChainHead: async (id) => {
         let h = GENESIS; // "helpful" recomputation
         for await (const r of inner.readPersistedRows(id)) h = nextHead(h, r.event_bytes);
         return h;
       },
     })),
-  'lock-exclusion': (clock) => wrap(new InMemoryCheckpointStore({ clock }), () => ({ lock: async (_id, fn) => fn() })),
+  'lock-exclusion': (clock) => wrap(new InMemoryChainStore({ clock }), () => ({ lock: async (_id, fn) => fn() })),
   'lock-result-and-release': (clock) =>
-    wrap(new InMemoryCheckpointStore({ clock }), (inner) => ({
+    wrap(new InMemoryChainStore({ clock }), (inner) => ({
       lock: async (id, fn) => inner.lock(id, fn).catch(() => undefined as never), // swallows fn's rejection
     })),
   'lock-per-workflow': (clock) =>
-    wrap(new InMemoryCheckpointStore({ clock }), (inner) => {
+    wrap(new InMemoryChainStore({ clock }), (inner) => {
       const global = <T,>(fn: () => Promise<T>): Promise<T> => {
         const prev = globalGate;
         let done: () => void = () => undefined;
@@ -170,19 +170,19 @@ const DEFECTS: Readonly<Record<string, (clock: Clock) => Store>> = {
       return { lock: (id, fn) => global(() => inner.lock(id, fn)), append: (e) => global(() => inner.append(e)) };
     }),
   'concurrent-appends-linear': (clock) => looseStore(clock, { racyAppend: true }),
-  'close-releases': (clock) => wrap(new InMemoryCheckpointStore({ clock }), () => ({ close: async () => undefined })),
+  'close-releases': (clock) => wrap(new InMemoryChainStore({ clock }), () => ({ close: async () => undefined })),
   // An unfrozen facade over a correct store: the instance itself accepts stray attributes.
-  'instance-frozen': (clock) => ({ ...wrap(new InMemoryCheckpointStore({ clock }), () => ({})) }),
+  'instance-frozen': (clock) => ({ ...wrap(new InMemoryChainStore({ clock }), () => ({})) }),
   'list-workflows': (clock) =>
-    wrap(new InMemoryCheckpointStore({ clock }), (inner) => ({ listWorkflows: async () => [...(await inner.listWorkflows())].reverse() })),
+    wrap(new InMemoryChainStore({ clock }), (inner) => ({ listWorkflows: async () => [...(await inner.listWorkflows())].reverse() })),
   'persisted-rows': (clock) =>
-    wrap(new InMemoryCheckpointStore({ clock }), (inner) => ({
+    wrap(new InMemoryChainStore({ clock }), (inner) => ({
       async *readPersistedRows(id) {
         for await (const r of inner.readPersistedRows(id)) yield { ...r, sequence: r.sequence - 1 };
       },
     })),
   'verifier-classifies-damage': (clock) =>
-    wrap(new InMemoryCheckpointStore({ clock }), (inner) => ({
+    wrap(new InMemoryChainStore({ clock }), (inner) => ({
       async *readPersistedRows(id) {
         for await (const r of inner.readPersistedRows(id)) {
           try {
@@ -209,7 +209,7 @@ describe('AC-17 conformance meta-test: a broken adapter fails the suite, naming 
 
   for (const c of CONFORMANCE_CASES) {
     it(`${c.id}: passes on the correct adapter, fails on the broken one`, async () => {
-      await runConformanceCase(initWith('in-memory', (clock) => wrap(new InMemoryCheckpointStore({ clock }), () => ({}))), c);
+      await runConformanceCase(initWith('in-memory', (clock) => wrap(new InMemoryChainStore({ clock }), () => ({}))), c);
       const make = DEFECTS[c.id];
       expect(make).toBeDefined();
       let failure: unknown;

@@ -1,8 +1,8 @@
-import { InMemoryCheckpointStore } from '../../../../../core/chain/memory/memory-store';
+import { InMemoryChainStore } from '../../../../../core/chain/memory/memory-store';
 import { runChainConformance } from '../conformance';
 
 runChainConformance({
   name: 'in-memory',
-  create: async ({ clock }) => new InMemoryCheckpointStore({ clock }),
+  create: async ({ clock }) => new InMemoryChainStore({ clock }),
   tamper: async (store, workflowId, sequence, fields) => store.tamperPersistedRow(workflowId, sequence, fields),
 });

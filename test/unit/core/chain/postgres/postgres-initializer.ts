@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { PostgresCheckpointStore } from '../../../../../core/chain/postgres/postgres-store';
+import { PostgresChainStore } from '../../../../../core/chain/postgres/postgres-store';
 import { startPostgres, type PostgresServer } from '../../../../support/postgres';
 import type { ChainConformanceInitializer } from '../conformance';
 
@@ -11,7 +11,7 @@ import type { ChainConformanceInitializer } from '../conformance';
  * `tamper` rewrites a row with plain SQL, as an attacker with database
  * access would.
  */
-export function postgresInitializer(): ChainConformanceInitializer<PostgresCheckpointStore> & { server(): PostgresServer; pool(): pg.Pool } {
+export function postgresInitializer(): ChainConformanceInitializer<PostgresChainStore> & { server(): PostgresServer; pool(): pg.Pool } {
   let server: PostgresServer | undefined;
   let pool: pg.Pool | undefined;
   let n = 0;
@@ -32,7 +32,7 @@ export function postgresInitializer(): ChainConformanceInitializer<PostgresCheck
       await server?.stop();
     },
     async create({ clock }) {
-      const store = new PostgresCheckpointStore({ pool: need(pool), schema: `conf_${process.pid}_${(n += 1)}`, clock });
+      const store = new PostgresChainStore({ pool: need(pool), schema: `conf_${process.pid}_${(n += 1)}`, clock });
       await store.setup();
       return store;
     },

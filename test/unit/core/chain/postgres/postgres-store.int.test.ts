@@ -10,10 +10,10 @@ import { GfError, isGfError } from '../../../../../core/errors';
 import { GENESIS, nextHead, type ChainHead } from '../../../../../core/chain/head';
 import { openPostgresChainStore } from '../../../../../core/chain/postgres/postgres-config';
 import { CHAIN_TABLE_VERSION } from '../../../../../core/chain/postgres/postgres-schema';
-import { PostgresCheckpointStore, type PostgresChainHealth } from '../../../../../core/chain/postgres/postgres-store';
-import { InMemoryCheckpointStore } from '../../../../../core/chain/memory/memory-store';
+import { PostgresChainStore, type PostgresChainHealth } from '../../../../../core/chain/postgres/postgres-store';
+import { InMemoryChainStore } from '../../../../../core/chain/memory/memory-store';
 import type { ChainStoreWithReaders } from '../../../../../core/chain/port';
-import { SqliteCheckpointStore } from '../../../../../core/chain/sqlite/sqlite-store';
+import { SqliteChainStore } from '../../../../../core/chain/sqlite/sqlite-store';
 import { prepareAppend } from '../../../../../core/chain/store-support';
 import { verify } from '../../../../../core/chain/verify';
 import { usePostgres } from '../../../../support/postgres';
@@ -38,9 +38,9 @@ function newPool(config: pg.PoolConfig = {}): pg.Pool {
   return new pg.Pool({ connectionString: server().url, connectionTimeoutMillis: 10_000, ...config });
 }
 
-async function withStore<T>(config: pg.PoolConfig, fn: (store: PostgresCheckpointStore, pool: pg.Pool) => Promise<T>): Promise<T> {
+async function withStore<T>(config: pg.PoolConfig, fn: (store: PostgresChainStore, pool: pg.Pool) => Promise<T>): Promise<T> {
   const pool = newPool(config);
-  const store = new PostgresCheckpointStore({ pool, schema: freshSchema() });
+  const store = new PostgresChainStore({ pool, schema: freshSchema() });
   try {
     return await fn(store, pool);
   } finally {
@@ -50,7 +50,7 @@ async function withStore<T>(config: pg.PoolConfig, fn: (store: PostgresCheckpoin
 }
 
 /** One linear, contiguous, verified chain whose rows are exactly the acknowledged appends, each appender's in its own order. */
-async function expectLinearHistory(store: PostgresCheckpointStore, wf: string, acks: readonly (readonly { transition_id: string; head: ChainHead }[])[], total: number): Promise<void> {
+async function expectLinearHistory(store: PostgresChainStore, wf: string, acks: readonly (readonly { transition_id: string; head: ChainHead }[])[], total: number): Promise<void> {
   const rows = await collect(store.readPersistedRows(wf));
   expect(rows.length).toBe(total);
   expect(rows.map((r) => r.sequence)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
@@ -74,12 +74,12 @@ async function expectLinearHistory(store: PostgresCheckpointStore, wf: string, a
   expect(new Set(acks.flat().map((a) => a.head)).size).toBe(total);
 }
 
-describe('PostgresCheckpointStore — package surface (A)', () => {
+describe('PostgresChainStore — package surface (A)', () => {
   it('A2: structurally implements the chain-store port and its read-side ports, plus setup() and health()', async () => {
-    expectTypeOf<PostgresCheckpointStore>().toMatchTypeOf<ChainStoreWithReaders>();
+    expectTypeOf<PostgresChainStore>().toMatchTypeOf<ChainStoreWithReaders>();
     const pool = newPool();
     try {
-      const store: ChainStoreWithReaders = new PostgresCheckpointStore({ pool });
+      const store: ChainStoreWithReaders = new PostgresChainStore({ pool });
       for (const op of ['append', 'readAllForWorkflow', 'tailChainHead', 'lock', 'close', 'listWorkflows', 'readPersistedRows', 'setup', 'health'] as const) {
         expect(typeof (store as unknown as Record<string, unknown>)[op], op).toBe('function');
       }
@@ -94,9 +94,9 @@ describe('PostgresCheckpointStore — package surface (A)', () => {
   it('rejects a schema name that is not a plain lowercase identifier, before any I/O', () => {
     const pool = newPool();
     try {
-      expect(() => new PostgresCheckpointStore({ pool, schema: 'x"; DROP TABLE y; --' })).toThrow(GfError);
+      expect(() => new PostgresChainStore({ pool, schema: 'x"; DROP TABLE y; --' })).toThrow(GfError);
       try {
-        new PostgresCheckpointStore({ pool, schema: 'Bad-Name' });
+        new PostgresChainStore({ pool, schema: 'Bad-Name' });
       } catch (e) {
         expect((e as GfError).code).toBe('GF_VALIDATION');
       }
@@ -107,11 +107,11 @@ describe('PostgresCheckpointStore — package surface (A)', () => {
   });
 });
 
-describe('PostgresCheckpointStore — setup (B)', () => {
+describe('PostgresChainStore — setup (B)', () => {
   it('B1: setup() creates the schema with the fork-guard constraints, in one round trip', async () => {
     const { pool, sent } = countingPool({ connectionString: server().url });
     const schema = freshSchema('b1');
-    const store = new PostgresCheckpointStore({ pool, schema });
+    const store = new PostgresChainStore({ pool, schema });
     try {
       await store.setup();
       expect(sent()).toBe(1);
@@ -122,7 +122,7 @@ describe('PostgresCheckpointStore — setup (B)', () => {
       const named = r.rows.filter((c) => c.contype === 'p' || c.contype === 'u').map((c) => c.conname);
       expect(named).toEqual(['checkpoint_chain_pkey', 'checkpoint_chain_prior_head_key', 'checkpoint_chain_transition_id_key']);
       // Idempotent DDL: a second instance on the same schema sets up again without error.
-      const again = new PostgresCheckpointStore({ pool, schema });
+      const again = new PostgresChainStore({ pool, schema });
       await again.setup();
       await again.close();
     } finally {
@@ -137,13 +137,13 @@ describe('PostgresCheckpointStore — setup (B)', () => {
     const older = freshSchema('older');
     // A foreign table of the same name, and the exact table an older engine created (same columns, no version stamp).
     await admin.query(`CREATE SCHEMA ${foreign}; CREATE TABLE ${foreign}.checkpoint_chain (id INT PRIMARY KEY, note TEXT)`);
-    const fresh = new PostgresCheckpointStore({ pool, schema: older });
+    const fresh = new PostgresChainStore({ pool, schema: older });
     await fresh.setup();
     await fresh.close();
     await admin.query(`COMMENT ON TABLE ${older}.checkpoint_chain IS NULL`);
     try {
       for (const schema of [foreign, older]) {
-        const store = new PostgresCheckpointStore({ pool, schema });
+        const store = new PostgresChainStore({ pool, schema });
         const err = await store.setup().then(() => null, (e: unknown) => e);
         expect(isGfError(err) ? { code: err.code, reason: err.details['reason'] } : err).toEqual({ code: 'GF_CHAIN_STORE', reason: 'table_version' });
         await store.close();
@@ -152,7 +152,7 @@ describe('PostgresCheckpointStore — setup (B)', () => {
       expect(rows.rows[0]?.n).toBe('0');
       // The stamp this engine writes is accepted.
       await admin.query(`COMMENT ON TABLE ${older}.checkpoint_chain IS '${CHAIN_TABLE_VERSION}'`);
-      const ok = new PostgresCheckpointStore({ pool, schema: older });
+      const ok = new PostgresChainStore({ pool, schema: older });
       await ok.setup();
       await ok.close();
     } finally {
@@ -162,7 +162,7 @@ describe('PostgresCheckpointStore — setup (B)', () => {
 
   it('B2: a second setup() (and concurrent first calls) send nothing more to the server', async () => {
     const { pool, sent } = countingPool({ connectionString: server().url });
-    const store = new PostgresCheckpointStore({ pool, schema: freshSchema('b2') });
+    const store = new PostgresChainStore({ pool, schema: freshSchema('b2') });
     try {
       await Promise.all([store.setup(), store.setup(), store.setup()]);
       expect(sent()).toBe(1);
@@ -190,7 +190,7 @@ describe('PostgresCheckpointStore — setup (B)', () => {
   });
 });
 
-describe('PostgresCheckpointStore — health() (C)', () => {
+describe('PostgresChainStore — health() (C)', () => {
   it('C1: health() has exactly pool_in_use, pool_idle, last_write_age_seconds, all numbers', async () => {
     await withStore({}, async (store) => {
       const h = store.health();
@@ -221,8 +221,8 @@ describe('PostgresCheckpointStore — health() (C)', () => {
   it('C3: last_write_age_seconds is Infinity before the first write, < 1 right after, and follows the monotonic clock', async () => {
     let now = 1_000;
     const pool = newPool();
-    const store = new PostgresCheckpointStore({ pool, schema: freshSchema('c3'), monotonicNow: () => now });
-    const real = new PostgresCheckpointStore({ pool, schema: freshSchema('c3') });
+    const store = new PostgresChainStore({ pool, schema: freshSchema('c3'), monotonicNow: () => now });
+    const real = new PostgresChainStore({ pool, schema: freshSchema('c3') });
     try {
       expect(store.health().last_write_age_seconds).toBe(Number.POSITIVE_INFINITY);
       expect(real.health().last_write_age_seconds).toBe(Number.POSITIVE_INFINITY);
@@ -264,14 +264,14 @@ describe('PostgresCheckpointStore — health() (C)', () => {
     });
     // Works even when the server is unreachable: health never talks to it.
     const dead = new pg.Pool({ host: '127.0.0.1', port: 1, connectionTimeoutMillis: 200 });
-    const store = new PostgresCheckpointStore({ pool: dead });
+    const store = new PostgresChainStore({ pool: dead });
     expect(store.health()).toEqual({ pool_in_use: 0, pool_idle: 0, last_write_age_seconds: Number.POSITIVE_INFINITY });
     await store.close();
     await dead.end();
   });
 });
 
-describe('PostgresCheckpointStore — failures (D)', () => {
+describe('PostgresChainStore — failures (D)', () => {
   it("D1/D2: with the pool's only connection held, a write fails within the pool timeout with the pool's own error; health still works; the next write succeeds", async () => {
     await withStore({ max: 1, min: 1, connectionTimeoutMillis: 500 }, async (store, pool) => {
       await store.setup();
@@ -347,7 +347,7 @@ describe('PostgresCheckpointStore — failures (D)', () => {
   });
 });
 
-describe('PostgresCheckpointStore — concurrency and correctness (E)', () => {
+describe('PostgresChainStore — concurrency and correctness (E)', () => {
   it('E1: 20 workflows x 10 checkpoints concurrently on one pool (min 2, max 20): 200 committed, chains verify, no timeout', async () => {
     await withStore({ min: 2, max: 20, connectionTimeoutMillis: 10_000 }, async (store, pool) => {
       await store.setup();
@@ -378,7 +378,7 @@ describe('PostgresCheckpointStore — concurrency and correctness (E)', () => {
   it('group commit: concurrent appends to many workflows share statements, and every row is exactly a lone append\'s row', async () => {
     const { pool, sent } = countingPool({ connectionString: server().url, max: 8 });
     const schema = freshSchema('group');
-    const store = new PostgresCheckpointStore({ pool, schema });
+    const store = new PostgresChainStore({ pool, schema });
     try {
       await store.setup();
       const ids = Array.from({ length: 16 }, (_, i) => `wf-group-${i}`);
@@ -409,8 +409,8 @@ describe('PostgresCheckpointStore — concurrency and correctness (E)', () => {
   it('group commit: a stale tail in a shared statement re-links that append alone; the others commit in the statement', async () => {
     const pool = newPool({ max: 4 });
     const schema = freshSchema('gstale');
-    const a = new PostgresCheckpointStore({ pool, schema });
-    const b = new PostgresCheckpointStore({ pool, schema });
+    const a = new PostgresChainStore({ pool, schema });
+    const b = new PostgresChainStore({ pool, schema });
     try {
       const ids = Array.from({ length: 8 }, (_, i) => `wf-gstale-${i}`);
       await Promise.all(ids.map((id) => a.append(event(id, 0))));
@@ -433,7 +433,7 @@ describe('PostgresCheckpointStore — concurrency and correctness (E)', () => {
   it('group commit: a statement the database refuses is retried row by row; only the refused append fails, with its code', async () => {
     const pool = newPool({ max: 4 });
     const schema = freshSchema('grefuse');
-    const store = new PostgresCheckpointStore({ pool, schema });
+    const store = new PostgresChainStore({ pool, schema });
     try {
       await store.setup();
       await admin.query(`ALTER TABLE "${schema}".checkpoint_chain ADD CONSTRAINT refuse_one CHECK (workflow_id <> 'wf-refused')`);
@@ -499,7 +499,7 @@ describe('PostgresCheckpointStore — concurrency and correctness (E)', () => {
           await pool.end();
           pool = newPool({ max: 2, application_name: 'gf-e3' });
         }
-        const store = new PostgresCheckpointStore({ pool, schema });
+        const store = new PostgresChainStore({ pool, schema });
         const id = `wf-e3-${i}`;
         const head = await store.append(event(id, i));
         expect(await store.tailChainHead(id)).toBe(head);
@@ -538,12 +538,12 @@ describe('PostgresCheckpointStore — concurrency and correctness (E)', () => {
   it('4 stores as 4 machines x 4 appenders on one workflow: the database alone keeps the chain linear under contention', async () => {
     const pool = newPool({ max: 8 });
     const schema = freshSchema('machines');
-    const stores = Array.from({ length: 4 }, () => new PostgresCheckpointStore({ pool, schema }));
+    const stores = Array.from({ length: 4 }, () => new PostgresChainStore({ pool, schema }));
     const wf = 'wf-machines';
     try {
       const acks = await Promise.all(
         Array.from({ length: 16 }, async (_, a) => {
-          const store = stores[a % stores.length] as PostgresCheckpointStore;
+          const store = stores[a % stores.length] as PostgresChainStore;
           const mine: { transition_id: string; head: ChainHead }[] = [];
           for (let n = 0; n < 25; n++) {
             const e = event(wf, a * 25 + n);
@@ -552,7 +552,7 @@ describe('PostgresCheckpointStore — concurrency and correctness (E)', () => {
           return mine;
         }),
       );
-      await expectLinearHistory(stores[0] as PostgresCheckpointStore, wf, acks, 400);
+      await expectLinearHistory(stores[0] as PostgresChainStore, wf, acks, 400);
     } finally {
       for (const s of stores) await s.close();
       await pool.end();
@@ -562,8 +562,8 @@ describe('PostgresCheckpointStore — concurrency and correctness (E)', () => {
   it('two stores with stale tails (two machines) never fork: the loser re-reads and links to the winner', async () => {
     const { pool, sent } = countingPool({ connectionString: server().url, max: 4 });
     const schema = freshSchema('stale');
-    const a = new PostgresCheckpointStore({ pool, schema });
-    const b = new PostgresCheckpointStore({ pool, schema });
+    const a = new PostgresChainStore({ pool, schema });
+    const b = new PostgresChainStore({ pool, schema });
     try {
       await a.setup();
       await b.setup();
@@ -625,9 +625,9 @@ describe('cross-adapter parity: memory, SQLite, Postgres', () => {
           const b = `wf-par-b-${parityRun}`;
           const events = draws.map(([toA, spec]) => materialize(spec, toA ? a : b));
           const stores: readonly ChainStoreWithReaders[] = [
-            new InMemoryCheckpointStore({ clock }),
-            new SqliteCheckpointStore(join(root, String(parityRun)), { clock }),
-            new PostgresCheckpointStore({ pool, schema: freshSchema('par'), clock }),
+            new InMemoryChainStore({ clock }),
+            new SqliteChainStore(join(root, String(parityRun)), { clock }),
+            new PostgresChainStore({ pool, schema: freshSchema('par'), clock }),
           ];
           const seen = [];
           for (const store of stores) {

@@ -3,12 +3,12 @@
 // Prints "ack <transition_id>" after each acknowledged (resolved) append; count 0 = forever.
 import { monotonicFactory } from 'ulid';
 import { buildTransitionEvent } from '../../../../../core/chain/event';
-import { SqliteCheckpointStore } from '../../../../../core/chain/sqlite/sqlite-store';
+import { SqliteChainStore } from '../../../../../core/chain/sqlite/sqlite-store';
 
 async function run(): Promise<void> {
   const [root, workflowId, countText, tag] = process.argv.slice(2) as [string, string, string, string];
   const count = Number(countText);
-  const store = new SqliteCheckpointStore(root);
+  const store = new SqliteChainStore(root);
   const nextId = monotonicFactory();
   for (let i = 0; count === 0 || i < count; i++) {
     const e = buildTransitionEvent(

@@ -2,17 +2,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteCheckpointStore } from '../../../../../core/chain/sqlite/sqlite-store';
+import { SqliteChainStore } from '../../../../../core/chain/sqlite/sqlite-store';
 import { verify } from '../../../../../core/chain/verify';
 import { collect, simpleEvent } from '../conformance/support';
 
 // The store caches each workflow's head between appends (issue 22); these pin the
 // checks that keep the cache honest: another connection's commit, and a rollback.
 let root: string;
-let stores: SqliteCheckpointStore[];
+let stores: SqliteChainStore[];
 
-const open = (): SqliteCheckpointStore => {
-  const s = new SqliteCheckpointStore(root);
+const open = (): SqliteChainStore => {
+  const s = new SqliteChainStore(root);
   stores.push(s);
   return s;
 };
@@ -27,7 +27,7 @@ afterEach(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-describe('SqliteCheckpointStore head cache', () => {
+describe('SqliteChainStore head cache', () => {
   it('an append after another connection appended links to that connection\'s row (one linear chain)', async () => {
     const a = open();
     const b = open();

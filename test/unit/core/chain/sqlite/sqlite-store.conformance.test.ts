@@ -1,18 +1,18 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteCheckpointStore } from '../../../../../core/chain/sqlite/sqlite-store';
+import { SqliteChainStore } from '../../../../../core/chain/sqlite/sqlite-store';
 import { tamperSqliteRow } from '../../../../../core/chain/sqlite/sqlite-tamper';
 import { runChainConformance } from '../conformance';
 
-const roots = new Map<SqliteCheckpointStore, string>();
+const roots = new Map<SqliteChainStore, string>();
 
 runChainConformance({
   name: 'sqlite',
   numRuns: 8,
   async create({ clock }) {
     const root = mkdtempSync(join(tmpdir(), 'gf-chain-'));
-    const store = new SqliteCheckpointStore(root, { clock });
+    const store = new SqliteChainStore(root, { clock });
     roots.set(store, root);
     return store;
   },

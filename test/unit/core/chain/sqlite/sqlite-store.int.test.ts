@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqliteCheckpointStore } from '../../../../../core/chain/sqlite/sqlite-store';
+import { SqliteChainStore } from '../../../../../core/chain/sqlite/sqlite-store';
 import { verify } from '../../../../../core/chain/verify';
 
 let dir: string;
@@ -62,14 +62,14 @@ function start(root: string, workflowId: string, count: number, tag: string, onA
 }
 
 async function persistedIds(root: string, wf: string): Promise<string[]> {
-  const store = new SqliteCheckpointStore(root);
+  const store = new SqliteChainStore(root);
   const ids: string[] = [];
   for await (const r of store.readPersistedRows(wf)) ids.push(r.transition_id);
   await store.close();
   return ids;
 }
 
-describe('SqliteCheckpointStore across processes', () => {
+describe('SqliteChainStore across processes', () => {
   it('two processes appending to one workflow leave one linear chain that verifies, with every acknowledged append', async () => {
     const root = join(dir, 'concurrent');
     const wf = 'wf:cross-process';
@@ -78,7 +78,7 @@ describe('SqliteCheckpointStore across processes', () => {
     const b = start(root, wf, per, 'b');
     const [ea, eb] = await Promise.all([a.exited, b.exited]);
     expect([ea.code, eb.code, ea.stderr + eb.stderr]).toEqual([0, 0, '']);
-    const store = new SqliteCheckpointStore(root);
+    const store = new SqliteChainStore(root);
     const v = await verify(store, wf);
     await store.close();
     expect(v).toMatchObject({ status: 'ok', rows: 2 * per });
@@ -103,7 +103,7 @@ describe('SqliteCheckpointStore across processes', () => {
       });
       const exit = await w.exited;
       expect(exit.signal).toBe('SIGKILL');
-      const store = new SqliteCheckpointStore(root);
+      const store = new SqliteChainStore(root);
       const v = await verify(store, wf);
       await store.close();
       expect(v.status).toBe('ok');
@@ -113,7 +113,7 @@ describe('SqliteCheckpointStore across processes', () => {
     // The store keeps working after the crashes.
     const after = start(root, wf, 5, 'after');
     expect((await after.exited).code).toBe(0);
-    const store = new SqliteCheckpointStore(root);
+    const store = new SqliteChainStore(root);
     expect((await verify(store, wf)).status).toBe('ok');
     await store.close();
   }, 120_000);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTransitionEvent, type TransitionEvent } from '../../../../../core/chain/event';
 import { CHECKPOINT_CHAIN_SCHEMA, workflowDirName } from '../../../../../core/chain/sqlite/sqlite-schema';
-import { SqliteCheckpointStore } from '../../../../../core/chain/sqlite/sqlite-store';
+import { SqliteChainStore } from '../../../../../core/chain/sqlite/sqlite-store';
 import { tamperSqliteRow } from '../../../../../core/chain/sqlite/sqlite-tamper';
 import { verify } from '../../../../../core/chain/verify';
 import { SECRET_SAMPLES } from '../conformance/secret-samples';
@@ -13,10 +13,10 @@ import { collect, simpleEvent } from '../conformance/support';
 import { fixtureText } from '../golden';
 
 let root: string;
-let stores: SqliteCheckpointStore[];
+let stores: SqliteChainStore[];
 
-const open = (clock?: () => Date): SqliteCheckpointStore => {
-  const s = new SqliteCheckpointStore(root, clock === undefined ? {} : { clock });
+const open = (clock?: () => Date): SqliteChainStore => {
+  const s = new SqliteChainStore(root, clock === undefined ? {} : { clock });
   stores.push(s);
   return s;
 };
@@ -37,7 +37,7 @@ afterEach(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-describe('SqliteCheckpointStore', () => {
+describe('SqliteChainStore', () => {
   it('AC-5 the checkpoint_chain schema is the seed schema byte for byte (golden), and is what the database holds', async () => {
     expect(CHECKPOINT_CHAIN_SCHEMA).toBe(fixtureText('sqlite-schema.sql'));
     const s = open();
@@ -207,7 +207,7 @@ describe('SqliteCheckpointStore', () => {
   });
 
   it('keeps working with more workflows than open connections (LRU)', async () => {
-    const s = new SqliteCheckpointStore(root, { maxOpenDatabases: 2 });
+    const s = new SqliteChainStore(root, { maxOpenDatabases: 2 });
     stores.push(s);
     for (let round = 0; round < 2; round++) {
       for (let i = 0; i < 5; i++) {

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { fingerprintPreimage, sha256, toHex, uuidV8, fromHex } from '../../../../core/canonical';
 import type { DomainTag } from '../../../../core/canonical';
-import { computeVectors, runNegativeSource, sourceCasePayload } from '../../../../core/canonical/vectors';
-import type { VectorSourceCase } from '../../../../core/canonical/vectors';
+import { computeVectors, runNegativeSource, sourceCasePayload } from '../../../../core/canonical/golden-vectors';
+import type { VectorSourceCase } from '../../../../core/canonical/golden-vectors';
 
 interface PositiveVector {
   readonly id: string;
