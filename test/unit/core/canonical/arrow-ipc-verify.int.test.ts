@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,6 +6,7 @@ import { verifyArrowFileStructure } from '../../../../core/canonical/arrow-ipc-v
 import { createDemoWorkspace } from '../../../../core/demo/index';
 import { registryCatalog } from '../../../../core/project/index';
 import type { GfError } from '../../../../core/errors';
+import { runGf } from '../../../support/cli-run';
 
 // Defect 3 of issue 23: validation of untrusted Arrow is bounded in time and
 // memory (every metadata size checked against the file before a loop or an
@@ -35,23 +35,6 @@ beforeAll(async () => {
 
 afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
 
-function runGf(args: readonly string[], timeoutMs: number): Promise<{ code: number | null; err: string; timedOut: boolean }> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [path.resolve('bin/gf.mjs'), ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let err = '';
-    let timedOut = false;
-    proc.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    const timer = setTimeout(() => {
-      timedOut = true;
-      proc.kill('SIGKILL');
-    }, timeoutMs);
-    proc.on('error', reject);
-    proc.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, err, timedOut });
-    });
-  });
-}
 
 describe('defect 3: a malformed Arrow file makes gf publish spin', () => {
   it('bytes 23–26 of graph/node set to ff ff ff 7f: publish refuses with GF_VALIDATION at once; CURRENT is unchanged', { timeout: 120_000 }, async () => {

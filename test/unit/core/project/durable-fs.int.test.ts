@@ -1,9 +1,10 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDemoWorkspace } from '../../../../core/demo/index';
+import { runGf } from '../../../support/cli-run';
 
 // Defect 4 of issue 23: a FIFO (or any non-regular file) at a machine-owned
 // path must be refused as corrupt, never waited on. The CLI runs as a real
@@ -21,23 +22,6 @@ beforeAll(async () => {
 
 afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
 
-function runGf(args: readonly string[], timeoutMs: number): Promise<{ code: number | null; err: string; timedOut: boolean }> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [path.resolve('bin/gf.mjs'), ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let err = '';
-    let timedOut = false;
-    proc.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    const timer = setTimeout(() => {
-      timedOut = true;
-      proc.kill('SIGKILL');
-    }, timeoutMs);
-    proc.on('error', reject);
-    proc.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, err, timedOut });
-    });
-  });
-}
 
 function withFifoAt(name: string, rel: string): string {
   const dir = path.join(base, name);

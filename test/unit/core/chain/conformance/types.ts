@@ -32,7 +32,7 @@ export interface ChainConformanceInitializer<S extends ChainStoreWithReaders = C
   tamper(store: S, workflowId: WorkflowId, sequence: number, fields: TamperFields): Promise<void>;
   /** fast-check runs per property (default 12); keep it modest for slow substrates. */
   readonly numRuns?: number;
-  /** Known gaps: case id → the written reason it is skipped. The goal is none. */
+  /** Known gaps: case id → the written reason it fails (the case runs and must fail). The goal is none. */
   readonly knownGaps?: Readonly<Record<string, string>>;
 }
 
