@@ -25,8 +25,8 @@ function processMs(args: readonly string[], env: NodeJS.ProcessEnv = process.env
 function startToUrlMs(dataHome: string): Promise<number> {
   return new Promise((done, fail) => {
     const t0 = performance.now();
-    // --browser: the figure is browser mode (no Electron download or launch in the measurement).
-    const child = spawn(process.execPath, [join(ROOT, 'scripts/start.mjs'), '--browser'], {
+    // --browser: the figure is browser mode (no Electron download or launch in the measurement); --no-open: no browser is started.
+    const child = spawn(process.execPath, [join(ROOT, 'scripts/start.mjs'), '--browser', '--no-open'], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, XDG_DATA_HOME: dataHome },

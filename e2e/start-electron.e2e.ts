@@ -91,6 +91,8 @@ function sandbox(label: string): { readonly env: NodeJS.ProcessEnv; readonly dir
       electron_config_cache: join(dir, 'electron-cache'),
       npm_config_cache: join(dir, 'npm-cache'),
       ELECTRON_GET_NO_PROGRESS: '1',
+      // A fallback to browser mode records its open command instead of opening a real browser.
+      GF_OPEN_BROWSER_LOG: join(dir, 'opened.jsonl'),
     },
   };
 }

@@ -2,7 +2,7 @@
 // mode, printing the URL with its token; a bad --project is one line with its
 // GF code and the path. (Fetching Electron: start-electron.e2e.ts.)
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -31,25 +31,43 @@ describe('npm start in browser mode', () => {
     expect(err.trim().split('\n')).toEqual([`npm start: GF_UNSUPPORTED_PROJECT_FORMAT: no project at this location (${missing})`]);
   });
 
-  it('--browser: creates the demo on first run, says why in one line and serves it', async () => {
+  it('--browser: creates the demo on first run, says why in one line, serves it and opens the default browser at its URL', async () => {
     ensureBuilt();
+    // A display and an xdg-open on PATH: the opener is chosen; GF_OPEN_BROWSER_LOG records it instead of running it.
+    const bin = mkdtempSync(join(dataHome, 'bin-'));
+    writeFileSync(join(bin, 'xdg-open'), '#!/bin/sh\nexit 0\n');
+    chmodSync(join(bin, 'xdg-open'), 0o755);
+    const openLog = join(dataHome, 'opened.jsonl');
     const child = spawn(process.execPath, [join(ROOT, 'scripts/start.mjs'), '--browser'], {
       cwd: ROOT,
-      env: { ...process.env, XDG_DATA_HOME: dataHome, XDG_CACHE_HOME: join(dataHome, 'cache') },
+      env: {
+        ...process.env,
+        XDG_DATA_HOME: dataHome,
+        XDG_CACHE_HOME: join(dataHome, 'cache'),
+        DISPLAY: ':99',
+        BROWSER: '',
+        PATH: `${bin}:${process.env.PATH ?? ''}`,
+        GF_OPEN_BROWSER_LOG: openLog,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
     const lines: string[] = [];
     const url = await new Promise<string>((resolve, reject) => {
+      let printed: string | undefined;
       createInterface({ input: child.stdout! }).on('line', (line) => {
         lines.push(line);
         const m = /(http:\/\/127\.0\.0\.1:\d+\/#token=[A-Za-z0-9_-]+)$/.exec(line);
-        if (m !== null) resolve(m[1]!);
+        if (m !== null) printed = m[1]!;
+        // The line after the URL says the browser was asked to open it (the command is recorded by then).
+        if (printed !== undefined && /opening it in your default browser/.test(line)) resolve(printed);
       });
       void exited.then(() => reject(new Error(`npm start exited early: ${lines.join(' | ')}`)));
     });
     try {
       expect(lines.filter((l) => /opens in browser mode/.test(l))).toEqual(['Checkpoint Studio: --browser given, so it opens in browser mode.']);
+      // Opened exactly once, at the printed URL (token included), after the URL line.
+      expect(readFileSync(openLog, 'utf8')).toBe(`${JSON.stringify({ command: join(bin, 'xdg-open'), args: [url] })}\n`);
       const browser = await launchChromium();
       try {
         const page = await browser.context.newPage();

@@ -1,16 +1,21 @@
-// `npm start [-- --project DIR] [-- --browser]`: builds the app if needed,
-// creates the demo workspace on first run in the user data directory, and
-// opens it in Electron — fetching the Electron binary and the Electron build
-// of better-sqlite3 on first use (scripts/electron-runtime.mjs) — or, where
-// that is impossible or `--browser` is given, in browser mode (printing the
-// URL with its per-launch token).
+// `npm start [-- --project DIR] [-- --browser] [-- --no-open]`: builds the app
+// if needed, creates the demo workspace on first run in the user data
+// directory, and opens it in Electron — fetching the Electron binary and the
+// Electron build of better-sqlite3 on first use (scripts/electron-runtime.mjs)
+// — or, where that is impossible or `--browser` is given, in browser mode
+// (printing the URL with its per-launch token, then opening it in the default
+// browser where one exists, unless `--no-open`: scripts/open-browser.mjs).
+//
+// Launch to URL stays short: the app build and the CLI bundle are reused when
+// fresh (a stat walk), the Electron helpers load only when Electron is tried,
+// and the server listens before the workspace's first-screen warm-up runs.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { ROOT, buildIfNeeded } from './build-if-needed.mjs';
 import { cliEntryUrl } from './build-cli.mjs';
-import { ensureElectron, ensureElectronNative } from './electron-runtime.mjs';
+import { openBrowser } from './open-browser.mjs';
 
 function argValue(argv, flag) {
   const i = argv.indexOf(flag);
@@ -53,6 +58,9 @@ async function browserMode(project) {
   const { serve } = await engine('serve');
   const { bridge, stop } = await serve({ project });
   console.log(`Checkpoint Studio (browser mode): ${bridge.url}`);
+  const opened = openBrowser(bridge.url, { argv });
+  if (opened.opened) console.log(`Checkpoint Studio: opening it in your default browser (${opened.command}; --no-open skips this).`);
+  else if (!argv.includes('--no-open')) console.log(`Checkpoint Studio: open the URL above in a browser (not opened automatically: ${opened.reason}).`);
   const shutdown = () => {
     void stop().then(() => process.exit(0));
   };
@@ -93,6 +101,7 @@ let electron;
 if (browserOnly) {
   console.log('Checkpoint Studio: --browser given, so it opens in browser mode.');
 } else {
+  const { ensureElectron, ensureElectronNative } = await import('./electron-runtime.mjs');
   const got = await ensureElectron();
   if ('fallback' in got) {
     console.log(`Checkpoint Studio opens in browser mode: ${got.fallback}.`);

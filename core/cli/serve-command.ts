@@ -33,22 +33,28 @@ export async function serve(options: ServeOptions): Promise<{ readonly bridge: B
     mode: 'browser',
     chain: options.chainPostgresUrl === undefined ? { kind: 'sqlite' } : { kind: 'postgres', url: options.chainPostgresUrl },
   });
+  let bridge: Bridge | undefined;
   try {
-    if (options.project !== undefined) await facade.launch(resolve(options.project));
     const rendererDir = options.rendererDir ?? BUILT_RENDERER_DIR;
-    const bridge = await startBridge({
+    // Listen first: the launch schedules the first screen's warm-up (synchronous engine work),
+    // which must not stand between the process start and the listening socket. Nothing
+    // reaches the bridge before serve resolves, since no one knows its URL and token yet.
+    bridge = await startBridge({
       dispatcher: facade.dispatcher,
       rendererDir: existsSync(resolve(rendererDir, 'index.html')) ? rendererDir : undefined,
       port: options.port ?? 0,
     });
+    if (options.project !== undefined) await facade.launch(resolve(options.project));
+    const listening = bridge;
     return {
-      bridge,
+      bridge: listening,
       stop: async () => {
-        await bridge.close();
+        await listening.close();
         await facade.close();
       },
     };
   } catch (e) {
+    await bridge?.close();
     await facade.close();
     throw e;
   }
