@@ -6,6 +6,7 @@ import { withDemoCheckpoints } from './demo-checkpoints';
 import { withDemoRevert } from './demo-revert';
 import { GfError } from '../errors';
 import { createProject, registryCatalog } from '../project/index';
+import { createLockFile, tryExclusive } from '../project/sqlite-lock';
 import type { PublishResult } from '../project/index';
 import type { DemoLedgerLink } from './demo-ledgers';
 import { writeDemoChain } from './ledgers';
@@ -59,7 +60,14 @@ export async function createDemoWorkspace(dir: string, opts: DemoOptions = {}): 
     await createProject(target); // refuses a non-empty directory exactly as a project creation does, touching nothing
     throw new GfError('GF_VALIDATION', 'the demo directory must be absent or empty', { reason: 'exists' }, false);
   }
-  const work = path.join(path.dirname(target), `.${path.basename(target)}.gf-demo-${randomBytes(8).toString('hex')}`);
+  const stem = `.${path.basename(target)}${DEMO_WORK_INFIX}`;
+  removeAbandonedBuilds(path.dirname(target), stem);
+  const work = path.join(path.dirname(target), `${stem}${randomBytes(8).toString('hex')}`);
+  // The build's lock (a sibling, taken before the directory exists) tells a later run that this build is alive.
+  const lockAbs = `${work}${LOCK_SUFFIX}`;
+  createLockFile(lockAbs, path.basename(lockAbs));
+  const held = tryExclusive(lockAbs, path.basename(lockAbs));
+  if (held.kind !== 'held') throw new GfError('GF_IO', 'another demo build took over this one', { name: path.basename(work) });
   try {
     const built = await buildDemo(work, records, seed, steps);
     fs.renameSync(work, target);
@@ -67,6 +75,56 @@ export async function createDemoWorkspace(dir: string, opts: DemoOptions = {}): 
   } catch (e) {
     fs.rmSync(work, { recursive: true, force: true });
     throw e;
+  } finally {
+    held.lock.release();
+    fs.rmSync(lockAbs, { force: true });
+  }
+}
+
+/** Infix of a demo build's private sibling: `.<target name>.gf-demo-<16 hex>` (+ `.lock`). */
+export const DEMO_WORK_INFIX = '.gf-demo-';
+const LOCK_SUFFIX = '.lock';
+
+/**
+ * Removes what killed demo builds of the same target left beside it.
+ *
+ * A build holds an exclusive lock on `<work>.lock` from before its directory
+ * exists until after it is renamed or removed, and a killed process's lock
+ * goes with it: a sibling whose lock can be taken (or that has no lock file)
+ * is abandoned and removed; one whose lock is busy belongs to a live build
+ * and is left alone. Anything unexpected (not a directory, a lock that does
+ * not open) is left alone too.
+ */
+function removeAbandonedBuilds(parent: string, stem: string): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(parent);
+  } catch {
+    return; // no parent yet: nothing left behind
+  }
+  const ids = new Set<string>();
+  for (const name of names) {
+    if (!name.startsWith(stem)) continue;
+    const id = name.slice(stem.length).replace(/\.lock$/, '');
+    if (/^[0-9a-f]{16}$/.test(id)) ids.add(id);
+  }
+  for (const id of ids) {
+    const work = path.join(parent, `${stem}${id}`);
+    const lockAbs = `${work}${LOCK_SUFFIX}`;
+    let attempt: ReturnType<typeof tryExclusive>;
+    try {
+      attempt = tryExclusive(lockAbs, path.basename(lockAbs));
+    } catch {
+      continue;
+    }
+    if (attempt.kind === 'busy') continue;
+    try {
+      const st = fs.lstatSync(work, { throwIfNoEntry: false });
+      if (st === undefined || st.isDirectory()) fs.rmSync(work, { recursive: true, force: true });
+      if (attempt.kind === 'held') fs.rmSync(lockAbs, { force: true });
+    } finally {
+      if (attempt.kind === 'held') attempt.lock.release();
+    }
   }
 }
 

@@ -1,9 +1,11 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { isCanonicalUuid } from '../canonical/index';
 import { GfError, isGfError } from '../errors';
 import { atomicReplace, listDir } from './durable-fs';
 import { encodeCurrent, manifestDigest } from './formats';
 import { listJournals, readJournal } from './journal';
-import { CURRENT_TMP_PREFIX, LAYOUT, place } from './layout';
+import { CURRENT_TMP_PREFIX, LAYOUT, isObjectName, place } from './layout';
 import { loadManifest, publishedEvidence, readCurrent, readManifestBytes, readObjectVerified } from './lease';
 import { recoverLocked } from './recovery';
 import { tryExclusive } from './sqlite-lock';
@@ -19,15 +21,126 @@ export interface Anomaly {
 
 const RECOVERY = 'recovery removes it (`gf doctor --repair`, or the next write)';
 
+/** Files gf opens for writing in place (SQLite lock files and databases); every other file is written once, by rename. */
+const WRITTEN_IN_PLACE = /(\.lock|\.sqlite(-wal|-shm|-journal)?)$/;
+
+function accessible(abs: string, mode: number): boolean {
+  try {
+    fs.accessSync(abs, mode);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Permission problems of the machine-owned tree under `root` (no link followed).
+ *
+ * A directory gf cannot list or enter, or a file it cannot read, breaks reads;
+ * a directory it cannot write (entries are created, renamed and removed
+ * there) or a lock file or ledger it cannot open for writing breaks writes
+ * while reads still work. Checked with `access(2)` only, never by opening:
+ * closing any descriptor of a lock file would drop this process's POSIX locks
+ * on it. The walk does not enter a directory it cannot list.
+ */
+export function permissionAnomalies(root: string): Anomaly[] {
+  const out: Anomaly[] = [];
+  const unreadable = (rel: string, dir: boolean): Anomaly => ({
+    path: rel,
+    problem: dir ? 'permission: gf cannot list or enter this directory, so reads fail' : 'permission: gf cannot read this file, so reads fail',
+    remedy: `as the owner, restore read permission for the user running gf (\`chmod u+r${dir ? 'x' : ''} ${rel}\`)`,
+    repairable: false,
+  });
+  const unwritable = (rel: string): Anomaly => ({
+    path: rel,
+    problem: 'permission: gf cannot write here, so publish, checkpoint, revert and recovery fail (reads still work)',
+    remedy: `if this workspace is meant to be writable, as the owner restore write permission (\`chmod u+w ${rel}\`); a read-only copy needs none`,
+    repairable: false,
+  });
+  const visit = (abs: string, rel: string): void => {
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(abs);
+    } catch {
+      return; // gone meanwhile, or under a directory already reported
+    }
+    if (st.isDirectory()) {
+      const listable = accessible(abs, fs.constants.R_OK | fs.constants.X_OK);
+      if (!listable) out.push(unreadable(rel, true));
+      if (!accessible(abs, fs.constants.W_OK | fs.constants.X_OK)) out.push(unwritable(rel));
+      if (!listable) return;
+      let names: string[];
+      try {
+        names = fs.readdirSync(abs).sort();
+      } catch {
+        return;
+      }
+      for (const name of names) visit(path.join(abs, name), rel === '.' ? name : `${rel}/${name}`);
+      return;
+    }
+    if (!st.isFile()) return; // links and special files are reported by the layout checks
+    if (!accessible(abs, fs.constants.R_OK)) out.push(unreadable(rel, false));
+    if (WRITTEN_IN_PLACE.test(rel) && !accessible(abs, fs.constants.W_OK)) out.push(unwritable(rel));
+  };
+  visit(root, '.');
+  return out;
+}
+
+/**
+ * Objects no generation's manifest names (an interrupted publication's staged
+ * objects, or files copied in by hand): they cost space only. Cleanup's full
+ * sweep removes them; `--repair` does not (retention, not recovery, owns
+ * deletions of content). An object named by any manifest present, retained or
+ * not, is not an orphan.
+ */
+function orphanedObjects(root: string): Anomaly[] {
+  const named = new Set<string>();
+  const gens = place(root, LAYOUT.generations);
+  for (const ent of listDir(gens.abs, gens.rel)) {
+    if (!ent.isDirectory() || !isCanonicalUuid(ent.name)) continue;
+    try {
+      for (const p of loadManifest(root, ent.name, readManifestBytes(root, ent.name)).participants) named.add(p.contentSha256);
+    } catch {
+      return []; // an unreadable manifest (reported above) may name anything: no object is called an orphan
+    }
+  }
+  const out: Anomaly[] = [];
+  const objs = place(root, LAYOUT.objectsSha256);
+  for (const fan of listDir(objs.abs, objs.rel)) {
+    const fanRel = `${objs.rel}/${fan.name}`;
+    if (!fan.isDirectory() || !/^[0-9a-f]{2}$/.test(fan.name)) {
+      out.push({ path: fanRel, problem: 'unexpected entry', remedy: 'inspect and remove by hand (never touched by gf)', repairable: false });
+      continue;
+    }
+    for (const o of listDir(place(root, fanRel).abs, fanRel)) {
+      const rel = `${fanRel}/${o.name}`;
+      if (!o.isFile() || !isObjectName(fan.name, o.name)) {
+        out.push({ path: rel, problem: 'unexpected entry', remedy: 'inspect and remove by hand (never touched by gf)', repairable: false });
+      } else if (!named.has(fan.name + o.name)) {
+        out.push({
+          path: rel,
+          problem: 'orphaned object: no generation names it',
+          remedy: "cleanup's full sweep removes it; by hand it is safe to delete only while no gf process runs (a publication in progress may be staging it)",
+          repairable: false,
+        });
+      }
+    }
+  }
+  return out;
+}
+
 /**
  * A read-only check of a project's machine-owned files (changes nothing).
  *
- * Reports leftover temp files, interrupted journals, unknown entries, a
- * missing or unreadable CURRENT, generations without a manifest and trash
- * left by an interrupted cleanup, each with its path and a safe remedy.
+ * Reports permission problems, leftover temp files, interrupted journals,
+ * unknown entries, a missing or unreadable CURRENT, generations without a
+ * manifest, orphaned objects and trash left by an interrupted cleanup, each
+ * with its path and a safe remedy.
  */
 export function diagnoseProject(root: string): Anomaly[] {
-  const out: Anomaly[] = [];
+  const out: Anomaly[] = permissionAnomalies(root);
+  // With a directory gf cannot list, the layout checks below cannot run: the permission report is the finding.
+  if (out.some((a) => a.problem.includes('cannot list'))) return out;
   let current: ReturnType<typeof readCurrent> = null;
   try {
     current = readCurrent(root);
@@ -64,9 +177,12 @@ export function diagnoseProject(root: string): Anomaly[] {
       if (current?.generationUuid !== ent.name) out.push({ path: `${gens.rel}/${ent.name}`, problem: 'generation without a valid manifest', remedy: 'cleanup removes it (the next publication)', repairable: false });
     }
   }
+  out.push(...orphanedObjects(root));
   const trash = place(root, LAYOUT.trash);
   for (const ent of listDir(trash.abs, trash.rel)) out.push({ path: `${trash.rel}/${ent.name}`, problem: 'trash left by an interrupted cleanup', remedy: 'recovery empties it (`gf doctor --repair`)', repairable: true });
   const lock = place(root, LAYOUT.writerLock);
+  // A lock file gf cannot write is already a permission finding; SQLite cannot lock it either way.
+  if (!accessible(lock.abs, fs.constants.R_OK | fs.constants.W_OK)) return out;
   try {
     const a = tryExclusive(lock.abs, lock.rel);
     if (a.kind === 'held') a.lock.release();

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -5,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDemoWorkspace } from '../../../../core/demo/index';
 import { gf } from '../../../support/cli-run';
 import { treeDigest } from '../../../support/project-state';
+import { ensureCliBundle } from '../../../../scripts/build-cli.mjs';
 
 // `gf doctor` (issue 23): a read-only report of every anomaly with its path and
 // a safe remedy; `--repair` applies only the recovery protocol's remedies.
@@ -58,5 +60,67 @@ describe('gf doctor', () => {
     expect(after.anomalies.map((a) => a.path)).toEqual([`chain/${ledger}/checkpoints.sqlite`]);
     const list = await gf('checkpoint', 'list', '--project', dir, '--json');
     expect({ code: list.code, err: list.err }).toEqual({ code: 0, err: '' });
+  });
+
+  it('reports an orphaned object (no generation names it) with a safe remedy; --repair leaves it (not a recovery remedy)', async () => {
+    const dir = path.join(base, 'orphan');
+    fs.cpSync(demo, dir, { recursive: true });
+    const rel = `objects/sha256/ab/${'c'.repeat(62)}`;
+    fs.mkdirSync(path.join(dir, 'objects/sha256/ab'), { recursive: true });
+    fs.writeFileSync(path.join(dir, rel), 'bytes no manifest names');
+    const before = treeDigest(dir);
+    const r = await gf('doctor', '--project', dir, '--json');
+    expect(r.code).toBe(0);
+    const found = (JSON.parse(r.out) as Report).anomalies;
+    expect(found.map((a) => [a.path, a.problem, a.repairable])).toEqual([[rel, 'orphaned object: no generation names it', false]]);
+    expect(found[0]?.remedy).toMatch(/full sweep removes it/);
+    expect(treeDigest(dir)).toEqual(before);
+    const repaired = await gf('doctor', '--project', dir, '--repair', '--json');
+    expect((JSON.parse(repaired.out) as Report).anomalies.map((a) => a.path)).toEqual([rel]);
+    expect(fs.existsSync(path.join(dir, rel))).toBe(true);
+  });
+
+  it('reports permission problems (an unreadable object, an unwritable directory and lock file) with path and remedy, as a user who is not root', { timeout: 120_000 }, async () => {
+    // Root reads and writes anything, so the check runs as `nobody` when the tests run as root (real permissions, no mock).
+    const asRoot = process.getuid?.() === 0;
+    const dir = path.join(base, 'perms');
+    fs.cpSync(demo, dir, { recursive: true });
+    const objects = fs.readdirSync(path.join(dir, 'objects/sha256')).sort();
+    const fan = objects[0] as string;
+    const object = `objects/sha256/${fan}/${fs.readdirSync(path.join(dir, 'objects/sha256', fan)).sort()[0] as string}`;
+    if (asRoot) {
+      fs.chmodSync(base, 0o755);
+      const chown = (p: string): void => {
+        fs.lchownSync(p, 65534, 65534);
+        if (fs.lstatSync(p).isDirectory()) for (const n of fs.readdirSync(p)) chown(path.join(p, n));
+      };
+      chown(dir);
+    }
+    fs.chmodSync(path.join(dir, object), 0o000);
+    fs.chmodSync(path.join(dir, 'transactions'), 0o555);
+    fs.chmodSync(path.join(dir, 'locks/writer.lock'), 0o444);
+    await ensureCliBundle();
+    const r = await new Promise<{ code: number | null; out: string; err: string }>((resolve, reject) => {
+      const proc = spawn(process.execPath, [path.resolve('bin/gf.mjs'), 'doctor', '--project', dir, '--json'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
+      });
+      let out = '';
+      let err = '';
+      proc.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      proc.stderr.on('data', (c: Buffer) => (err += c.toString()));
+      proc.on('error', reject);
+      proc.on('close', (code) => resolve({ code, out, err }));
+    });
+    expect({ code: r.code, err: r.err }).toEqual({ code: 0, err: '' });
+    const found = (JSON.parse(r.out) as Report).anomalies;
+    expect(found.map((a) => a.path).sort()).toEqual([object, 'locks/writer.lock', 'transactions'].sort());
+    const byPath = new Map(found.map((a) => [a.path, a]));
+    expect(byPath.get(object)?.problem).toBe('permission: gf cannot read this file, so reads fail');
+    expect(byPath.get(object)?.remedy).toContain(`chmod u+r ${object}`);
+    expect(byPath.get('transactions')?.problem).toMatch(/^permission: gf cannot write here/);
+    expect(byPath.get('transactions')?.remedy).toContain('chmod u+w transactions');
+    expect(byPath.get('locks/writer.lock')?.problem).toMatch(/^permission: gf cannot write here/);
+    expect(found.every((a) => !a.repairable)).toBe(true);
   });
 });
