@@ -6,14 +6,25 @@
  * min and max of each figure.
  */
 
-/** Sizes accepted by `npm run bench -- --size`. */
-export const BENCH_SIZES = ['small', 'large'] as const;
-export type BenchSize = (typeof BENCH_SIZES)[number];
+/**
+ * Sizes accepted by `npm run bench -- --size`.
+ *
+ * `huge` (10M graph records) is run by hand, never in CI: it runs only the
+ * specs that declare it in `sizes` (the scale report), and the runner refuses
+ * it when `CI` is set.
+ */
+export const BENCH_SIZES = ['small', 'large', 'huge'] as const;
+/** Any size a run may have. */
+export type RunSize = (typeof BENCH_SIZES)[number];
+/** The sizes every ordinary spec has data for. */
+export type BenchSize = Exclude<RunSize, 'huge'>;
 
 /** What `setup` receives. */
 export interface BenchContext {
-  /** The requested size. */
+  /** The requested size (`large` for a `huge` run: a spec that declares `huge` reads `scale`). */
   readonly size: BenchSize;
+  /** The run's size as requested. */
+  readonly scale: RunSize;
   /** A fresh temporary directory for generated data, removed after the spec. */
   readonly tmpDir: string;
 }
@@ -34,8 +45,12 @@ export interface BenchSpec<State = unknown> {
   readonly results: Readonly<Record<string, string>>;
   /** Ratios reported beside the figures. */
   readonly ratios?: readonly BenchRatio[];
-  /** Measured runs (default 5); one unmeasured warm-up run precedes them. */
+  /** Measured runs (default 5); one unmeasured warm-up run precedes them unless `warmup` is false. */
   readonly runs?: number;
+  /** Whether an unmeasured warm-up run precedes the measured ones (default true). */
+  readonly warmup?: boolean;
+  /** Sizes this spec runs at (default `small` and `large`). */
+  readonly sizes?: readonly RunSize[];
   /** Generates the data for a size (not measured). */
   readonly setup: (ctx: BenchContext) => Promise<State> | State;
   /** One measured run: a value for every declared result id. */

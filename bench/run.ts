@@ -3,24 +3,24 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BENCH_SIZES, summarize } from './harness';
-import type { BenchResult, BenchSize, BenchSpec } from './harness';
+import type { BenchResult, BenchSpec, RunSize } from './harness';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 
 interface Args {
-  readonly size: BenchSize;
+  readonly size: RunSize;
   readonly only: string | null;
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  let size: BenchSize = 'small';
+  let size: RunSize = 'small';
   let only: string | null = null;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--size') {
       const v = argv[++i];
       if (!(BENCH_SIZES as readonly string[]).includes(v ?? '')) throw new Error(`--size must be one of ${BENCH_SIZES.join(', ')}`);
-      size = v as BenchSize;
+      size = v as RunSize;
     } else if (a === '--only') {
       only = argv[++i] ?? null;
       if (only === null) throw new Error('--only needs a prefix');
@@ -32,6 +32,9 @@ function parseArgs(argv: readonly string[]): Args {
       throw new Error(`unknown argument: ${String(a)}`);
     }
   }
+  if (size === 'huge' && process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== 'false') {
+    throw new Error('--size huge (10M records) is run by hand, never in CI');
+  }
   return { size, only };
 }
 
@@ -42,7 +45,8 @@ function findBenchFiles(): string[] {
     .sort();
 }
 
-function matches(spec: BenchSpec, only: string | null): boolean {
+function matches(spec: BenchSpec, only: string | null, size: RunSize): boolean {
+  if (!(spec.sizes ?? ['small', 'large']).includes(size)) return false;
   if (only === null) return true;
   return spec.id.startsWith(only) || only.startsWith(spec.id) || Object.keys(spec.results).some((id) => id.startsWith(only));
 }
@@ -63,13 +67,13 @@ function printTable(results: readonly BenchResult[]): void {
   for (const r of rows) console.log(line(r));
 }
 
-async function runSpec(spec: BenchSpec, size: BenchSize): Promise<BenchResult[]> {
+async function runSpec(spec: BenchSpec, size: RunSize): Promise<BenchResult[]> {
   const tmp = mkdtempSync(join(tmpdir(), `gf-bench-${spec.id}-`));
   try {
-    const state = await spec.setup({ size, tmpDir: tmp });
+    const state = await spec.setup({ size: size === 'huge' ? 'large' : size, scale: size, tmpDir: tmp });
     try {
       const runs = spec.runs ?? 5;
-      await spec.run(state); // warm-up, not measured
+      if (spec.warmup !== false) await spec.run(state); // warm-up, not measured
       const values = new Map<string, number[]>(Object.keys(spec.results).map((id) => [id, []]));
       const ratios = new Map<string, number[]>((spec.ratios ?? []).map((r) => [r.id, []]));
       for (let k = 0; k < runs; k++) {
@@ -110,7 +114,7 @@ async function mainBench(argv: readonly string[]): Promise<number> {
       continue;
     }
     if (!Array.isArray(mod.benchmarks)) throw new Error(`${relative(BENCH_DIR, file)} does not export benchmarks`);
-    specs.push(...mod.benchmarks.filter((s) => matches(s, args.only)));
+    specs.push(...mod.benchmarks.filter((s) => matches(s, args.only, args.size)));
   }
   if (specs.length === 0) {
     console.error(`no benchmark matches ${args.only ?? '(all)'}`);
