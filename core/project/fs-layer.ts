@@ -20,8 +20,17 @@ export const IO_FAULT_MODES = ['ENOSPC', 'EIO', 'EACCES', 'kill'] as const;
 /** One fault kind. */
 export type IoFaultMode = (typeof IO_FAULT_MODES)[number];
 
-/** The call kinds the layer counts (one per filesystem call). */
-export type IoCall = 'open' | 'write' | 'fsync' | 'rename' | 'unlink' | 'rmdir' | 'mkdir' | 'readdir';
+/**
+ * The call kinds the layer counts (one per filesystem call).
+ *
+ * `sqlite` is the boundary of SQLite's own file I/O, which runs in native
+ * code and cannot go through this layer: the chain store counts one call
+ * before each native step that reads or writes its ledger (open/create, the
+ * journal-mode pragmas, schema creation, BEGIN IMMEDIATE, the insert, COMMIT).
+ * A fault there is the step failing as SQLite reports a full disk or an I/O
+ * error (nothing of the step done), or the process dying just before it.
+ */
+export type IoCall = 'open' | 'write' | 'fsync' | 'rename' | 'unlink' | 'rmdir' | 'mkdir' | 'readdir' | 'sqlite';
 
 interface Armed {
   readonly nth: number;
@@ -32,7 +41,7 @@ interface Armed {
 
 function parse(spec: string | undefined): Armed | undefined {
   if (spec === undefined || spec === '') return undefined;
-  const m = /^([1-9][0-9]{0,8}):(ENOSPC|EIO|EACCES|kill)(?::(open|write|fsync|rename|unlink|rmdir|mkdir|readdir))?$/.exec(spec);
+  const m = /^([1-9][0-9]{0,8}):(ENOSPC|EIO|EACCES|kill)(?::(open|write|fsync|rename|unlink|rmdir|mkdir|readdir|sqlite))?$/.exec(spec);
   if (m === null) return undefined;
   return { nth: Number(m[1]), mode: m[2] as IoFaultMode, call: m[3] as IoCall | undefined };
 }
@@ -82,6 +91,11 @@ export function ioCallsForTesting(): number {
 /** Faults injected in this process so far (tests: evidence that the walk really injected). */
 export function ioFaultsInjectedForTesting(): number {
   return injected;
+}
+
+/** Counts one native SQLite step of the chain store (see `IoCall`); under an armed fault it fails or kills there. */
+export function sqliteIoBoundary(): void {
+  gate('sqlite');
 }
 
 /** The layer itself: the subset of `node:fs` the engine uses for machine-owned paths. */

@@ -1,6 +1,10 @@
 // The operations the I/O fault walk interrupts, shared by the in-process walk
 // (error mode) and the child process (kill mode), plus what a reader sees.
+import path from 'node:path';
 import type { Table } from 'apache-arrow';
+import { buildTransitionEvent } from '../../core/chain/event';
+import type { LedgerStateKind, WorkflowId } from '../../core/chain/event';
+import { SqliteChainStore } from '../../core/chain/sqlite/sqlite-store';
 import { main } from '../../core/cli/main';
 import { openCheckpointedProject } from '../../core/checkpoints/checkpoints';
 import { CheckpointRegistryStore } from '../../core/checkpoints/registry-store';
@@ -9,7 +13,17 @@ import type { Project } from '../../core/project/index';
 import { LATER_HISTORY, scenarioRequest } from './project-scenarios';
 
 /** Operation names of the walk. */
-export const FAULT_OPERATIONS = ['publish-first', 'publish-later', 'revert', 'checkpoint-create', 'checkpoint-delete', 'cleanup', 'recovery'] as const;
+export const FAULT_OPERATIONS = [
+  'publish-first',
+  'publish-later',
+  'revert',
+  'checkpoint-create',
+  'checkpoint-delete',
+  'cleanup',
+  'recovery',
+  'chain-append-first',
+  'chain-append-later',
+] as const;
 /** One operation. */
 export type FaultOperation = (typeof FAULT_OPERATIONS)[number];
 
@@ -37,6 +51,44 @@ async function cli(argv: string[]): Promise<void> {
   const m = /(GF_[A-Z_]+|[a-z_]+\.[a-z_.]+)/.exec(err);
   const c = /committed: (true|false)/.exec(err);
   throw new CliFailure(m?.[1] ?? 'unknown', c === null ? null : c[1] === 'true', err.trim());
+}
+
+/** The walk's workflow: its ledger is `<dir>/chain/…` (SQLite), beside the demo's own workflows. */
+export const WALK_WORKFLOW = 'fault-walk' as WorkflowId;
+/** The walk's transitions, in chain order, with fixed ids (so a rerun finds what a committed run appended). */
+const WALK_STEPS: readonly (readonly [string, LedgerStateKind, LedgerStateKind])[] = [
+  ['01J0000000000000000000FW01', 'needs_plan', 'plan_ready'],
+  ['01J0000000000000000000FW02', 'plan_ready', 'patch_applied'],
+  ['01J0000000000000000000FW03', 'patch_applied', 'completed'],
+];
+
+/**
+ * Appends the walk workflow's transition number `index` to `<dir>/chain` unless the ledger already holds it.
+ *
+ * As a resuming workflow does: it reads its ledger first, so an append that a
+ * killed process committed is found and not repeated (the store refuses a
+ * duplicate transition id).
+ */
+export async function appendWalkTransition(dir: string, index: number): Promise<void> {
+  const step = WALK_STEPS[index];
+  if (step === undefined) throw new Error(`no walk transition ${index}`);
+  const store = new SqliteChainStore(path.join(dir, 'chain'), { clock: () => new Date(Date.UTC(2026, 0, 1, 0, 0, index)) });
+  try {
+    for await (const e of store.readAllForWorkflow(WALK_WORKFLOW)) if (e.transition_id === step[0]) return;
+    const event = buildTransitionEvent(
+      {
+        workflow_id: WALK_WORKFLOW,
+        prior_state_id: step[1],
+        next_state_id: step[2],
+        triggering_outcome: { kind: 'fault-walk', evidence_digest: null, detail: null },
+        occurred_at: new Date(Date.UTC(2026, 0, 1, 0, 0, index)),
+      },
+      { newId: () => step[0] },
+    );
+    await store.append(event);
+  } finally {
+    await store.close();
+  }
 }
 
 /**
@@ -71,6 +123,11 @@ export async function runOperation(op: FaultOperation, dir: string): Promise<voi
       await p.recover();
       return;
     }
+    // The SQLite chain store's own I/O: the first append (creating the ledger) and a later one.
+    case 'chain-append-first':
+      return appendWalkTransition(dir, 0);
+    case 'chain-append-later':
+      return appendWalkTransition(dir, 2);
   }
 }
 
@@ -79,10 +136,12 @@ export async function buildLaterHistory(p: Project<Table>): Promise<void> {
   for (const step of LATER_HISTORY) await p.publish(step(p.current()?.generationUuid ?? null));
 }
 
-/** What a reader sees: CURRENT's participants (verified objects) and the active checkpoint names. */
+/** What a reader sees: CURRENT's participants (verified objects), the active checkpoint names and the walk workflow's chain. */
 export interface Visible {
   readonly participants: readonly string[];
   readonly checkpoints: readonly string[];
+  /** `<sequence>:<transition id>:<next head>` of every row of the walk workflow's ledger. */
+  readonly chain: readonly string[];
 }
 
 /** Opens `dir` (recovering), pins CURRENT, verifies every participant object, reads the registry. */
@@ -103,5 +162,12 @@ export async function visibleState(dir: string): Promise<Visible> {
   }
   const doc = new CheckpointRegistryStore(p.root).read().doc;
   const checkpoints = doc === null ? [] : doc.active.map((r) => r.name).sort();
-  return { participants, checkpoints };
+  const chain: string[] = [];
+  const store = new SqliteChainStore(path.join(dir, 'chain'));
+  try {
+    for await (const r of store.readPersistedRows(WALK_WORKFLOW)) chain.push(`${r.sequence}:${r.transition_id}:${r.next_head}`);
+  } finally {
+    await store.close();
+  }
+  return { participants, checkpoints, chain };
 }

@@ -1,8 +1,9 @@
 import Database from 'better-sqlite3';
 import { sqliteNativeOptions } from '../../sqlite-options';
-import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { GfError } from '../../errors';
+import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { GfError, isGfError } from '../../errors';
+import { fsx, sqliteIoBoundary } from '../../project/fs-layer';
 import { CheckpointStoreClosedError, CheckpointStoreCorruptError, DuplicateTransitionIdError } from '../errors';
 import { assertWorkflowId, toMicrosIso, type TransitionEvent, type WorkflowId } from '../event';
 import { GENESIS, nextHead, type ChainHead } from '../head';
@@ -110,6 +111,34 @@ function cannotWrite(e: unknown): boolean {
   return code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN') || code === 'SQLITE_PERM' || code === 'SQLITE_AUTH' || code === 'EROFS' || code === 'EACCES';
 }
 
+/** SQLite result codes and errnos that mean the ledger file could not be read or written. */
+const IO_FAILURE = /^(SQLITE_(FULL|IOERR|CANTOPEN|READONLY|PERM)|ENOSPC|EIO|EACCES|EPERM|EROFS|EDQUOT)/;
+
+/**
+ * An append's failure as the caller sees it: the driver's stable ids, and an
+ * I/O failure (a full disk, an I/O error, a revoked permission, at any step up
+ * to and including COMMIT) as `GF_IO` with `committed: false` (SQLite rolls
+ * the transaction back; the row is not in the ledger).
+ */
+function appendFailure(e: unknown): unknown {
+  const mapped = mapDriverError(e);
+  if (mapped !== e || isGfError(e)) return mapped;
+  const code = sqliteCode(e);
+  if (code === undefined || !IO_FAILURE.test(code)) return e;
+  return new GfError('GF_IO', 'the ledger write failed', { cause: safeDriverCode(code) ?? 'io' }, false);
+}
+
+/** Creates `dir` and its missing parents through the I/O layer (counted; an existing one is fine). */
+function makeDirs(dir: string): void {
+  if (existsSync(dir)) return;
+  makeDirs(dirname(dir));
+  try {
+    fsx.mkdirSync(dir, 0o755);
+  } catch (e) {
+    if ((e as { code?: unknown } | null)?.code !== 'EEXIST') throw e;
+  }
+}
+
 /** Maps driver failures to stable ids/codes; everything else propagates unchanged. */
 function mapDriverError(e: unknown): unknown {
   const code = sqliteCode(e);
@@ -150,19 +179,22 @@ export class SqliteChainStore implements ChainStoreWithReaders {
     // An append never calls back into the mutex: serialised without an async-context switch.
     return this.#mutex.runInternal(id, async () => {
       this.#assertOpen();
-      const c = this.#connect(id, true) as Conn;
+      let c: Conn;
       try {
+        c = this.#connect(id, true) as Conn;
+        sqliteIoBoundary();
         c.begin.run();
       } catch (e) {
-        throw mapDriverError(e);
+        throw appendFailure(e);
       }
       try {
         const head = this.#insert(c, prepared);
+        sqliteIoBoundary();
         c.commit.run();
         return head;
       } catch (e) {
         this.#rollback(c);
-        throw mapDriverError(e);
+        throw appendFailure(e);
       }
     });
   }
@@ -309,6 +341,7 @@ export class SqliteChainStore implements ChainStoreWithReaders {
     const next = nextHead(prior, prepared.bytes);
     const bytes = prepared.bytes;
     try {
+      sqliteIoBoundary();
       c.insert.run(prepared.event.transition_id, prior, next, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), writtenAt);
     } catch (e) {
       c.head = undefined;
@@ -351,11 +384,13 @@ export class SqliteChainStore implements ChainStoreWithReaders {
     const dir = join(this.#root, workflowDirName(workflowId));
     const file = join(dir, CHAIN_DB_FILE);
     if (!create && !existsSync(file)) return undefined;
-    if (create) mkdirSync(dir, { recursive: true });
+    if (create) makeDirs(dir);
     let db: Database.Database | undefined;
     let writable = true;
     try {
+      if (create) sqliteIoBoundary();
       db = new Database(file, { ...sqliteNativeOptions(), fileMustExist: !create });
+      if (create) sqliteIoBoundary();
       for (const p of CHAIN_PRAGMAS) db.pragma(p);
     } catch (e) {
       db?.close();
@@ -367,6 +402,7 @@ export class SqliteChainStore implements ChainStoreWithReaders {
     try {
       const hasSchema = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name IN ('checkpoint_chain', 'chain_workflow')").all().length === 2;
       // Readers of an existing database take no write lock; creators set it up under BEGIN IMMEDIATE.
+      if (!hasSchema && create) sqliteIoBoundary();
       if (!hasSchema) db.transaction(() => {
         db.exec(CHECKPOINT_CHAIN_SCHEMA);
         db.exec(CHAIN_METADATA_SCHEMA);
