@@ -13,7 +13,7 @@ import { diffThread, listThreads, threadHistory, threadState, type OpenThreadSou
 import { restoreThread } from '../langgraph/thread-restore';
 import { openPostgresReadSource } from '../langgraph/postgres-read-source';
 import { openSqliteReadSource, sqliteStamp } from '../langgraph/sqlite-read-source';
-import type { ThreadReadSource } from '../langgraph/thread-source';
+import { noLangGraphTables, type ThreadReadSource } from '../langgraph/thread-source';
 import type { Implementations } from './dispatcher';
 
 type Source = OperationRequest<'threads.list'>['source'];
@@ -62,8 +62,14 @@ export class ThreadSources {
     return source.kind === 'sqlite' ? `sqlite:${ThreadSources.sqlitePath(source)}` : 'postgres';
   }
 
-  /** A reader of the source, current with the database (a changed SQLite file is re-read). */
+  /** A reader of the source, current with the database (a changed SQLite file is re-read); `GF_SCHEMA_MISMATCH` without LangGraph tables. */
   async open(source: Source): Promise<OpenThreadSource> {
+    const opened = await this.#open(source);
+    if (!opened.reader.hasTables) throw noLangGraphTables(source.kind);
+    return opened;
+  }
+
+  async #open(source: Source): Promise<OpenThreadSource> {
     const id = ThreadSources.idOf(source);
     if (source.kind === 'postgres') {
       const url = this.#postgresUrl ?? noPostgres();
@@ -120,7 +126,7 @@ export class ThreadSources {
       const h = writer.adapter.health();
       return { backend: source.kind, pool_in_use: h.pool_in_use, pool_idle: h.pool_idle, last_write_age_seconds: Number.isFinite(h.last_write_age_seconds) ? h.last_write_age_seconds : null };
     }
-    const { reader } = await this.open(source);
+    const { reader } = await this.#open(source); // an adapter's health needs no tables yet (the first write creates them)
     const p = reader.pool();
     return { backend: source.kind, pool_in_use: p.in_use, pool_idle: p.idle, last_write_age_seconds: null };
   }

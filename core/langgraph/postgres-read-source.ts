@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import { GfError } from '../errors';
-import type { ThreadReadSource } from './thread-source';
+import { noLangGraphTables, type ThreadReadSource } from './thread-source';
 
 function pgCode(e: unknown): string {
   const code = (e as { code?: unknown } | null)?.code;
@@ -20,10 +20,11 @@ export async function openPostgresReadSource(url: string): Promise<ThreadReadSou
   const { PostgresSaver } = await import('@langchain/langgraph-checkpoint-postgres');
   const pool: Pool = new pg.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 5_000, application_name: 'gf-threads-read', options: '-c default_transaction_read_only=on' });
   pool.on('error', () => undefined);
+  let hasTables = false;
   try {
     const ro = await pool.query<{ ro: string; t: string | null }>("SELECT current_setting('default_transaction_read_only') AS ro, to_regclass('checkpoints')::text AS t");
     if (ro.rows[0]?.ro !== 'on') throw new GfError('GF_IO', 'the LangGraph PostgreSQL session is not read-only', { reason: 'not_read_only' });
-    if (ro.rows[0]?.t === null) throw new GfError('GF_SCHEMA_MISMATCH', 'the PostgreSQL database has no LangGraph checkpoint tables', { reason: 'no_langgraph_tables' });
+    hasTables = ro.rows[0]?.t !== null;
   } catch (e) {
     await pool.end().catch(() => undefined);
     if (e instanceof GfError) throw e;
@@ -33,7 +34,9 @@ export async function openPostgresReadSource(url: string): Promise<ThreadReadSou
   return {
     kind: 'postgres',
     saver,
+    hasTables,
     async threads(prefix, after, limit) {
+      if (!hasTables) throw noLangGraphTables('postgres');
       const r = await pool.query<{ thread_id: string; n: string; latest: string }>(
         `SELECT thread_id, count(*) AS n, max(checkpoint_id) AS latest FROM checkpoints
           WHERE checkpoint_ns = '' AND thread_id COLLATE "C" > $1 AND left(thread_id, $2) = $3
@@ -43,6 +46,7 @@ export async function openPostgresReadSource(url: string): Promise<ThreadReadSou
       return r.rows.map((row) => ({ thread_id: row.thread_id, checkpoint_count: Number(row.n), latest_checkpoint_id: row.latest }));
     },
     async checkpointCount(threadId) {
+      if (!hasTables) throw noLangGraphTables('postgres');
       const r = await pool.query<{ n: string }>("SELECT count(*) AS n FROM checkpoints WHERE thread_id = $1 AND checkpoint_ns = ''", [threadId]);
       return Number(r.rows[0]?.n ?? 0);
     },

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { GfError } from '../errors';
 import { sqliteNativeOptions } from '../sqlite-options';
-import type { ThreadReadSource } from './thread-source';
+import { noLangGraphTables, type ThreadReadSource } from './thread-source';
 
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 
@@ -98,8 +98,8 @@ function consistentImage(Db: typeof Database, path: string): Buffer {
  * database, its `-wal` and `-shm` keep their bytes and mtimes, and a 0444
  * file in a read-only directory opens. The image is a snapshot: callers
  * reopen when `sqliteStamp` changes. Errors are typed: `GF_IO` for a file
- * that is missing or not SQLite, `GF_SCHEMA_MISMATCH` for a SQLite file
- * without LangGraph's tables.
+ * that is missing or not SQLite; a file without LangGraph's tables opens
+ * with `hasTables: false` (its readers refuse with `GF_SCHEMA_MISMATCH`).
  */
 export async function openSqliteReadSource(path: string): Promise<ThreadReadSource> {
   readHeader(path);
@@ -116,11 +116,21 @@ export async function openSqliteReadSource(path: string): Promise<ThreadReadSour
     notSqlite();
   }
   const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name));
-  if (!tables.has('checkpoints') || !tables.has('writes')) {
-    db.close();
-    throw new GfError('GF_SCHEMA_MISMATCH', 'the SQLite file has no LangGraph checkpoint tables (checkpoints, writes)', { reason: 'no_langgraph_tables' });
-  }
+  const hasTables = tables.has('checkpoints') && tables.has('writes');
   const saver = new SqliteSaver(db);
+  if (!hasTables) {
+    return {
+      kind: 'sqlite',
+      saver,
+      hasTables,
+      threads: () => Promise.reject(noLangGraphTables('sqlite')),
+      checkpointCount: () => Promise.reject(noLangGraphTables('sqlite')),
+      pool: () => ({ in_use: 0, idle: db.open ? 1 : 0 }),
+      close: async () => {
+        if (db.open) db.close();
+      },
+    };
+  }
   const page = db.prepare(
     `SELECT thread_id, count(*) AS n, max(checkpoint_id) AS latest FROM checkpoints
       WHERE checkpoint_ns = '' AND thread_id > ? AND thread_id >= ? AND (? = 0 OR substr(thread_id, 1, ?) = ?)
@@ -130,6 +140,7 @@ export async function openSqliteReadSource(path: string): Promise<ThreadReadSour
   return {
     kind: 'sqlite',
     saver,
+    hasTables,
     async threads(prefix, after, limit) {
       const rows = page.all(after ?? '', prefix, prefix.length, prefix.length, prefix, limit) as { thread_id: string; n: number; latest: string }[];
       return rows.map((r) => ({ thread_id: r.thread_id, checkpoint_count: r.n, latest_checkpoint_id: r.latest }));
