@@ -57,7 +57,7 @@ export function createFacade(options: FacadeOptions): Facade {
     ...projectOperations(projects),
     ...checkpointOperations(projects, views, cancellations, options.micros),
     ...chainOperations(projects, chainStores),
-    ...threadsOperations(threadSources, options.clock ?? (() => new Date())),
+    ...threadsOperations(threadSources, options.clock ?? (() => new Date()), cancellations),
   };
 
   const dispatcher = createDispatcher(implementations);

@@ -14,6 +14,7 @@ import { restoreThread } from '../langgraph/thread-restore';
 import { openPostgresReadSource } from '../langgraph/postgres-read-source';
 import { openSqliteReadSource, sqliteStamp } from '../langgraph/sqlite-read-source';
 import { noLangGraphTables, type ThreadReadSource } from '../langgraph/thread-source';
+import type { Cancellations } from './checkpoint-operations';
 import type { Implementations } from './dispatcher';
 
 type Source = OperationRequest<'threads.list'>['source'];
@@ -157,12 +158,19 @@ function writeFailure(e: unknown): never {
 }
 
 /** The facade's `threads.*` implementations over `sources`. */
-export function threadsOperations(sources: ThreadSources, clock: () => Date): Pick<Implementations, 'threads.list' | 'threads.history' | 'threads.state' | 'threads.diff' | 'threads.restore' | 'threads.health'> {
+export function threadsOperations(sources: ThreadSources, clock: () => Date, cancellations: Cancellations): Pick<Implementations, 'threads.list' | 'threads.history' | 'threads.state' | 'threads.diff' | 'threads.restore' | 'threads.health'> {
   return {
     'threads.list': async (r) => listThreads(await sources.open(r.source), r.prefix ?? '', r.limit ?? THREAD_PAGE_LIMITS.default, r.after),
     'threads.history': async (r) => threadHistory(await sources.open(r.source), r.thread_id, r.limit ?? THREAD_PAGE_LIMITS.default, r.after),
     'threads.state': async (r) => threadState(await sources.open(r.source), r.thread_id, r.checkpoint_id),
-    'threads.diff': async (r) => diffThread(await sources.open(r.source), r.thread_id, r.from, r.to, r.limit ?? THREAD_PAGE_LIMITS.default, r.after),
+    'threads.diff': async (r) => {
+      const run = cancellations.begin(r.operation_id); // the same cancellation as the workspace diff (`operation.cancel`)
+      try {
+        return await diffThread(await sources.open(r.source), r.thread_id, r.from, r.to, r.limit ?? THREAD_PAGE_LIMITS.default, r.after, run.signal);
+      } finally {
+        run.end();
+      }
+    },
     'threads.restore': async (r) => {
       await sources.open(r.source).catch((e: unknown) => {
         throw e instanceof GfError ? e.withCommitted(false) : e;

@@ -265,8 +265,8 @@ export const OPERATIONS = {
     'json', false, 'One checkpoint: channel values as JSON with types, metadata, pending writes, interrupts, channel versions.'),
   /** Two checkpoints of a thread (`HEAD` names the newest): channel summary and JSON-pointer value changes, paged. */
   'threads.diff': spec(
-    z.object({ source: threadSourceSchema, thread_id: threadIdSchema, from: threadIdSchema, to: threadIdSchema, limit: threadLimitSchema, after: afterSchema }).strict(),
-    'json', false, 'Channel summary and JSON-pointer value changes between two checkpoints of a thread; paged with signed tokens.'),
+    z.object({ source: threadSourceSchema, thread_id: threadIdSchema, from: threadIdSchema, to: threadIdSchema, limit: threadLimitSchema, after: afterSchema, operation_id: uuidSchema.optional() }).strict(),
+    'json', false, 'Channel summary and JSON-pointer value changes between two checkpoints of a thread; paged with signed tokens, cancellable.'),
   /** Appends one checkpoint equal to `checkpoint_id` at the thread's head, with a required reason (revert reason rules). */
   'threads.restore': spec(
     z.object({ source: threadSourceSchema, thread_id: threadIdSchema, checkpoint_id: threadIdSchema, reason: reasonSchema, actor: z.string().min(1).max(THREAD_ID_MAX_CHARS).refine((s) => !CONTROL.test(s), 'control character').nullable().optional(), idempotency_key: uuidSchema }).strict(),

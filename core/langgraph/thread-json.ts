@@ -101,12 +101,13 @@ export function jsonChanges(pointer: string, before: ThreadJson, after: ThreadJs
   out.push({ pointer, kind: 'modified', before, after });
 }
 
-/** The per-channel summary and every value change between two sets of channel values. */
-export function diffChannels(before: ReadonlyMap<string, ThreadJson>, after: ReadonlyMap<string, ThreadJson>): { channels: ThreadChannelSummary[]; changes: ThreadValueChange[] } {
+/** The per-channel summary and every value change between two sets of channel values (`checkpoint` may throw to stop). */
+export function diffChannels(before: ReadonlyMap<string, ThreadJson>, after: ReadonlyMap<string, ThreadJson>, checkpoint: () => void = () => undefined): { channels: ThreadChannelSummary[]; changes: ThreadValueChange[] } {
   const names = [...new Set([...before.keys(), ...after.keys()])].sort();
   const channels: ThreadChannelSummary[] = [];
   const changes: ThreadValueChange[] = [];
   for (const channel of names) {
+    checkpoint(); // a cancellation is observed between channels
     const p = `/${escapeToken(channel)}`;
     const start = changes.length;
     let change: ThreadChannelChange;

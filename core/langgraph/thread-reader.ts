@@ -197,13 +197,19 @@ export async function threadState(src: OpenThreadSource, threadId: string, check
   };
 }
 
-/** `threads.diff`: per-channel summary and JSON-pointer value changes from `from` to `to` (`HEAD` = newest), paged. */
-export async function diffThread(src: OpenThreadSource, threadId: string, from: string, to: string, limit: number = THREAD_PAGE_LIMITS.default, after?: string | null): Promise<ThreadDiff> {
+/** `threads.diff`: per-channel summary and JSON-pointer value changes from `from` to `to` (`HEAD` = newest), paged; `GF_CANCELLED` once `signal` aborts. */
+export async function diffThread(src: OpenThreadSource, threadId: string, from: string, to: string, limit: number = THREAD_PAGE_LIMITS.default, after?: string | null, signal?: AbortSignal): Promise<ThreadDiff> {
+  const check = (): void => {
+    if (signal?.aborted === true) throw new GfError('GF_CANCELLED', 'the thread diff was cancelled', { operation: 'threads.diff' });
+  };
+  check();
   const a = await readTuple(src.reader, threadId, from === THREAD_HEAD_SELECTOR ? undefined : from);
+  check();
   const b = await readTuple(src.reader, threadId, to === THREAD_HEAD_SELECTOR ? undefined : to);
+  check();
   const binding = { source: src.id, threadId, from: idOf(a), to: idOf(b), limit };
   const offset = after === undefined || after === null ? 0 : decodeDiffToken(after, binding);
-  const { channels, changes } = diffChannels(stateValues(a), stateValues(b));
+  const { channels, changes } = diffChannels(stateValues(a), stateValues(b), check);
   if (offset > changes.length) throw new GfError('GF_PAGE_INVALID', 'the page token is not valid for this request', { operation: 'threads.diff', problem: 'position' });
   const rows = changes.slice(offset, offset + limit);
   const end = offset + rows.length;

@@ -34,7 +34,7 @@ const VALID: Record<OperationName, Record<string, unknown>> = {
   'threads.list': { source: { kind: 'sqlite', path: '/tmp/agent/checkpoints.sqlite' }, prefix: 'run-', limit: 50 },
   'threads.history': { source: { kind: 'postgres' }, thread_id: 'run-1', limit: 50 },
   'threads.state': { source: { kind: 'postgres' }, thread_id: 'run-1', checkpoint_id: U },
-  'threads.diff': { source: { kind: 'postgres' }, thread_id: 'run-1', from: U, to: 'HEAD', limit: 50 },
+  'threads.diff': { source: { kind: 'postgres' }, thread_id: 'run-1', from: U, to: 'HEAD', limit: 50, operation_id: U },
   'threads.restore': { source: { kind: 'postgres' }, thread_id: 'run-1', checkpoint_id: U, reason: 'undo the bad review', actor: 'ops', idempotency_key: U },
   'threads.health': { source: { kind: 'postgres' } },
 };

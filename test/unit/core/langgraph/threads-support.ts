@@ -147,6 +147,11 @@ export function threadsFaithfulness(backend: () => ThreadsBackend): void {
       expect(await codeOf(call('threads.diff', { source: b.source, thread_id: 'b', from: c, to: 'HEAD', limit: 3, after: t }))).toBe('GF_PAGE_INVALID');
       const forged = `${t.slice(0, 10)}${t[10] === 'A' ? 'B' : 'A'}${t.slice(11)}`;
       expect(await codeOf(call('threads.diff', { source: b.source, thread_id: 'b', from: c, to: 'HEAD', limit: 2, after: forged }))).toBe('GF_PAGE_INVALID');
+      // Cancellation as in the workspace diff: an operation cancelled before (or while) it runs is GF_CANCELLED.
+      const op = '018f0f4e-7b8c-7000-8000-0000000000cc';
+      expect(await call('operation.cancel', { operation_id: op })).toEqual({ cancelled: false });
+      expect(await codeOf(call('threads.diff', { source: b.source, thread_id: 'b', from: c, to: 'HEAD', operation_id: op }))).toBe('GF_CANCELLED');
+      expect((await call('threads.diff', { source: b.source, thread_id: 'b', from: c, to: 'HEAD', operation_id: op })).total_changes).toBe(4);
       const hpage = await call('threads.history', { source: b.source, thread_id: 'b', limit: 1 });
       const h = hpage.next_page_token as string;
       expect(await codeOf(call('threads.history', { source: b.source, thread_id: 'a', limit: 1, after: h }))).toBe('GF_PAGE_INVALID');
