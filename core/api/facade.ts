@@ -9,6 +9,7 @@ import { Cancellations, checkpointOperations } from './checkpoint-operations';
 import { ChainStores, chainOperations, type ChainBackend } from './chain-operations';
 import type { CheckpointView } from '../views/checkpoint-view';
 import { SessionTable } from './sessions';
+import { launchPostgresUrl, ThreadSources, threadsOperations } from './threads-operations';
 
 /** Checkpoints the launch warm-up lists (the renderer's page size). */
 const FIRST_SCREEN_CHECKPOINTS = 500;
@@ -25,6 +26,8 @@ export interface FacadeOptions {
   readonly micros?: () => number;
   /** Chain ledgers: per-project SQLite (default) or one shared PostgreSQL store. */
   readonly chain?: ChainBackend;
+  /** Agent threads: the LangGraph Postgres URL given at launch (default `GF_LANGGRAPH_POSTGRES_URL`); kept in memory only. */
+  readonly langgraphPostgresUrl?: string;
 }
 
 /** A facade instance: its implementations, its dispatcher and its sessions. */
@@ -47,12 +50,14 @@ export function createFacade(options: FacadeOptions): Facade {
   const views = new SessionTable<CheckpointView>('view');
   const cancellations = new Cancellations();
   const chainStores = new ChainStores(options.chain ?? { kind: 'sqlite' });
+  const threadSources = new ThreadSources(options.langgraphPostgresUrl ?? launchPostgresUrl());
 
   const implementations: Implementations = {
     'app.session': async () => ({ project: launch, mode: options.mode, operations: dispatcher.available }),
     ...projectOperations(projects),
     ...checkpointOperations(projects, views, cancellations, options.micros),
     ...chainOperations(projects, chainStores),
+    ...threadsOperations(threadSources, options.clock ?? (() => new Date()), cancellations),
   };
 
   const dispatcher = createDispatcher(implementations);
@@ -78,6 +83,7 @@ export function createFacade(options: FacadeOptions): Facade {
       await views.closeAll();
       await projects.closeAll();
       await chainStores.close();
+      await threadSources.close();
     },
   };
 }

@@ -3,6 +3,7 @@
 // them through here.
 import type * as Output from './output';
 import type * as Session from './session';
+import type * as ThreadsSession from './threads-session';
 
 /** The CLI's result formatters and its in-process session, loaded on first use. */
 export type CliEngine = typeof Output & typeof Session;
@@ -10,5 +11,11 @@ export type CliEngine = typeof Output & typeof Session;
 /** Loads the formatters and the session (cached by the module loader). */
 export async function cliEngine(): Promise<CliEngine> {
   const [output, session] = await Promise.all([import('./output'), import('./session')]);
+  return { ...output, ...session };
+}
+
+/** `gf threads`: the formatters and a project-less session (LangGraph readers load on first call). */
+export async function cliThreadsEngine(): Promise<typeof Output & typeof ThreadsSession> {
+  const [output, session] = await Promise.all([import('./output'), import('./threads-session')]);
   return { ...output, ...session };
 }

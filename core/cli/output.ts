@@ -189,3 +189,20 @@ export function writeJsonResult<T>(io: CliIo, format: OutputFormat, value: T, te
   if (format === 'csv' || format === 'arrow') throw new GfError('GF_VALIDATION', `this result is not a table: use --json or the default text`, { format });
   io.stdout(format === 'json' ? `${JSON.stringify(value)}\n` : text(value));
 }
+
+/**
+ * Prints rows of a JSON result (agent threads) as a table, CSV or JSON.
+ *
+ * The same table and CSV spelling as Arrow results; `--json` prints
+ * `{ "rows", "next_page_token" }`; the next-page hint goes to stderr.
+ */
+export function writeRowsResult(io: CliIo, format: OutputFormat, names: readonly string[], rows: readonly Record<string, TextCell>[], nextPageToken: string | null): void {
+  if (format === 'arrow') throw new GfError('GF_VALIDATION', 'this result is not an Arrow table: use --json, --csv or the default table', { format });
+  if (format === 'json') {
+    io.stdout(`${JSON.stringify({ rows, next_page_token: nextPageToken })}\n`);
+    return;
+  }
+  if (format === 'csv') io.stdout([names.join(','), ...rows.map((r) => names.map((n) => csvCell(r[n] ?? null)).join(','))].join('\n') + '\n');
+  else io.stdout(tableText(names, rows));
+  if (nextPageToken !== null) io.stderr(`next page: --after ${nextPageToken}\n`);
+}

@@ -104,7 +104,8 @@ export function registerDemoCommands(program: Command, io: CliIo): void {
   const demo = program.command('demo').description('the demo research workspace');
   demo
     .command('create')
-    .description('create the demo workspace (a research knowledge graph with a real history)')
+    .description('create the demo workspace (a research knowledge graph with a real history) and langgraph.sqlite beside it (agent threads)')
+    .addHelpText('after', '\nAlso writes langgraph.sqlite next to DIR: 12 LangGraph threads of a literature-review pipeline\n(finished, interrupted, failed and retried, restored). Its checkpoint ids are time-based, so that\nfile is not byte-identical across runs (the workspace is). An existing langgraph.sqlite is kept.\n')
     .argument('<dir>', 'new project directory (absent or empty)')
     .option('--records <n>', `graph records (nodes + edges), default ${DEMO_DEFAULT_RECORDS}`)
     .option('--seed <s>', `seed, default ${DEMO_DEFAULT_SEED}`)
@@ -117,5 +118,7 @@ export function registerDemoCommands(program: Command, io: CliIo): void {
       for (const g of r.generations) {
         io.stdout(`${JSON.stringify({ step: g.step, generation_uuid: g.generationUuid, manifest_sha256: g.manifestSha256 })}\n`);
       }
+      // Agent threads (issue 17): a real LangGraph run beside the workspace.
+      await (await import('../demo/langgraph-demo')).writeLangGraphDemo(dir);
     });
 }

@@ -1,15 +1,31 @@
-import { existsSync } from 'node:fs';
+// `gf threads list | history | show | diff | restore | health`: LangGraph
+// agent threads, through the dispatcher (no engine import here: the readers
+// and LangGraph load on first call, via ./lazy-engine).
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { redactConnectionString } from '../chain/postgres/postgres-config';
+import { reasonProblem } from '../contract/reasons';
 import { GfError } from '../errors';
-import { CHECKPOINTER_HEALTH_FIELDS, openCheckpointerPool, PostgresCheckpointerAdapter, SqliteCheckpointerAdapter, type CheckpointerHealth } from '../langgraph';
 import type { CliIo } from './io';
+import { cliThreadsEngine } from './lazy-engine';
+import { formatOf, withOutputOptions, type OutputFlags } from './output-options';
 
-interface HealthOpts {
+/** The environment variable of the launch Postgres URL (core/contract/threads.ts declares it; repeated here so `--help` loads no contract). */
+const POSTGRES_ENV = 'GF_LANGGRAPH_POSTGRES_URL';
+
+interface SourceOpts extends OutputFlags {
   readonly postgresUrl?: string;
   readonly sqlite?: string;
-  readonly json?: boolean;
+  readonly limit?: string;
+  readonly after?: string;
+  readonly prefix?: string;
+  readonly reason?: string;
+  readonly actor?: string;
+  readonly idempotencyKey?: string;
 }
+
+type Source = { readonly kind: 'sqlite'; readonly path: string } | { readonly kind: 'postgres' };
 
 function assertPostgresUrl(url: string): void {
   let scheme = '';
@@ -23,65 +39,184 @@ function assertPostgresUrl(url: string): void {
   }
 }
 
-/** The health of a Postgres adapter on a fresh pool, after one round trip proves the database answers. */
-async function postgresHealth(url: string): Promise<CheckpointerHealth> {
-  assertPostgresUrl(url);
-  const pool = await openCheckpointerPool(url, { max: 1 });
-  try {
-    const adapter = new PostgresCheckpointerAdapter({ pool });
-    try {
-      await pool.query('SELECT 1');
-    } catch (e) {
-      // The driver's text is not echoed (it can name the server's settings); only its code.
-      const code = (e as { code?: unknown } | null)?.code;
-      throw new GfError('GF_IO', `the LangGraph PostgreSQL database at ${redactConnectionString(url)} did not answer`, { reason: typeof code === 'string' ? code : 'unreachable' });
-    }
-    return adapter.health();
-  } finally {
-    await pool.end();
+/** The source the options name: `--sqlite PATH`, or `--postgres-url URL` / `GF_LANGGRAPH_POSTGRES_URL`. */
+function sourceOf(opts: SourceOpts): { source: Source; url: string | undefined } {
+  const env = process.env[POSTGRES_ENV];
+  const url = opts.postgresUrl ?? (opts.sqlite === undefined && env !== undefined && env !== '' ? env : undefined);
+  if ((url === undefined) === (opts.sqlite === undefined)) throw new GfError('GF_VALIDATION', `give exactly one of --postgres-url or --sqlite (or set ${POSTGRES_ENV})`);
+  if (url !== undefined) {
+    assertPostgresUrl(url);
+    return { source: { kind: 'postgres' }, url };
   }
+  return { source: { kind: 'sqlite', path: resolve(opts.sqlite as string) }, url: undefined };
 }
 
-/** The health of a SQLite adapter on an existing checkpoint database (nothing is created). */
-async function sqliteHealth(path: string): Promise<CheckpointerHealth> {
-  if (!existsSync(path)) throw new GfError('GF_IO', 'the --sqlite database file does not exist', { field: 'sqlite' }, false);
-  const adapter = new SqliteCheckpointerAdapter({ path });
-  try {
-    await adapter.saver();
-    return adapter.health();
-  } finally {
-    await adapter.close();
-  }
+function limitOf(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^[1-9][0-9]{0,5}$/.test(text)) throw new GfError('GF_VALIDATION', '--limit must be a whole number from 1', { field: 'limit' });
+  return Number(text);
 }
+
+type Call = Parameters<Parameters<Awaited<ReturnType<typeof cliThreadsEngine>>['withThreads']>[1]>[0];
+
+function withSource(cmd: Command): Command {
+  return cmd
+    .option('--sqlite <path>', 'LangGraph SQLite checkpoint database file (opened read-only)')
+    .option('--postgres-url <url>', `LangGraph PostgreSQL database (or ${POSTGRES_ENV}); read-only session; never printed`);
+}
+
+function paged(cmd: Command): Command {
+  return cmd.option('--limit <n>', 'rows per page (default 50, at most 500)').option('--after <token>', 'the next-page token a previous page printed');
+}
+
+const list = (v: readonly string[]): string => v.join(' ');
+const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
 
 /**
- * `gf threads health --postgres-url URL | --sqlite PATH`: a LangGraph checkpointer's health record.
+ * `gf threads …`: browse, diff and restore LangGraph agent threads.
  *
- * Opens the adapter the option names, as an agent worker would, and prints
- * `pool_in_use`, `pool_idle` and `last_write_age_seconds` ("never" in the
- * table, `null` in `--json`, until that adapter has written). The
- * connection string is never printed: errors show it with its password redacted.
+ * Every subcommand takes `--sqlite PATH` or `--postgres-url URL` (or
+ * `GF_LANGGRAPH_POSTGRES_URL`); browsing never writes to the database.
+ * Output: a table on a terminal, `--json` or `--csv`.
  */
 export function registerThreadsCommands(program: Command, io: CliIo): void {
-  const threads = program.command('threads').description('LangGraph agent threads: checkpointer health');
-  threads
-    .command('health')
-    .description("print a LangGraph checkpointer adapter's health: pool counters and the age of its last write")
-    .option('--postgres-url <url>', 'LangGraph PostgreSQL checkpoint database (its password is never printed)')
-    .option('--sqlite <path>', 'LangGraph SQLite checkpoint database file')
+  const threads = program
+    .command('threads')
+    .description('LangGraph agent threads: list, history, show, diff, restore (with a reason), checkpointer health')
+    .addHelpText('after', `\nExamples:\n  gf threads list --sqlite ./demo/langgraph.sqlite\n  gf threads history review-07 --sqlite ./demo/langgraph.sqlite --limit 20\n  ${POSTGRES_ENV}=postgres://… gf threads list --prefix review- --json\n`);
+
+  withOutputOptions(paged(withSource(threads.command('list').description('threads with their checkpoint count, newest checkpoint and whether an interrupt is waiting'))))
+    .option('--prefix <text>', 'only threads whose id starts with this text')
+    .addHelpText('after', '\nExamples:\n  gf threads list --sqlite ./demo/langgraph.sqlite\n  gf threads list --sqlite ./demo/langgraph.sqlite --prefix review- --csv\n')
+    .action(async (opts: SourceOpts) => {
+      const format = formatOf(opts);
+      await runCall(opts, async (c, source, e) => {
+        const page = await c('threads.list', { source, prefix: opts.prefix, limit: limitOf(opts.limit), after: opts.after ?? null });
+        if (format === 'json') {
+          io.stdout(`${JSON.stringify(page)}\n`);
+          return;
+        }
+        const rows = page.rows.map((r) => ({ thread_id: r.thread_id, checkpoints: r.checkpoint_count, latest_time: r.latest_time, step: r.latest_step, source: r.latest_source, interrupted: r.interrupted, latest_checkpoint_id: r.latest_checkpoint_id }));
+        e.writeRowsResult(io, format, ['thread_id', 'checkpoints', 'latest_time', 'step', 'source', 'interrupted', 'latest_checkpoint_id'], rows, page.next_page_token);
+      });
+    });
+
+  withOutputOptions(paged(withSource(threads.command('history').description("a thread's checkpoints, newest first: time, step, source, the nodes that wrote it, the nodes that run next"))))
+    .argument('<thread>', 'thread id')
+    .addHelpText('after', '\nExample:\n  gf threads history review-07 --sqlite ./demo/langgraph.sqlite --limit 20\n')
+    .action(async (thread: string, opts: SourceOpts) => {
+      const format = formatOf(opts);
+      await runCall(opts, async (c, source, e) => {
+        const page = await c('threads.history', { source, thread_id: thread, limit: limitOf(opts.limit), after: opts.after ?? null });
+        if (format === 'json') {
+          io.stdout(`${JSON.stringify(page)}\n`);
+          return;
+        }
+        const rows = page.rows.map((r) => ({ time: r.time, step: r.step, source: r.source, writes: list(r.writes), next: list(r.next), restored_from: r.restored_from, checkpoint_id: r.checkpoint_id, parent_checkpoint_id: r.parent_checkpoint_id }));
+        e.writeRowsResult(io, format, ['time', 'step', 'source', 'writes', 'next', 'restored_from', 'checkpoint_id', 'parent_checkpoint_id'], rows, page.next_page_token);
+      });
+    });
+
+  withOutputOptions(withSource(threads.command('show').description('one checkpoint: channel values (JSON, with their types), next nodes, interrupts, pending writes, metadata')))
+    .argument('<thread>', 'thread id')
+    .argument('[checkpoint]', 'checkpoint id (default: the newest)')
+    .addHelpText('after', '\nExamples:\n  gf threads show review-07 --sqlite ./demo/langgraph.sqlite\n  gf threads show review-07 1f0c…-… --sqlite ./demo/langgraph.sqlite --json\n')
+    .action(async (thread: string, checkpoint: string | undefined, opts: SourceOpts) => {
+      const format = formatOf(opts);
+      await runCall(opts, async (c, source, e) => {
+        const st = await c('threads.state', { source, thread_id: thread, ...(checkpoint === undefined ? {} : { checkpoint_id: checkpoint }) });
+        if (format === 'json') {
+          io.stdout(`${JSON.stringify(st)}\n`);
+          return;
+        }
+        const rows = [
+          ...st.values.map((v) => ({ kind: 'value', name: v.channel, type: v.type, value: text(v.value) })),
+          ...st.interrupts.map((i) => ({ kind: 'interrupt', name: i.id ?? '', type: 'interrupt', value: text(i.value) })),
+          ...st.pending_writes.map((w) => ({ kind: 'pending_write', name: w.channel, type: w.type, value: text(w.value) })),
+          { kind: 'next', name: 'next', type: 'nodes', value: list(st.next) },
+          { kind: 'metadata', name: 'metadata', type: 'object', value: text(st.metadata) },
+        ];
+        if (format === 'table') io.stdout(`thread ${st.thread_id} checkpoint ${st.checkpoint_id}${st.is_head ? ' (head)' : ''} at ${st.time}\n`);
+        e.writeRowsResult(io, format, ['kind', 'name', 'type', 'value'], rows, null);
+      });
+    });
+
+  withOutputOptions(paged(withSource(threads.command('diff').description('what changed between two checkpoints of a thread: per channel, then each value (JSON pointer, before, after)'))))
+    .argument('<thread>', 'thread id')
+    .argument('<from>', 'checkpoint id, or HEAD')
+    .argument('<to>', 'checkpoint id, or HEAD')
+    .addHelpText('after', '\nExample:\n  gf threads diff review-07 1f0c…-… HEAD --sqlite ./demo/langgraph.sqlite\n')
+    .action(async (thread: string, from: string, to: string, opts: SourceOpts) => {
+      const format = formatOf(opts);
+      await runCall(opts, async (c, source, e) => {
+        const d = await c('threads.diff', { source, thread_id: thread, from, to, limit: limitOf(opts.limit), after: opts.after ?? null });
+        if (format === 'json') {
+          io.stdout(`${JSON.stringify(d)}\n`);
+          return;
+        }
+        if (format === 'table') {
+          const changed = d.channels.filter((ch) => ch.change !== 'unchanged');
+          io.stdout(`channels: ${changed.map((ch) => `${ch.channel} ${ch.change} (${ch.changes})`).join(', ') || 'no changes'}; ${d.total_changes} value changes\n`);
+        }
+        const rows = d.rows.map((r) => ({ pointer: r.pointer, kind: r.kind, before: text(r.before), after: text(r.after) }));
+        e.writeRowsResult(io, format, ['pointer', 'kind', 'before', 'after'], rows, d.next_page_token);
+      });
+    });
+
+  withOutputOptions(withSource(threads.command('restore').description("append a new head checkpoint equal to CHECKPOINT (history is kept); a reason is required")))
+    .argument('<thread>', 'thread id')
+    .argument('<checkpoint>', 'the checkpoint to restore')
+    .option('--reason <text>', 'why (1–1,024 UTF-8 bytes after trimming; stored in the new checkpoint’s metadata)')
+    .option('--actor <name>', 'who restores (stored in the metadata)')
+    .option('--idempotency-key <uuid>', 'operation UUID (canonical lowercase); generated and printed when omitted')
+    .addHelpText('after', '\nExample:\n  gf threads restore review-07 1f0c…-… --reason "approval was given by mistake" --sqlite ./demo/langgraph.sqlite\n')
+    .action(async (thread: string, checkpoint: string, opts: SourceOpts, cmd: Command) => {
+      const format = formatOf(opts);
+      if (opts.reason === undefined) cmd.error("error: required option '--reason <text>' not specified", { exitCode: 2, code: 'commander.missingMandatoryOptionValue' });
+      const problem = reasonProblem(opts.reason ?? '');
+      if (problem !== null) throw new GfError('GF_VALIDATION', problem, { field: 'reason' }, false);
+      let key = opts.idempotencyKey;
+      if (key === undefined) {
+        key = randomUUID();
+        io.stderr(`idempotency key: ${key} (replay with --idempotency-key ${key})\n`);
+      }
+      const idempotency_key = key;
+      await runCall(opts, async (c, source, e) => {
+        const r = await c('threads.restore', { source, thread_id: thread, checkpoint_id: checkpoint, reason: opts.reason ?? '', actor: opts.actor ?? null, idempotency_key });
+        if (format === 'json') {
+          io.stdout(`${JSON.stringify(r)}\n`);
+          return;
+        }
+        const row = { thread_id: r.thread_id, checkpoint_id: r.checkpoint_id, restored_from: r.restored_from, parent_checkpoint_id: r.parent_checkpoint_id, restored_at: r.restored_at, replayed: r.replayed };
+        e.writeRowsResult(io, format, Object.keys(row), [row], null);
+      });
+    });
+
+  withSource(threads.command('health').description("a LangGraph checkpointer adapter's health: pool counters and the age of its last write"))
     .option('--json', 'print JSON (last_write_age_seconds is null before a write)')
     .addHelpText('after', '\nExample:\n  gf threads health --sqlite ./agent/checkpoints.sqlite --json\n')
-    .action(async (opts: HealthOpts) => {
-      if ((opts.postgresUrl === undefined) === (opts.sqlite === undefined)) throw new GfError('GF_VALIDATION', 'give exactly one of --postgres-url or --sqlite');
-      const health = opts.postgresUrl !== undefined ? await postgresHealth(opts.postgresUrl) : await sqliteHealth(opts.sqlite as string);
-      const age = Number.isFinite(health.last_write_age_seconds) ? health.last_write_age_seconds : null;
-      if (opts.json === true) {
-        io.stdout(`${JSON.stringify({ pool_in_use: health.pool_in_use, pool_idle: health.pool_idle, last_write_age_seconds: age })}\n`);
-        return;
-      }
-      for (const field of CHECKPOINTER_HEALTH_FIELDS) {
-        const value = field === 'last_write_age_seconds' ? (age === null ? 'never' : age.toFixed(3)) : String(health[field]);
-        io.stdout(`${field.padEnd(24)}${value}\n`);
-      }
+    .action(async (opts: SourceOpts) => {
+      await runCall(opts, async (c, source) => {
+        const h = await c('threads.health', { source });
+        if (opts.json === true) {
+          io.stdout(`${JSON.stringify({ pool_in_use: h.pool_in_use, pool_idle: h.pool_idle, last_write_age_seconds: h.last_write_age_seconds })}\n`);
+          return;
+        }
+        io.stdout(`${'pool_in_use'.padEnd(24)}${h.pool_in_use}\n${'pool_idle'.padEnd(24)}${h.pool_idle}\n${'last_write_age_seconds'.padEnd(24)}${h.last_write_age_seconds === null ? 'never' : h.last_write_age_seconds.toFixed(3)}\n`);
+      });
     });
+
+  /** One facade per command: `fn` gets the typed call, the source and the formatters. */
+  async function runCall(opts: SourceOpts, fn: (c: Call, source: Source, e: Awaited<ReturnType<typeof cliThreadsEngine>>) => Promise<void>): Promise<void> {
+    const { source, url } = sourceOf(opts);
+    const e = await cliThreadsEngine();
+    try {
+      await e.withThreads(url, (c) => fn(c, source, e));
+    } catch (err) {
+      if (url !== undefined && err instanceof GfError && err.code === 'GF_IO' && err.message.includes('did not answer')) {
+        throw new GfError('GF_IO', `the LangGraph PostgreSQL database at ${redactConnectionString(url)} did not answer`, err.details);
+      }
+      throw err;
+    }
+  }
 }

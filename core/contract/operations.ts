@@ -5,6 +5,7 @@ import { CURRENT_SELECTOR, DIFF_DETAILS, DIFF_PAGE_LIMITS, DIFF_SCOPES, type Sum
 import { DESCRIPTION_MAX_UTF8_BYTES, NAME_MAX_UTF8_BYTES, nameRefusal, utf8Length } from './names';
 import { REASON_MAX_UTF8_BYTES, REASON_MAX_RAW_CHARS, reasonRefusal } from './reasons';
 import type { ArrowRow, ArrowSchemaName, RecordRow } from './results';
+import { THREAD_ID_MAX_CHARS, THREAD_PAGE_LIMITS, type ThreadDiff, type ThreadHealth, type ThreadHistoryRow, type ThreadListRow, type ThreadPage, type ThreadRestoreReceipt, type ThreadState } from './threads';
 
 /** Lowercase canonical UUID text (the only UUID spelling any surface accepts). */
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -112,6 +113,23 @@ const identitySchema = z
 const digestSchema = z.string().regex(/^(sha256|blake3):[0-9a-f]{64}$/);
 /** How long a write waits for a busy writer lock, in milliseconds (0, the default: fail at once with `GF_WRITER_BUSY`). */
 const timeoutSchema = z.number().int().min(0).max(3_600_000).optional();
+
+// ---- Agent threads (issue 17): request parts of the threads.* operations.
+/**
+ * Where a thread operation reads: a LangGraph SQLite checkpoint file, or the
+ * Postgres database given at launch (`GF_LANGGRAPH_POSTGRES_URL` or `--postgres-url`).
+ *
+ * A connection string never crosses a surface: a request can only say "the
+ * launch database", so a URL is never sent, logged or stored.
+ */
+export const threadSourceSchema = z.union([
+  z.object({ kind: z.literal('sqlite'), path: directorySchema }).strict(),
+  z.object({ kind: z.literal('postgres') }).strict(),
+]);
+/** A LangGraph thread or checkpoint id: 1–256 characters, no control characters. */
+export const threadIdSchema = z.string().min(1).max(THREAD_ID_MAX_CHARS).refine((s) => !CONTROL.test(s), 'id has a control character');
+const threadLimitSchema = z.number().int().min(1).max(THREAD_PAGE_LIMITS.max).optional();
+// ---- end agent threads
 
 /** Result kinds: a JSON value, or an Arrow IPC stream (with its next-page token). */
 export const RESULT_KINDS = ['json', 'arrow'] as const;
@@ -232,6 +250,30 @@ export const OPERATIONS = {
     z.object({ project: handleSchema, workflow_id: workflowIdSchema.optional(), expect_head: digestSchema.optional() }).strict(),
     'json', false, 'Recompute and check every chain head (one workflow, or all when omitted).'),
   'chain.health': spec(z.object({ project: handleSchema }).strict(), 'json', false, 'Chain store health (backend, counters).'),
+  // ---- Agent threads (issue 17, t17): LangGraph checkpoint databases, read-only except threads.restore.
+  /** A page of the source's threads (root namespace), by thread id, optionally those starting with `prefix`. */
+  'threads.list': spec(
+    z.object({ source: threadSourceSchema, prefix: z.string().max(THREAD_ID_MAX_CHARS).refine((s) => !CONTROL.test(s), 'control character').optional(), limit: threadLimitSchema, after: afterSchema }).strict(),
+    'json', false, 'LangGraph threads of a checkpoint database: count, newest checkpoint, pending interrupt; paged, prefix search.'),
+  /** One thread's checkpoints, newest first, in keyset pages. */
+  'threads.history': spec(
+    z.object({ source: threadSourceSchema, thread_id: threadIdSchema, limit: threadLimitSchema, after: afterSchema }).strict(),
+    'json', false, "A thread's checkpoints, newest first: id, parent, time, step, source, writing nodes, next nodes; paged."),
+  /** One checkpoint in full (the head when `checkpoint_id` is omitted). */
+  'threads.state': spec(
+    z.object({ source: threadSourceSchema, thread_id: threadIdSchema, checkpoint_id: threadIdSchema.optional() }).strict(),
+    'json', false, 'One checkpoint: channel values as JSON with types, metadata, pending writes, interrupts, channel versions.'),
+  /** Two checkpoints of a thread (`HEAD` names the newest): channel summary and JSON-pointer value changes, paged. */
+  'threads.diff': spec(
+    z.object({ source: threadSourceSchema, thread_id: threadIdSchema, from: threadIdSchema, to: threadIdSchema, limit: threadLimitSchema, after: afterSchema, operation_id: uuidSchema.optional() }).strict(),
+    'json', false, 'Channel summary and JSON-pointer value changes between two checkpoints of a thread; paged with signed tokens, cancellable.'),
+  /** Appends one checkpoint equal to `checkpoint_id` at the thread's head, with a required reason (revert reason rules). */
+  'threads.restore': spec(
+    z.object({ source: threadSourceSchema, thread_id: threadIdSchema, checkpoint_id: threadIdSchema, reason: reasonSchema, actor: z.string().min(1).max(THREAD_ID_MAX_CHARS).refine((s) => !CONTROL.test(s), 'control character').nullable().optional(), idempotency_key: uuidSchema }).strict(),
+    'json', true, "Append a new head checkpoint whose state equals a chosen checkpoint's, with a reason (idempotent)."),
+  /** The source adapter's health record. */
+  'threads.health': spec(z.object({ source: threadSourceSchema }).strict(), 'json', false, "The LangGraph checkpointer adapter's health: pool in use and idle, last write age."),
+  // ---- end agent threads
 } as const satisfies Record<string, OperationSpec>;
 
 /** Every declared operation name. */
@@ -438,6 +480,14 @@ export interface JsonResults {
   readonly 'chain.read': { readonly events: readonly ChainEvent[]; readonly next_page_token: string | null };
   readonly 'chain.verify': { readonly results: readonly VerifyEntry[] };
   readonly 'chain.health': { readonly backend: 'sqlite' | 'memory' | 'postgres'; readonly workflows: number; readonly details: Readonly<Record<string, number | string | null>> };
+  // ---- Agent threads (issue 17)
+  readonly 'threads.list': ThreadPage<ThreadListRow>;
+  readonly 'threads.history': ThreadPage<ThreadHistoryRow>;
+  readonly 'threads.state': ThreadState;
+  readonly 'threads.diff': ThreadDiff;
+  readonly 'threads.restore': ThreadRestoreReceipt;
+  readonly 'threads.health': ThreadHealth;
+  // ---- end agent threads
 }
 
 /** The result type of an operation. */

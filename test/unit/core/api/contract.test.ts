@@ -31,10 +31,19 @@ const VALID: Record<OperationName, Record<string, unknown>> = {
   'chain.read': { project: H, workflow_id: 'wf-1:build.2', limit: 50 },
   'chain.verify': { project: H, workflow_id: 'wf-1' },
   'chain.health': { project: H },
+  'threads.list': { source: { kind: 'sqlite', path: '/tmp/agent/checkpoints.sqlite' }, prefix: 'run-', limit: 50 },
+  'threads.history': { source: { kind: 'postgres' }, thread_id: 'run-1', limit: 50 },
+  'threads.state': { source: { kind: 'postgres' }, thread_id: 'run-1', checkpoint_id: U },
+  'threads.diff': { source: { kind: 'postgres' }, thread_id: 'run-1', from: U, to: 'HEAD', limit: 50, operation_id: U },
+  'threads.restore': { source: { kind: 'postgres' }, thread_id: 'run-1', checkpoint_id: U, reason: 'undo the bad review', actor: 'ops', idempotency_key: U },
+  'threads.health': { source: { kind: 'postgres' } },
 };
 
 /** Free-text fields where path-like text is legitimate content (the path field is the explicit directory). */
 const FREE_TEXT = new Set(['path', 'reason', 'description']);
+/** LangGraph thread and checkpoint ids are the agent's own text (any characters but controls): path-like text is content there too. */
+const THREAD_FREE_TEXT = new Set(['thread_id', 'checkpoint_id', 'from', 'to', 'prefix', 'actor']);
+const isFreeText = (op: OperationName, f: string): boolean => FREE_TEXT.has(f) || (op.startsWith('threads.') && THREAD_FREE_TEXT.has(f));
 
 function fieldsOf(op: OperationName): string[] {
   const shape = (OPERATIONS[op].request as unknown as { shape: Record<string, unknown> }).shape;
@@ -55,7 +64,7 @@ function malformed(op: OperationName): [string, unknown][] {
     cases.push([`${f}: number`, { ...base, [f]: 42.5 }]);
     cases.push([`${f}: object`, { ...base, [f]: { '../x': [1] } }]);
     cases.push([`${f}: oversized`, { ...base, [f]: 'a'.repeat(70_000) }]);
-    if (!FREE_TEXT.has(f)) cases.push([`${f}: path-like`, { ...base, [f]: '../../etc/passwd' }]);
+    if (!isFreeText(op, f)) cases.push([`${f}: path-like`, { ...base, [f]: '../../etc/passwd' }]);
   }
   return cases;
 }

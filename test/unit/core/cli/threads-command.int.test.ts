@@ -1,13 +1,15 @@
 // `gf threads health --postgres-url URL | --sqlite PATH`: the LangGraph adapter's health record,
 // as a table and as JSON; bad input changes nothing; the password is never printed.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../../core/cli/main';
 import { SqliteCheckpointerAdapter } from '../../../../core/langgraph';
 import { usePostgres } from '../../../support/postgres';
+import { Command } from '@langchain/langgraph';
 import { putChain } from '../langgraph/langgraph-support';
+import { buildResumeGraph, RESUME_ANSWER, RESUME_INPUT, threadConfig } from '../langgraph/resume-graph';
 
 const server = usePostgres({ beforeAll, afterAll });
 const dir = mkdtempSync(join(tmpdir(), 'gf-threads-cli-'));
@@ -84,5 +86,70 @@ describe('gf threads health', () => {
     const closed = await gf('threads', 'health', '--postgres-url', `postgres://postgres:${server().password}@127.0.0.1:1/postgres`, '--json');
     expect([closed.code, closed.out]).toEqual([1, '']);
     expect(closed.err).toMatch(/^GF_IO: /);
+  });
+});
+
+describe('gf threads list | history | show | diff | restore (issue 17)', () => {
+  it('browses a LangGraph database written by a real graph, as a table, JSON and CSV, and restores with a reason', { timeout: 60_000 }, async () => {
+    const path = join(dir, 'graph.sqlite');
+    const writer = new SqliteCheckpointerAdapter({ path });
+    const graph = buildResumeGraph(await writer.saver());
+    await graph.invoke(RESUME_INPUT, threadConfig('review-1'));
+    await graph.invoke(RESUME_INPUT, threadConfig('review-2'));
+    await graph.invoke(new Command({ resume: RESUME_ANSWER }), threadConfig('review-2'));
+    await writer.close();
+
+    const table = await gf('threads', 'list', '--sqlite', path);
+    expect(table.code).toBe(0);
+    expect(rowsOf(table.out)[0]).toEqual(['thread_id', 'checkpoints', 'latest_time', 'step', 'source', 'interrupted', 'latest_checkpoint_id']);
+    expect(rowsOf(table.out).slice(2).map((r) => [r[0], r[5]])).toEqual([['review-1', 'true'], ['review-2', 'false']]);
+    const csv = await gf('threads', 'list', '--sqlite', path, '--csv', '--prefix', 'review-2');
+    expect(csv.out.split('\n')[1]?.startsWith('review-2,')).toBe(true);
+    const page = JSON.parse((await gf('threads', 'list', '--sqlite', path, '--json', '--limit', '1')).out) as { rows: { thread_id: string }[]; next_page_token: string };
+    expect(page.rows.map((r) => r.thread_id)).toEqual(['review-1']);
+    const next = JSON.parse((await gf('threads', 'list', '--sqlite', path, '--json', '--limit', '1', '--after', page.next_page_token)).out) as { rows: { thread_id: string }[] };
+    expect(next.rows.map((r) => r.thread_id)).toEqual(['review-2']);
+
+    const history = JSON.parse((await gf('threads', 'history', 'review-2', '--sqlite', path, '--json')).out) as { rows: { checkpoint_id: string; next: string[] }[] };
+    const ids: string[] = [];
+    for await (const s of buildResumeGraph(await new SqliteCheckpointerAdapter({ path }).saver()).getStateHistory(threadConfig('review-2'))) ids.push(s.config.configurable?.['checkpoint_id'] as string);
+    expect(history.rows.map((r) => r.checkpoint_id)).toEqual(ids);
+    const atReview = history.rows.find((r) => r.next.join() === 'review')?.checkpoint_id as string;
+
+    const show = await gf('threads', 'show', 'review-1', '--sqlite', path);
+    expect(show.out).toMatch(/^thread review-1 checkpoint \S+ \(head\) at /);
+    expect(show.out).toMatch(/interrupt\s+\S+\s+interrupt\s+\{"question":"apply the plan\?","total":5\}/);
+    const diff = await gf('threads', 'diff', 'review-2', atReview, 'HEAD', '--sqlite', path);
+    expect(diff.out.split('\n')[0]).toBe('channels: approval modified (1), steps modified (2), total modified (1); 4 value changes');
+    expect(diff.out).toMatch(/\/total\s+modified\s+5\s+35/);
+
+    const noReason = await gf('threads', 'restore', 'review-2', atReview, '--sqlite', path);
+    expect(noReason.code).not.toBe(0);
+    const blank = await gf('threads', 'restore', 'review-2', atReview, '--sqlite', path, '--reason', '   ');
+    expect(blank.err).toBe('GF_VALIDATION: A reason is required (1–1,024 UTF-8 bytes). (committed: false)\n');
+    const long = await gf('threads', 'restore', 'review-2', atReview, '--sqlite', path, '--reason', 'é'.repeat(513));
+    expect(long.err).toMatch(/^GF_VALIDATION: The reason is 1026 bytes after trimming/);
+    const key = '018f0f4e-7b8c-7000-8000-00000000c11a';
+    const restored = await gf('threads', 'restore', 'review-2', atReview, '--sqlite', path, '--reason', 'approved by mistake', '--idempotency-key', key, '--json');
+    expect(restored.code).toBe(0);
+    const receipt = JSON.parse(restored.out) as { restored_from: string; replayed: boolean };
+    expect(receipt).toMatchObject({ restored_from: atReview, replayed: false });
+    const replay = JSON.parse((await gf('threads', 'restore', 'review-2', atReview, '--sqlite', path, '--reason', 'approved by mistake', '--idempotency-key', key, '--json')).out) as { replayed: boolean };
+    expect(replay.replayed).toBe(true);
+    const head = await gf('threads', 'history', 'review-2', '--sqlite', path, '--json', '--limit', '1');
+    expect((JSON.parse(head.out) as { rows: { restored_from: string }[] }).rows[0]?.restored_from).toBe(atReview);
+  });
+
+  it('bad input is a one-line typed error; --help shows examples', async () => {
+    const text = join(dir, 'notes.txt');
+    writeFileSync(text, 'not a database');
+    const r = await gf('threads', 'list', '--sqlite', text);
+    expect([r.code, r.err.split('\n').filter(Boolean).length, r.err.split(':')[0]]).toEqual([1, 1, 'GF_IO']);
+    const unknown = await gf('threads', 'history', 'nobody', '--sqlite', join(dir, 'graph.sqlite'));
+    expect(unknown.err).toMatch(/^GF_CHECKPOINT_NOT_FOUND: no thread with this id/);
+    const forged = await gf('threads', 'list', '--sqlite', join(dir, 'graph.sqlite'), '--after', 'abc.def');
+    expect(forged.err).toMatch(/^GF_PAGE_INVALID: /);
+    const help = await gf('threads', 'restore', '--help');
+    expect(help.out).toContain('gf threads restore review-07');
   });
 });

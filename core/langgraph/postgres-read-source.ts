@@ -1,0 +1,58 @@
+import type { Pool } from 'pg';
+import { GfError } from '../errors';
+import { noLangGraphTables, type ThreadReadSource } from './thread-source';
+
+function pgCode(e: unknown): string {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : 'unreachable';
+}
+
+/**
+ * Opens a LangGraph Postgres checkpoint database for reading: every session is read-only.
+ *
+ * The pool's sessions start with `default_transaction_read_only = on`, so
+ * even a bug cannot write; the first round trip proves it. Upstream
+ * `setup()` (which migrates) is never called. The URL stays in memory:
+ * errors carry the driver's code only, never the URL or the driver's text.
+ */
+export async function openPostgresReadSource(url: string): Promise<ThreadReadSource> {
+  const pg = (await import('pg')).default;
+  const { PostgresSaver } = await import('@langchain/langgraph-checkpoint-postgres');
+  const pool: Pool = new pg.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 5_000, application_name: 'gf-threads-read', options: '-c default_transaction_read_only=on' });
+  pool.on('error', () => undefined);
+  let hasTables = false;
+  try {
+    const ro = await pool.query<{ ro: string; t: string | null }>("SELECT current_setting('default_transaction_read_only') AS ro, to_regclass('checkpoints')::text AS t");
+    if (ro.rows[0]?.ro !== 'on') throw new GfError('GF_IO', 'the LangGraph PostgreSQL session is not read-only', { reason: 'not_read_only' });
+    hasTables = ro.rows[0]?.t !== null;
+  } catch (e) {
+    await pool.end().catch(() => undefined);
+    if (e instanceof GfError) throw e;
+    throw new GfError('GF_IO', 'the LangGraph PostgreSQL database did not answer', { reason: pgCode(e) });
+  }
+  const saver = new PostgresSaver(pool);
+  return {
+    kind: 'postgres',
+    saver,
+    hasTables,
+    async threads(prefix, after, limit) {
+      if (!hasTables) throw noLangGraphTables('postgres');
+      const r = await pool.query<{ thread_id: string; n: string; latest: string }>(
+        `SELECT thread_id, count(*) AS n, max(checkpoint_id) AS latest FROM checkpoints
+          WHERE checkpoint_ns = '' AND thread_id COLLATE "C" > $1 AND left(thread_id, $2) = $3
+          GROUP BY thread_id ORDER BY thread_id COLLATE "C" LIMIT $4`,
+        [after ?? '', prefix.length, prefix, limit],
+      );
+      return r.rows.map((row) => ({ thread_id: row.thread_id, checkpoint_count: Number(row.n), latest_checkpoint_id: row.latest }));
+    },
+    async checkpointCount(threadId) {
+      if (!hasTables) throw noLangGraphTables('postgres');
+      const r = await pool.query<{ n: string }>("SELECT count(*) AS n FROM checkpoints WHERE thread_id = $1 AND checkpoint_ns = ''", [threadId]);
+      return Number(r.rows[0]?.n ?? 0);
+    },
+    pool: () => ({ in_use: Math.max(0, pool.totalCount - pool.idleCount), idle: pool.idleCount }),
+    async close() {
+      await pool.end();
+    },
+  };
+}
