@@ -83,9 +83,11 @@ export default tseslint.config(
     },
   },
   {
-    // CLI commands that have moved to the dispatcher: they parse, dispatch and format; no engine module.
-    // (The chain, project, canonical and serve commands follow once their parallel edits have landed.)
-    files: ['core/cli/checkpoint-command.ts', 'core/cli/revert-command.ts', 'core/cli/diff-command.ts', 'core/cli/diff-progress.ts', 'core/cli/output.ts', 'core/cli/session.ts'],
+    // The CLI goes through the dispatcher: commands parse, dispatch and format; no engine module (the
+    // folder-level twin is .dependency-cruiser.cjs `cli-commands-only-through-the-dispatcher`).
+    // threads-command.ts is t17's (issue 17) and still opens its checkpointers directly.
+    files: ['core/cli/**/*.ts'],
+    ignores: ['core/cli/threads-command.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         paths: [

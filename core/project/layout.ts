@@ -23,6 +23,8 @@ export const LAYOUT = {
   receipts: 'receipts',
   /** The bounded revert receipt record (`core/checkpoints/revert-receipts.ts`). */
   revertReceipts: 'receipts/revert',
+  /** The workflow ledgers (one SQLite database per workflow, CHAIN.md; created on first use). */
+  chain: 'chain',
 } as const;
 
 /** Directories every project has from creation on, parents first. */
