@@ -102,6 +102,25 @@ function decodeAfter(after: string | null | undefined, method: 'chain.read' | 'c
   return Number(m[1]);
 }
 
+/**
+ * One page of a workflow's rows in append order: skips what earlier pages
+ * returned (token `s<count>`), maps at most `limit` (default 100) with their
+ * 1-based position, and stops reading at the first row past the page.
+ */
+async function pageOf<R, T>(rows: AsyncIterable<R>, method: 'chain.read' | 'chain.rows', limit: number | undefined, after: string | null | undefined, map: (row: R, position: number) => T): Promise<{ items: T[]; next_page_token: string | null }> {
+  const skip = decodeAfter(after, method);
+  const max = limit ?? 100;
+  const items: T[] = [];
+  let position = 0;
+  for await (const row of rows) {
+    position++;
+    if (position <= skip) continue;
+    if (items.length === max) return { items, next_page_token: `s${skip + items.length}` };
+    items.push(map(row, position));
+  }
+  return { items, next_page_token: null };
+}
+
 /** Refuses a workflow with no persisted row (as `gf chain show|verify` do). */
 async function requireRows(store: ChainStoreWithReaders, workflowId: string): Promise<void> {
   for await (const _row of store.readPersistedRows(workflowId)) return;
@@ -198,22 +217,9 @@ export function chainOperations(projects: SessionTable<ProjectSession>, stores: 
     },
     'chain.rows': async ({ project, workflow_id, limit, after }) => {
       const store = await stores.storeOf(scopeOf(project));
-      const skip = decodeAfter(after, 'chain.rows');
       await requireRows(store, workflow_id);
-      const max = limit ?? 100;
-      const rows: ChainRowEntry[] = [];
-      let seen = 0;
-      let more = false;
-      for await (const r of store.readPersistedRows(workflow_id)) {
-        seen++;
-        if (seen <= skip) continue;
-        if (rows.length === max) {
-          more = true;
-          break;
-        }
-        rows.push(rowEntry(r));
-      }
-      return { rows, next_page_token: more ? `s${skip + rows.length}` : null };
+      const page = await pageOf(store.readPersistedRows(workflow_id), 'chain.rows', limit, after, (r) => rowEntry(r));
+      return { rows: page.items, next_page_token: page.next_page_token };
     },
     'chain.list': async ({ project }) => {
       const store = await stores.storeOf(scopeOf(project));
@@ -224,22 +230,9 @@ export function chainOperations(projects: SessionTable<ProjectSession>, stores: 
     },
     'chain.read': async ({ project, workflow_id, limit, after }) => {
       const store = await stores.storeOf(scopeOf(project));
-      const skip = decodeAfter(after, 'chain.read');
       await requireRows(store, workflow_id);
-      const max = limit ?? 100;
-      const events: ChainEvent[] = [];
-      let sequence = 0;
-      let more = false;
-      for await (const e of store.readAllForWorkflow(workflow_id)) {
-        sequence++;
-        if (sequence <= skip) continue;
-        if (events.length === max) {
-          more = true;
-          break;
-        }
-        events.push({ sequence, ...e });
-      }
-      return { events, next_page_token: more ? `s${skip + events.length}` : null };
+      const page = await pageOf(store.readAllForWorkflow(workflow_id), 'chain.read', limit, after, (e, sequence): ChainEvent => ({ sequence, ...e }));
+      return { events: page.items, next_page_token: page.next_page_token };
     },
     'chain.verify': async ({ project, workflow_id, expect_head }) => {
       const store = await stores.storeOf(scopeOf(project));
