@@ -14,7 +14,7 @@ export type { Anomaly };
 
 /** Every anomaly of the workspace at `root`: the project's own, the registry's and each unreadable ledger. */
 export async function diagnose(root: string): Promise<Anomaly[]> {
-  const format = readFileNoFollow(path.join(root, 'FORMAT'), 'FORMAT', 256);
+  const format = readFileNoFollow(path.join(root, LAYOUT.format), LAYOUT.format, 256);
   if (format === undefined || Buffer.compare(Buffer.from(format), Buffer.from(FORMAT_BYTES)) !== 0) {
     throw new GfError('GF_UNSUPPORTED_PROJECT_FORMAT', 'not a project (no FORMAT)', {});
   }

@@ -7,7 +7,8 @@ import { GfError } from '../errors';
 import type { PartialImplementations } from './dispatcher';
 import type { ProjectSession } from './project-operations';
 import type { SessionTable } from './sessions';
-import { registryCatalog, type ParticipantChange } from '../project/index';
+import { type ParticipantChange } from '../project/index';
+import { registryCatalog } from '../participants/index';
 
 function requireAbsolute(dir: string): string {
   if (!isAbsolute(dir)) throw new GfError('GF_VALIDATION', 'the directory must be an absolute path', { field: 'path' }, false);

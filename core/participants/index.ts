@@ -65,3 +65,4 @@ export type {
   SnapshotValidationOptions,
 } from './validate';
 export { identityProjection, identityFingerprints, wholeRecordFingerprints, recordUuids } from './fingerprints';
+export { registryCatalog } from './registry-catalog';

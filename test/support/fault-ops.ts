@@ -4,7 +4,8 @@ import type { Table } from 'apache-arrow';
 import { main } from '../../core/cli/main';
 import { openCheckpointedProject } from '../../core/checkpoints/checkpoints';
 import { CheckpointRegistryStore } from '../../core/checkpoints/registry-store';
-import { openProject, registryCatalog } from '../../core/project/index';
+import { openProject } from '../../core/project/index';
+import { registryCatalog } from '../../core/participants/index';
 import type { Project } from '../../core/project/index';
 import { LATER_HISTORY, scenarioRequest } from './project-scenarios';
 
