@@ -19,6 +19,15 @@ module.exports = {
       to: { path: '^core/(?!contract/|errors\\.ts$)' },
     },
     {
+      name: 'cli-commands-only-through-the-dispatcher',
+      comment:
+        'A CLI command file parses arguments, dispatches and formats: it imports core/contract, core/errors.ts and core/cli only ' +
+        '(the dispatcher through ./session and ./lazy-engine), never an engine folder (checkpoints/, revert/, diff/, chain/, project/, …), statically or lazily.',
+      severity: 'error',
+      from: { path: '^core/cli/[^/]+-command\\.ts$' },
+      to: { path: '^core/(?!contract/|cli/|errors\\.ts$)' },
+    },
+    {
       name: 'browser-side-has-no-node',
       comment: 'The renderer and core/contract run in a browser: no Node built-in module.',
       severity: 'error',

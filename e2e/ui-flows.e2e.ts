@@ -15,7 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ArrowResult, JsonResults, OperationName } from '../core/contract/operations';
 import { createFacade, type Facade } from '../core/api/facade';
 import { unwrapEnvelope } from '../core/contract/wire';
-import { openProject, registryCatalog } from '../core/project/index';
+import { openProject } from '../core/project/index';
+import { registryCatalog } from '../core/participants/index';
 import { ROOT, RESULTS_DIR, ensureBuilt, launchChromium, startServe, type BrowserHandle, type ServeHandle } from './support/browser';
 
 const SCREENS_DIR = join(RESULTS_DIR, 'screens');

@@ -1,5 +1,5 @@
 // The `gf` CLI as built JavaScript: esbuild bundles core/cli/main.ts (and the
-// entries `npm start` uses: core/cli/serve-command.ts for browser mode and
+// entries `npm start` uses: core/cli/browser-host.ts for browser mode and
 // core/project/index.ts to check a --project) into
 // dist/cli/, split into chunks so a command loads only what it imports.
 //
@@ -24,7 +24,7 @@ const RECORD = join(CLI_DIST, 'current.json');
 const RECORD_VERSION = 1;
 
 /** The bundle's entry points (name → source). */
-const ENTRIES = { gf: 'core/cli/main.ts', serve: 'core/cli/serve-command.ts', project: 'core/project/index.ts' };
+const ENTRIES = { gf: 'core/cli/main.ts', serve: 'core/cli/browser-host.ts', project: 'core/project/index.ts' };
 
 /**
  * Packages loaded from node_modules at run time instead of being bundled:

@@ -7,7 +7,8 @@ import type { Table } from 'apache-arrow';
 import { sha256, uuidV8 } from '../../core/canonical';
 import { Checkpoints, checkpointPins } from '../../core/checkpoints/checkpoints';
 import { GRAPH_NODE, encodeRecords } from '../../core/participants/index';
-import { createProject, registryCatalog } from '../../core/project/index';
+import { createProject } from '../../core/project/index';
+import { registryCatalog } from '../../core/participants/index';
 import { benchNodes, nodeParticipantBytes } from '../diff-data';
 import type { BenchSize } from '../harness';
 

@@ -1,13 +1,17 @@
 // chain.* operations over the project's SQLite chain store (core/chain).
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
 import type { ChainStoreWithReaders, PersistedRow, PersistedRowReader } from '../chain/port';
 import { decodeEventBytes } from '../chain/store-support';
-import { openPostgresChainStore, type OpenedPostgresChainStore } from '../chain/postgres/postgres-config';
+import { openPostgresChainStore, redactConnectionString, resolveChainPostgresTarget, type OpenedPostgresChainStore } from '../chain/postgres/postgres-config';
 import { SqliteChainStore } from '../chain/sqlite/sqlite-store';
 import { verify } from '../chain/verify';
 import { ChainError } from '../chain/errors';
 import { GfError } from '../errors';
+import { verifyFailure } from '../contract/chain';
+import type { ChainRowEntry } from '../contract/maintenance';
 import type { ChainEvent, UnreadableLedger, VerifyEntry, WorkflowEntry } from '../contract/operations';
+import { LAYOUT } from '../project/layout';
 import type { PartialImplementations } from './dispatcher';
 import type { ProjectSession } from './project-operations';
 import type { SessionTable } from './sessions';
@@ -19,10 +23,28 @@ import type { SessionTable } from './sessions';
  */
 export type ChainBackend = { readonly kind: 'sqlite' } | { readonly kind: 'postgres'; readonly url: string };
 
+/**
+ * Where one handle's ledgers live: a project's root, or a directory opened by
+ * `chain.open` (ledgers without a project). `closers` run when the handle closes.
+ */
+export interface LedgerScope {
+  readonly root: string;
+  readonly closers: Set<() => Promise<void> | void>;
+}
+
+/**
+ * The backend `--chain-postgres-url` (or, when absent or empty, `GF_CHAIN_POSTGRES_URL` in `env`) selects,
+ * with the URL's redacted form for people; the per-project SQLite stores when neither names one.
+ */
+export function chainBackendOf(option: string | undefined, env: Readonly<Record<string, string | undefined>>): { readonly backend: ChainBackend; readonly redacted: string | null } {
+  const target = resolveChainPostgresTarget({ option, env });
+  return target === null ? { backend: { kind: 'sqlite' }, redacted: null } : { backend: { kind: 'postgres', url: target.url }, redacted: target.redacted };
+}
+
 /** The chain store(s) of one facade. */
 export class ChainStores {
   readonly #backend: ChainBackend;
-  readonly #sqlite = new WeakMap<ProjectSession, SqliteChainStore>();
+  readonly #sqlite = new WeakMap<LedgerScope['closers'], SqliteChainStore>();
   #postgres: Promise<OpenedPostgresChainStore> | undefined;
 
   constructor(backend: ChainBackend) {
@@ -34,13 +56,13 @@ export class ChainStores {
   }
 
   /** The store for a project session (opened once, closed with the session or the facade). */
-  async storeOf(session: ProjectSession): Promise<ChainStoreWithReaders> {
+  async storeOf(scope: LedgerScope): Promise<ChainStoreWithReaders> {
     if (this.#backend.kind === 'postgres') return (await this.#pg()).store;
-    let s = this.#sqlite.get(session);
+    let s = this.#sqlite.get(scope.closers);
     if (s === undefined) {
-      const store = new SqliteChainStore(join(session.project.root, 'chain'));
-      this.#sqlite.set(session, store);
-      session.closers.add(() => store.close());
+      const store = new SqliteChainStore(join(scope.root, LAYOUT.chain));
+      this.#sqlite.set(scope.closers, store);
+      scope.closers.add(() => store.close());
       s = store;
     }
     return s;
@@ -57,7 +79,10 @@ export class ChainStores {
     const url = this.#backend.url;
     this.#postgres ??= openPostgresChainStore(url).catch((e: unknown) => {
       this.#postgres = undefined;
-      throw e;
+      if (e instanceof GfError || e instanceof ChainError) throw e;
+      // The driver's text is not echoed; only its code, and the URL with its password redacted.
+      const code = (e as { code?: unknown } | null)?.code;
+      throw new GfError('GF_CHAIN_STORE', `the PostgreSQL chain store at ${redactConnectionString(url)} did not answer`, { reason: typeof code === 'string' ? code : 'unreachable' });
     });
     return this.#postgres;
   }
@@ -70,11 +95,30 @@ export class ChainStores {
   }
 }
 
-function decodeAfter(after: string | null | undefined): number {
+function decodeAfter(after: string | null | undefined, method: 'chain.read' | 'chain.rows'): number {
   if (after === undefined || after === null) return 0;
   const m = /^s(\d{1,9})$/.exec(after);
-  if (m === null) throw new GfError('GF_PAGE_INVALID', 'the page token is not valid for chain.read', { method: 'chain.read' });
+  if (m === null) throw new GfError('GF_PAGE_INVALID', `the page token is not valid for ${method}`, { method });
   return Number(m[1]);
+}
+
+/**
+ * One page of a workflow's rows in append order: skips what earlier pages
+ * returned (token `s<count>`), maps at most `limit` (default 100) with their
+ * 1-based position, and stops reading at the first row past the page.
+ */
+async function pageOf<R, T>(rows: AsyncIterable<R>, method: 'chain.read' | 'chain.rows', limit: number | undefined, after: string | null | undefined, map: (row: R, position: number) => T): Promise<{ items: T[]; next_page_token: string | null }> {
+  const skip = decodeAfter(after, method);
+  const max = limit ?? 100;
+  const items: T[] = [];
+  let position = 0;
+  for await (const row of rows) {
+    position++;
+    if (position <= skip) continue;
+    if (items.length === max) return { items, next_page_token: `s${skip + items.length}` };
+    items.push(map(row, position));
+  }
+  return { items, next_page_token: null };
 }
 
 /** Refuses a workflow with no persisted row (as `gf chain show|verify` do). */
@@ -127,37 +171,71 @@ function unreadableEntry(u: UnreadableLedger): VerifyEntry {
   return { workflow_id: u.ledger.split('/')[1] ?? u.ledger, status: 'unreadable', first_bad_sequence: null, rows: 0, tail_head: '', ledger: u.ledger, cause: u.cause };
 }
 
-/** chain.list / chain.read / chain.verify / chain.health implementations. */
-export function chainOperations(projects: SessionTable<ProjectSession>, stores: ChainStores) {
+/** One persisted row as `chain.rows` returns it (a torn row keeps its heads, without its event). */
+function rowEntry(r: PersistedRow): ChainRowEntry {
+  let event: ChainRowEntry['event'] = null;
+  try {
+    event = decodeEventBytes(r.event_bytes);
+  } catch (_e) {
+    event = null; // torn row: shown without its event; verify classifies it
+  }
+  return { sequence: r.sequence, transition_id: r.transition_id, prior_head: r.prior_head, next_head: r.next_head, written_at: r.written_at, event };
+}
+
+/**
+ * The ledger scope of a handle: a project's (`project.open`) or a ledger
+ * directory's (`chain.open`); an unknown handle is `GF_VALIDATION`.
+ */
+function scopes(projects: SessionTable<ProjectSession>, ledgers: SessionTable<LedgerScope>): (handle: string) => LedgerScope {
+  return (handle) => {
+    try {
+      const s = projects.get(handle);
+      return { root: s.project.root, closers: s.closers };
+    } catch (e) {
+      if (e instanceof GfError && e.code === 'GF_VALIDATION') return ledgers.get(handle);
+      throw e;
+    }
+  };
+}
+
+/** chain.open / list / read / rows / verify / health implementations. */
+export function chainOperations(projects: SessionTable<ProjectSession>, stores: ChainStores, ledgers: SessionTable<LedgerScope>) {
+  const scopeOf = scopes(projects, ledgers);
   return {
+    'chain.open': async ({ path }) => {
+      if (!isAbsolute(path)) throw new GfError('GF_VALIDATION', 'the directory must be an absolute path', { field: 'path' });
+      if (!existsSync(path)) throw new GfError('GF_IO', 'project directory not found', {}, false);
+      const closers = new Set<() => Promise<void> | void>();
+      const project = ledgers.add({
+        value: { root: path, closers },
+        close: async () => {
+          for (const c of [...closers]) await c();
+          closers.clear();
+        },
+      });
+      return { project };
+    },
+    'chain.rows': async ({ project, workflow_id, limit, after }) => {
+      const store = await stores.storeOf(scopeOf(project));
+      await requireRows(store, workflow_id);
+      const page = await pageOf(store.readPersistedRows(workflow_id), 'chain.rows', limit, after, (r) => rowEntry(r));
+      return { rows: page.items, next_page_token: page.next_page_token };
+    },
     'chain.list': async ({ project }) => {
-      const store = await stores.storeOf(projects.get(project));
+      const store = await stores.storeOf(scopeOf(project));
       const workflows: WorkflowEntry[] = [];
       for (const id of await store.listWorkflows()) workflows.push(await listEntry(store, id));
       const unreadable = await unreadableLedgers(store);
       return unreadable.length === 0 ? { workflows } : { workflows, unreadable };
     },
     'chain.read': async ({ project, workflow_id, limit, after }) => {
-      const store = await stores.storeOf(projects.get(project));
-      const skip = decodeAfter(after);
+      const store = await stores.storeOf(scopeOf(project));
       await requireRows(store, workflow_id);
-      const max = limit ?? 100;
-      const events: ChainEvent[] = [];
-      let sequence = 0;
-      let more = false;
-      for await (const e of store.readAllForWorkflow(workflow_id)) {
-        sequence++;
-        if (sequence <= skip) continue;
-        if (events.length === max) {
-          more = true;
-          break;
-        }
-        events.push({ sequence, ...e });
-      }
-      return { events, next_page_token: more ? `s${skip + events.length}` : null };
+      const page = await pageOf(store.readAllForWorkflow(workflow_id), 'chain.read', limit, after, (e, sequence): ChainEvent => ({ sequence, ...e }));
+      return { events: page.items, next_page_token: page.next_page_token };
     },
     'chain.verify': async ({ project, workflow_id, expect_head }) => {
-      const store = await stores.storeOf(projects.get(project));
+      const store = await stores.storeOf(scopeOf(project));
       if (workflow_id === undefined) {
         if (expect_head !== undefined) throw new GfError('GF_VALIDATION', 'expect_head needs one workflow_id', { field: 'expect_head' });
         const results: VerifyEntry[] = [];
@@ -168,13 +246,14 @@ export function chainOperations(projects: SessionTable<ProjectSession>, stores: 
       await requireRows(store, workflow_id);
       const one = await verifyOne(store, workflow_id);
       // A tail other than the head recorded elsewhere exposes a truncated chain (the CLI's --expect-head).
-      if (one.status === 'ok' && expect_head !== undefined && one.tail_head !== expect_head) {
-        throw new ChainError('workflows.checkpoint_head_unexpected', 'the tail head differs from the expected head');
+      if (one.status === 'ok' && expect_head !== undefined) {
+        const failure = verifyFailure([one], new Map([[workflow_id, expect_head]]));
+        if (failure !== null) throw failure;
       }
       return { results: [one] };
     },
     'chain.health': async ({ project }) => {
-      const store = await stores.storeOf(projects.get(project));
+      const store = await stores.storeOf(scopeOf(project));
       const workflows = (await store.listWorkflows()).length;
       if (stores.kind === 'postgres') return { backend: 'postgres', workflows, details: await stores.postgresHealth() };
       return { backend: 'sqlite', workflows, details: {} };

@@ -6,7 +6,8 @@ import { unwrapEnvelope } from '../contract/wire';
 import { createDispatcher, type Dispatcher, type Implementations } from './dispatcher';
 import { projectOperations, type ProjectSession } from './project-operations';
 import { Cancellations, checkpointOperations } from './checkpoint-operations';
-import { ChainStores, chainOperations, type ChainBackend } from './chain-operations';
+import { ChainStores, chainOperations, type ChainBackend, type LedgerScope } from './chain-operations';
+import { maintenanceOperations } from './maintenance-operations';
 import type { CheckpointView } from '../views/checkpoint-view';
 import { SessionTable } from './sessions';
 import { launchPostgresUrl, ThreadSources, threadsOperations } from './threads-operations';
@@ -51,13 +52,15 @@ export function createFacade(options: FacadeOptions): Facade {
   const cancellations = new Cancellations();
   const chainStores = new ChainStores(options.chain ?? { kind: 'sqlite' });
   const threadSources = new ThreadSources(options.langgraphPostgresUrl ?? launchPostgresUrl());
+  const ledgers = new SessionTable<LedgerScope>('ledgers');
 
   const implementations: Implementations = {
     'app.session': async () => ({ project: launch, mode: options.mode, operations: dispatcher.available }),
     ...projectOperations(projects),
     ...checkpointOperations(projects, views, cancellations, options.micros),
-    ...chainOperations(projects, chainStores),
     ...threadsOperations(threadSources, options.clock ?? (() => new Date()), cancellations),
+    ...chainOperations(projects, chainStores, ledgers),
+    ...maintenanceOperations(projects),
   };
 
   const dispatcher = createDispatcher(implementations);
@@ -82,6 +85,7 @@ export function createFacade(options: FacadeOptions): Facade {
     async close() {
       await views.closeAll();
       await projects.closeAll();
+      await ledgers.closeAll();
       await chainStores.close();
       await threadSources.close();
     },

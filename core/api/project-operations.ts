@@ -2,7 +2,8 @@
 import { isAbsolute, basename } from 'node:path';
 import type { Table } from 'apache-arrow';
 import { GfError } from '../errors';
-import { createProject, registryCatalog, type GenerationInfo, type Project } from '../project/index';
+import { createProject, type GenerationInfo, type Project } from '../project/index';
+import { registryCatalog } from '../participants/index';
 import { openCheckpointedProject } from '../checkpoints/checkpoints';
 import { WORKSPACE_RESTORATION_TRANSITION, familyKey, recordsFromTable } from '../participants/index';
 import type { GenerationSummary, ProjectOpened, RestorationSummary } from '../contract/operations';

@@ -57,6 +57,7 @@ import type { Data, DataType } from 'apache-arrow';
 import { GfError, isGfError } from '../errors';
 import type { GfCode } from '../errors';
 import type { CanonicalOptions } from './arrow-limits';
+import type { VectorCaseResult, VectorResultEntry } from '../contract/maintenance';
 import { CANONICAL_LIMITS } from './arrow-limits';
 import { canonicalSchemaBytes } from './arrow-schema';
 import { canonicalTableBytes } from './arrow-table';
@@ -81,17 +82,11 @@ export interface VectorSourceCase {
   readonly dictionaries?: Readonly<Record<string, readonly unknown[]>>;
 }
 
-/** What the implementation computes for one source case. */
-export interface CaseResult {
-  readonly canonical_payload_hex: string;
-  readonly sha256: string;
-  readonly uuid_v8: string;
-}
+/** What the implementation computes for one source case (the `canonical.vectors` result, declared in the contract). */
+export type CaseResult = VectorCaseResult;
 
 /** One vector's computed values: cases for a positive vector, the error code for a negative one. */
-export type VectorResult =
-  | { readonly id: string; readonly cases: readonly (CaseResult | { readonly error: string })[] }
-  | { readonly id: string; readonly error: string | null };
+export type VectorResult = VectorResultEntry;
 
 function bad(what: string): never {
   throw new GfError('GF_VALIDATION', `malformed golden-vector source: ${what}`, { what });

@@ -2,6 +2,7 @@ import { blake3 } from '@noble/hashes/blake3.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { createBLAKE3 } from 'hash-wasm';
 import type { IHasher } from 'hash-wasm';
+import { CHAIN_HEAD_PATTERN } from '../contract/chain';
 
 /** A chain head: `blake3:` followed by 64 lowercase hex digits. */
 export type ChainHead = `blake3:${string}`;
@@ -9,7 +10,7 @@ export type ChainHead = `blake3:${string}`;
 /** The head of an empty chain. */
 export const GENESIS: ChainHead = `blake3:${'0'.repeat(64)}`;
 
-const HEAD_RE = /^blake3:[0-9a-f]{64}$/;
+const HEAD_RE = CHAIN_HEAD_PATTERN; // declared once in the contract
 
 /** True when `value` is a well-formed chain head. */
 export function isChainHead(value: unknown): value is ChainHead {

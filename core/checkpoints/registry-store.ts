@@ -262,7 +262,7 @@ export class CheckpointRegistryStore {
     try {
       createLockFile(tmp, REGISTRY_PATHS.lock);
       fsx.renameSync(tmp, this.#lockPath());
-      fsyncDir(locksDir, 'locks');
+      fsyncDir(locksDir, LAYOUT.locks);
     } catch (e) {
       try {
         fsx.unlinkSync(tmp);

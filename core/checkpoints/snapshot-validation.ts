@@ -1,7 +1,5 @@
 import type { Table } from 'apache-arrow';
-import { GfError } from '../errors';
-import { RECORD_FAMILIES, SNAPSHOT_RULES, assertFamilySchema, columnsOf, familyByKey, validateParticipant } from '../participants/index';
-import type { Columns, SnapshotColumns } from '../participants/index';
+import { RECORD_FAMILIES, SNAPSHOT_RULES, assertRule, familyByKey, snapshotColumns, validateParticipant } from '../participants/index';
 import type { ParticipantCatalog, SnapshotTables } from '../project/index';
 
 /** Most results a memo keeps (oldest forgotten first). */
@@ -59,10 +57,6 @@ export class ValidationMemo {
 /** The process-wide memo revert uses by default. */
 export const REVERT_VALIDATION_MEMO = new ValidationMemo();
 
-function safeKey(key: string): string {
-  return /^[a-z0-9_]{1,64}\/[a-z0-9_]{1,64}$/.test(key) ? key : 'unprintable';
-}
-
 /**
  * Every domain and cross-domain validator over a complete candidate snapshot.
  *
@@ -73,28 +67,9 @@ function safeKey(key: string): string {
  * passes are remembered. Without digests nothing is reused.
  */
 export function validateCompleteSnapshot(snapshot: SnapshotTables<Table>, memo: ValidationMemo): void {
+  const { view } = snapshotColumns(snapshot);
   const present = new Map<string, string | undefined>();
-  for (const key of snapshot.families()) {
-    if (familyByKey(key) === undefined) {
-      throw new GfError('GF_SCHEMA_MISMATCH', 'participant of an unregistered record family', { family_key: safeKey(key) });
-    }
-    present.set(key, snapshot.contentSha256?.(key));
-  }
-  const cache = new Map<string, Columns | undefined>();
-  const view: SnapshotColumns = {
-    columns(key) {
-      if (cache.has(key)) return cache.get(key);
-      const family = familyByKey(key);
-      const table = present.has(key) ? snapshot.get(key) : undefined;
-      let cols: Columns | undefined;
-      if (family !== undefined && table !== undefined) {
-        assertFamilySchema(family, table);
-        cols = columnsOf(family, table);
-      }
-      cache.set(key, cols);
-      return cols;
-    },
-  };
+  for (const key of snapshot.families()) present.set(key, snapshot.contentSha256?.(key));
   const inputKey = (keys: readonly string[]): string | undefined => {
     const parts: string[] = [];
     for (const k of keys) {
@@ -117,19 +92,10 @@ export function validateCompleteSnapshot(snapshot: SnapshotTables<Table>, memo: 
     if (memoKey !== undefined) memo.add(`domain|${memoKey}`);
   }
   for (const rule of SNAPSHOT_RULES) {
-    const family = familyByKey(rule.subject);
-    if (family === undefined) continue;
+    if (familyByKey(rule.subject) === undefined) continue;
     const memoKey = inputKey(rule.reads);
     if (memoKey !== undefined && memo.has(`rule|${rule.id}|${rule.subject}|${memoKey}`)) continue;
-    for (const v of rule.check(view)) {
-      throw new GfError('GF_VALIDATION', `participant breaks rule ${rule.id}`, {
-        rule: rule.id,
-        capability_id: family.capabilityId,
-        record_family_id: family.recordFamilyId,
-        row: v.row,
-        ...(v.field === undefined ? {} : { field: v.field }),
-      });
-    }
+    assertRule(rule, view);
     if (memoKey !== undefined) memo.add(`rule|${rule.id}|${rule.subject}|${memoKey}`);
   }
 }

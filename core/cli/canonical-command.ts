@@ -1,51 +1,59 @@
+// `gf canonical vectors FILE`: read the file, dispatch `canonical.vectors`, format.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import type { VectorResultEntry } from '../contract/maintenance';
 import { GfError } from '../errors';
 import type { CliIo } from './io';
+import { cliEngine } from './lazy-engine';
+import { formatOf, withOutputOptions, type OutputFlags } from './output-options';
 
-function readVectorFile(file: string): unknown {
-  let text: string;
+function readVectorFile(file: string): string {
   try {
-    text = readFileSync(file, 'utf8');
+    return readFileSync(file, 'utf8');
   } catch {
     // The path is the user's own argument; it is still not echoed into error details.
     throw new GfError('GF_IO', 'cannot read the vector file', {});
   }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new GfError('GF_VALIDATION', 'the vector file is not JSON', {});
+}
+
+/** The people-facing lines of the computed vectors. */
+function vectorsText(results: readonly VectorResultEntry[]): string {
+  const lines: string[] = [];
+  for (const r of results) {
+    if ('cases' in r) r.cases.forEach((c, k) => lines.push(`${r.id} case ${k}: ${'error' in c ? `error ${c.error}` : `sha256 ${c.sha256} uuid_v8 ${c.uuid_v8}`}\n`));
+    else lines.push(`${r.id}: ${r.error === null ? 'no error' : `error ${r.error}`}\n`);
   }
+  return lines.join('');
+}
+
+/** One CSV row per case (negative vectors: one row with their error). */
+function vectorRows(results: readonly VectorResultEntry[]): Record<string, string | number | null>[] {
+  return results.flatMap((r): Record<string, string | number | null>[] =>
+    'cases' in r
+      ? r.cases.map((c, k) => ({ id: r.id, case: k, error: 'error' in c ? c.error : null, sha256: 'error' in c ? null : c.sha256, uuid_v8: 'error' in c ? null : c.uuid_v8, canonical_payload_hex: 'error' in c ? null : c.canonical_payload_hex }))
+      : [{ id: r.id, case: null, error: r.error, sha256: null, uuid_v8: null, canonical_payload_hex: null }],
+  );
 }
 
 /**
- * `gf canonical vectors FILE [--json]`: computes every golden vector of FILE.
+ * `gf canonical vectors FILE [--json|--csv]`: computes every golden vector of FILE.
  *
  * It judges nothing: it prints what this implementation computes so anyone can
  * compare it with another implementation or with the file's expected values.
  */
 export function registerCanonicalCommands(program: Command, io: CliIo): void {
   const canonical = program.command('canonical').description('canonical bytes, fingerprints and derived UUIDs');
-  canonical
-    .command('vectors')
-    .description('compute the payload, SHA-256 and UUIDv8 of every vector of a golden-vector file')
-    .argument('<file>', 'golden-vector JSON file')
-    .option('--json', 'print a JSON array')
-    .action(async (file: string, opts: { json?: boolean }) => {
-      const { computeVectors } = await import('../canonical/golden-vectors'); // loaded by this command only (fast `gf --help`)
-      const results = computeVectors(readVectorFile(file));
-      if (opts.json) {
-        io.stdout(`${JSON.stringify(results)}\n`);
-        return;
-      }
-      for (const r of results) {
-        if ('cases' in r) {
-          r.cases.forEach((c, k) => {
-            io.stdout(`${r.id} case ${k}: ${'error' in c ? `error ${c.error}` : `sha256 ${c.sha256} uuid_v8 ${c.uuid_v8}`}\n`);
-          });
-        } else {
-          io.stdout(`${r.id}: ${r.error === null ? 'no error' : `error ${r.error}`}\n`);
-        }
-      }
-    });
+  withOutputOptions(
+    canonical
+      .command('vectors')
+      .description('compute the payload, SHA-256 and UUIDv8 of every vector of a golden-vector file')
+      .argument('<file>', 'golden-vector JSON file')
+      .addHelpText('after', '\n--json prints a JSON array (one entry per vector).\n'),
+  ).action(async (file: string, opts: OutputFlags) => {
+    const format = formatOf(opts);
+    const text = readVectorFile(file);
+    const e = await cliEngine();
+    const { results } = await e.withFacade((call) => call('canonical.vectors', { text }));
+    e.writeJsonResult(io, format, results, vectorsText, vectorRows);
+  });
 }

@@ -1,18 +1,21 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+// `gf chain list|show|verify|health`: parse, dispatch the `chain.*` operations
+// (the same ones the Ledgers screen calls), format. The verification report
+// and its verdict are the contract's (`VerifyEntry`, `verifyFailure`).
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { ChainError } from '../chain/errors';
-import type { WorkflowId } from '../chain/event';
-import type { ChainStoreWithReaders } from '../chain/port';
-import { addChainPostgresOption, openPostgresChainStore, resolveChainPostgresTarget, type ChainPostgresTarget, type OpenedPostgresChainStore } from '../chain/postgres/postgres-config';
-import type { VerifyResult } from '../chain/verify';
+import { CHAIN_HEAD_PATTERN, verifyFailure, workflowIdRefusal } from '../contract/chain';
+import type { ChainRowEntry } from '../contract/maintenance';
+import type { VerifyEntry } from '../contract/operations';
 import { GfError } from '../errors';
+import { addChainPostgresOption } from './chain-option';
 import type { CliIo } from './io';
+import { cliEngine } from './lazy-engine';
+import { formatOf, withOutputOptions, type OutputFlags } from './output-options';
 import { projectOption } from './project-option';
+import type { CliSession } from './session';
 
-interface CommonOpts {
+interface CommonOpts extends OutputFlags {
   readonly project: string;
-  readonly json?: boolean;
   readonly chainPostgresUrl?: string;
 }
 
@@ -21,111 +24,25 @@ interface VerifyOpts extends CommonOpts {
   readonly expectHead?: string;
 }
 
-/** One line of `verify --json`. */
-interface VerifyReport {
-  readonly workflow_id: string;
-  readonly status: VerifyResult['status'] | 'unreadable';
-  readonly first_bad_sequence: number | null;
-  readonly rows: number;
-  readonly tail_head: string;
-  readonly ledger?: string;
-  readonly cause?: string;
-}
+/** The largest page the contract serves: `show` reads a whole ledger in as few calls as it can. */
+const ROWS_PAGE = 10_000;
 
-/** `unreadable` reports for ledger files that cannot be read (one bad file never hides the others). */
-async function unreadableReports(store: ChainStoreWithReaders): Promise<VerifyReport[]> {
-  const out: VerifyReport[] = [];
-  const { SqliteChainStore } = await chainEngine();
-  if (!(store instanceof SqliteChainStore)) return out; // only per-project SQLite ledgers are files that can be unreadable
-  for (const l of await store.scanLedgers()) {
-    if (l.kind === 'unreadable') out.push({ workflow_id: l.ledger.split('/')[1] ?? l.ledger, status: 'unreadable', first_bad_sequence: null, rows: 0, tail_head: '', ledger: l.ledger, cause: l.cause });
-  }
-  return out;
-}
-
-/** The chain root of a project: `<project>/chain` (the project directory must exist). */
-function chainRoot(project: string): string {
-  if (!existsSync(project)) throw new GfError('GF_IO', 'project directory not found', {}, false);
-  return join(project, 'chain');
-}
-
-/** The shared Postgres ledger when `--chain-postgres-url` or `GF_CHAIN_POSTGRES_URL` names one, else none. */
-function postgresTarget(opts: CommonOpts): ChainPostgresTarget | null {
-  return resolveChainPostgresTarget({ option: opts.chainPostgresUrl, env: process.env });
-}
-
-/** Opens the chain store the options select (the shared Postgres ledger, or `<project>/chain`), runs `fn`, closes it. */
-async function withStore<T>(opts: CommonOpts, fn: (s: ChainStoreWithReaders, pg: OpenedPostgresChainStore | null) => Promise<T>): Promise<T> {
-  const target = postgresTarget(opts);
-  if (target !== null) {
-    const opened = await openPostgresChainStore(target.url).catch((e: unknown) => {
-      if (e instanceof GfError || e instanceof ChainError) throw e;
-      // The driver's text is not echoed; only its code, and the URL with its password redacted.
-      const code = (e as { code?: unknown } | null)?.code;
-      throw new GfError('GF_CHAIN_STORE', `the PostgreSQL chain store at ${target.redacted} did not answer`, { reason: typeof code === 'string' ? code : 'unreachable' });
-    });
-    try {
-      return await fn(opened.store, opened);
-    } finally {
-      await opened.close();
-    }
-  }
-  const { SqliteChainStore } = await chainEngine();
-  const store = new SqliteChainStore(chainRoot(opts.project));
-  try {
-    return await fn(store, null);
-  } finally {
-    await store.close();
-  }
-}
-
-/** `gf chain health`: the chain store's record (the app's `chain.health` shape). */
-interface ChainHealthReport {
-  readonly backend: 'sqlite' | 'postgres';
-  readonly workflows: number;
-  readonly pool_in_use?: number;
-  readonly pool_idle?: number;
-  /** `null` in JSON and "never" in the table before this process's first write. */
-  readonly last_write_age_seconds?: number | null;
-}
-
-/** The chain engine, loaded by the chain commands when they run (so `gf --help` stays fast). */
-async function chainEngine() {
-  const [head, sqlite, support, verifier] = await Promise.all([
-    import('../chain/head'),
-    import('../chain/sqlite/sqlite-store'),
-    import('../chain/store-support'),
-    import('../chain/verify'),
-  ]);
-  return { isChainHead: head.isChainHead, SqliteChainStore: sqlite.SqliteChainStore, decodeEventBytes: support.decodeEventBytes, verify: verifier.verify };
-}
-
-async function workflowArg(text: string): Promise<WorkflowId> {
-  const assertWorkflowId: (id: string) => asserts id is WorkflowId = (await import('../chain/event')).assertWorkflowId;
-  assertWorkflowId(text); // error carries no caller text
+/** A workflow id argument, or `workflows.invalid_workflow_id` (the text is never echoed). */
+function workflowArg(text: string): string {
+  const refusal = workflowIdRefusal(text);
+  if (refusal !== null) throw refusal;
   return text;
 }
 
-async function requireRows(store: ChainStoreWithReaders, id: WorkflowId): Promise<void> {
-  for await (const _row of store.readPersistedRows(id)) return;
-  throw new ChainError('workflows.workflow_not_found', 'no chain for this workflow in the project');
-}
-
-async function report(store: ChainStoreWithReaders, id: WorkflowId): Promise<VerifyReport> {
-  const { verify } = await chainEngine();
-  const v = await verify(store, id);
-  return { workflow_id: id, status: v.status, first_bad_sequence: v.first_bad_sequence ?? null, rows: v.rows, tail_head: v.tail_head };
-}
-
-function reportLine(r: VerifyReport): string {
+/** One line of the verification report. */
+function reportLine(r: VerifyEntry): string {
   if (r.status === 'unreadable') return `${r.ledger ?? r.workflow_id}: unreadable (${r.cause ?? 'unknown'})\n`;
   const where = r.first_bad_sequence === null ? '' : ` at sequence ${r.first_bad_sequence}`;
   return `${r.workflow_id}: ${r.status}${where} (${r.rows} rows, tail ${r.tail_head})\n`;
 }
 
 /** Expected tail heads from a file of `<workflow_id> <head>` lines (blank lines and `#` comments skipped). */
-async function readExpectedHeads(file: string): Promise<Map<string, string>> {
-  const { isChainHead } = await chainEngine();
+function readExpectedHeads(file: string): Map<string, string> {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -137,24 +54,32 @@ async function readExpectedHeads(file: string): Promise<Map<string, string>> {
     const line = raw.trim();
     if (line === '' || line.startsWith('#')) continue;
     const m = /^(\S+)\s+(\S+)$/.exec(line);
-    if (m === null || !isChainHead(m[2] as string)) throw new GfError('GF_VALIDATION', 'expected heads: each line is `<workflow_id> <blake3 head>`', { line: i + 1 });
-    await workflowArg(m[1] as string);
-    out.set(m[1] as string, m[2] as string);
+    if (m === null || !CHAIN_HEAD_PATTERN.test(m[2] as string)) throw new GfError('GF_VALIDATION', 'expected heads: each line is `<workflow_id> <blake3 head>`', { line: i + 1 });
+    out.set(workflowArg(m[1] as string), m[2] as string);
   }
   if (out.size === 0) throw new GfError('GF_VALIDATION', 'the file of expected heads names no workflow', { field: 'expect_head' });
   return out;
 }
 
-function failureFor(reports: readonly VerifyReport[]): ChainError | GfError | undefined {
-  if (reports.some((r) => r.status === 'torn_write')) return new ChainError('workflows.checkpoint_torn_write', 'a chain has a torn row');
-  if (reports.some((r) => r.status === 'chain_mismatch')) return new ChainError('workflows.checkpoint_chain_mismatch', 'a chain head does not match its recomputation');
-  const unreadable = reports.find((r) => r.status === 'unreadable');
-  if (unreadable !== undefined) return new GfError('GF_PROJECT_CORRUPT', 'a ledger file is unreadable', { name: unreadable.ledger ?? 'chain' });
-  return undefined;
+/** Every persisted row of one workflow, page by page. */
+async function allRows(s: CliSession, workflow_id: string): Promise<ChainRowEntry[]> {
+  const rows: ChainRowEntry[] = [];
+  let after: string | null = null;
+  do {
+    const page: { readonly rows: readonly ChainRowEntry[]; readonly next_page_token: string | null } = await s.call('chain.rows', { workflow_id, limit: ROWS_PAGE, after });
+    rows.push(...page.rows);
+    after = page.next_page_token;
+  } while (after !== null);
+  return rows;
+}
+
+/** A `chain` subcommand with the shared options: `--project`, the Postgres ledger and the output formats. */
+function ledgerCommand(chain: Command, name: string, project = projectOption('project directory (ledgers live in <dir>/chain)')): Command {
+  return withOutputOptions(addChainPostgresOption(chain.command(name)).addOption(project));
 }
 
 /**
- * `gf chain list|show|verify`: inspect and verify a project's workflow ledgers.
+ * `gf chain list|show|verify|health`: inspect and verify a project's workflow ledgers.
  *
  * The store is `<project>/chain` (SQLite, one database per workflow), or the
  * shared PostgreSQL ledger named by `--chain-postgres-url` or (preferred: it
@@ -167,123 +92,75 @@ function failureFor(reports: readonly VerifyReport[]): ChainError | GfError | un
 export function registerChainCommands(program: Command, io: CliIo): void {
   const chain = program.command('chain').description('inspect and verify hash-chained workflow ledgers');
 
-  addChainPostgresOption(chain
-    .command('list'))
+  ledgerCommand(chain, 'list')
     .description('list the workflows that have a ledger')
-    .addOption(projectOption('project directory (ledgers live in <dir>/chain)'))
-    .option('--json', 'print JSON')
     .action(async (opts: CommonOpts) => {
-      const listed = await withStore(opts, async (store) => {
-        const out: { workflow_id: string; rows: number; tail_head: string }[] = [];
-        for (const id of await store.listWorkflows()) {
-          let n = 0;
-          for await (const _r of store.readPersistedRows(id)) n += 1;
-          out.push({ workflow_id: id, rows: n, tail_head: await store.tailChainHead(id) });
-        }
-        return { out, bad: await unreadableReports(store) };
-      });
-      const rows = [...listed.out, ...listed.bad.map((b) => ({ ledger: b.ledger, status: b.status, cause: b.cause }))];
-      if (opts.json === true) io.stdout(`${JSON.stringify(rows)}\n`);
-      else {
-        for (const r of listed.out) io.stdout(`${r.workflow_id}\t${r.rows} rows\t${r.tail_head}\n`);
-        for (const b of listed.bad) io.stdout(reportLine(b));
-      }
+      const e = await cliEngine();
+      const format = formatOf(opts);
+      const listed = await e.withLedgers(opts.project, opts, (s) => s.call('chain.list', {}));
+      const rows = [
+        ...listed.workflows.map((w) => ({ workflow_id: w.workflow_id, rows: w.rows, tail_head: w.tail_head })),
+        ...(listed.unreadable ?? []).map((u) => ({ ledger: u.ledger, status: 'unreadable', cause: u.cause })),
+      ];
+      const text = (): string => [
+        ...listed.workflows.map((w) => `${w.workflow_id}\t${w.rows} rows\t${w.tail_head}\n`),
+        ...(listed.unreadable ?? []).map((u) => `${u.ledger}: unreadable (${u.cause})\n`),
+      ].join('');
+      e.writeJsonResult(io, format, rows, text, (r) => r);
     });
 
-  addChainPostgresOption(chain
-    .command('show'))
+  ledgerCommand(chain, 'show')
     .description('show the persisted rows of one workflow (not verified: use verify)')
     .argument('<workflow>', 'workflow id')
-    .addOption(projectOption('project directory (ledgers live in <dir>/chain)'))
-    .option('--json', 'print JSON')
     .action(async (workflow: string, opts: CommonOpts) => {
-      const id = await workflowArg(workflow);
-      const { decodeEventBytes } = await chainEngine();
-      const rows = await withStore(opts, async (store) => {
-        await requireRows(store, id);
-        const out: Record<string, unknown>[] = [];
-        for await (const r of store.readPersistedRows(id)) {
-          let event: unknown = null;
-          try {
-            event = decodeEventBytes(r.event_bytes);
-          } catch (_e) {
-            event = null; // torn row: shown without its event; verify classifies it
-          }
-          out.push({ sequence: r.sequence, transition_id: r.transition_id, prior_head: r.prior_head, next_head: r.next_head, written_at: r.written_at, event });
-        }
-        return out;
-      });
-      if (opts.json === true) {
-        io.stdout(`${JSON.stringify({ workflow_id: id, rows })}\n`);
-        return;
-      }
-      for (const r of rows) {
-        const e = r.event as { prior_state_id: string; next_state_id: string; occurred_at: string; triggering_outcome: { kind: string } } | null;
-        const what = e === null ? '(unreadable event bytes)' : `${e.prior_state_id} -> ${e.next_state_id}  ${e.triggering_outcome.kind}  ${e.occurred_at}`;
-        io.stdout(`#${String(r.sequence)}  ${what}  ${String(r.next_head)}\n`);
-      }
+      const id = workflowArg(workflow);
+      const e = await cliEngine();
+      const format = formatOf(opts);
+      const rows = await e.withLedgers(opts.project, opts, (s) => allRows(s, id));
+      const text = (): string =>
+        rows
+          .map((r) => {
+            const what = r.event === null ? '(unreadable event bytes)' : `${r.event.prior_state_id} -> ${r.event.next_state_id}  ${r.event.triggering_outcome.kind}  ${r.event.occurred_at}`;
+            return `#${r.sequence}  ${what}  ${r.next_head}\n`;
+          })
+          .join('');
+      const flat = (): Record<string, string | number | null>[] =>
+        rows.map((r) => ({ sequence: r.sequence, transition_id: r.transition_id, prior_head: r.prior_head, next_head: r.next_head, written_at: r.written_at, prior_state_id: r.event?.prior_state_id ?? null, next_state_id: r.event?.next_state_id ?? null, outcome: r.event?.triggering_outcome.kind ?? null, occurred_at: r.event?.occurred_at ?? null }));
+      e.writeJsonResult(io, format, { workflow_id: id, rows }, text, flat);
     });
 
-  addChainPostgresOption(chain
-    .command('verify'))
+  ledgerCommand(chain, 'verify')
     .description('recompute every chain head of one workflow (or --all) from the persisted bytes')
     .argument('[workflow]', 'workflow id')
     .option('--all', 'verify every workflow in the project')
     .option('--expect-head <head>', 'fail unless the tail head equals this recorded head (detects a truncated tail); with --all, a file of `<workflow_id> <head>` lines')
-    .addOption(projectOption('project directory (ledgers live in <dir>/chain)'))
-    .option('--json', 'print JSON')
     .action(async (workflow: string | undefined, opts: VerifyOpts) => {
       if ((workflow === undefined) === (opts.all !== true)) throw new GfError('GF_VALIDATION', 'give exactly one of WORKFLOW or --all');
-      const { isChainHead } = await chainEngine();
-      // With --all, --expect-head names a file of expected heads: one `<workflow_id> <head>` per line.
-      const expected = opts.all === true && opts.expectHead !== undefined ? await readExpectedHeads(opts.expectHead) : undefined;
-      if (opts.expectHead !== undefined && opts.all !== true && !isChainHead(opts.expectHead)) {
-        throw new GfError('GF_VALIDATION', '--expect-head takes one chain head (blake3:<64 hex>) with one WORKFLOW, or a file of heads with --all');
+      const id = workflow === undefined ? undefined : workflowArg(workflow);
+      let expected: Map<string, string> | undefined;
+      if (opts.expectHead !== undefined) {
+        // With --all, --expect-head names a file of expected heads: one `<workflow_id> <head>` per line.
+        if (id === undefined) expected = readExpectedHeads(opts.expectHead);
+        else if (CHAIN_HEAD_PATTERN.test(opts.expectHead)) expected = new Map([[id, opts.expectHead]]);
+        else throw new GfError('GF_VALIDATION', '--expect-head takes one chain head (blake3:<64 hex>) with one WORKFLOW, or a file of heads with --all');
       }
-      const reports = await withStore(opts, async (store) => {
-        if (opts.all === true) {
-          const out: VerifyReport[] = [];
-          for (const id of await store.listWorkflows()) out.push(await report(store, id));
-          out.push(...(await unreadableReports(store)));
-          return out;
-        }
-        const id = await workflowArg(workflow as string);
-        await requireRows(store, id);
-        return [await report(store, id)];
-      });
-      if (opts.json === true) io.stdout(`${JSON.stringify(opts.all === true ? reports : reports[0])}\n`);
-      else for (const r of reports) io.stdout(reportLine(r));
-      const failure = failureFor(reports);
-      if (failure !== undefined) throw failure;
-      if (expected !== undefined) {
-        for (const [id, head] of expected) {
-          if (reports.find((r) => r.workflow_id === id)?.tail_head !== head) {
-            throw new ChainError('workflows.checkpoint_head_unexpected', 'a tail head differs from the expected head');
-          }
-        }
-      } else if (opts.expectHead !== undefined && reports[0]?.tail_head !== opts.expectHead) {
-        throw new ChainError('workflows.checkpoint_head_unexpected', 'the tail head differs from the expected head');
-      }
+      const e = await cliEngine();
+      const format = formatOf(opts);
+      const { results } = await e.withLedgers(opts.project, opts, (s) => s.call('chain.verify', id === undefined ? {} : { workflow_id: id }));
+      e.writeJsonResult(io, format, id === undefined ? results : results[0], () => results.map(reportLine).join(''), () => results.map((r) => ({ ...r })));
+      const failure = verifyFailure(results, expected);
+      if (failure !== null) throw failure;
     });
 
-  addChainPostgresOption(chain
-    .command('health'))
+  ledgerCommand(chain, 'health')
     .description("print the chain store's health record: backend, workflows, and for PostgreSQL the pool counters")
-    .addOption(projectOption('project directory (ledgers live in <dir>/chain)'))
-    .option('--json', 'print JSON (last_write_age_seconds is null before a write)')
-    .addHelpText('after', '\nExample:\n  gf chain health --project ./demo --json   (GF_CHAIN_POSTGRES_URL set: the shared Postgres ledger)\n')
+    .addHelpText('after', '\nExample:\n  gf chain health --project ./demo --json   (GF_CHAIN_POSTGRES_URL set: the shared Postgres ledger)\n\n--json: last_write_age_seconds is null before a write.\n')
     .action(async (opts: CommonOpts) => {
-      const record = await withStore(opts, async (store, pg): Promise<ChainHealthReport> => {
-        const workflows = (await store.listWorkflows()).length;
-        if (pg === null) return { backend: 'sqlite', workflows };
-        const h = pg.store.health();
-        const age = Number.isFinite(h.last_write_age_seconds) ? h.last_write_age_seconds : null;
-        return { backend: 'postgres', workflows, pool_in_use: h.pool_in_use, pool_idle: h.pool_idle, last_write_age_seconds: age };
-      });
-      if (opts.json === true) {
-        io.stdout(`${JSON.stringify(record)}\n`);
-        return;
-      }
-      for (const [field, value] of Object.entries(record)) io.stdout(`${field.padEnd(24)}${value === null ? 'never' : String(value)}\n`);
+      const e = await cliEngine();
+      const format = formatOf(opts);
+      const h = await e.withLedgers(opts.project, opts, (s) => s.call('chain.health', {}));
+      const record = { backend: h.backend, workflows: h.workflows, ...h.details };
+      const text = (): string => Object.entries(record).map(([field, value]) => `${field.padEnd(24)}${value === null ? 'never' : String(value)}\n`).join('');
+      e.writeJsonResult(io, format, record, text, () => [record]);
     });
 }

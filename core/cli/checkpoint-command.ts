@@ -56,6 +56,38 @@ const receiptLine = (rows: readonly Receipt[]): string =>
   rows.map((r) => `${String(r.operation)} ${String(r.name)} checkpoint_uuid=${String(r.checkpoint_uuid)} generation=${String(r.source_generation_uuid)} revision=${String(r.registry_revision)}\n`).join('');
 
 /**
+ * A write subcommand of `gf checkpoint`: `<name>`, `--project`, the command's
+ * own options, `--idempotency-key`, `--actor`, `--timeout-ms` and the output formats.
+ */
+function writeCommand(group: Command, verb: string, description: string, own: (c: Command) => Command = (c) => c): Command {
+  const base = group.command(verb).description(description).argument('<name>', 'checkpoint name (content, never a path)').addOption(projectOption());
+  return withOutputOptions(
+    timeoutOption(
+      own(base)
+        .option('--idempotency-key <uuid>', 'operation UUID (canonical lowercase); generated and printed when omitted')
+        .option('--actor <uuid>', 'actor UUID'),
+    ),
+  );
+}
+
+/** The write fields every write request carries. */
+interface WriteFields {
+  readonly idempotency_key: string;
+  readonly actor_uuid: string | undefined;
+  readonly timeout_ms: number | undefined;
+}
+
+/** Runs one write: the key (generated and announced when absent), one dispatched call, the receipt printed. */
+async function runWrite(io: CliIo, opts: MutateOpts, op: 'checkpoints.create' | 'checkpoints.delete', send: (s: CliSession, write: WriteFields) => Promise<ArrowResult>): Promise<void> {
+  const e = await cliEngine();
+  const format = formatOf(opts);
+  const timeout_ms = intOption(opts.timeoutMs, 'timeout_ms');
+  const write: WriteFields = { idempotency_key: idempotencyKey(io, opts.idempotencyKey), actor_uuid: opts.actor, timeout_ms };
+  const receipt = await e.withProject(opts.project, (s) => send(s, write));
+  e.writeArrowResult(io, format, receipt, op, undefined, { single: true, text: receiptLine });
+}
+
+/**
  * Runs one read command against an open view (never a shell):
  * `participants` | `records CAP/FAMILY [--limit N] [--after T]` | `record CAP/FAMILY VALUE…`
  * (one value per identity field, in the family's identity order).
@@ -113,45 +145,12 @@ function writeRecords(e: CliEngine, io: CliIo, format: OutputFormat, page: Arrow
 export function registerCheckpointCommands(program: Command, io: CliIo): void {
   const group = program.command('checkpoint').description('named checkpoints: durable names for generations');
 
-  withOutputOptions(
-    timeoutOption(
-      group
-        .command('create')
-        .description('name the current generation')
-        .argument('<name>', 'checkpoint name (content, never a path)')
-        .addOption(projectOption())
-        .option('--description <text>', 'description (at most 1,024 UTF-8 bytes)')
-        .option('--idempotency-key <uuid>', 'operation UUID (canonical lowercase); generated and printed when omitted')
-        .option('--actor <uuid>', 'actor UUID'),
-    ),
-  ).action(async (name: string, opts: MutateOpts) => {
-    const e = await cliEngine();
-    const format = formatOf(opts);
-    const timeout_ms = intOption(opts.timeoutMs, 'timeout_ms');
-    const key = idempotencyKey(io, opts.idempotencyKey);
-    const receipt = await e.withProject(opts.project, (s) =>
-      s.call('checkpoints.create', { name, description: opts.description, idempotency_key: key, actor_uuid: opts.actor, timeout_ms }),
-    );
-    e.writeArrowResult(io, format, receipt, 'checkpoints.create', undefined, { single: true, text: receiptLine });
+  writeCommand(group, 'create', 'name the current generation', (c) => c.option('--description <text>', 'description (at most 1,024 UTF-8 bytes)')).action(async (name: string, opts: MutateOpts) => {
+    await runWrite(io, opts, 'checkpoints.create', (s, write) => s.call('checkpoints.create', { name, description: opts.description, ...write }));
   });
 
-  withOutputOptions(
-    timeoutOption(
-      group
-        .command('delete')
-        .description('delete a checkpoint name (its generation stays until ordinary retention)')
-        .argument('<name>', 'checkpoint name')
-        .addOption(projectOption())
-        .option('--idempotency-key <uuid>', 'operation UUID; generated and printed when omitted')
-        .option('--actor <uuid>', 'actor UUID'),
-    ),
-  ).action(async (name: string, opts: MutateOpts) => {
-    const e = await cliEngine();
-    const format = formatOf(opts);
-    const timeout_ms = intOption(opts.timeoutMs, 'timeout_ms');
-    const key = idempotencyKey(io, opts.idempotencyKey);
-    const receipt = await e.withProject(opts.project, (s) => s.call('checkpoints.delete', { name, idempotency_key: key, actor_uuid: opts.actor, timeout_ms }));
-    e.writeArrowResult(io, format, receipt, 'checkpoints.delete', undefined, { single: true, text: receiptLine });
+  writeCommand(group, 'delete', 'delete a checkpoint name (its generation stays until ordinary retention)').action(async (name: string, opts: MutateOpts) => {
+    await runWrite(io, opts, 'checkpoints.delete', (s, write) => s.call('checkpoints.delete', { name, ...write }));
   });
 
   withOutputOptions(

@@ -1,12 +1,13 @@
-import path from 'node:path';
+// `gf doctor [--repair]`: parse, dispatch `project.doctor`, format.
 import type { Command } from 'commander';
 import type { CliIo } from './io';
+import { cliEngine } from './lazy-engine';
+import { formatOf, withOutputOptions, type OutputFlags } from './output-options';
 import { projectOption } from './project-option';
 
-interface DoctorOpts {
+interface DoctorOpts extends OutputFlags {
   readonly project: string;
   readonly repair?: boolean;
-  readonly json?: boolean;
 }
 
 /**
@@ -17,23 +18,24 @@ interface DoctorOpts {
  * verified generation), then reports what is left.
  */
 export function registerDoctorCommand(program: Command, io: CliIo): void {
-  program
-    .command('doctor')
-    .description('check a workspace: every anomaly with its path and a safe remedy (read-only; --repair applies the recovery remedies)')
-    .addOption(projectOption())
-    .option('--repair', 'apply only the remedies the recovery protocol defines')
-    .option('--json', 'print JSON')
-    .action(async (opts: DoctorOpts) => {
-      const { diagnose, repairProject } = await import('./doctor-engine');
-      const root = path.resolve(opts.project);
-      const repaired = opts.repair === true ? repairProject(root) : undefined;
-      const anomalies = await diagnose(root);
-      if (opts.json === true) {
-        io.stdout(`${JSON.stringify({ anomalies, rebuilt_current: repaired?.rebuiltCurrent ?? null })}\n`);
-        return;
-      }
-      if (repaired?.rebuiltCurrent != null) io.stdout(`repaired: CURRENT now names generation ${repaired.rebuiltCurrent}\n`);
-      if (anomalies.length === 0) io.stdout('no anomalies\n');
-      for (const a of anomalies) io.stdout(`${a.path}: ${a.problem} — ${a.remedy}\n`);
-    });
+  withOutputOptions(
+    program
+      .command('doctor')
+      .description('check a workspace: every anomaly with its path and a safe remedy (read-only; --repair applies the recovery remedies)')
+      .addOption(projectOption())
+      .option('--repair', 'apply only the remedies the recovery protocol defines'),
+  ).action(async (opts: DoctorOpts) => {
+    const e = await cliEngine();
+    const format = formatOf(opts);
+    const { resolve } = await import('node:path');
+    const report = await e.withFacade((call) => call('project.doctor', { path: resolve(opts.project), ...(opts.repair === true ? { repair: true } : {}) }));
+    const text = (): string => {
+      const lines: string[] = [];
+      if (report.rebuilt_current !== null) lines.push(`repaired: CURRENT now names generation ${report.rebuilt_current}\n`);
+      if (report.anomalies.length === 0) lines.push('no anomalies\n');
+      for (const a of report.anomalies) lines.push(`${a.path}: ${a.problem} — ${a.remedy}\n`);
+      return lines.join('');
+    };
+    e.writeJsonResult(io, format, report, text, (r) => r.anomalies.map((a) => ({ ...a })));
+  });
 }

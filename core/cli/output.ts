@@ -184,9 +184,22 @@ export function writeArrowResult<N extends ArrowOperation, S extends SchemasOf<N
   hint();
 }
 
-/** Prints a JSON result: the value itself with `--json`, else the command's text (`--csv`/`--arrow` are for tabular results). */
-export function writeJsonResult<T>(io: CliIo, format: OutputFormat, value: T, text: (value: T) => string): void {
-  if (format === 'csv' || format === 'arrow') throw new GfError('GF_VALIDATION', `this result is not a table: use --json or the default text`, { format });
+/**
+ * Prints a JSON result: the value itself with `--json`, else the command's text.
+ *
+ * `--csv` prints `rows` (the result's flat rows, columns in first-seen key
+ * order) when the command has them; `--arrow` is for Arrow results only.
+ */
+export function writeJsonResult<T>(io: CliIo, format: OutputFormat, value: T, text: (value: T) => string, rows?: (value: T) => readonly Readonly<Record<string, TextCell>>[]): void {
+  if (format === 'arrow' || (format === 'csv' && rows === undefined)) {
+    throw new GfError('GF_VALIDATION', format === 'arrow' ? 'this result is not an Arrow table: use --json, --csv or the default text' : 'this result is not a table: use --json or the default text', { format });
+  }
+  if (format === 'csv' && rows !== undefined) {
+    const list = rows(value);
+    const names = [...new Set(list.flatMap((r) => Object.keys(r)))];
+    io.stdout([names.join(','), ...list.map((r) => names.map((n) => csvCell(r[n] ?? null)).join(','))].join('\n') + '\n');
+    return;
+  }
   io.stdout(format === 'json' ? `${JSON.stringify(value)}\n` : text(value));
 }
 

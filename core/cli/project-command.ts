@@ -1,9 +1,13 @@
+// `gf publish` and `gf demo create`: parse, dispatch `project.publish` /
+// `demo.create`, format.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { DEMO_DEFAULT_RECORDS, DEMO_DEFAULT_SEED } from '../demo/defaults';
+import { DEMO_DEFAULT_RECORDS, DEMO_DEFAULT_SEED } from '../contract/demo';
+import type { DemoCreated, PublishReceipt } from '../contract/maintenance';
 import { GfError } from '../errors';
-import type { ParticipantChange, registryCatalog as RegistryCatalog } from '../project/index';
 import type { CliIo } from './io';
+import { cliEngine } from './lazy-engine';
+import { formatOf, withOutputOptions, type OutputFlags } from './output-options';
 import { projectOption } from './project-option';
 
 function collect(value: string, previous: readonly string[]): string[] {
@@ -12,30 +16,40 @@ function collect(value: string, previous: readonly string[]): string[] {
 
 const FAMILY_RE = /^([a-z][a-z0-9_]{0,63})\/([a-z][a-z0-9_]{0,63})$/;
 
-function familyRef(registryCatalog: typeof RegistryCatalog, text: string): { capabilityId: string; recordFamilyId: string } {
+/** `CAPABILITY/FAMILY` (whether it is registered is the operation's check). */
+function familyRef(text: string): { capability_id: string; record_family_id: string } {
   const m = FAMILY_RE.exec(text);
-  if (m === null || registryCatalog.family(m[1] as string, m[2] as string) === undefined) {
-    // The family text is caller input: reported by length only.
-    throw new GfError('GF_VALIDATION', 'not a registered record family (expected CAPABILITY/FAMILY)', { length: text.length });
-  }
-  return { capabilityId: m[1] as string, recordFamilyId: m[2] as string };
+  // The family text is caller input: reported by length only.
+  if (m === null) throw new GfError('GF_VALIDATION', 'not a registered record family (expected CAPABILITY/FAMILY)', { length: text.length }, false);
+  return { capability_id: m[1] as string, record_family_id: m[2] as string };
 }
 
-function readParticipant(file: string): Uint8Array {
+function readParticipant(file: string): string {
   try {
-    return new Uint8Array(readFileSync(file));
+    return readFileSync(file).toString('base64');
   } catch {
     throw new GfError('GF_IO', 'cannot read the participant file', {}, false);
   }
 }
 
-interface PublishOpts {
+/** A non-negative integer option (`GF_VALIDATION`, committed: false, never echoing the text). */
+function intOption(text: string | undefined, name: string): number | undefined {
+  if (text === undefined) return undefined;
+  const v = Number(text);
+  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(v)) throw new GfError('GF_VALIDATION', `${name} must be a non-negative integer`, {}, false);
+  return v;
+}
+
+interface PublishOpts extends OutputFlags {
   readonly project: string;
   readonly family: readonly string[];
   readonly file: readonly string[];
   readonly remove: readonly string[];
   readonly timeoutMs?: string;
 }
+
+/** The receipt as one JSON line (the default text, kept for scripts). */
+const receiptText = (r: PublishReceipt): string => `${JSON.stringify(r)}\n`;
 
 /**
  * `gf publish`: publishes one generation from CURRENT plus changed participants.
@@ -47,78 +61,60 @@ interface PublishOpts {
  */
 export function registerProjectCommands(program: Command, io: CliIo): void {
   registerDemoCommands(program, io);
-  program
-    .command('publish')
-    .description('publish a new generation: CURRENT plus added, replaced or removed participants')
-    .addOption(projectOption())
-    .option('--family <cap/family>', 'record family of the following --file (repeatable)', collect, [])
-    .option('--file <path>', 'participant bytes (Arrow IPC file or canonical JSON document) (repeatable)', collect, [])
-    .option('--remove <cap/family>', 'remove a record family (repeatable)', collect, [])
-    .option('--timeout-ms <ms>', 'wait this long for a busy writer lock (default: fail at once)')
-    .action(async (opts: PublishOpts) => {
-      if (opts.family.length !== opts.file.length) {
-        throw new GfError('GF_VALIDATION', 'every --family needs exactly one --file', { families: opts.family.length, files: opts.file.length }, false);
-      }
-      if (opts.family.length + opts.remove.length === 0) {
-        throw new GfError('GF_VALIDATION', 'nothing to publish (give --family/--file or --remove)', {}, false);
-      }
-      // The engine loads when a publish runs, not for `gf --help`.
-      const [{ openCheckpointedProject }, { registryCatalog }] = await Promise.all([import('../checkpoints/checkpoints'), import('../project/index')]);
-      const changes: ParticipantChange[] = [
-        ...opts.family.map((f, i) => ({ kind: 'put' as const, ...familyRef(registryCatalog, f), bytes: readParticipant(opts.file[i] as string) })),
-        ...opts.remove.map((f) => ({ kind: 'remove' as const, ...familyRef(registryCatalog, f) })),
-      ];
-      const timeoutMs = opts.timeoutMs === undefined ? 0 : Number(opts.timeoutMs);
-      if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 0) {
-        throw new GfError('GF_VALIDATION', '--timeout-ms must be a non-negative integer', {}, false);
-      }
-      // Opened with the checkpoint registry's pins: every publish runs cleanup, which must keep checkpointed generations.
-      const project = await openCheckpointedProject(opts.project);
-      const r = await project.withWriter((w) => w.publish({ parent: w.current()?.generationUuid ?? null, changes }), { timeoutMs });
-      io.stdout(
-        `${JSON.stringify({
-          generation_uuid: r.generationUuid,
-          manifest_sha256: r.manifestSha256,
-          transaction_uuid: r.transactionUuid,
-          parent_generation_uuid: r.parentGenerationUuid,
-          removed_generations: r.cleanup.removedGenerations.length,
-        })}\n`,
-      );
-    });
+  withOutputOptions(
+    program
+      .command('publish')
+      .description('publish a new generation: CURRENT plus added, replaced or removed participants')
+      .addOption(projectOption())
+      .option('--family <cap/family>', 'record family of the following --file (repeatable)', collect, [])
+      .option('--file <path>', 'participant bytes (Arrow IPC file or canonical JSON document) (repeatable)', collect, [])
+      .option('--remove <cap/family>', 'remove a record family (repeatable)', collect, [])
+      .option('--timeout-ms <ms>', 'wait this long for a busy writer lock (default: fail at once)'),
+  ).action(async (opts: PublishOpts) => {
+    const format = formatOf(opts);
+    if (opts.family.length !== opts.file.length) {
+      throw new GfError('GF_VALIDATION', 'every --family needs exactly one --file', { families: opts.family.length, files: opts.file.length }, false);
+    }
+    if (opts.family.length + opts.remove.length === 0) {
+      throw new GfError('GF_VALIDATION', 'nothing to publish (give --family/--file or --remove)', {}, false);
+    }
+    const timeout_ms = intOption(opts.timeoutMs, '--timeout-ms');
+    const changes = [
+      ...opts.family.map((f, i) => ({ kind: 'put' as const, ...familyRef(f), bytes_base64: readParticipant(opts.file[i] as string) })),
+      ...opts.remove.map((f) => ({ kind: 'remove' as const, ...familyRef(f) })),
+    ];
+    const e = await cliEngine();
+    const receipt = await e.withProject(opts.project, (s) => s.call('project.publish', { changes, timeout_ms }));
+    e.writeJsonResult(io, format, receipt, receiptText, (r) => [{ ...r }]);
+  });
 }
 
-function intOption(text: string | undefined, fallback: number, name: string): number {
-  if (text === undefined) return fallback;
-  const v = Number(text);
-  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(v)) throw new GfError('GF_VALIDATION', `${name} must be a non-negative integer`, {}, false);
-  return v;
-}
+/** One JSON line per generation built (the default text, kept for scripts). */
+const demoText = (d: DemoCreated): string => d.generations.map((g) => `${JSON.stringify(g)}\n`).join('');
 
 /**
  * `gf demo create DIR [--records N] [--seed S]`: the deterministic demo research workspace.
  *
  * Same (records, seed) → byte-identical objects and manifests. Prints one
- * JSON line per generation built.
+ * JSON line per generation built (`--json`: the whole result as one object).
  */
 export function registerDemoCommands(program: Command, io: CliIo): void {
   const demo = program.command('demo').description('the demo research workspace');
-  demo
-    .command('create')
-    .description('create the demo workspace (a research knowledge graph with a real history) and langgraph.sqlite beside it (agent threads)')
-    .addHelpText('after', '\nAlso writes langgraph.sqlite next to DIR: 12 LangGraph threads of a literature-review pipeline\n(finished, interrupted, failed and retried, restored). Its checkpoint ids are time-based, so that\nfile is not byte-identical across runs (the workspace is). An existing langgraph.sqlite is kept.\n')
-    .argument('<dir>', 'new project directory (absent or empty)')
-    .option('--records <n>', `graph records (nodes + edges), default ${DEMO_DEFAULT_RECORDS}`)
-    .option('--seed <s>', `seed, default ${DEMO_DEFAULT_SEED}`)
-    .action(async (dir: string, opts: { records?: string; seed?: string }) => {
-      const { createDemoWorkspace } = await import('../demo/index');
-      const r = await createDemoWorkspace(dir, {
-        records: intOption(opts.records, DEMO_DEFAULT_RECORDS, '--records'),
-        seed: intOption(opts.seed, DEMO_DEFAULT_SEED, '--seed'),
-      });
-      for (const g of r.generations) {
-        io.stdout(`${JSON.stringify({ step: g.step, generation_uuid: g.generationUuid, manifest_sha256: g.manifestSha256 })}\n`);
-      }
-      // Agent threads (issue 17): a real LangGraph run beside the workspace.
-      await (await import('../demo/langgraph-demo')).writeLangGraphDemo(dir);
-    });
+  withOutputOptions(
+    demo
+      .command('create')
+      .description('create the demo workspace (a research knowledge graph with a real history) and langgraph.sqlite beside it (agent threads)')
+      .addHelpText('after', '\nAlso writes langgraph.sqlite next to DIR: 12 LangGraph threads of a literature-review pipeline\n(finished, interrupted, failed and retried, restored). Its checkpoint ids are time-based, so that\nfile is not byte-identical across runs (the workspace is). An existing langgraph.sqlite is kept.\n')
+      .argument('<dir>', 'new project directory (absent or empty)')
+      .option('--records <n>', `graph records (nodes + edges), default ${DEMO_DEFAULT_RECORDS}`)
+      .option('--seed <s>', `seed, default ${DEMO_DEFAULT_SEED}`),
+  ).action(async (dir: string, opts: OutputFlags & { records?: string; seed?: string }) => {
+    const format = formatOf(opts);
+    const records = intOption(opts.records, '--records');
+    const seed = intOption(opts.seed, '--seed');
+    const e = await cliEngine();
+    const { resolve } = await import('node:path');
+    const created = await e.withFacade((call) => call('demo.create', { path: resolve(dir), records, seed }));
+    e.writeJsonResult(io, format, created, demoText, (d) => d.generations.map((g) => ({ ...g })));
+  });
 }

@@ -4,7 +4,6 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { redactConnectionString } from '../chain/postgres/postgres-config';
 import { reasonProblem } from '../contract/reasons';
 import { GfError } from '../errors';
 import type { CliIo } from './io';
@@ -210,13 +209,6 @@ export function registerThreadsCommands(program: Command, io: CliIo): void {
   async function runCall(opts: SourceOpts, fn: (c: Call, source: Source, e: Awaited<ReturnType<typeof cliThreadsEngine>>) => Promise<void>): Promise<void> {
     const { source, url } = sourceOf(opts);
     const e = await cliThreadsEngine();
-    try {
-      await e.withThreads(url, (c) => fn(c, source, e));
-    } catch (err) {
-      if (url !== undefined && err instanceof GfError && err.code === 'GF_IO' && err.message.includes('did not answer')) {
-        throw new GfError('GF_IO', `the LangGraph PostgreSQL database at ${redactConnectionString(url)} did not answer`, err.details);
-      }
-      throw err;
-    }
+    await e.withThreads(url, (c) => fn(c, source, e));
   }
 }

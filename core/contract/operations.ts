@@ -6,12 +6,15 @@ import { DESCRIPTION_MAX_UTF8_BYTES, NAME_MAX_UTF8_BYTES, nameRefusal, utf8Lengt
 import { REASON_MAX_UTF8_BYTES, REASON_MAX_RAW_CHARS, reasonRefusal } from './reasons';
 import type { ArrowRow, ArrowSchemaName, RecordRow } from './results';
 import { THREAD_ID_MAX_CHARS, THREAD_PAGE_LIMITS, type ThreadDiff, type ThreadHealth, type ThreadHistoryRow, type ThreadListRow, type ThreadPage, type ThreadRestoreReceipt, type ThreadState } from './threads';
+import { WORKFLOW_ID_PATTERN } from './chain';
+import { DEMO_MAX_RECORDS, DEMO_MAX_SEED, DEMO_MIN_RECORDS } from './demo';
+import type { ChainRowEntry, DemoCreated, DoctorReport, PublishReceipt, VectorResultEntry } from './maintenance';
 
 /** Lowercase canonical UUID text (the only UUID spelling any surface accepts). */
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** Chain workflow ids (CHAIN.md): 1–128 chars of `[A-Za-z0-9._:-]`, not `.` or `..`. */
-export const WORKFLOW_ID_PATTERN = /^(?!\.{1,2}$)[A-Za-z0-9._:-]{1,128}$/;
+/** Chain workflow ids (CHAIN.md), declared with the chain's other surface rules. */
+export { WORKFLOW_ID_PATTERN } from './chain';
 
 /** Opaque page tokens: base64url segments joined by `.`, never parsed by a surface. */
 export const PAGE_TOKEN_PATTERN = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
@@ -100,6 +103,16 @@ export const reasonSchema = z
   .refine((s) => reasonRefusal(s) === null, 'reason must be 1 to 1,024 UTF-8 bytes after trimming');
 
 const workflowIdSchema = z.string().regex(WORKFLOW_ID_PATTERN);
+// ---- c20: bounds of the CLI's operations
+/** A capability or record family id as `project.publish` names it. */
+const familyPartSchema = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/);
+/** Base64 text (standard alphabet, padded). */
+const BASE64_PATTERN = /^[A-Za-z0-9+/]*={0,2}$/;
+/** One participant's bytes as base64: at most 256 MiB of bytes. */
+const MAX_PARTICIPANT_BASE64_CHARS = Math.ceil((256 * 1024 * 1024) / 3) * 4;
+/** A golden-vector file's text (`canonical.vectors`): at most 16 Mi characters. */
+export const MAX_VECTOR_FILE_CHARS = 16 * 1024 * 1024;
+// ---- end c20
 const identifierSchema = z.string().regex(/^[a-z][a-z0-9_-]{0,127}$/);
 /**
  * A record identity: the family's identity field names → values.
@@ -274,6 +287,49 @@ export const OPERATIONS = {
   /** The source adapter's health record. */
   'threads.health': spec(z.object({ source: threadSourceSchema }).strict(), 'json', false, "The LangGraph checkpointer adapter's health: pool in use and idle, last write age."),
   // ---- end agent threads
+  // ---- c20: what the `gf` CLI needed beyond the screens (every command goes through the dispatcher)
+  /**
+   * Opens a directory's chain ledgers for the `chain.*` operations: a project,
+   * or any directory with ledgers under `chain/` (`GF_IO` when it does not exist).
+   * The handle is used as `project` by `chain.list|read|rows|verify|health`.
+   */
+  'chain.open': spec(z.object({ path: directorySchema }).strict(), 'json', false, 'Open a directory\'s chain ledgers (a project or any directory with chain/); returns a handle for chain.*.'),
+  'chain.rows': spec(
+    z.object({ project: handleSchema, workflow_id: workflowIdSchema, limit: limitSchema, after: afterSchema }).strict(),
+    'json', false, 'A workflow\'s persisted rows with their heads (events decoded when readable; not verified), paged.'),
+  /**
+   * Publishes one generation: CURRENT plus added, replaced or removed participants.
+   *
+   * Participant bytes travel as base64 (Arrow IPC file or canonical JSON
+   * document); every family must be registered (`GF_VALIDATION` otherwise).
+   */
+  'project.publish': spec(
+    z.object({
+      project: handleSchema,
+      changes: z.array(z.discriminatedUnion('kind', [
+        z.object({ kind: z.literal('put'), capability_id: familyPartSchema, record_family_id: familyPartSchema, bytes_base64: z.string().max(MAX_PARTICIPANT_BASE64_CHARS).regex(BASE64_PATTERN) }).strict(),
+        z.object({ kind: z.literal('remove'), capability_id: familyPartSchema, record_family_id: familyPartSchema }).strict(),
+      ])).min(1).max(256),
+      timeout_ms: timeoutSchema,
+    }).strict(),
+    'json', true, 'Publish a new generation: CURRENT plus added, replaced or removed participants.'),
+  'demo.create': spec(
+    z.object({
+      path: directorySchema,
+      records: z.number().int().min(DEMO_MIN_RECORDS).max(DEMO_MAX_RECORDS).optional(),
+      seed: z.number().int().min(0).max(DEMO_MAX_SEED).optional(),
+    }).strict(),
+    'json', true, 'Create the deterministic demo research workspace in an absent or empty directory.'),
+  /** Computes every golden vector of a golden-vector file's text (CANONICAL.md); it judges nothing. */
+  'canonical.vectors': spec(z.object({ text: z.string().max(MAX_VECTOR_FILE_CHARS) }).strict(), 'json', false, 'The payload, SHA-256 and UUIDv8 of every vector of a golden-vector file.'),
+  /**
+   * Checks a workspace directory: every anomaly with its path and a safe remedy.
+   *
+   * Takes a path, not a project handle: it must work on a workspace that does
+   * not open. `repair: true` applies only the recovery protocol's remedies first.
+   */
+  'project.doctor': spec(z.object({ path: directorySchema, repair: z.boolean().optional() }).strict(), 'json', true, 'Check a workspace: every anomaly with its path and a safe remedy (repair: the recovery remedies only).'),
+  // ---- end c20
 } as const satisfies Record<string, OperationSpec>;
 
 /** Every declared operation name. */
@@ -488,6 +544,14 @@ export interface JsonResults {
   readonly 'threads.restore': ThreadRestoreReceipt;
   readonly 'threads.health': ThreadHealth;
   // ---- end agent threads
+  // ---- c20: results of the CLI's operations (core/contract/maintenance.ts)
+  readonly 'chain.open': { readonly project: string };
+  readonly 'chain.rows': { readonly rows: readonly ChainRowEntry[]; readonly next_page_token: string | null };
+  readonly 'project.publish': PublishReceipt;
+  readonly 'demo.create': DemoCreated;
+  readonly 'canonical.vectors': { readonly results: readonly VectorResultEntry[] };
+  readonly 'project.doctor': DoctorReport;
+  // ---- end c20
 }
 
 /** The result type of an operation. */

@@ -3,9 +3,10 @@ import { DEMO_PATCH_STEPS, tamperDemoLedger, writeDemoLedgers, type DemoLedgerLi
 import type { ChainStore, TransitionEvent } from '../chain/port';
 import { SqliteChainStore } from '../chain/sqlite/sqlite-store';
 import { invariant } from '../errors';
+import { LAYOUT } from '../project/layout';
 
 /** The project sub-directory holding the workflow ledgers (SQLite, one database per workflow). */
-export const DEMO_CHAIN_DIR = 'chain';
+export const DEMO_CHAIN_DIR = LAYOUT.chain;
 
 /**
  * Writes the demo's workflow ledgers into `<dir>/chain` and tampers the one meant to fail.

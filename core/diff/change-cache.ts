@@ -6,6 +6,7 @@ import type { Table } from 'apache-arrow';
 import type { Data } from 'apache-arrow';
 import { ChangeList, KIND_ADDED, KIND_REMOVED, changeColumns, oneBatchTable } from './change-list';
 import { canonicalJson, sha256Hex } from '../canonical/index';
+import { LAYOUT } from '../project/layout';
 import type { DiffAdapter } from './adapters';
 import { RECORD_CHANGE_KINDS } from './contract';
 import type { EndpointParticipant } from './endpoint';
@@ -152,7 +153,7 @@ function adapterSorted(list: ChangeList, adapter: DiffAdapter): boolean {
 }
 
 /** Project-relative directory of cached change lists. */
-export const CHANGE_CACHE_DIR = ['cache', 'diff', 'changes'] as const;
+export const CHANGE_CACHE_DIR = LAYOUT.diffChanges.split('/');
 
 function isDir(p: string): boolean {
   const st = fs.lstatSync(p, { throwIfNoEntry: false });

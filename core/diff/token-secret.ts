@@ -3,11 +3,12 @@ import diagnostics from 'node:diagnostics_channel';
 import fs from 'node:fs';
 import path from 'node:path';
 import { GfError } from '../errors';
+import { LAYOUT } from '../project/layout';
 import { DIFF_NOTICE_CHANNEL } from '../contract/diff';
 import { TOKEN_SECRET_BYTES } from './page-token';
 
 /** Project-relative location of the page-token key (derived data, machine-owned names only). */
-export const TOKEN_SECRET_PATH = ['cache', 'diff', 'page-token.key'] as const;
+export const TOKEN_SECRET_PATH = LAYOUT.pageTokenKey.split('/') as [string, string, string];
 
 function io(op: string): GfError {
   return new GfError('GF_IO', 'cannot read or create the page-token key', { operation: 'diff_checkpoints', phase: op });

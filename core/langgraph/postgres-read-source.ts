@@ -2,6 +2,16 @@ import type { Pool } from 'pg';
 import { GfError } from '../errors';
 import { noLangGraphTables, type ThreadReadSource } from './thread-source';
 
+/** `HOST:PORT` of a connection string: where it points, never who connects or with what secret. */
+function endpointOf(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname === '' ? 'localhost' : u.hostname}:${u.port === '' ? '5432' : u.port}`;
+  } catch {
+    return 'the given address';
+  }
+}
+
 function pgCode(e: unknown): string {
   const code = (e as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : 'unreachable';
@@ -13,7 +23,7 @@ function pgCode(e: unknown): string {
  * The pool's sessions start with `default_transaction_read_only = on`, so
  * even a bug cannot write; the first round trip proves it. Upstream
  * `setup()` (which migrates) is never called. The URL stays in memory:
- * errors carry the driver's code only, never the URL or the driver's text.
+ * errors carry the host, port and driver code only, never the URL's credentials or the driver's text.
  */
 export async function openPostgresReadSource(url: string): Promise<ThreadReadSource> {
   const pg = (await import('pg')).default;
@@ -28,7 +38,9 @@ export async function openPostgresReadSource(url: string): Promise<ThreadReadSou
   } catch (e) {
     await pool.end().catch(() => undefined);
     if (e instanceof GfError) throw e;
-    throw new GfError('GF_IO', 'the LangGraph PostgreSQL database did not answer', { reason: pgCode(e) });
+    const reason = pgCode(e);
+    const what = reason === '28P01' || reason === '28000' ? 'refused the credentials' : reason === 'ECONNREFUSED' ? 'refused the connection' : 'did not answer';
+    throw new GfError('GF_IO', `the LangGraph PostgreSQL database at ${endpointOf(url)} ${what}`, { reason });
   }
   const saver = new PostgresSaver(pool);
   return {

@@ -56,7 +56,7 @@ export {
 } from './records';
 export { JSON_DOCUMENT_VERSION, encodeParticipant, encodeRecords, decodeParticipant, canonicalJsonOrNull } from './codec';
 export type { DecodeOptions } from './codec';
-export { SNAPSHOT_RULES, participantIssues, validateParticipant, validateSnapshot } from './validate';
+export { SNAPSHOT_RULES, assertRule, participantIssues, snapshotColumns, validateParticipant, validateSnapshot } from './validate';
 export type {
   ValidationIssue,
   ParticipantSnapshot,
@@ -65,3 +65,4 @@ export type {
   SnapshotValidationOptions,
 } from './validate';
 export { identityProjection, identityFingerprints, wholeRecordFingerprints, recordUuids } from './fingerprints';
+export { registryCatalog } from './registry-catalog';

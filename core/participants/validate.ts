@@ -273,6 +273,33 @@ function safeKey(key: string): string {
  * is reported, is fixed.
  */
 export function validateSnapshot(snapshot: ParticipantSnapshot, opts: SnapshotValidationOptions = {}): void {
+  const { present, view } = snapshotColumns(snapshot);
+  const changed = opts.changed;
+  const selected = (key: string): boolean => changed === undefined || changed.has(key);
+  if (opts.domain !== false) {
+    for (const family of RECORD_FAMILIES) {
+      if (!present.has(family.key) || !selected(family.key)) continue;
+      const cols = view.columns(family.key);
+      if (cols === undefined) continue;
+      const first = participantIssueStream(family, cols).next();
+      if (first.done !== true) throw toError(first.value);
+    }
+  }
+  for (const rule of SNAPSHOT_RULES) {
+    if (!rule.reads.some(selected)) continue;
+    assertRule(rule, view);
+  }
+}
+
+/**
+ * The families of a snapshot and a cell view over them that decodes each
+ * participant (and checks its schema) on first use only, at most once.
+ *
+ * `GF_SCHEMA_MISMATCH` for a participant of an unregistered family (its key
+ * reported in a safe form). Shared by every snapshot validation (publication
+ * here, complete-snapshot validation in core/checkpoints).
+ */
+export function snapshotColumns(snapshot: ParticipantSnapshot): { readonly present: ReadonlySet<string>; readonly view: SnapshotColumns } {
   const present = new Set<string>();
   for (const key of snapshot.families()) {
     if (familyByKey(key) === undefined) {
@@ -297,21 +324,12 @@ export function validateSnapshot(snapshot: ParticipantSnapshot, opts: SnapshotVa
       return cols;
     },
   };
-  const changed = opts.changed;
-  const selected = (key: string): boolean => changed === undefined || changed.has(key);
-  if (opts.domain !== false) {
-    for (const family of RECORD_FAMILIES) {
-      if (!present.has(family.key) || !selected(family.key)) continue;
-      const cols = view.columns(family.key);
-      if (cols === undefined) continue;
-      const first = participantIssueStream(family, cols).next();
-      if (first.done !== true) throw toError(first.value);
-    }
-  }
-  for (const rule of SNAPSHOT_RULES) {
-    if (!rule.reads.some(selected)) continue;
-    const family = familyByKey(rule.subject);
-    if (family === undefined) continue;
-    for (const v of rule.check(view)) throw toError(issueOf(family, rule.id, v.row, v.field));
-  }
+  return { present, view };
+}
+
+/** Runs one cross-domain rule: `GF_VALIDATION` naming the rule, family, row (and field) of its first violation. */
+export function assertRule(rule: SnapshotRule, view: SnapshotColumns): void {
+  const family = familyByKey(rule.subject);
+  if (family === undefined) return;
+  for (const v of rule.check(view)) throw toError(issueOf(family, rule.id, v.row, v.field));
 }

@@ -13,7 +13,6 @@ export {
 } from './verified-objects';
 export type { OpenVerifiedOptions, VerifiedObject } from './verified-objects';
 export type { FamilyDescriptor, ParticipantCatalog, SnapshotTables } from './catalog';
-export { registryCatalog } from './registry-catalog';
 export type { FamilyRef, ParticipantChange, PublishRequest, PublishResult } from './publication';
 export type { RecoveryReport } from './recovery';
 export { CLEANUP_SCOPES, DEFAULT_RETAIN_ANCESTORS, MAX_RETAIN_ANCESTORS } from './retention';

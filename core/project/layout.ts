@@ -23,6 +23,14 @@ export const LAYOUT = {
   receipts: 'receipts',
   /** The bounded revert receipt record (`core/checkpoints/revert-receipts.ts`). */
   revertReceipts: 'receipts/revert',
+  /** The workflow ledgers (one SQLite database per workflow, CHAIN.md; created on first use). */
+  chain: 'chain',
+  /** Derived diff data (change lists, the page-token key): rebuildable, created on first use. */
+  diffCache: 'cache/diff',
+  /** Cached change lists of the diff engine. */
+  diffChanges: 'cache/diff/changes',
+  /** The project's page-token HMAC key. */
+  pageTokenKey: 'cache/diff/page-token.key',
 } as const;
 
 /** Directories every project has from creation on, parents first. */

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { tamperDemoLedger, writeDemoLedgers } from '../../core/demo/demo-ledgers';
 import { SqliteChainStore } from '../../core/chain/sqlite/sqlite-store';
 import { Checkpoints, openCheckpointedProject } from '../../core/checkpoints/checkpoints';
-import { createProject, registryCatalog } from '../../core/project/index';
+import { createProject } from '../../core/project/index';
+import { registryCatalog } from '../../core/participants/index';
 import { putConfig, putEdges, putNodes, testUuid } from './project-fixtures';
 
 /** What the workspace holds. */

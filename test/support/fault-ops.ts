@@ -8,7 +8,8 @@ import { SqliteChainStore } from '../../core/chain/sqlite/sqlite-store';
 import { main } from '../../core/cli/main';
 import { openCheckpointedProject } from '../../core/checkpoints/checkpoints';
 import { CheckpointRegistryStore } from '../../core/checkpoints/registry-store';
-import { openProject, registryCatalog } from '../../core/project/index';
+import { openProject } from '../../core/project/index';
+import { registryCatalog } from '../../core/participants/index';
 import type { Project } from '../../core/project/index';
 import { LATER_HISTORY, scenarioRequest } from './project-scenarios';
 

@@ -1,7 +1,8 @@
 // A writer or reader in its own process, for crash and lock tests.
 // Usage: node --import tsx test/support/project-child.ts <mode> <dir> [scenario]
 // Modes: create | publish <scenario> | hold-writer | hold-lease. Prints one JSON line.
-import { createProject, openProject, registryCatalog } from '../../core/project/index';
+import { createProject, openProject } from '../../core/project/index';
+import { registryCatalog } from '../../core/participants/index';
 import { toWireError } from '../../core/errors';
 import { scenarioRequest } from './project-scenarios';
 

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Table } from 'apache-arrow';
-import { openProject, registryCatalog } from '../../core/project/index';
+import { openProject } from '../../core/project/index';
+import { registryCatalog } from '../../core/participants/index';
 import type { Project } from '../../core/project/index';
 
 /** Everything a reader can observe of the selected generation. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { Command } from 'commander';
 import type { Pool, PoolConfig } from 'pg';
+import { CHAIN_POSTGRES_URL_ENV } from '../../contract/chain';
 import { GfError } from '../../errors';
 import type { Clock } from '../port';
 import type { PostgresChainStore } from './postgres-store';
@@ -14,11 +14,8 @@ import type { PostgresChainStore } from './postgres-store';
  * must show or persist it uses `redactConnectionString` first.
  */
 
-/** The environment variable that selects the Postgres chain store. */
-export const CHAIN_POSTGRES_URL_ENV = 'GF_CHAIN_POSTGRES_URL';
-
-/** The command-line option that selects the Postgres chain store (overrides the environment). */
-export const CHAIN_POSTGRES_URL_OPTION = '--chain-postgres-url';
+/** The environment variable and the command-line option that select the Postgres chain store (declared once in the contract). */
+export { CHAIN_POSTGRES_URL_ENV, CHAIN_POSTGRES_URL_OPTION } from '../../contract/chain';
 
 /** Where a connection string came from. */
 export const CHAIN_POSTGRES_URL_SOURCES = ['option', 'env'] as const;
@@ -89,14 +86,6 @@ export function resolveChainPostgresTarget(input: { readonly option?: string | u
   if (url === undefined) return null;
   parseUrl(url);
   return { url, source: fromOption !== undefined ? 'option' : 'env', redacted: redactConnectionString(url) };
-}
-
-/** Adds `--chain-postgres-url <url>` to a CLI command (the environment variable is the safer way). */
-export function addChainPostgresOption(command: Command): Command {
-  return command.option(
-    `${CHAIN_POSTGRES_URL_OPTION} <url>`,
-    `PostgreSQL connection string for the shared chain store (prefer the ${CHAIN_POSTGRES_URL_ENV} environment variable: options are visible to other users of the machine)`,
-  );
 }
 
 /** Pool sizing and store options for {@link openPostgresChainStore}. */

@@ -9,7 +9,8 @@ import { createFacade } from '../../../../core/api/facade';
 import type { Envelope } from '../../../../core/contract/wire';
 import { DEMO_WORKFLOWS, writeDemoLedgers } from '../../../../core/demo/demo-ledgers';
 import { openPostgresChainStore } from '../../../../core/chain/postgres/postgres-config';
-import { createProject, registryCatalog } from '../../../../core/project/index';
+import { createProject } from '../../../../core/project/index';
+import { registryCatalog } from '../../../../core/participants/index';
 import { startPostgres, type PostgresServer } from '../../../support/postgres';
 
 let pg: PostgresServer;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OPERATIONS, OPERATION_NAMES, type OperationName } from '../../../../core/contract/operations';
+import { MAX_VECTOR_FILE_CHARS, OPERATIONS, OPERATION_NAMES, type OperationName } from '../../../../core/contract/operations';
 import { createDispatcher, validateRequest, type Implementations } from '../../../../core/api/dispatcher';
 import { hasCode } from '../../../../core/errors';
 
@@ -37,10 +37,18 @@ const VALID: Record<OperationName, Record<string, unknown>> = {
   'threads.diff': { source: { kind: 'postgres' }, thread_id: 'run-1', from: U, to: 'HEAD', limit: 50, operation_id: U },
   'threads.restore': { source: { kind: 'postgres' }, thread_id: 'run-1', checkpoint_id: U, reason: 'undo the bad review', actor: 'ops', idempotency_key: U },
   'threads.health': { source: { kind: 'postgres' } },
+  'chain.open': { path: '/tmp/ledgers' },
+  'chain.rows': { project: H, workflow_id: 'wf-1', limit: 50 },
+  'project.publish': { project: H, changes: [{ kind: 'put', capability_id: 'workspace', record_family_id: 'configuration', bytes_base64: 'e30=' }, { kind: 'remove', capability_id: 'graph', record_family_id: 'edge' }], timeout_ms: 0 },
+  'demo.create': { path: '/tmp/demo', records: 50, seed: 1 },
+  'canonical.vectors': { text: '{"vectors": []}' },
+  'project.doctor': { path: '/tmp/ws', repair: true },
 };
 
 /** Free-text fields where path-like text is legitimate content (the path field is the explicit directory). */
-const FREE_TEXT = new Set(['path', 'reason', 'description']);
+const FREE_TEXT = new Set(['path', 'reason', 'description', 'text']);
+/** Fields bounded above the common 70,000-character probe (a whole golden-vector file). */
+const LARGE_TEXT: Readonly<Record<string, number>> = { text: MAX_VECTOR_FILE_CHARS };
 /** LangGraph thread and checkpoint ids are the agent's own text (any characters but controls): path-like text is content there too. */
 const THREAD_FREE_TEXT = new Set(['thread_id', 'checkpoint_id', 'from', 'to', 'prefix', 'actor']);
 const isFreeText = (op: OperationName, f: string): boolean => FREE_TEXT.has(f) || (op.startsWith('threads.') && THREAD_FREE_TEXT.has(f));
@@ -63,7 +71,7 @@ function malformed(op: OperationName): [string, unknown][] {
   for (const f of fieldsOf(op)) {
     cases.push([`${f}: number`, { ...base, [f]: 42.5 }]);
     cases.push([`${f}: object`, { ...base, [f]: { '../x': [1] } }]);
-    cases.push([`${f}: oversized`, { ...base, [f]: 'a'.repeat(70_000) }]);
+    cases.push([`${f}: oversized`, { ...base, [f]: 'a'.repeat((LARGE_TEXT[f] ?? 70_000 - 1) + 1) }]);
     if (!isFreeText(op, f)) cases.push([`${f}: path-like`, { ...base, [f]: '../../etc/passwd' }]);
   }
   return cases;

@@ -21,7 +21,8 @@ import {
   selectorsDigest,
   validateDiffParams,
 } from '../../../../core/diff/index';
-import { createProject, registryCatalog } from '../../../../core/project/index';
+import { createProject } from '../../../../core/project/index';
+import { registryCatalog } from '../../../../core/participants/index';
 import { benchNodes, nodeParticipantBytes } from '../../../../bench/diff-data';
 import { testUuid } from '../../../support/project-fixtures';
 

@@ -5,7 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createFacade } from '../../../../core/api/facade';
 import { OPERATION_NAMES } from '../../../../core/contract/operations';
 import type { Envelope } from '../../../../core/contract/wire';
-import { openProject, registryCatalog } from '../../../../core/project/index';
+import { openProject } from '../../../../core/project/index';
+import { registryCatalog } from '../../../../core/participants/index';
 import { putConfig, putNodes } from '../../../support/project-fixtures';
 
 const root = mkdtempSync(join(tmpdir(), 'gf-api-project-'));

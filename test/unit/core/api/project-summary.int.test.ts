@@ -7,7 +7,8 @@ import type { JsonResults } from '../../../../core/contract/operations';
 import { createFacade, type Facade } from '../../../../core/api/facade';
 import type { Envelope } from '../../../../core/contract/wire';
 import { Checkpoints, openCheckpointedProject } from '../../../../core/checkpoints/checkpoints';
-import { createProject, registryCatalog } from '../../../../core/project/index';
+import { createProject } from '../../../../core/project/index';
+import { registryCatalog } from '../../../../core/participants/index';
 import { putConfig, putNodes, testUuid } from '../../../support/project-fixtures';
 
 let root: string;

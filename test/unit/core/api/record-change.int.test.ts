@@ -11,7 +11,8 @@ import { createFacade, type Facade } from '../../../../core/api/facade';
 import type { Envelope } from '../../../../core/contract/wire';
 import { Checkpoints, openCheckpointedProject } from '../../../../core/checkpoints/checkpoints';
 import { GRAPH_NODE, encodeRecords } from '../../../../core/participants/index';
-import { createProject, registryCatalog } from '../../../../core/project/index';
+import { createProject } from '../../../../core/project/index';
+import { registryCatalog } from '../../../../core/participants/index';
 import { testUuid } from '../../../support/project-fixtures';
 
 const T0 = 1_700_000_000_000_000n;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyArrowFileStructure } from '../../../../core/canonical/arrow-ipc-verify';
 import { createDemoWorkspace } from '../../../../core/demo/index';
-import { registryCatalog } from '../../../../core/project/index';
+import { registryCatalog } from '../../../../core/participants/index';
 import type { GfError } from '../../../../core/errors';
 import { runGf } from '../../../support/cli-run';
 

@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Table } from 'apache-arrow';
 import { Checkpoints, checkpointPins } from '../../../../core/checkpoints/checkpoints';
-import { createProject, openProject, registryCatalog } from '../../../../core/project/index';
+import { createProject, openProject } from '../../../../core/project/index';
+import { registryCatalog } from '../../../../core/participants/index';
 import type { Project } from '../../../../core/project/index';
 import { putConfig, putNodes } from '../../../support/project-fixtures';
 

@@ -4,7 +4,8 @@ import { tableFromIPC } from 'apache-arrow';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../../../core/cli/main';
 import { Checkpoints, openCheckpointedProject } from '../../../../core/checkpoints/checkpoints';
-import { createProject, registryCatalog } from '../../../../core/project/index';
+import { createProject } from '../../../../core/project/index';
+import { registryCatalog } from '../../../../core/participants/index';
 import { putConfig, putNodes } from '../../../support/project-fixtures';
 import { counterClock, tempDir } from '../revert/revert-support';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../../../core/cli/main';
-import { serve } from '../../../../core/cli/serve-command';
+import { serve } from '../../../../core/cli/browser-host';
 import { buildApiWorkspace } from '../../../support/api-workspace';
 
 const root = mkdtempSync(join(tmpdir(), 'gf-serve-'));

@@ -5,7 +5,8 @@ import type { Table } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDemoWorkspace } from '../../../../core/demo/index';
 import { RECORD_FAMILIES, familyByKey, validateParticipant, validateSnapshot } from '../../../../core/participants/index';
-import { openProject, registryCatalog } from '../../../../core/project/index';
+import { openProject } from '../../../../core/project/index';
+import { registryCatalog } from '../../../../core/participants/index';
 import { treeDigest } from '../../../support/project-state';
 import { leaseRecordedGeneration } from '../../../../core/project/named-lease';
 

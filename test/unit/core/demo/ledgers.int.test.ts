@@ -7,7 +7,8 @@ import { DEMO_PATCH_STEPS, DEMO_TAMPERED_WORKFLOW_ID, DEMO_WORKFLOWS } from '../
 import { SqliteChainStore } from '../../../../core/chain/sqlite/sqlite-store';
 import { decodeEventBytes } from '../../../../core/chain/store-support';
 import { main } from '../../../../core/cli/main';
-import { openProject, registryCatalog } from '../../../../core/project/index';
+import { openProject } from '../../../../core/project/index';
+import { registryCatalog } from '../../../../core/participants/index';
 
 let tmp: string;
 

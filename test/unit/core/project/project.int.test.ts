@@ -4,15 +4,8 @@ import path from 'node:path';
 import type { Table } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GfError } from '../../../../core/errors';
-import {
-  FAILPOINT_NAMES,
-  FORMAT_BYTES,
-  armFailpointForTesting,
-  committedAt,
-  createProject,
-  openProject,
-  registryCatalog,
-} from '../../../../core/project/index';
+import { FAILPOINT_NAMES, FORMAT_BYTES, armFailpointForTesting, committedAt, createProject, openProject } from '../../../../core/project/index';
+import { registryCatalog } from '../../../../core/participants/index';
 import type { Project, ProjectOptions } from '../../../../core/project/index';
 import { putConfig, putEdges, putNodes, testUuid } from '../../../support/project-fixtures';
 import { LATER_HISTORY, scenarioRequest } from '../../../support/project-scenarios';

@@ -5,7 +5,8 @@ import path from 'node:path';
 import type { Table } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GfError } from '../../../../core/errors';
-import { armFailpointForTesting, createProject, registryCatalog } from '../../../../core/project/index';
+import { armFailpointForTesting, createProject } from '../../../../core/project/index';
+import { registryCatalog } from '../../../../core/participants/index';
 import type { ParticipantChange, Project } from '../../../../core/project/index';
 import { putConfig, putNodes } from '../../../support/project-fixtures';
 

@@ -7,7 +7,8 @@ import { Checkpoints, openCheckpointedProject } from '../../../../core/checkpoin
 import { planCreate, prepareCreate } from '../../../../core/checkpoints/registry-core';
 import { diffProjectCheckpoints } from '../../../../core/diff/index';
 import { GRAPH_EDGE, WORKSPACE_RESTORATION_TRANSITION, encodeRecords, recordsFromTable } from '../../../../core/participants/index';
-import { openProject, registryCatalog } from '../../../../core/project/index';
+import { openProject } from '../../../../core/project/index';
+import { registryCatalog } from '../../../../core/participants/index';
 import type { ParticipantCatalog, Project } from '../../../../core/project/index';
 import { RevertEngine, ValidationMemo, revertTransactionUuid } from '../../../../core/revert/index';
 import { createProject } from '../../../../core/project/index';

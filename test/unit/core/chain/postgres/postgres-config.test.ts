@@ -4,8 +4,8 @@ import { promisify } from 'node:util';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import type { GfError } from '../../../../../core/errors';
+import { addChainPostgresOption } from '../../../../../core/cli/chain-option';
 import {
-  addChainPostgresOption,
   CHAIN_POSTGRES_URL_ENV,
   redactConnectionString,
   resolveChainPostgresTarget,

@@ -1,6 +1,8 @@
 import type { Table } from 'apache-arrow';
-import { decodeParticipant, findFamily, validateParticipant, validateSnapshot } from '../participants/index';
-import type { ParticipantCatalog } from './catalog';
+import type { ParticipantCatalog } from '../project/catalog';
+import { decodeParticipant } from './codec';
+import { findFamily } from './registry';
+import { validateParticipant, validateSnapshot } from './validate';
 
 /**
  * The real record-family registry (`core/participants`) as the store's catalog port.

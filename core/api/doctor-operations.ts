@@ -1,4 +1,4 @@
-// The engine side of `gf doctor`, loaded by the command when it runs (never for `gf --help`).
+// The engine side of `project.doctor` (`gf doctor`), loaded by the facade when the operation runs.
 import path from 'node:path';
 import { SqliteChainStore } from '../chain/sqlite/sqlite-store';
 import { CheckpointRegistryStore } from '../checkpoints/registry-store';
@@ -7,13 +7,14 @@ import { diagnoseProject, repairProject } from '../project/doctor';
 import type { Anomaly } from '../project/doctor';
 import { FORMAT_BYTES } from '../project/formats';
 import { readFileNoFollow } from '../project/durable-fs';
+import { LAYOUT } from '../project/layout';
 
 export { repairProject };
 export type { Anomaly };
 
 /** Every anomaly of the workspace at `root`: the project's own, the registry's and each unreadable ledger. */
 export async function diagnose(root: string): Promise<Anomaly[]> {
-  const format = readFileNoFollow(path.join(root, 'FORMAT'), 'FORMAT', 256);
+  const format = readFileNoFollow(path.join(root, LAYOUT.format), LAYOUT.format, 256);
   if (format === undefined || Buffer.compare(Buffer.from(format), Buffer.from(FORMAT_BYTES)) !== 0) {
     throw new GfError('GF_UNSUPPORTED_PROJECT_FORMAT', 'not a project (no FORMAT)', {});
   }
@@ -23,7 +24,7 @@ export async function diagnose(root: string): Promise<Anomaly[]> {
   } catch (e) {
     out.push({ path: 'checkpoints/registry.json', problem: isGfError(e) ? e.message : 'the checkpoint registry cannot be read', remedy: 'restore checkpoints/ from a backup; cleanup deletes nothing while it is corrupt', repairable: false });
   }
-  const store = new SqliteChainStore(path.join(root, 'chain'));
+  const store = new SqliteChainStore(path.join(root, LAYOUT.chain));
   try {
     for (const l of await store.scanLedgers()) {
       if (l.kind === 'unreadable') out.push({ path: l.ledger, problem: `unreadable ledger (${l.cause})`, remedy: 'restore this ledger from a backup; the others verify independently', repairable: false });

@@ -1,0 +1,42 @@
+// The chain ledgers' surface rules, declared once for every surface: where a
+// Postgres ledger is named (option and environment variable) and what a
+// verification report means (which results fail, with which chain id).
+// Browser-safe; no zod, so `gf --help` can register the option cheaply.
+import { ChainFailure, GfError, type OperationError } from './errors';
+import type { VerifyEntry } from './operations';
+
+/** The environment variable that selects the shared PostgreSQL chain store (preferred: it never shows in `ps`). */
+export const CHAIN_POSTGRES_URL_ENV = 'GF_CHAIN_POSTGRES_URL';
+
+/** The command-line option that selects the PostgreSQL chain store (overrides the environment). */
+export const CHAIN_POSTGRES_URL_OPTION = '--chain-postgres-url';
+
+/** Chain workflow ids (CHAIN.md): 1–128 chars of `[A-Za-z0-9._:-]`, not `.` or `..`. */
+export const WORKFLOW_ID_PATTERN = /^(?!\.{1,2}$)[A-Za-z0-9._:-]{1,128}$/;
+
+/** A chain head: `blake3:` and 64 lowercase hex digits. */
+export const CHAIN_HEAD_PATTERN = /^blake3:[0-9a-f]{64}$/;
+
+/** `workflows.invalid_workflow_id` when `text` cannot be a workflow id (the text is never echoed), else null. */
+export function workflowIdRefusal(text: string): OperationError | null {
+  return WORKFLOW_ID_PATTERN.test(text) ? null : new ChainFailure('workflows.invalid_workflow_id', 'not a valid workflow id', {});
+}
+
+/**
+ * The failure a verification report stands for, or null when every chain verified.
+ *
+ * A torn row outranks a head mismatch, which outranks an unreadable ledger;
+ * with `expected` (workflow id → recorded tail head), a tail other than the
+ * recorded head is `workflows.checkpoint_head_unexpected` (a truncated tail
+ * verifies on its own). `chain.verify` and `gf chain verify` both judge by this.
+ */
+export function verifyFailure(results: readonly VerifyEntry[], expected?: ReadonlyMap<string, string>): OperationError | null {
+  if (results.some((r) => r.status === 'torn_write')) return new ChainFailure('workflows.checkpoint_torn_write', 'a chain has a torn row', {});
+  if (results.some((r) => r.status === 'chain_mismatch')) return new ChainFailure('workflows.checkpoint_chain_mismatch', 'a chain head does not match its recomputation', {});
+  const unreadable = results.find((r) => r.status === 'unreadable');
+  if (unreadable !== undefined) return new GfError('GF_PROJECT_CORRUPT', 'a ledger file is unreadable', { name: unreadable.ledger ?? 'chain' });
+  for (const [id, head] of expected ?? []) {
+    if (results.find((r) => r.workflow_id === id)?.tail_head !== head) return new ChainFailure('workflows.checkpoint_head_unexpected', 'a tail head differs from the expected head', {});
+  }
+  return null;
+}
