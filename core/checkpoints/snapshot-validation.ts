@@ -82,6 +82,7 @@ export function validateCompleteSnapshot(snapshot: SnapshotTables<Table>, memo: 
   }
   const cache = new Map<string, Columns | undefined>();
   const view: SnapshotColumns = {
+    ...(snapshot.generationUuid === undefined ? {} : { generationUuid: snapshot.generationUuid }),
     columns(key) {
       if (cache.has(key)) return cache.get(key);
       const family = familyByKey(key);
@@ -147,6 +148,7 @@ export function completeValidationCatalog<T>(catalog: ParticipantCatalog<T>, mem
     family: (c, f) => catalog.family(c, f),
     decode: (family, bytes) => catalog.decode(family, bytes),
     validateParticipant: (family, table) => catalog.validateParticipant(family, table),
+    ...(catalog.mandatory === undefined ? {} : { mandatory: catalog.mandatory.bind(catalog) }),
     validateSnapshot: (snapshot) => validateCompleteSnapshot(snapshot as unknown as SnapshotTables<Table>, memo),
   };
 }

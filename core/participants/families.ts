@@ -515,6 +515,8 @@ export const WORKSPACE_RESTORATION_TRANSITION = defineFamily({
   ],
   identityFields: ['restoration_uuid'],
   recordUuidField: 'restoration_uuid',
+  // The record of one revert: the next publication drops it (a later generation was not restored).
+  carriedForward: false,
   rules: [
     {
       id: 'workspace.restoration_transition.cardinality',

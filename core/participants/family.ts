@@ -63,6 +63,12 @@ export interface FamilySpec {
   readonly fingerprintDomain?: GraphforgeDomain;
   readonly rules?: readonly RecordRule[];
   readonly references?: readonly ReferenceSpec[];
+  /**
+   * False for a record that belongs only to the generation that writes it
+   * (the restoration record): a later publication does not carry it forward.
+   * Default true.
+   */
+  readonly carriedForward?: boolean;
 }
 
 /**
@@ -99,6 +105,8 @@ export interface RecordFamily {
   readonly identityFingerprintDomain: DomainTag;
   readonly rules: readonly RecordRule[];
   readonly references: readonly ReferenceSpec[];
+  /** False when a publication that does not write this family drops it instead of carrying it forward. */
+  readonly carriedForward: boolean;
   /** The spec of a declared field, or undefined. */
   field(name: string): FieldSpec | undefined;
 }
@@ -176,6 +184,7 @@ export function defineFamily(spec: FamilySpec): RecordFamily {
     identityFingerprintDomain: projectDomain(domainBase, 'identity'),
     rules: Object.freeze([...(spec.rules ?? [])]),
     references: Object.freeze([...(spec.references ?? [])]),
+    carriedForward: spec.carriedForward ?? true,
     field: (name: string) => byName.get(name),
   });
 }

@@ -120,11 +120,15 @@ export function validateParticipant(family: RecordFamily, table: Table): void {
 export interface ParticipantSnapshot {
   families(): Iterable<string>;
   get(familyKey: string): Table | undefined;
+  /** The generation being published, when the snapshot is a publication's candidate. */
+  readonly generationUuid?: string;
 }
 
 /** Cell access to a snapshot's participants, decoded and extracted at most once per validation. */
 export interface SnapshotColumns {
   columns(familyKey: string): Columns | undefined;
+  /** The generation being published (absent when an existing generation is validated). */
+  readonly generationUuid?: string;
 }
 
 /**
@@ -202,7 +206,23 @@ function inOntologyRule(id: string, subject: string, field: string, kind: 'class
   };
 }
 
+const RESTORATION = 'workspace/restoration_transition';
+
 const CUSTOM_RULES: readonly SnapshotRule[] = [
+  {
+    // restoration_transition@1: its one row names the generation that contains it (checked when publishing).
+    id: 'workspace.restoration_transition.containing_generation',
+    subject: RESTORATION,
+    reads: [RESTORATION],
+    *check(snapshot) {
+      const r = snapshot.columns(RESTORATION);
+      if (r === undefined || snapshot.generationUuid === undefined) return;
+      const restored = r.col('restored_generation_uuid');
+      for (let row = 0; row < r.rowCount; row++) {
+        if (restored[row] !== snapshot.generationUuid) yield { row, field: 'restored_generation_uuid' };
+      }
+    },
+  },
   // Under ontology mode "strict", node classes and assertion predicates must be declared.
   inOntologyRule('graph.node.class_in_ontology', 'graph/node', 'class_id', 'class'),
   inOntologyRule('knowledge.assertion.predicate_in_ontology', 'knowledge/assertion', 'predicate', 'relation'),
@@ -284,6 +304,7 @@ export function validateSnapshot(snapshot: ParticipantSnapshot, opts: SnapshotVa
   }
   const cache = new Map<string, Columns | undefined>();
   const view: SnapshotColumns = {
+    ...(snapshot.generationUuid === undefined ? {} : { generationUuid: snapshot.generationUuid }),
     columns(key) {
       if (cache.has(key)) return cache.get(key);
       const family = familyByKey(key);

@@ -107,6 +107,8 @@ const DOMAIN_CASES: readonly [string, string, Mutate, boolean?][] = [
 ];
 
 /** [rule id, family key, mutation] applied to one participant of the valid sample snapshot. */
+const CONTAINING = 'workspace.restoration_transition.containing_generation';
+
 const SNAPSHOT_CASES: readonly [string, string, Mutate][] = [
   ['graph.edge.endpoint_exists', 'graph/edge', at(0, { target_node_uuid: u(99) })],
   ['graph.edge.endpoint_exists', 'graph/edge', at(2, { source_node_uuid: u(98) })],
@@ -240,6 +242,15 @@ describe('cross-domain validation', () => {
     },
   );
 
+  it('restoration_transition@1: the row names the generation being published (checked only when publishing)', () => {
+    const tables = validSnapshotTables();
+    const restored = String(sampleRecords()['workspace/restoration_transition']?.[0]?.['restored_generation_uuid']);
+    expect(() => validateSnapshot({ ...snapshotOf(tables), generationUuid: restored })).not.toThrow();
+    expect(() => validateSnapshot(snapshotOf(tables))).not.toThrow();
+    const e = errorOf(() => validateSnapshot({ ...snapshotOf(tables), generationUuid: u(999) }, { changed: new Set(['workspace/restoration_transition']) }));
+    expect({ code: e.code, rule: e.details.rule, field: e.details.field }).toEqual({ code: 'GF_VALIDATION', rule: CONTAINING, field: 'restored_generation_uuid' });
+  });
+
   it('treats a missing participant as empty: edges without nodes dangle', () => {
     const tables = validSnapshotTables();
     tables.delete('graph/node');
@@ -298,7 +309,7 @@ describe('cross-domain validation', () => {
   });
 
   it('has a failing-record test for every rule id it can report', () => {
-    const tested = new Set([...DOMAIN_CASES.map((c) => c[0]), ...SNAPSHOT_CASES.map((c) => c[0]), 'participant.required_field']);
+    const tested = new Set([...DOMAIN_CASES.map((c) => c[0]), ...SNAPSHOT_CASES.map((c) => c[0]), 'participant.required_field', CONTAINING]);
     const declared = new Set<string>([
       'participant.required_field',
       'participant.enum_value',
