@@ -38,7 +38,7 @@ async function editProvenance(p: Project<Table>, agent: string): Promise<void> {
 async function attempt(p: Project<Table>, at: number): Promise<{ code: string; committed?: boolean; result?: string }> {
   try {
     const r = await new RevertEngine(p, { clock: () => at, memo: new ValidationMemo() }).revertToCheckpoint({ name: NAME, reason: 'resume test', idempotencyKey: KEY });
-    return { code: 'ok', result: r.result_generation_uuid };
+    return { code: 'ok', result: r.result_generation_uuid ?? undefined };
   } catch (e) {
     const g = e as { code: string; committed?: boolean };
     return { code: g.code, committed: g.committed };
