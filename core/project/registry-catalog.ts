@@ -1,6 +1,9 @@
 import type { Table } from 'apache-arrow';
-import { decodeParticipant, findFamily, validateParticipant, validateSnapshot } from '../participants/index';
+import { decodeParticipant, findFamily, mandatoryWorkspaceParticipants, validateParticipant, validateSnapshot } from '../participants/index';
 import type { ParticipantCatalog } from './catalog';
+
+let mandatoryMemo: ReturnType<typeof mandatoryWorkspaceParticipants> | undefined;
+const MANDATORY_LAZY = (): ReturnType<typeof mandatoryWorkspaceParticipants> => (mandatoryMemo ??= mandatoryWorkspaceParticipants());
 
 /**
  * The real record-family registry (`core/participants`) as the store's catalog port.
@@ -22,5 +25,7 @@ export const registryCatalog: ParticipantCatalog<Table> = {
     if (f === undefined) throw new Error('invariant violated: validation of an unregistered family');
     validateParticipant(f, table);
   },
+  // ADR-0014: the workspace@1 ontology and configuration documents are in every generation (explicit none by default).
+  mandatory: MANDATORY_LAZY,
   validateSnapshot: (snapshot, changed) => validateSnapshot(snapshot, { changed, domain: false }),
 };
