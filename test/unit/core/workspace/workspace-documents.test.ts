@@ -10,11 +10,13 @@ import {
   canonicalOntologyModel,
   configurationDocumentBytes,
   decodeParticipant,
+  documentRows,
+  encodeRecords,
   ontologyDocumentBytes,
   participantIssues,
   recordsFromTable,
 } from '../../../../core/participants/index';
-import { CAPABILITY_SETTINGS, EMBEDDING_SETTINGS } from '../../../../core/contract/workspace';
+import { CAPABILITY_SETTINGS, EMBEDDING_SETTINGS, WORKSPACE_ONTOLOGY_FIELDS } from '../../../../core/contract/workspace';
 import { parseOntologyInput } from '../../../../core/workspace/index';
 
 // workspace_ontology@1 / workspace_configuration@1 (ADR-0014 "Complete
@@ -74,6 +76,12 @@ describe('workspace_ontology@1 bytes', () => {
       { field: 'mode', value: '"none"' },
       { field: 'source_format', value: 'null' },
     ]);
+  });
+
+  it('a document must hold exactly its declared fields (participant.document_fields)', () => {
+    const rows = documentRows(NO_ONTOLOGY, WORKSPACE_ONTOLOGY_FIELDS);
+    expect(codeOf(() => encodeRecords(WORKSPACE_ONTOLOGY, rows.slice(1)))).toEqual({ code: 'GF_VALIDATION', rule: 'participant.document_fields' });
+    expect(codeOf(() => encodeRecords(WORKSPACE_ONTOLOGY, [...rows, { field: 'extra', value: '1' }]))).toEqual({ code: 'GF_VALIDATION', rule: 'participant.document_fields' });
   });
 
   it('stored bytes in another field order, with whitespace or without the LF are GF_PROJECT_CORRUPT', () => {
