@@ -8,8 +8,6 @@ import {
   GRAPH_NODE,
   KNOWLEDGE_CONFIDENCE_ASSESSMENT,
   RECORD_FAMILIES,
-  WORKSPACE_CONFIGURATION,
-  WORKSPACE_ONTOLOGY,
   canonicalizeParticipant,
   decodeParticipant,
   encodeParticipant,
