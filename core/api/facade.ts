@@ -9,6 +9,7 @@ import { Cancellations, checkpointOperations } from './checkpoint-operations';
 import { ChainStores, chainOperations, type ChainBackend } from './chain-operations';
 import type { CheckpointView } from '../views/checkpoint-view';
 import { SessionTable } from './sessions';
+import { workspaceOperations } from './workspace-operations';
 
 /** Checkpoints the launch warm-up lists (the renderer's page size). */
 const FIRST_SCREEN_CHECKPOINTS = 500;
@@ -53,6 +54,7 @@ export function createFacade(options: FacadeOptions): Facade {
     ...projectOperations(projects),
     ...checkpointOperations(projects, views, cancellations, options.micros),
     ...chainOperations(projects, chainStores),
+    ...workspaceOperations(projects),
   };
 
   const dispatcher = createDispatcher(implementations);

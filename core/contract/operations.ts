@@ -5,6 +5,7 @@ import { CURRENT_SELECTOR, DIFF_DETAILS, DIFF_PAGE_LIMITS, DIFF_SCOPES, type Sum
 import { DESCRIPTION_MAX_UTF8_BYTES, NAME_MAX_UTF8_BYTES, nameRefusal, utf8Length } from './names';
 import { REASON_MAX_UTF8_BYTES, REASON_MAX_RAW_CHARS, reasonRefusal } from './reasons';
 import type { ArrowRow, ArrowSchemaName, RecordRow } from './results';
+import { ADOPT_MODES, ONTOLOGY_INPUT_LIMITS, ONTOLOGY_SOURCE_FORMATS } from './workspace';
 
 /** Lowercase canonical UUID text (the only UUID spelling any surface accepts). */
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -232,6 +233,32 @@ export const OPERATIONS = {
     z.object({ project: handleSchema, workflow_id: workflowIdSchema.optional(), expect_head: digestSchema.optional() }).strict(),
     'json', false, 'Recompute and check every chain head (one workflow, or all when omitted).'),
   'chain.health': spec(z.object({ project: handleSchema }).strict(), 'json', false, 'Chain store health (backend, counters).'),
+  // ---- workspace documents (o21, issue 21; ADR-0014 workspace_ontology@1 / workspace_configuration@1) ----
+  /** `workspace_ontology()`: CURRENT's ontology document — mode, counts, contract version, canonical digest (one row). */
+  'workspace.ontology': spec(z.object({ project: handleSchema }).strict(), 'arrow', false, 'The adopted ontology of CURRENT (workspace_ontology_info@1, one row).'),
+  /** `workspace_configuration()`: CURRENT's configuration document (one row). */
+  'workspace.configuration': spec(z.object({ project: handleSchema }).strict(), 'arrow', false, 'The configuration of CURRENT (workspace_configuration_info@1, one row).'),
+  /**
+   * `adopt_ontology(input, mode, idempotency_key, actor)`: publishes one generation with the new documents.
+   *
+   * The input text is bounded by the engine (`ONTOLOGY_INPUT_LIMITS`, `GF_RESOURCE_LIMIT`) before parsing.
+   */
+  'workspace.adopt_ontology': spec(
+    z.object({
+      project: handleSchema,
+      source: z.string().max(4 * ONTOLOGY_INPUT_LIMITS.bytes),
+      source_format: z.enum(ONTOLOGY_SOURCE_FORMATS),
+      mode: z.enum(ADOPT_MODES),
+      idempotency_key: uuidSchema,
+      actor_uuid: actorSchema,
+      timeout_ms: timeoutSchema,
+    }).strict(),
+    'arrow', true, 'Adopt an ontology (YAML/JSON) in advisory or strict mode: one new generation (ontology_receipt@1).'),
+  /** `clear_ontology(idempotency_key, actor)`: publishes the explicit "no ontology" documents. */
+  'workspace.clear_ontology': spec(
+    z.object({ project: handleSchema, idempotency_key: uuidSchema, actor_uuid: actorSchema, timeout_ms: timeoutSchema }).strict(),
+    'arrow', true, 'Clear the adopted ontology (mode none): one new generation (ontology_receipt@1).'),
+  // ---- end workspace documents ----
 } as const satisfies Record<string, OperationSpec>;
 
 /** Every declared operation name. */
@@ -471,6 +498,11 @@ export const ARROW_OPERATION_SCHEMAS = {
   'checkpoints.diff': ['checkpoint_summary_diff@1', 'checkpoint_record_diff@1'],
   'view.records': 'records',
   'view.record': 'records',
+  // workspace documents (o21)
+  'workspace.ontology': ['workspace_ontology_info@1'],
+  'workspace.configuration': ['workspace_configuration_info@1'],
+  'workspace.adopt_ontology': ['ontology_receipt@1'],
+  'workspace.clear_ontology': ['ontology_receipt@1'],
 } as const satisfies { readonly [N in ArrowOperation]: readonly ArrowSchemaName[] | 'records' };
 
 /** The result schema names an Arrow operation can return. */

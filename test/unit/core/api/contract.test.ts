@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ONTOLOGY_INPUT_LIMITS } from '../../../../core/contract/workspace';
 import { OPERATIONS, OPERATION_NAMES, type OperationName } from '../../../../core/contract/operations';
 import { createDispatcher, validateRequest, type Implementations } from '../../../../core/api/dispatcher';
 import { hasCode } from '../../../../core/errors';
@@ -31,10 +32,14 @@ const VALID: Record<OperationName, Record<string, unknown>> = {
   'chain.read': { project: H, workflow_id: 'wf-1:build.2', limit: 50 },
   'chain.verify': { project: H, workflow_id: 'wf-1' },
   'chain.health': { project: H },
+  'workspace.ontology': { project: H },
+  'workspace.configuration': { project: H },
+  'workspace.adopt_ontology': { project: H, source: 'classes: []', source_format: 'yaml', mode: 'strict', idempotency_key: H },
+  'workspace.clear_ontology': { project: H, idempotency_key: H },
 };
 
 /** Free-text fields where path-like text is legitimate content (the path field is the explicit directory). */
-const FREE_TEXT = new Set(['path', 'reason', 'description']);
+const FREE_TEXT = new Set(['path', 'reason', 'description', 'source']);
 
 function fieldsOf(op: OperationName): string[] {
   const shape = (OPERATIONS[op].request as unknown as { shape: Record<string, unknown> }).shape;
@@ -54,7 +59,9 @@ function malformed(op: OperationName): [string, unknown][] {
   for (const f of fieldsOf(op)) {
     cases.push([`${f}: number`, { ...base, [f]: 42.5 }]);
     cases.push([`${f}: object`, { ...base, [f]: { '../x': [1] } }]);
-    cases.push([`${f}: oversized`, { ...base, [f]: 'a'.repeat(70_000) }]);
+    // An ontology input is a document (bounded by the engine at 1 MiB); past the surface bound it is refused too.
+    const oversized = op === 'workspace.adopt_ontology' && f === 'source' ? 4 * ONTOLOGY_INPUT_LIMITS.bytes + 1 : 70_000;
+    cases.push([`${f}: oversized`, { ...base, [f]: 'a'.repeat(oversized) }]);
     if (!FREE_TEXT.has(f)) cases.push([`${f}: path-like`, { ...base, [f]: '../../etc/passwd' }]);
   }
   return cases;
