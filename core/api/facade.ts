@@ -11,6 +11,7 @@ import { maintenanceOperations } from './maintenance-operations';
 import type { CheckpointView } from '../views/checkpoint-view';
 import { SessionTable } from './sessions';
 import { launchPostgresUrl, ThreadSources, threadsOperations } from './threads-operations';
+import { workspaceOperations } from './workspace-operations';
 
 /** Checkpoints the launch warm-up lists (the renderer's page size). */
 const FIRST_SCREEN_CHECKPOINTS = 500;
@@ -61,6 +62,7 @@ export function createFacade(options: FacadeOptions): Facade {
     ...threadsOperations(threadSources, options.clock ?? (() => new Date()), cancellations),
     ...chainOperations(projects, chainStores, ledgers),
     ...maintenanceOperations(projects),
+    ...workspaceOperations(projects),
   };
 
   const dispatcher = createDispatcher(implementations);

@@ -9,6 +9,15 @@ import { LAYOUT, place } from '../project/layout';
 /** The `kind` of a revert journal extension (the revert engine's, declared here so retention can recognize it). */
 export const REVERT_EXTENSION_KIND = 'graphforge-checkpoint-revert/1';
 
+/**
+ * The `kind` of an ontology adopt/clear journal extension (core/workspace): its
+ * receipts share this bounded record, so their replays outlive retention too.
+ */
+export const WORKSPACE_ONTOLOGY_EXTENSION_KIND = 'graphforge-workspace-ontology/1';
+
+/** Journal extension kinds whose published receipts the record keeps. */
+const RECORDED_KINDS: ReadonlySet<unknown> = new Set([REVERT_EXTENSION_KIND, WORKSPACE_ONTOLOGY_EXTENSION_KIND]);
+
 /** The `kind` of one revert receipt record file. */
 export const REVERT_RECEIPT_RECORD_KIND = 'graphforge-revert-receipt-record/1';
 
@@ -193,7 +202,7 @@ export function archiveRevertReceipts(root: string, max = REVERT_RECEIPTS_MAX): 
     const j = readJournal(root, txn);
     if (j === undefined || j.state !== 'PUBLISHED') continue;
     const kind = (j.extension as { kind?: unknown } | null)?.kind;
-    if (kind !== REVERT_EXTENSION_KIND) continue;
+    if (!RECORDED_KINDS.has(kind)) continue;
     if (recordRevertReceipt(root, txn, j.generationUuid, j.extension)) added++;
   }
   if (added > 0) pruneRevertReceipts(root, max);

@@ -4,10 +4,11 @@ import { registerCheckpointCommands } from './checkpoint-command';
 import { registerDiffCommand } from './diff-command';
 import { registerDoctorCommand } from './doctor-command';
 import type { CommandRegistrar } from './io';
+import { registerOntologyCommands } from './ontology-command';
 import { registerProjectCommands } from './project-command';
 import { registerRevertCommand } from './revert-command';
 import { registerServeCommand } from './serve-command';
 import { registerThreadsCommands } from './threads-command';
 
 /** Every subcommand group of `gf`, in help order. Add a module's registrar here. */
-export const COMMANDS: readonly CommandRegistrar[] = [registerCanonicalCommands, registerServeCommand, registerProjectCommands, registerCheckpointCommands, registerDiffCommand, registerRevertCommand, registerChainCommands, registerThreadsCommands, registerDoctorCommand];
+export const COMMANDS: readonly CommandRegistrar[] = [registerCanonicalCommands, registerServeCommand, registerProjectCommands, registerCheckpointCommands, registerDiffCommand, registerRevertCommand, registerOntologyCommands, registerChainCommands, registerThreadsCommands, registerDoctorCommand];

@@ -9,6 +9,7 @@ import { THREAD_ID_MAX_CHARS, THREAD_PAGE_LIMITS, type ThreadDiff, type ThreadHe
 import { WORKFLOW_ID_PATTERN } from './chain';
 import { DEMO_MAX_RECORDS, DEMO_MAX_SEED, DEMO_MIN_RECORDS } from './demo';
 import type { ChainRowEntry, DemoCreated, DoctorReport, PublishReceipt, VectorResultEntry } from './maintenance';
+import { ADOPT_MODES, ONTOLOGY_INPUT_LIMITS, ONTOLOGY_SOURCE_FORMATS } from './workspace';
 
 /** Lowercase canonical UUID text (the only UUID spelling any surface accepts). */
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -330,6 +331,32 @@ export const OPERATIONS = {
    */
   'project.doctor': spec(z.object({ path: directorySchema, repair: z.boolean().optional() }).strict(), 'json', true, 'Check a workspace: every anomaly with its path and a safe remedy (repair: the recovery remedies only).'),
   // ---- end c20
+  // ---- workspace documents (o21, issue 21; ADR-0014 workspace_ontology@1 / workspace_configuration@1) ----
+  /** `workspace_ontology()`: CURRENT's ontology document — mode, counts, contract version, canonical digest (one row). */
+  'workspace.ontology': spec(z.object({ project: handleSchema }).strict(), 'arrow', false, 'The adopted ontology of CURRENT (workspace_ontology_info@1, one row).'),
+  /** `workspace_configuration()`: CURRENT's configuration document (one row). */
+  'workspace.configuration': spec(z.object({ project: handleSchema }).strict(), 'arrow', false, 'The configuration of CURRENT (workspace_configuration_info@1, one row).'),
+  /**
+   * `adopt_ontology(input, mode, idempotency_key, actor)`: publishes one generation with the new documents.
+   *
+   * The input text is bounded by the engine (`ONTOLOGY_INPUT_LIMITS`, `GF_RESOURCE_LIMIT`) before parsing.
+   */
+  'workspace.adopt_ontology': spec(
+    z.object({
+      project: handleSchema,
+      source: z.string().max(4 * ONTOLOGY_INPUT_LIMITS.bytes),
+      source_format: z.enum(ONTOLOGY_SOURCE_FORMATS),
+      mode: z.enum(ADOPT_MODES),
+      idempotency_key: uuidSchema,
+      actor_uuid: actorSchema,
+      timeout_ms: timeoutSchema,
+    }).strict(),
+    'arrow', true, 'Adopt an ontology (YAML/JSON) in advisory or strict mode: one new generation (ontology_receipt@1).'),
+  /** `clear_ontology(idempotency_key, actor)`: publishes the explicit "no ontology" documents. */
+  'workspace.clear_ontology': spec(
+    z.object({ project: handleSchema, idempotency_key: uuidSchema, actor_uuid: actorSchema, timeout_ms: timeoutSchema }).strict(),
+    'arrow', true, 'Clear the adopted ontology (mode none): one new generation (ontology_receipt@1).'),
+  // ---- end workspace documents ----
 } as const satisfies Record<string, OperationSpec>;
 
 /** Every declared operation name. */
@@ -585,6 +612,11 @@ export const ARROW_OPERATION_SCHEMAS = {
   'checkpoints.diff': ['checkpoint_summary_diff@1', 'checkpoint_record_diff@1'],
   'view.records': 'records',
   'view.record': 'records',
+  // workspace documents (o21)
+  'workspace.ontology': ['workspace_ontology_info@1'],
+  'workspace.configuration': ['workspace_configuration_info@1'],
+  'workspace.adopt_ontology': ['ontology_receipt@1'],
+  'workspace.clear_ontology': ['ontology_receipt@1'],
 } as const satisfies { readonly [N in ArrowOperation]: readonly ArrowSchemaName[] | 'records' };
 
 /** The result schema names an Arrow operation can return. */

@@ -37,6 +37,42 @@ export const RECEIPT_COLUMNS = [
 /** `checkpoint_tombstone@1`: a deleted checkpoint's public history. */
 export const TOMBSTONE_COLUMNS = ['name', 'checkpoint_uuid', 'generation_uuid', 'deleted_at', 'deleted_revision'] as const;
 
+// ---- workspace documents (o21, issue 21) ----
+/** `workspace_ontology_info@1`: what `workspace_ontology()` returns (the user's view first, identities after). */
+export const WORKSPACE_ONTOLOGY_INFO_COLUMNS = [
+  'mode',
+  'class_count',
+  'relation_count',
+  'source_format',
+  'contract_version',
+  'canonical_ontology_sha256',
+  'generation_uuid',
+  'document_sha256',
+  'canonical_ontology',
+] as const;
+
+/** `workspace_configuration_info@1`: what `workspace_configuration()` returns. */
+export const WORKSPACE_CONFIGURATION_INFO_COLUMNS = [
+  'ontology_mode',
+  'capability_configuration',
+  'embedding_configuration',
+  'contract_version',
+  'generation_uuid',
+  'document_sha256',
+] as const;
+
+/** `ontology_receipt@1`: the receipt of `adopt_ontology` / `clear_ontology` (identical on replay). */
+export const ONTOLOGY_RECEIPT_COLUMNS = [
+  'operation',
+  'operation_uuid',
+  'mode',
+  'source_format',
+  'canonical_ontology_sha256',
+  'prior_current_generation_uuid',
+  'result_generation_uuid',
+] as const;
+// ---- end workspace documents ----
+
 /**
  * Every named Arrow result schema and its columns, in schema order.
  *
@@ -49,6 +85,9 @@ export const ARROW_RESULT_SCHEMAS = {
   'checkpoint_tombstone@1': TOMBSTONE_COLUMNS,
   [SUMMARY_DIFF_SCHEMA_NAME]: SUMMARY_DIFF_COLUMNS,
   [RECORD_DIFF_SCHEMA_NAME]: RECORD_DIFF_COLUMNS,
+  'workspace_ontology_info@1': WORKSPACE_ONTOLOGY_INFO_COLUMNS,
+  'workspace_configuration_info@1': WORKSPACE_CONFIGURATION_INFO_COLUMNS,
+  'ontology_receipt@1': ONTOLOGY_RECEIPT_COLUMNS,
 } as const;
 
 /** One named Arrow result schema. */

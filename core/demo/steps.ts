@@ -14,6 +14,10 @@ import {
   REGISTERED_CAPABILITIES,
   WORKSPACE_CONFIGURATION,
   WORKSPACE_ONTOLOGY,
+  adoptedOntology,
+  canonicalOntologyModel,
+  configurationDocumentBytes,
+  ontologyDocumentBytes,
 } from '../participants/index';
 import type { ParticipantChange, Project, PublishResult } from '../project/index';
 import type { DemoClock, Rng } from './rng';
@@ -75,28 +79,31 @@ const RELATIONS = [
   ['uses', 'paper', 'dataset'],
 ] as const;
 
-function ontologyColumns(extra: boolean): Record<string, CellValue[]> {
+/** The demo ontology as a workspace_ontology@1 document (the same model the ontology input files use). */
+function ontologyDocument(extra: boolean, mode: 'advisory' | 'strict'): ParticipantChange {
   const classes: string[] = [...CLASSES, ...(extra ? ['software'] : [])];
   const relations: (readonly [string, string, string])[] = [...RELATIONS, ...(extra ? [['implements', 'software', 'concept'] as const] : [])];
-  return {
-    id: [...classes, ...relations.map((r) => r[0])],
-    kind: [...classes.map(() => 'class'), ...relations.map(() => 'relation')],
-    label: [...classes.map(cap), ...relations.map((r) => cap(r[0].replace('_', ' ')))],
-    parent_class_id: [...classes.map(() => null), ...relations.map(() => null)],
-    domain_class_id: [...classes.map(() => null), ...relations.map((r) => r[1])],
-    range_class_id: [...classes.map(() => null), ...relations.map((r) => r[2])],
-  };
+  const model = canonicalOntologyModel({
+    classes: classes.map((id) => ({ id, label: cap(id) })),
+    relations: relations.map((r) => ({ id: r[0], label: cap(r[0].replace('_', ' ')), domain_class_id: r[1], range_class_id: r[2] })),
+  });
+  const bytes = ontologyDocumentBytes(adoptedOntology(mode, 'yaml', model));
+  return { kind: 'put', capabilityId: WORKSPACE_ONTOLOGY.capabilityId, recordFamilyId: WORKSPACE_ONTOLOGY.recordFamilyId, bytes };
 }
 
 function cap(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
-function configColumns(ctx: DemoContext, mode: 'advisory' | 'strict'): Record<string, CellValue[]> {
-  return {
-    key: ['demo.records', 'demo.seed', 'ontology.mode', 'ui.page_size'],
-    value: [String(ctx.records), String(ctx.seed), JSON.stringify(mode), '100'],
-  };
+/** The demo configuration (workspace_configuration@1): the ontology mode and a few recognized settings. */
+function configDocument(mode: 'advisory' | 'strict'): ParticipantChange {
+  const bytes = configurationDocumentBytes({
+    contract_version: 1,
+    ontology_mode: mode,
+    capability_configuration: { knowledge: { min_confidence_percent: 50 } },
+    embedding_configuration: { dimensions: 384, distance: 'cosine', model_id: 'all-minilm-l6-v2' },
+  });
+  return { kind: 'put', capabilityId: WORKSPACE_CONFIGURATION.capabilityId, recordFamilyId: WORKSPACE_CONFIGURATION.recordFamilyId, bytes };
 }
 
 function nodeCount(records: number): number {
@@ -208,8 +215,8 @@ export const DEMO_STEPS: readonly DemoStep[] = [
     description: 'Import the ontology, configuration and capability declarations',
     async run(ctx) {
       await ctx.publish([
-        putColumns(WORKSPACE_ONTOLOGY, ontologyColumns(false)),
-        putColumns(WORKSPACE_CONFIGURATION, configColumns(ctx, 'advisory')),
+        ontologyDocument(false, 'advisory'),
+        configDocument('advisory'),
         putColumns(CAPABILITY_DECLARATION, {
           capability_id: REGISTERED_CAPABILITIES.map((c) => c.capabilityId),
           capability_version: REGISTERED_CAPABILITIES.map((c) => c.capabilityVersion),
@@ -328,7 +335,7 @@ export const DEMO_STEPS: readonly DemoStep[] = [
     description: 'Schema-compatible ontology change: add a class and a relation, then enforce the ontology strictly',
     async run(ctx) {
       ctx.state.ontologyStrict = true;
-      await ctx.publish([putColumns(WORKSPACE_ONTOLOGY, ontologyColumns(true)), putColumns(WORKSPACE_CONFIGURATION, configColumns(ctx, 'strict'))]);
+      await ctx.publish([ontologyDocument(true, 'strict'), configDocument('strict')]);
     },
   },
   {

@@ -1,6 +1,6 @@
 import { tableFromIPC, tableToIPC } from 'apache-arrow';
 import type { Table } from 'apache-arrow';
-import { canonicalJson } from '../canonical';
+import { canonicalJson, compareCodePoints } from '../canonical';
 import { verifyArrowFileStructure } from '../canonical/arrow-ipc-verify';
 import { GfError, isGfError } from '../errors';
 import type { RecordFamily } from './family';
@@ -16,7 +16,37 @@ function familyTag(family: RecordFamily): string {
   return `${family.key}@${family.recordVersion}`;
 }
 
+/** `{"<field>":<value>,…}` + LF in the family's document order; the rows must name exactly those fields. */
+function fieldDocument(family: RecordFamily, fields: readonly string[], table: Table): string {
+  const cols = columnsOf(family, table);
+  const names = cols.col('field');
+  const values = cols.col('value');
+  const byField = new Map<string, string>();
+  for (let row = 0; row < cols.rowCount; row++) byField.set(names[row] as string, values[row] as string);
+  if (byField.size !== fields.length || cols.rowCount !== fields.length || fields.some((f) => !byField.has(f))) {
+    throw new GfError('GF_VALIDATION', 'the document must hold exactly its declared fields', {
+      rule: 'participant.document_fields',
+      record_family_id: family.recordFamilyId,
+    });
+  }
+  const parts = fields.map((f, i) => {
+    const v = byField.get(f) as string;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(v);
+    } catch (_e) {
+      parsed = undefined;
+    }
+    if (parsed === undefined || canonicalJsonOrNull(parsed) !== v) {
+      throw new GfError('GF_VALIDATION', 'a JSON cell is not canonical JSON', { rule: 'participant.canonical_json', record_family_id: family.recordFamilyId, row: i, field: 'value' });
+    }
+    return `${JSON.stringify(f)}:${v}`;
+  });
+  return `{${parts.join(',')}}\n`;
+}
+
 function jsonDocument(family: RecordFamily, table: Table): string {
+  if (family.documentFields !== undefined) return fieldDocument(family, family.documentFields, table);
   const cols = columnsOf(family, table);
   const records: Record<string, unknown>[] = [];
   for (let row = 0; row < cols.rowCount; row++) {
@@ -120,6 +150,7 @@ function decodeJson(family: RecordFamily, bytes: Uint8Array): Table {
   }
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) corrupt(family, 'document_shape');
   const d = doc as Record<string, unknown>;
+  if (family.documentFields !== undefined) return decodeFieldDocument(family, family.documentFields, d, bytes);
   const keys = Object.keys(d).sort();
   if (keys.join(',') !== 'contract_version,record_family,records') corrupt(family, 'document_keys');
   if (d.contract_version !== JSON_DOCUMENT_VERSION) corrupt(family, 'contract_version');
@@ -144,6 +175,22 @@ function decodeJson(family: RecordFamily, bytes: Uint8Array): Table {
     if (Buffer.compare(Buffer.from(encodeParticipant(family, table)), Buffer.from(bytes)) !== 0) {
       corrupt(family, 'not_canonical');
     }
+  } catch (e) {
+    if (isGfError(e) && e.code === 'GF_VALIDATION') corrupt(family, String(e.details.rule ?? 'records'));
+    throw e;
+  }
+  return table;
+}
+
+function decodeFieldDocument(family: RecordFamily, fields: readonly string[], d: Record<string, unknown>, bytes: Uint8Array): Table {
+  // Field order is part of the format: JSON.parse keeps the document's key order for these non-numeric keys.
+  if (Object.keys(d).join(',') !== fields.join(',')) corrupt(family, 'document_keys');
+  // Rows in identity order (the canonical participant order), whatever the document order.
+  const records = fields.map((field) => ({ field, value: canonicalJsonOrNull(d[field]) })).sort((a, b) => compareCodePoints(a.field, b.field));
+  let table: Table;
+  try {
+    table = tableFromRecords(family, records);
+    if (Buffer.compare(Buffer.from(encodeParticipant(family, table)), Buffer.from(bytes)) !== 0) corrupt(family, 'not_canonical');
   } catch (e) {
     if (isGfError(e) && e.code === 'GF_VALIDATION') corrupt(family, String(e.details.rule ?? 'records'));
     throw e;

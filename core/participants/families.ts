@@ -1,6 +1,16 @@
 import { defineFamily } from './family';
-import type { RecordFamily } from './family';
-import { CONFIG_KEY, IDENTIFIER, NON_BLANK, cell, orderRule, rowRule, textRule } from './rules';
+import type { RecordFamily, RecordRule } from './family';
+import { IDENTIFIER, NON_BLANK, cell, orderRule, rowRule, textRule } from './rules';
+import type { Columns } from './family';
+import { sha256Hex } from '../canonical/index';
+import {
+  CONFIGURATION_REFUSALS,
+  ONTOLOGY_MODES,
+  WORKSPACE_CONFIGURATION_FIELDS,
+  WORKSPACE_DOCUMENT_VERSION,
+  WORKSPACE_ONTOLOGY_FIELDS,
+} from '../contract/workspace';
+import { ONTOLOGY_MODEL_RULES, configurationMapIssue, isSourceFormat, ontologyModelIssue } from './workspace-documents';
 import { REASON_MAX_UTF8_BYTES as REASON_MAX_BYTES, reasonRefusal, trimReason } from '../contract/reasons';
 
 // The record families of a Checkpoint Studio workspace: a research knowledge
@@ -74,18 +84,59 @@ export const GRAPH_EDGE = defineFamily({
   ],
 });
 
-/** Ontology relation entries need a domain and range class; class entries have neither. */
-function ontologyShapeBroken(kind: unknown, parent: unknown, domain: unknown, range: unknown): boolean {
-  if (kind === 'relation') return domain === null || range === null || parent !== null;
-  return domain !== null || range !== null;
+/** The two columns of a one-document family: the document field and its canonical JSON value. */
+const DOCUMENT_COLUMNS = [
+  { name: 'field', kind: 'utf8', nullable: false },
+  { name: 'value', kind: 'utf8', nullable: false, json: true },
+] as const;
+
+/** Per-validation cache of a document's parsed fields (rules of one participant share one parse). */
+const parsedDocuments = new WeakMap<Columns, Map<string, { row: number; value: unknown }>>();
+
+/** The parsed value and row of one document field, or undefined when the field is absent. */
+export function documentField(cols: Columns, field: string): { row: number; value: unknown } | undefined {
+  let parsed = parsedDocuments.get(cols);
+  if (parsed === undefined) {
+    parsed = new Map();
+    const names = cols.col('field');
+    const values = cols.col('value');
+    for (let row = 0; row < cols.rowCount; row++) {
+      let value: unknown;
+      try {
+        value = JSON.parse(String(values[row]));
+      } catch (_e) {
+        value = undefined;
+      }
+      parsed.set(String(names[row]), { row, value });
+    }
+    parsedDocuments.set(cols, parsed);
+  }
+  return parsed.get(field);
 }
 
+/** A rule over one document field: `broken(value, cols)` true → the field's row breaks it. */
+function fieldRule(id: string, field: string, broken: (value: unknown, cols: Columns) => boolean): RecordRule {
+  return {
+    id,
+    *check(cols) {
+      const f = documentField(cols, field);
+      if (f !== undefined && broken(f.value, cols)) yield f.row;
+    },
+  };
+}
+
+const docValue = (cols: Columns, field: string): unknown => documentField(cols, field)?.value;
+const isMode = (v: unknown): boolean => typeof v === 'string' && (ONTOLOGY_MODES as readonly string[]).includes(v);
+
 /**
- * The adopted ontology (canonical JSON): one record per class or relation, keyed by id.
+ * The adopted ontology, `workspace_ontology@1` (ADR-0014): one canonical JSON document + LF.
  *
- * The document is `{"contract_version":1,"record_family":"workspace/ontology@1","records":[…]}`
- * + LF with records sorted by id; an empty record list is the explicit "no
- * ontology" state. The ontology mode lives in configuration (`ontology.mode`).
+ * Fields in order `contract_version, mode, source_format,
+ * canonical_ontology_sha256, canonical_ontology`. `mode` none / advisory /
+ * strict; absence is explicit (mode none, source format, digest and model
+ * null). The model is `{"classes":[…],"relations":[…]}`, canonical JSON,
+ * entries sorted by id; the digest is SHA-256 over its canonical JSON bytes.
+ * The table has one `(field, value)` row per document field.
  */
 export const WORKSPACE_ONTOLOGY = defineFamily({
   capabilityId: 'workspace',
@@ -95,58 +146,41 @@ export const WORKSPACE_ONTOLOGY = defineFamily({
   scope: 'ontology',
   encoding: 'json',
   description: 'Workspace ontology',
-  fields: [
-    { name: 'id', kind: 'utf8', nullable: false },
-    { name: 'kind', kind: 'utf8', nullable: false, enumValues: ['class', 'relation'] },
-    { name: 'label', kind: 'utf8', nullable: false },
-    { name: 'parent_class_id', kind: 'utf8', nullable: true },
-    { name: 'domain_class_id', kind: 'utf8', nullable: true },
-    { name: 'range_class_id', kind: 'utf8', nullable: true },
-  ],
-  identityFields: ['id'],
+  fields: DOCUMENT_COLUMNS,
+  identityFields: ['field'],
   recordUuidField: null,
+  documentFields: WORKSPACE_ONTOLOGY_FIELDS,
   rules: [
-    textRule('workspace.ontology.id_format', 'id', IDENTIFIER),
-    textRule('workspace.ontology.label_nonblank', 'label', NON_BLANK),
-    rowRule('workspace.ontology.entry_shape', (cols, row) =>
-      ontologyShapeBroken(
-        cell(cols, 'kind', row),
-        cell(cols, 'parent_class_id', row),
-        cell(cols, 'domain_class_id', row),
-        cell(cols, 'range_class_id', row),
-      ),
+    fieldRule('workspace.ontology.contract_version', 'contract_version', (v) => v !== WORKSPACE_DOCUMENT_VERSION),
+    fieldRule('workspace.ontology.mode', 'mode', (v) => !isMode(v)),
+    fieldRule('workspace.ontology.source_format', 'source_format', (v, cols) =>
+      docValue(cols, 'mode') === 'none' ? v !== null : !isSourceFormat(v),
     ),
-    rowRule('workspace.ontology.parent_not_self', (cols, row) => cell(cols, 'parent_class_id', row) === cell(cols, 'id', row)),
-    {
-      id: 'workspace.ontology.class_reference_exists',
-      *check(cols) {
-        const ids = cols.col('id');
-        const kinds = cols.col('kind');
-        const classes = new Set<string>();
-        for (let i = 0; i < cols.rowCount; i++) if (kinds[i] === 'class') classes.add(ids[i] as string);
-        for (let row = 0; row < cols.rowCount; row++) {
-          for (const f of ['parent_class_id', 'domain_class_id', 'range_class_id']) {
-            const v = cell(cols, f, row);
-            if (v !== null && !classes.has(v as string)) {
-              yield row;
-              break;
-            }
-          }
-        }
-      },
-    },
+    fieldRule('workspace.ontology.absence_explicit', 'canonical_ontology', (v, cols) =>
+      (docValue(cols, 'mode') === 'none') !== (v === null) || (v === null) !== (docValue(cols, 'canonical_ontology_sha256') === null),
+    ),
+    fieldRule('workspace.ontology.digest', 'canonical_ontology_sha256', (v, cols) => {
+      const model = documentField(cols, 'canonical_ontology');
+      if (v === null || model === undefined || model.value === null) return false;
+      return v !== sha256Hex(new TextEncoder().encode(String(cols.col('value')[model.row])));
+    }),
+    ...ONTOLOGY_MODEL_RULES.map((id) =>
+      fieldRule(id, 'canonical_ontology', (v) => v !== null && ontologyModelIssue(v, true)?.rule === id),
+    ),
   ],
 });
 
-/** Ontology modes accepted by `ontology.mode`. */
-export const ONTOLOGY_MODES = ['none', 'advisory', 'strict'] as const;
+/** Ontology modes (declared by the contract). */
+export { ONTOLOGY_MODES };
 
 /**
- * Project configuration (canonical JSON): key/value entries keyed by a dotted key.
+ * Project configuration, `workspace_configuration@1` (ADR-0014): one canonical JSON document + LF.
  *
- * Values are JSON (embedded as values in the document, canonical JSON text
- * in the decoded table). Only engine-recognized, versioned settings belong
- * here; secrets, credentials, paths and CLI preferences never do.
+ * Fields in order `contract_version, ontology_mode,
+ * capability_configuration, embedding_configuration`; the maps are keyed by
+ * registered stable ids (core/contract/workspace.ts), in id order, and hold
+ * only engine-recognized settings. Secrets, credentials, local paths and
+ * environment overrides are refused with their own rule ids.
  */
 export const WORKSPACE_CONFIGURATION = defineFamily({
   capabilityId: 'workspace',
@@ -156,20 +190,22 @@ export const WORKSPACE_CONFIGURATION = defineFamily({
   scope: 'configuration',
   encoding: 'json',
   description: 'Workspace configuration',
-  fields: [
-    { name: 'key', kind: 'utf8', nullable: false },
-    { name: 'value', kind: 'utf8', nullable: false, json: true },
-  ],
-  identityFields: ['key'],
+  fields: DOCUMENT_COLUMNS,
+  identityFields: ['field'],
   recordUuidField: null,
+  documentFields: WORKSPACE_CONFIGURATION_FIELDS,
   rules: [
-    textRule('workspace.configuration.key_format', 'key', CONFIG_KEY),
-    rowRule(
-      'workspace.configuration.ontology_mode',
-      (cols, row) =>
-        cell(cols, 'key', row) === 'ontology.mode' &&
-        !ONTOLOGY_MODES.some((m) => JSON.stringify(m) === cell(cols, 'value', row)),
-    ),
+    fieldRule('workspace.configuration.contract_version', 'contract_version', (v) => v !== WORKSPACE_DOCUMENT_VERSION),
+    fieldRule('workspace.configuration.ontology_mode', 'ontology_mode', (v) => !isMode(v)),
+    ...Object.values(CONFIGURATION_REFUSALS).map((id) => ({
+      id,
+      *check(cols: Columns) {
+        for (const field of ['capability_configuration', 'embedding_configuration'] as const) {
+          const f = documentField(cols, field);
+          if (f !== undefined && configurationMapIssue(field, f.value)?.rule === id) yield f.row;
+        }
+      },
+    })),
   ],
 });
 
@@ -515,6 +551,8 @@ export const WORKSPACE_RESTORATION_TRANSITION = defineFamily({
   ],
   identityFields: ['restoration_uuid'],
   recordUuidField: 'restoration_uuid',
+  // The record of one revert: the next publication drops it (a later generation was not restored).
+  carriedForward: false,
   rules: [
     {
       id: 'workspace.restoration_transition.cardinality',

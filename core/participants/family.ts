@@ -63,6 +63,19 @@ export interface FamilySpec {
   readonly fingerprintDomain?: GraphforgeDomain;
   readonly rules?: readonly RecordRule[];
   readonly references?: readonly ReferenceSpec[];
+  /**
+   * False for a record that belongs only to the generation that writes it
+   * (the restoration record): a later publication does not carry it forward.
+   * Default true.
+   */
+  readonly carriedForward?: boolean;
+  /**
+   * For a JSON family stored as ONE document with fixed top-level fields (the
+   * workspace documents): the fields in document order. The family's table
+   * is then one `(field, value)` row per document field, `value` being the
+   * field's canonical JSON, so a record diff shows changes field by field.
+   */
+  readonly documentFields?: readonly string[];
 }
 
 /**
@@ -99,6 +112,10 @@ export interface RecordFamily {
   readonly identityFingerprintDomain: DomainTag;
   readonly rules: readonly RecordRule[];
   readonly references: readonly ReferenceSpec[];
+  /** False when a publication that does not write this family drops it instead of carrying it forward. */
+  readonly carriedForward: boolean;
+  /** Top-level fields of a one-document JSON family, in document order (see `FamilySpec.documentFields`). */
+  readonly documentFields?: readonly string[];
   /** The spec of a declared field, or undefined. */
   field(name: string): FieldSpec | undefined;
 }
@@ -140,6 +157,11 @@ export function defineFamily(spec: FamilySpec): RecordFamily {
     if ((f.enumValues !== undefined || f.json === true) && f.kind !== 'utf8') fail(`${f.name}: enum/json on non-utf8`);
     if (spec.encoding === 'json' && (f.kind === 'float64' || f.kind === 'timestamp_us')) fail(`${f.name}: JSON kind`);
   }
+  if (spec.documentFields !== undefined) {
+    const [f, v] = spec.fields;
+    const ok = spec.encoding === 'json' && spec.fields.length === 2 && f?.name === 'field' && v?.name === 'value' && v.json === true && !v.nullable;
+    if (!ok || spec.identityFields.join() !== 'field') fail('document family shape');
+  }
   for (const r of spec.references ?? []) {
     for (const name of r.fields) if (!byName.has(name)) fail(`reference field ${name}`);
     if (r.when !== undefined && !byName.has(r.when.field)) fail(`reference condition ${r.when.field}`);
@@ -176,6 +198,8 @@ export function defineFamily(spec: FamilySpec): RecordFamily {
     identityFingerprintDomain: projectDomain(domainBase, 'identity'),
     rules: Object.freeze([...(spec.rules ?? [])]),
     references: Object.freeze([...(spec.references ?? [])]),
+    carriedForward: spec.carriedForward ?? true,
+    ...(spec.documentFields === undefined ? {} : { documentFields: Object.freeze([...spec.documentFields]) }),
     field: (name: string) => byName.get(name),
   });
 }

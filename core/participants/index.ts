@@ -64,5 +64,20 @@ export type {
   SnapshotRule,
   SnapshotValidationOptions,
 } from './validate';
+export {
+  NO_ONTOLOGY,
+  DEFAULT_CONFIGURATION,
+  ONTOLOGY_MODEL_RULES,
+  adoptedOntology,
+  assertConfiguration,
+  canonicalOntologyModel,
+  canonicalOntologySha256,
+  configurationMapIssue,
+  documentRows,
+  ontologyModelIssue,
+} from './workspace-documents';
+export type { ConfigurationDocument, ConfigurationIssue, ModelIssue, OntologyClass, OntologyDocument, OntologyModel, OntologyRelation, SettingValue } from './workspace-documents';
+export { configurationDocumentBytes, mandatoryWorkspaceParticipants, ontologyDocumentBytes } from './workspace-bytes';
+export { documentField } from './families';
 export { identityProjection, identityFingerprints, wholeRecordFingerprints, recordUuids } from './fingerprints';
 export { registryCatalog } from './registry-catalog';

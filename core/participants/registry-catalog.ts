@@ -3,6 +3,10 @@ import type { ParticipantCatalog } from '../project/catalog';
 import { decodeParticipant } from './codec';
 import { findFamily } from './registry';
 import { validateParticipant, validateSnapshot } from './validate';
+import { mandatoryWorkspaceParticipants } from './workspace-bytes';
+
+let mandatoryMemo: ReturnType<typeof mandatoryWorkspaceParticipants> | undefined;
+const MANDATORY_LAZY = (): ReturnType<typeof mandatoryWorkspaceParticipants> => (mandatoryMemo ??= mandatoryWorkspaceParticipants());
 
 /**
  * The real record-family registry (`core/participants`) as the store's catalog port.
@@ -24,5 +28,7 @@ export const registryCatalog: ParticipantCatalog<Table> = {
     if (f === undefined) throw new Error('invariant violated: validation of an unregistered family');
     validateParticipant(f, table);
   },
+  // ADR-0014: the workspace@1 ontology and configuration documents are in every generation (explicit none by default).
+  mandatory: MANDATORY_LAZY,
   validateSnapshot: (snapshot, changed) => validateSnapshot(snapshot, { changed, domain: false }),
 };

@@ -5,6 +5,8 @@ import type { CellValue } from './columns';
 import type { Columns, RecordFamily, ReferenceSpec } from './family';
 import { assertFamilySchema, columnsOf, identityComparator } from './records';
 import { RECORD_FAMILIES, familyByKey } from './registry';
+import { documentField } from './families';
+import type { OntologyModel } from './workspace-documents';
 
 /**
  * One rule violation: where, never what.
@@ -120,11 +122,15 @@ export function validateParticipant(family: RecordFamily, table: Table): void {
 export interface ParticipantSnapshot {
   families(): Iterable<string>;
   get(familyKey: string): Table | undefined;
+  /** The generation being published, when the snapshot is a publication's candidate. */
+  readonly generationUuid?: string;
 }
 
 /** Cell access to a snapshot's participants, decoded and extracted at most once per validation. */
 export interface SnapshotColumns {
   columns(familyKey: string): Columns | undefined;
+  /** The generation being published (absent when an existing generation is validated). */
+  readonly generationUuid?: string;
 }
 
 /**
@@ -166,22 +172,16 @@ function referenceRule(subject: string, ref: ReferenceSpec): SnapshotRule {
 const CONFIGURATION = 'workspace/configuration';
 const ONTOLOGY = 'workspace/ontology';
 
-function strictOntology(snapshot: SnapshotColumns): Columns | undefined {
-  const cfg = snapshot.columns(CONFIGURATION);
-  if (cfg === undefined) return undefined;
-  const keys = cfg.col('key');
-  const values = cfg.col('value');
-  const i = keys.indexOf('ontology.mode');
-  if (i < 0 || values[i] !== '"strict"') return undefined;
-  return snapshot.columns(ONTOLOGY) ?? { rowCount: 0, col: () => [] };
+/** The adopted model when the ontology document's mode is strict (the document's own mode is authoritative). */
+function strictOntology(snapshot: SnapshotColumns): OntologyModel | undefined {
+  const doc = snapshot.columns(ONTOLOGY);
+  if (doc === undefined || documentField(doc, 'mode')?.value !== 'strict') return undefined;
+  const model = documentField(doc, 'canonical_ontology')?.value as OntologyModel | null | undefined;
+  return model ?? { classes: [], relations: [] };
 }
 
-function ontologyIds(ontology: Columns, kind: 'class' | 'relation'): ReadonlySet<CellValue> {
-  const ids = ontology.col('id');
-  const kinds = ontology.col('kind');
-  const out = new Set<CellValue>();
-  for (let i = 0; i < ontology.rowCount; i++) if (kinds[i] === kind) out.add(ids[i] ?? null);
-  return out;
+function ontologyIds(ontology: OntologyModel, kind: 'class' | 'relation'): ReadonlySet<CellValue> {
+  return new Set<CellValue>((kind === 'class' ? ontology.classes : ontology.relations).map((e) => e.id));
 }
 
 function inOntologyRule(id: string, subject: string, field: string, kind: 'class' | 'relation'): SnapshotRule {
@@ -202,7 +202,36 @@ function inOntologyRule(id: string, subject: string, field: string, kind: 'class
   };
 }
 
+const RESTORATION = 'workspace/restoration_transition';
+
 const CUSTOM_RULES: readonly SnapshotRule[] = [
+  {
+    // The configuration repeats the ontology document's mode (ADR-0014: both participants change together).
+    id: 'workspace.configuration.ontology_mode_matches',
+    subject: CONFIGURATION,
+    reads: [CONFIGURATION, ONTOLOGY],
+    *check(snapshot) {
+      const cfg = snapshot.columns(CONFIGURATION);
+      const onto = snapshot.columns(ONTOLOGY);
+      if (cfg === undefined || onto === undefined) return;
+      const mode = documentField(cfg, 'ontology_mode');
+      if (mode !== undefined && mode.value !== documentField(onto, 'mode')?.value) yield { row: mode.row, field: 'value' };
+    },
+  },
+  {
+    // restoration_transition@1: its one row names the generation that contains it (checked when publishing).
+    id: 'workspace.restoration_transition.containing_generation',
+    subject: RESTORATION,
+    reads: [RESTORATION],
+    *check(snapshot) {
+      const r = snapshot.columns(RESTORATION);
+      if (r === undefined || snapshot.generationUuid === undefined) return;
+      const restored = r.col('restored_generation_uuid');
+      for (let row = 0; row < r.rowCount; row++) {
+        if (restored[row] !== snapshot.generationUuid) yield { row, field: 'restored_generation_uuid' };
+      }
+    },
+  },
   // Under ontology mode "strict", node classes and assertion predicates must be declared.
   inOntologyRule('graph.node.class_in_ontology', 'graph/node', 'class_id', 'class'),
   inOntologyRule('knowledge.assertion.predicate_in_ontology', 'knowledge/assertion', 'predicate', 'relation'),
@@ -311,6 +340,7 @@ export function snapshotColumns(snapshot: ParticipantSnapshot): { readonly prese
   }
   const cache = new Map<string, Columns | undefined>();
   const view: SnapshotColumns = {
+    ...(snapshot.generationUuid === undefined ? {} : { generationUuid: snapshot.generationUuid }),
     columns(key) {
       if (cache.has(key)) return cache.get(key);
       const family = familyByKey(key);

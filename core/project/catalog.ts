@@ -19,6 +19,20 @@ export interface FamilyDescriptor {
   readonly encoding: Encoding;
   /** Canonical schema fingerprint (64 hex) the participant's schema must have. */
   readonly schemaFingerprint: string;
+  /**
+   * False for a family whose participant belongs only to the generation that
+   * writes it: a publication that does not write it drops the parent's
+   * instead of carrying it forward (absent: carried forward).
+   */
+  readonly carriedForward?: boolean;
+}
+
+/** A participant every generation must contain, with the bytes published when a generation would lack it. */
+export interface MandatoryParticipant {
+  readonly capabilityId: string;
+  readonly recordFamilyId: string;
+  /** The explicit default (e.g. the "no ontology" document), staged when the candidate generation has none. */
+  readonly bytes: Uint8Array;
 }
 
 /** A read-only view of a whole candidate generation, family key → decoded table. */
@@ -29,6 +43,8 @@ export interface SnapshotTables<T> {
   get(familyKey: string): T | undefined;
   /** The content SHA-256 of one family's participant (lets a catalog reuse results keyed by content). */
   contentSha256?(familyKey: string): string | undefined;
+  /** The UUID of the generation being published (absent when validating an existing generation). */
+  readonly generationUuid?: string;
 }
 
 /** The registry port used by publication and by leases. */
@@ -43,6 +59,14 @@ export interface ParticipantCatalog<T = unknown> {
   decode(family: FamilyDescriptor, bytes: Uint8Array): { readonly rowCount: number; readonly table: T };
   /** Domain validation of one participant (`GF_VALIDATION` with safe details). */
   validateParticipant(family: FamilyDescriptor, table: T): void;
+  /**
+   * Participants every generation contains (absent: none).
+   *
+   * Publication stages the default bytes of each one the candidate
+   * generation lacks after the request's changes: the first publication,
+   * a parent published before the family was mandatory, or a removal.
+   */
+  mandatory?(): readonly MandatoryParticipant[];
   /** Cross-domain validation; only rules touching a family in `changed` need to run. */
   validateSnapshot(snapshot: SnapshotTables<T>, changed: ReadonlySet<string>): void;
 }

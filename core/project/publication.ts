@@ -246,6 +246,22 @@ function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<Pu
       staged.set(key, { family, bytes: c.bytes, sha });
       changed.add(key);
     }
+    // A record that belongs only to the generation that wrote it (the restoration record) is not carried forward.
+    for (const [key, p] of next) {
+      if (changed.has(key) || catalog.family(p.capabilityId, p.recordFamilyId)?.carriedForward !== false) continue;
+      next.delete(key);
+      changed.add(key);
+    }
+    // Every generation holds the mandatory participants: the explicit defaults fill any that would be missing.
+    for (const m of catalog.mandatory?.() ?? []) {
+      const family = familyFor(catalog, m);
+      const key = familyKeyOf(family);
+      if (next.has(key) || staged.has(key)) continue;
+      const sha = sha256Hex(m.bytes);
+      yield* stageObject(root, gen.rel, index++, m.bytes, sha, meter);
+      staged.set(key, { family, bytes: m.bytes, sha });
+      changed.add(key);
+    }
     yield* writeJournalSteps(root, { transactionUuid: txnUuid, state: 'STAGED', parentGenerationUuid: journalParent, generationUuid: genUuid, extension }, meter);
     failpoint('project.after_journal_staged');
 
@@ -280,7 +296,7 @@ function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<Pu
         contentSha256: s.sha,
       });
     }
-    catalog.validateSnapshot(snapshotOf(root, catalog, next, staged), changed);
+    catalog.validateSnapshot(snapshotOf(root, catalog, next, staged, genUuid), changed);
     failpoint('project.after_composite_validation');
     yield* writeJournalSteps(root, { transactionUuid: txnUuid, state: 'VALIDATED', parentGenerationUuid: journalParent, generationUuid: genUuid, extension }, meter);
     failpoint('project.after_journal_validated');
@@ -454,9 +470,11 @@ function snapshotOf<T>(
   catalog: ParticipantCatalog<T>,
   next: ReadonlyMap<string, ManifestParticipant>,
   staged: ReadonlyMap<string, Staged<T>>,
+  generationUuid: string,
 ): SnapshotTables<T> {
   const cache = new Map<string, T>();
   return {
+    generationUuid,
     families: () => next.keys(),
     contentSha256: (key) => next.get(key)?.contentSha256,
     get: (key) => {

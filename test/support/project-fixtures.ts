@@ -1,5 +1,5 @@
 import { sha256, uuidV8 } from '../../core/canonical/index';
-import { GRAPH_EDGE, GRAPH_NODE, WORKSPACE_CONFIGURATION, encodeRecords } from '../../core/participants/index';
+import { DEFAULT_CONFIGURATION, GRAPH_EDGE, GRAPH_NODE, configurationDocumentBytes, encodeRecords } from '../../core/participants/index';
 import type { ParticipantChange } from '../../core/project/index';
 
 /** Deterministic UUID for test data: uuid_v8(SHA-256(label)). */
@@ -38,12 +38,17 @@ export function putEdges(n: number, tag = 'n', kind = 'cites'): ParticipantChang
   return { kind: 'put', capabilityId: 'graph', recordFamilyId: 'edge', bytes: encodeRecords(GRAPH_EDGE, recs) };
 }
 
-/** A put of workspace/configuration with one `demo.label` entry. */
+/**
+ * A put of workspace/configuration (workspace_configuration@1) that differs per label.
+ *
+ * The label picks the recognized embedding `model_id` setting, so two labels give two documents.
+ */
 export function putConfig(label: string): ParticipantChange {
+  const modelId = label.toLowerCase().replace(/[^a-z0-9._-]/g, '-').replace(/^[^a-z0-9]/, 'x').slice(0, 128);
   return {
     kind: 'put',
     capabilityId: 'workspace',
     recordFamilyId: 'configuration',
-    bytes: encodeRecords(WORKSPACE_CONFIGURATION, [{ key: 'demo.label', value: JSON.stringify(label) }]),
+    bytes: configurationDocumentBytes({ ...DEFAULT_CONFIGURATION, embedding_configuration: { model_id: modelId } }),
   };
 }

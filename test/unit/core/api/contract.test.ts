@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ONTOLOGY_INPUT_LIMITS } from '../../../../core/contract/workspace';
 import { MAX_VECTOR_FILE_CHARS, OPERATIONS, OPERATION_NAMES, type OperationName } from '../../../../core/contract/operations';
 import { createDispatcher, validateRequest, type Implementations } from '../../../../core/api/dispatcher';
 import { hasCode } from '../../../../core/errors';
@@ -43,6 +44,10 @@ const VALID: Record<OperationName, Record<string, unknown>> = {
   'demo.create': { path: '/tmp/demo', records: 50, seed: 1 },
   'canonical.vectors': { text: '{"vectors": []}' },
   'project.doctor': { path: '/tmp/ws', repair: true },
+  'workspace.ontology': { project: H },
+  'workspace.configuration': { project: H },
+  'workspace.adopt_ontology': { project: H, source: 'classes: []', source_format: 'yaml', mode: 'strict', idempotency_key: H },
+  'workspace.clear_ontology': { project: H, idempotency_key: H },
 };
 
 /** Free-text fields where path-like text is legitimate content (the path field is the explicit directory). */
@@ -51,7 +56,8 @@ const FREE_TEXT = new Set(['path', 'reason', 'description', 'text']);
 const LARGE_TEXT: Readonly<Record<string, number>> = { text: MAX_VECTOR_FILE_CHARS };
 /** LangGraph thread and checkpoint ids are the agent's own text (any characters but controls): path-like text is content there too. */
 const THREAD_FREE_TEXT = new Set(['thread_id', 'checkpoint_id', 'from', 'to', 'prefix', 'actor']);
-const isFreeText = (op: OperationName, f: string): boolean => FREE_TEXT.has(f) || (op.startsWith('threads.') && THREAD_FREE_TEXT.has(f));
+const isFreeText = (op: OperationName, f: string): boolean =>
+  FREE_TEXT.has(f) || (op.startsWith('threads.') && THREAD_FREE_TEXT.has(f)) || (op === 'workspace.adopt_ontology' && f === 'source');
 
 function fieldsOf(op: OperationName): string[] {
   const shape = (OPERATIONS[op].request as unknown as { shape: Record<string, unknown> }).shape;
@@ -71,7 +77,9 @@ function malformed(op: OperationName): [string, unknown][] {
   for (const f of fieldsOf(op)) {
     cases.push([`${f}: number`, { ...base, [f]: 42.5 }]);
     cases.push([`${f}: object`, { ...base, [f]: { '../x': [1] } }]);
-    cases.push([`${f}: oversized`, { ...base, [f]: 'a'.repeat((LARGE_TEXT[f] ?? 70_000 - 1) + 1) }]);
+    // An ontology input is a document (bounded by the engine at 1 MiB); past the surface bound it is refused too.
+    const oversized = op === 'workspace.adopt_ontology' && f === 'source' ? 4 * ONTOLOGY_INPUT_LIMITS.bytes : (LARGE_TEXT[f] ?? 70_000 - 1);
+    cases.push([`${f}: oversized`, { ...base, [f]: 'a'.repeat(oversized + 1) }]);
     if (!isFreeText(op, f)) cases.push([`${f}: path-like`, { ...base, [f]: '../../etc/passwd' }]);
   }
   return cases;

@@ -71,7 +71,7 @@ describe('checkpoint operations', () => {
     const v = value<JsonResults['view.open']>(await call('view.open', { project, name: 'baseline' }));
     expect(v.generation_uuid).toBe(ws.generations[1]);
     const parts = value<JsonResults['view.participants']>(await call('view.participants', { view: v.view }));
-    expect(parts.participants.map((p) => `${p.capability_id}/${p.record_family_id}:${p.row_count}`).sort()).toEqual(['graph/edge:4', 'graph/node:6', 'workspace/configuration:1']);
+    expect(parts.participants.map((p) => `${p.capability_id}/${p.record_family_id}:${p.row_count}`).sort()).toEqual(['graph/edge:4', 'graph/node:6', 'workspace/configuration:4', 'workspace/ontology:5']);
     const p1 = value<ArrowResult>(await call('view.records', { view: v.view, capability_id: 'graph', record_family_id: 'node', limit: 4 }));
     const p2 = value<ArrowResult>(await call('view.records', { view: v.view, capability_id: 'graph', record_family_id: 'node', limit: 4, after: p1.next_page_token }));
     expect(tableFromIPC(p1.bytes).numRows + tableFromIPC(p2.bytes).numRows).toBe(6);

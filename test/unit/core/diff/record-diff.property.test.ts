@@ -110,7 +110,9 @@ function uniqueBy(family: RecordFamily, recs: readonly Rec[]): Rec[] {
 }
 
 describe('record diff matches the set-difference + fingerprint model', () => {
-  for (const family of RECORD_FAMILIES) {
+  // One-document families (the workspace documents) have a fixed row set, one row per document field; their
+  // field-by-field diff is exercised in test/unit/core/workspace/adopt-ontology.int.test.ts.
+  for (const family of RECORD_FAMILIES.filter((f) => f.documentFields === undefined)) {
     it(`${family.key} (identity ${family.identityFields.join(', ')}${family.recordUuidField === null ? ', no record_uuid' : ''})`, () => {
       const rec = recordArb(family);
       fc.assert(

@@ -1,15 +1,13 @@
 import { Dictionary, Int32, RecordBatch, Schema, Struct, Table, Utf8, makeData, tableFromIPC, tableToIPC, vectorFromArray } from 'apache-arrow';
 import type { Data } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, canonicalTableBytes, recordFingerprintsHex } from '../../../../core/canonical';
+import { canonicalJson, canonicalTableBytes, orderedJson, recordFingerprintsHex } from '../../../../core/canonical';
 import type { GfError } from '../../../../core/errors';
 import {
   GRAPH_EDGE,
   GRAPH_NODE,
   KNOWLEDGE_CONFIDENCE_ASSESSMENT,
   RECORD_FAMILIES,
-  WORKSPACE_CONFIGURATION,
-  WORKSPACE_ONTOLOGY,
   canonicalizeParticipant,
   decodeParticipant,
   encodeParticipant,
@@ -69,7 +67,8 @@ describe('participant codec', () => {
     } else {
       const text = Buffer.from(bytes).toString('utf8');
       expect(text.endsWith('}\n')).toBe(true);
-      expect(text.slice(0, -1)).toBe(canonicalJson(JSON.parse(text)));
+      // One-document families keep the ADR's top-level field order; inside, keys are sorted as canonical JSON.
+      expect(text.slice(0, -1)).toBe(family.documentFields === undefined ? canonicalJson(JSON.parse(text)) : orderedJson(JSON.parse(text)));
     }
   });
 
@@ -86,31 +85,6 @@ describe('participant codec', () => {
     expect(e.code).toBe('GF_VALIDATION');
     expect(e.details.rule).toBe('participant.identity_unique');
     expect(e.details.record_family_id).toBe('edge');
-  });
-
-  it('writes the JSON participants as documents with embedded JSON values', () => {
-    const doc = JSON.parse(Buffer.from(encodeRecords(WORKSPACE_CONFIGURATION, sampleRecords()['workspace/configuration'] ?? [])).toString()) as {
-      contract_version: number;
-      record_family: string;
-      records: { key: string; value: unknown }[];
-    };
-    expect(doc.contract_version).toBe(1);
-    expect(doc.record_family).toBe('workspace/configuration@1');
-    expect(doc.records.map((r) => r.key)).toEqual(['embedding.dimensions', 'graph.labels', 'ontology.mode']);
-    expect(doc.records[1]?.value).toEqual({ default: 'en', fallback: ['fr', 'de'] });
-    expect(doc.records[2]?.value).toBe('strict');
-    // The JSON value null in a non-nullable JSON-valued field survives the document.
-    const nullValue = decodeParticipant(WORKSPACE_CONFIGURATION, encodeRecords(WORKSPACE_CONFIGURATION, [{ key: 'x.y', value: 'null' }]));
-    expect(recordsFromTable(WORKSPACE_CONFIGURATION, nullValue)).toEqual([{ key: 'x.y', value: 'null' }]);
-    // An empty ontology is an explicit, valid document.
-    const empty = decodeParticipant(WORKSPACE_ONTOLOGY, encodeRecords(WORKSPACE_ONTOLOGY, []));
-    expect(empty.numRows).toBe(0);
-  });
-
-  it('rejects a non-canonical JSON cell when encoding', () => {
-    const e = codeOf(() => encodeRecords(WORKSPACE_CONFIGURATION, [{ key: 'a.b', value: '{"b":1, "a":2}' }]));
-    expect(e.code).toBe('GF_VALIDATION');
-    expect(e.details.rule).toBe('participant.canonical_json');
   });
 
   it('makes physical layout irrelevant: chunking and dictionary columns give the same bytes', () => {
@@ -198,27 +172,6 @@ describe('participant codec', () => {
     expect(codeOf(() => encodeParticipant(GRAPH_NODE, tableFromIPC(edges))).code).toBe('GF_SCHEMA_MISMATCH');
   });
 
-  it('accepts only the exact canonical JSON document', () => {
-    const good = Buffer.from(encodeRecords(WORKSPACE_CONFIGURATION, sampleRecords()['workspace/configuration'] ?? [])).toString();
-    const doc = JSON.parse(good) as { records: unknown[] };
-    const variants: [string, string][] = [
-      [good.slice(0, -1), 'final_newline'],
-      [`${JSON.stringify(doc, null, 2)}\n`, 'not_canonical'],
-      [good.replace('"ontology.mode"', '"ontology.mode","extra":1'), 'record_fields'],
-      [`${canonicalJson({ ...doc, records: [...doc.records].reverse() })}\n`, 'not_canonical'],
-      [good.replace('workspace/configuration@1', 'workspace/ontology@1'), 'record_family'],
-      ['{"contract_version":1}\n', 'document_keys'],
-      ['{\n', 'json_syntax'],
-    ];
-    for (const [text, problem] of variants) {
-      const e = codeOf(() => decodeParticipant(WORKSPACE_CONFIGURATION, Buffer.from(text)));
-      expect(e.code, problem).toBe('GF_PROJECT_CORRUPT');
-      expect(e.details.problem).toBe(problem);
-    }
-    const invalidUtf8 = Uint8Array.from([0x7b, 0xff, 0x7d, 0x0a]);
-    expect(codeOf(() => decodeParticipant(WORKSPACE_CONFIGURATION, invalidUtf8)).details.problem).toBe('utf8');
-    // Any JSON value is a valid configuration value; the table holds its canonical text.
-    const changed = decodeParticipant(WORKSPACE_CONFIGURATION, Buffer.from(good.replace('384', '{"a":null,"b":[1]}')));
-    expect(recordsFromTable(WORKSPACE_CONFIGURATION, changed)[0]?.value).toBe('{"a":null,"b":[1]}');
-  });
+  // The JSON families are the two workspace documents: their exact bytes, non-canonical cells and damaged
+  // documents are covered by test/unit/core/workspace/workspace-documents.test.ts.
 });

@@ -1,6 +1,7 @@
 // A small, internally consistent workspace: valid records for every family.
 import type { Table } from 'apache-arrow';
-import { RECORD_FAMILIES, familyByKey, tableFromRecords } from '../../../../core/participants';
+import { RECORD_FAMILIES, adoptedOntology, canonicalOntologyModel, documentRows, familyByKey, tableFromRecords } from '../../../../core/participants';
+import { WORKSPACE_CONFIGURATION_FIELDS, WORKSPACE_ONTOLOGY_FIELDS } from '../../../../core/contract/workspace';
 import type { ParticipantSnapshot } from '../../../../core/participants';
 
 /** Deterministic UUID number `n`. */
@@ -17,6 +18,35 @@ const T0 = 1_750_000_000_000_000n;
 
 export type Rec = Record<string, unknown>;
 
+const byField = (a: Rec, b: Rec): number => (String(a.field) < String(b.field) ? -1 : 1);
+
+/** workspace_ontology@1 rows (identity order): a strict ontology of people, agents and papers. */
+const SAMPLE_ONTOLOGY_ROWS: Rec[] = documentRows(
+  adoptedOntology(
+    'strict',
+    'yaml',
+    canonicalOntologyModel({
+      classes: [
+        { id: 'Person', label: 'Person', parent_class_id: 'Agent' },
+        { id: 'Agent', label: 'Agent' },
+        { id: 'Paper', label: 'Paper' },
+      ],
+      relations: [
+        { id: 'authored', label: 'authored', domain_class_id: 'Person', range_class_id: 'Paper' },
+        { id: 'cites', label: 'cites', domain_class_id: 'Paper', range_class_id: 'Paper' },
+        { id: 'affiliated', label: 'affiliated with', domain_class_id: 'Person', range_class_id: 'Agent' },
+      ],
+    }),
+  ),
+  WORKSPACE_ONTOLOGY_FIELDS,
+).sort(byField);
+
+/** workspace_configuration@1 rows (identity order): strict mode, recognized settings. */
+const SAMPLE_CONFIGURATION_ROWS: Rec[] = documentRows(
+  { contract_version: 1, ontology_mode: 'strict', capability_configuration: { knowledge: { min_confidence_percent: 40 } }, embedding_configuration: { dimensions: 384, distance: 'cosine' } },
+  WORKSPACE_CONFIGURATION_FIELDS,
+).sort(byField);
+
 /** Valid records per family key. */
 export function sampleRecords(): Record<string, Rec[]> {
   return {
@@ -30,19 +60,8 @@ export function sampleRecords(): Record<string, Rec[]> {
       { source_node_uuid: u(2), target_node_uuid: u(3), kind: 'authored', weight: null, created_at: T0 },
       { source_node_uuid: u(1), target_node_uuid: u(2), kind: 'cites', weight: 0.25, created_at: T0 },
     ],
-    'workspace/ontology': [
-      { id: 'Person', kind: 'class', label: 'Person', parent_class_id: 'Agent', domain_class_id: null, range_class_id: null },
-      { id: 'Agent', kind: 'class', label: 'Agent', parent_class_id: null, domain_class_id: null, range_class_id: null },
-      { id: 'Paper', kind: 'class', label: 'Paper', parent_class_id: null, domain_class_id: null, range_class_id: null },
-      { id: 'authored', kind: 'relation', label: 'authored', parent_class_id: null, domain_class_id: 'Person', range_class_id: 'Paper' },
-      { id: 'cites', kind: 'relation', label: 'cites', parent_class_id: null, domain_class_id: 'Paper', range_class_id: 'Paper' },
-      { id: 'affiliated', kind: 'relation', label: 'affiliated with', parent_class_id: null, domain_class_id: 'Person', range_class_id: 'Agent' },
-    ],
-    'workspace/configuration': [
-      { key: 'ontology.mode', value: '"strict"' },
-      { key: 'embedding.dimensions', value: '384' },
-      { key: 'graph.labels', value: '{"default":"en","fallback":["fr","de"]}' },
-    ],
+    'workspace/ontology': SAMPLE_ONTOLOGY_ROWS,
+    'workspace/configuration': SAMPLE_CONFIGURATION_ROWS,
     'capabilities/declaration': [
       { capability_id: 'graph', capability_version: 1, enabled: true, declared_at: T0 },
       { capability_id: 'knowledge', capability_version: 1, enabled: true, declared_at: T0 },

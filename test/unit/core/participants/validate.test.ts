@@ -2,6 +2,7 @@ import { Data, Schema, Table, RecordBatch, Struct, makeData } from 'apache-arrow
 import { describe, expect, it } from 'vitest';
 import type { GfError } from '../../../../core/errors';
 import {
+  ONTOLOGY_MODEL_RULES,
   RECORD_FAMILIES,
   SNAPSHOT_RULES,
   canonicalizeParticipant,
@@ -13,6 +14,7 @@ import {
   validateSnapshot,
 } from '../../../../core/participants';
 import type { RecordFamily } from '../../../../core/participants';
+import { CONFIGURATION_REFUSALS } from '../../../../core/contract/workspace';
 import { sampleRecords, sampleTables, snapshotOf, u } from './sample-workspace';
 import type { Rec } from './sample-workspace';
 
@@ -44,7 +46,7 @@ const add =
 const DOMAIN_CASES: readonly [string, string, Mutate, boolean?][] = [
   ['participant.enum_value', 'provenance/event', at(0, { activity: 'teleport' })],
   ['participant.canonical_json', 'graph/node', at(0, { properties: '{"year": 2017}' })],
-  ['participant.canonical_json', 'workspace/configuration', at(1, { value: '1.5' })],
+  ['participant.canonical_json', 'workspace/configuration', at(2, { value: '1.5' })],
   [
     'participant.identity_unique',
     'graph/edge',
@@ -60,15 +62,16 @@ const DOMAIN_CASES: readonly [string, string, Mutate, boolean?][] = [
   ['graph.node.time_order', 'graph/node', at(0, { updated_at: 1n })],
   ['graph.edge.kind_format', 'graph/edge', at(0, { kind: 'has space' })],
   ['graph.edge.weight_finite', 'graph/edge', at(0, { weight: Number.POSITIVE_INFINITY })],
-  ['workspace.ontology.id_format', 'workspace/ontology', at(0, { id: 'Per son' })],
-  ['workspace.ontology.label_nonblank', 'workspace/ontology', at(0, { label: '' })],
-  ['workspace.ontology.entry_shape', 'workspace/ontology', at(3, { range_class_id: null })],
-  ['workspace.ontology.entry_shape', 'workspace/ontology', at(1, { domain_class_id: 'Paper' })],
-  ['workspace.ontology.parent_not_self', 'workspace/ontology', at(0, { parent_class_id: 'Person' })],
-  ['workspace.ontology.class_reference_exists', 'workspace/ontology', at(0, { parent_class_id: 'Ghost' })],
-  ['workspace.ontology.class_reference_exists', 'workspace/ontology', at(4, { range_class_id: 'authored' })],
-  ['workspace.configuration.key_format', 'workspace/configuration', at(1, { key: 'Embedding Dims' })],
-  ['workspace.configuration.ontology_mode', 'workspace/configuration', at(0, { value: '"lenient"' })],
+  // workspace_ontology@1 rows in identity order: canonical_ontology, canonical_ontology_sha256, contract_version, mode, source_format.
+  ['workspace.ontology.mode', 'workspace/ontology', at(3, { value: '"lenient"' })],
+  ['workspace.ontology.contract_version', 'workspace/ontology', at(2, { value: '2' })],
+  ['workspace.ontology.source_format', 'workspace/ontology', at(4, { value: '"xml"' })],
+  ['workspace.ontology.absence_explicit', 'workspace/ontology', at(0, { value: 'null' })],
+  ['workspace.ontology.digest', 'workspace/ontology', at(1, { value: `"${'0'.repeat(64)}"` })],
+  // workspace_configuration@1 rows: capability_configuration, contract_version, embedding_configuration, ontology_mode.
+  ['workspace.configuration.contract_version', 'workspace/configuration', at(1, { value: '2' })],
+  ['workspace.configuration.ontology_mode', 'workspace/configuration', at(3, { value: '"lenient"' })],
+  ['workspace.configuration.secret', 'workspace/configuration', at(2, { value: '{"api_key":"x"}' })],
   ['capabilities.declaration.id_format', 'capabilities/declaration', at(2, { capability_id: 'Embedding!' })],
   ['capabilities.declaration.version_positive', 'capabilities/declaration', at(2, { capability_version: 0 })],
   ['provenance.event.agent_nonblank', 'provenance/event', at(0, { agent: '' })],
@@ -107,6 +110,8 @@ const DOMAIN_CASES: readonly [string, string, Mutate, boolean?][] = [
 ];
 
 /** [rule id, family key, mutation] applied to one participant of the valid sample snapshot. */
+const CONTAINING = 'workspace.restoration_transition.containing_generation';
+
 const SNAPSHOT_CASES: readonly [string, string, Mutate][] = [
   ['graph.edge.endpoint_exists', 'graph/edge', at(0, { target_node_uuid: u(99) })],
   ['graph.edge.endpoint_exists', 'graph/edge', at(2, { source_node_uuid: u(98) })],
@@ -122,6 +127,7 @@ const SNAPSHOT_CASES: readonly [string, string, Mutate][] = [
   ['epistemic.supersession.hypothesis_exists', 'epistemic/supersession', at(0, { superseding_hypothesis_uuid: u(499) })],
   ['epistemic.supersession.hypothesis_exists', 'epistemic/supersession', at(0, { superseded_hypothesis_uuid: u(499) })],
   ['graph.node.class_in_ontology', 'graph/node', at(1, { class_id: 'Robot' })],
+  ['workspace.configuration.ontology_mode_matches', 'workspace/configuration', at(3, { value: '"advisory"' })],
   ['knowledge.assertion.predicate_in_ontology', 'knowledge/assertion', at(1, { predicate: 'likes' })],
   ['epistemic.hypothesis.superseded_status', 'epistemic/hypothesis', at(2, { status: 'superseded' })],
   ['capabilities.declaration.registered_version', 'capabilities/declaration', at(0, { capability_version: 2 })],
@@ -240,6 +246,15 @@ describe('cross-domain validation', () => {
     },
   );
 
+  it('restoration_transition@1: the row names the generation being published (checked only when publishing)', () => {
+    const tables = validSnapshotTables();
+    const restored = String(sampleRecords()['workspace/restoration_transition']?.[0]?.['restored_generation_uuid']);
+    expect(() => validateSnapshot({ ...snapshotOf(tables), generationUuid: restored })).not.toThrow();
+    expect(() => validateSnapshot(snapshotOf(tables))).not.toThrow();
+    const e = errorOf(() => validateSnapshot({ ...snapshotOf(tables), generationUuid: u(999) }, { changed: new Set(['workspace/restoration_transition']) }));
+    expect({ code: e.code, rule: e.details.rule, field: e.details.field }).toEqual({ code: 'GF_VALIDATION', rule: CONTAINING, field: 'restored_generation_uuid' });
+  });
+
   it('treats a missing participant as empty: edges without nodes dangle', () => {
     const tables = validSnapshotTables();
     tables.delete('graph/node');
@@ -252,7 +267,8 @@ describe('cross-domain validation', () => {
   it('checks ontology membership only in strict mode', () => {
     const records = sampleRecords();
     records['graph/node'] = at(1, { class_id: 'Robot' })(records['graph/node'] ?? []);
-    records['workspace/configuration'] = at(0, { value: '"advisory"' })(records['workspace/configuration'] ?? []);
+    records['workspace/configuration'] = at(3, { value: '"advisory"' })(records['workspace/configuration'] ?? []);
+    records['workspace/ontology'] = at(3, { value: '"advisory"' })(records['workspace/ontology'] ?? []);
     expect(() => validateSnapshot(snapshotOf(validSnapshotTables(records)))).not.toThrow();
   });
 
@@ -298,8 +314,11 @@ describe('cross-domain validation', () => {
   });
 
   it('has a failing-record test for every rule id it can report', () => {
-    const tested = new Set([...DOMAIN_CASES.map((c) => c[0]), ...SNAPSHOT_CASES.map((c) => c[0]), 'participant.required_field']);
+    const tested = new Set([...DOMAIN_CASES.map((c) => c[0]), ...SNAPSHOT_CASES.map((c) => c[0]), 'participant.required_field', CONTAINING,
+      // Ontology model rules and configuration refusals: one failing case each in test/unit/core/workspace/workspace-documents.test.ts.
+      ...ONTOLOGY_MODEL_RULES, ...Object.values(CONFIGURATION_REFUSALS), 'participant.document_fields']);
     const declared = new Set<string>([
+      'participant.document_fields',
       'participant.required_field',
       'participant.enum_value',
       'participant.canonical_json',

@@ -109,7 +109,8 @@ describe('publication', () => {
       'schema_fingerprint',
       'content_sha256',
     ]);
-    expect(doc.participants.map((x) => x.relative_path)).toEqual(['graph/edge.arrow', 'graph/node.arrow']);
+    // The mandatory workspace@1 documents are in the first generation too (explicit none defaults).
+    expect(doc.participants.map((x) => x.relative_path)).toEqual(['graph/edge.arrow', 'graph/node.arrow', 'workspace/configuration.json', 'workspace/ontology.json']);
     for (const x of doc.participants) {
       const sha = String(x.content_sha256);
       expect(fs.statSync(path.join(dir, 'objects', 'sha256', sha.slice(0, 2), sha.slice(2))).size).toBe(x.byte_length);
@@ -170,7 +171,7 @@ describe('publication', () => {
     if (node === undefined) throw new Error('fixture has nodes');
     const r = await p.publish({ parent, changes: [{ kind: 'remove', capabilityId: 'graph', recordFamilyId: 'edge' }, { kind: 'reuse', participant: node }] });
     const l1 = p.lease();
-    expect(l1.families()).toEqual(['graph/node', 'workspace/configuration']);
+    expect(l1.families()).toEqual(['graph/node', 'workspace/configuration', 'workspace/ontology']);
     expect(l1.participant('graph/node')?.contentSha256).toBe(node.contentSha256);
     l1.release();
     const stale = await caught(() => p.publish({ parent, changes: [putConfig('stale')] }));

@@ -89,7 +89,7 @@ describe('sequential and concurrent flushing', () => {
       expect(lease.manifest.participants.map((e) => manifestEntryJson(e))).toEqual(onDisk.participants);
       expect(lease.manifest.participants.map((e) => Object.keys(e).length)).toEqual(onDisk.participants.map(() => 10));
       expect(lease.manifest.capabilities.map((c) => ({ capability_id: c.capabilityId, capability_version: c.capabilityVersion }))).toEqual(onDisk.capabilities);
-      expect(lease.families()).toEqual(['graph/edge', 'graph/node', 'workspace/configuration']);
+      expect(lease.families()).toEqual(['graph/edge', 'graph/node', 'workspace/configuration', 'workspace/ontology']);
     } finally {
       lease.release();
     }
