@@ -56,6 +56,13 @@ export interface StudioState {
    * workspace changed (here or, through live updates, in another process).
    */
   readonly revision: number;
+  /** The last `project.changes` token seen (null: not polled yet for this workspace). */
+  readonly changeToken: string | null;
+  /**
+   * Asks the engine whether the workspace changed (CURRENT, the registry, a
+   * ledger — by any process) and refreshes when it did. Polled by the app shell.
+   */
+  checkChanges(): Promise<void>;
   boot(): Promise<void>;
   openPath(path: string): Promise<boolean>;
   /** Reloads the history and checkpoints (or takes ones already being fetched). */
@@ -96,6 +103,16 @@ export const useStudio = create<StudioState>((set, get) => ({
   recents: loadRecents(),
   lastRevertGeneration: null,
   revision: 0,
+  changeToken: null,
+  async checkChanges() {
+    const ws = get().workspace;
+    if (ws === null || !get().operations.includes('project.changes')) return;
+    const { token } = await invoke('project.changes', { project: ws.project });
+    if (get().workspace?.project !== ws.project) return;
+    const before = get().changeToken;
+    set({ changeToken: token });
+    if (before !== null && before !== token) await get().refresh();
+  },
   async boot() {
     try {
       // Started by the entry chunk while this one loaded (see boot.ts).
@@ -120,7 +137,7 @@ export const useStudio = create<StudioState>((set, get) => ({
       const previous = get().workspace;
       const recents = [path, ...get().recents.filter((p) => p !== path)].slice(0, RECENTS_MAX);
       localStorage.setItem(RECENTS_KEY, JSON.stringify(recents));
-      set({ workspace: opened, recents, summary: null, checkpoints: [] });
+      set({ workspace: opened, recents, summary: null, checkpoints: [], changeToken: null });
       get().setRoute({ screen: 'history', params: {} });
       if (previous !== null && previous.project !== opened.project) void invoke('project.close', { project: previous.project }).catch(() => undefined);
       await get().refresh();

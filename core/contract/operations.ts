@@ -232,6 +232,16 @@ export const OPERATIONS = {
     z.object({ project: handleSchema, workflow_id: workflowIdSchema.optional(), expect_head: digestSchema.optional() }).strict(),
     'json', false, 'Recompute and check every chain head (one workflow, or all when omitted).'),
   'chain.health': spec(z.object({ project: handleSchema }).strict(), 'json', false, 'Chain store health (backend, counters).'),
+  // --- live updates (issue 19 UI, h19u) ---
+  /**
+   * A cheap token that changes whenever CURRENT, the checkpoint registry or a
+   * ledger file changes, by this process or any other.
+   *
+   * A handful of `stat` calls, no file read: the app polls it (about once a
+   * second) and refreshes only when it changed, so work done from the CLI
+   * appears without a manual Refresh.
+   */
+  'project.changes': spec(z.object({ project: handleSchema }).strict(), 'json', false, 'A token that changes when CURRENT, the checkpoint registry or a ledger changes.'),
 } as const satisfies Record<string, OperationSpec>;
 
 /** Every declared operation name. */
@@ -438,6 +448,8 @@ export interface JsonResults {
   readonly 'chain.read': { readonly events: readonly ChainEvent[]; readonly next_page_token: string | null };
   readonly 'chain.verify': { readonly results: readonly VerifyEntry[] };
   readonly 'chain.health': { readonly backend: 'sqlite' | 'memory' | 'postgres'; readonly workflows: number; readonly details: Readonly<Record<string, number | string | null>> };
+  /** An opaque token (equal tokens: nothing watched changed; a PostgreSQL ledger store is not watched). */
+  readonly 'project.changes': { readonly token: string };
 }
 
 /** The result type of an operation. */

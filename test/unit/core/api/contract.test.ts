@@ -31,6 +31,7 @@ const VALID: Record<OperationName, Record<string, unknown>> = {
   'chain.read': { project: H, workflow_id: 'wf-1:build.2', limit: 50 },
   'chain.verify': { project: H, workflow_id: 'wf-1' },
   'chain.health': { project: H },
+  'project.changes': { project: H },
 };
 
 /** Free-text fields where path-like text is legitimate content (the path field is the explicit directory). */
