@@ -7,6 +7,7 @@ import { createDispatcher, type Dispatcher, type Implementations } from './dispa
 import { projectOperations, type ProjectSession } from './project-operations';
 import { Cancellations, checkpointOperations } from './checkpoint-operations';
 import { ChainStores, chainOperations, type ChainBackend } from './chain-operations';
+import { historyOperations } from './history-operations';
 import type { CheckpointView } from '../views/checkpoint-view';
 import { SessionTable } from './sessions';
 
@@ -53,6 +54,7 @@ export function createFacade(options: FacadeOptions): Facade {
     ...projectOperations(projects),
     ...checkpointOperations(projects, views, cancellations, options.micros),
     ...chainOperations(projects, chainStores),
+    ...historyOperations(projects),
   };
 
   const dispatcher = createDispatcher(implementations);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 
 /**
  * The one thin layer every engine filesystem call goes through (open, write,
- * fsync, rename, unlink, rmdir, mkdir, readdir).
+ * fsync, rename, unlink, rmdir, mkdir, readdir, truncate).
  *
  * In production it is `node:fs` plus one counter increment. In tests it can
  * make the N-th call fail with ENOSPC, EIO or EACCES, or end the process at it
@@ -21,7 +21,7 @@ export const IO_FAULT_MODES = ['ENOSPC', 'EIO', 'EACCES', 'kill'] as const;
 export type IoFaultMode = (typeof IO_FAULT_MODES)[number];
 
 /** The call kinds the layer counts (one per filesystem call). */
-export type IoCall = 'open' | 'write' | 'fsync' | 'rename' | 'unlink' | 'rmdir' | 'mkdir' | 'readdir';
+export type IoCall = 'open' | 'write' | 'fsync' | 'rename' | 'unlink' | 'rmdir' | 'mkdir' | 'readdir' | 'truncate';
 
 interface Armed {
   readonly nth: number;
@@ -32,7 +32,7 @@ interface Armed {
 
 function parse(spec: string | undefined): Armed | undefined {
   if (spec === undefined || spec === '') return undefined;
-  const m = /^([1-9][0-9]{0,8}):(ENOSPC|EIO|EACCES|kill)(?::(open|write|fsync|rename|unlink|rmdir|mkdir|readdir))?$/.exec(spec);
+  const m = /^([1-9][0-9]{0,8}):(ENOSPC|EIO|EACCES|kill)(?::(open|write|fsync|rename|unlink|rmdir|mkdir|readdir|truncate))?$/.exec(spec);
   if (m === null) return undefined;
   return { nth: Number(m[1]), mode: m[2] as IoFaultMode, call: m[3] as IoCall | undefined };
 }
@@ -106,6 +106,10 @@ export const fsx = {
       return;
     }
     fs.fsync(fd, cb);
+  },
+  ftruncateSync(fd: number, length: number): void {
+    gate('truncate');
+    fs.ftruncateSync(fd, length);
   },
   renameSync(from: string, to: string): void {
     gate('rename');

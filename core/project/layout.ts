@@ -23,6 +23,12 @@ export const LAYOUT = {
   receipts: 'receipts',
   /** The bounded revert receipt record (`core/checkpoints/revert-receipts.ts`). */
   revertReceipts: 'receipts/revert',
+  /** Records and settings that outlive generation retention (created on first use, not a container directory). */
+  history: 'history',
+  /** The lineage log: one line per generation that became CURRENT (GENERATIONS.md "Lineage log"). */
+  lineage: 'history/lineage.jsonl',
+  /** The workspace's retention policy (`history/retention.json`; absent = the default window). */
+  retentionPolicy: 'history/retention.json',
 } as const;
 
 /** Directories every project has from creation on, parents first. */

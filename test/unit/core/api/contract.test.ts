@@ -31,6 +31,9 @@ const VALID: Record<OperationName, Record<string, unknown>> = {
   'chain.read': { project: H, workflow_id: 'wf-1:build.2', limit: 50 },
   'chain.verify': { project: H, workflow_id: 'wf-1' },
   'chain.health': { project: H },
+  'history.list': { project: H, limit: 50, kind: 'revert' },
+  'retention.show': { project: H },
+  'retention.set': { project: H, retain_ancestors: 2 },
   'project.changes': { project: H },
 };
 
@@ -160,7 +163,7 @@ describe('dispatcher', () => {
     }
   });
 
-  it('turns a non-engine exception into GF_IO without leaking its message', async () => {
+  it('turns a non-engine exception into GF_INTERNAL (never GF_IO: no file was involved) without leaking its message', async () => {
     const d = createDispatcher({
       'app.session': async () => {
         throw new Error('/home/alice/secret path exploded');
@@ -169,7 +172,7 @@ describe('dispatcher', () => {
     const env = await d.dispatch('app.session', {});
     expect(env.ok).toBe(false);
     if (!env.ok) {
-      expect(env.error.code).toBe('GF_IO');
+      expect(env.error.code).toBe('GF_INTERNAL');
       expect(env.error.message).not.toContain('alice');
     }
   });
