@@ -1,7 +1,7 @@
 // The renderer's one client: typed `invoke` over Electron IPC (preload) or the
 // browser-mode bridge (fetch + the session cookie). Imports only the shared contract.
 import type { OperationInput, OperationName, OperationResult } from '../core/contract/operations';
-import { GfError } from '../core/contract/errors';
+import { serverUnreachable } from '../core/contract/errors';
 import { API_PREFIX, GF_BRIDGE_GLOBAL, decodeHttpResponse, unwrapEnvelope, type Envelope, type GfBridgeApi } from '../core/contract/wire';
 
 /** Which transport this page uses. */
@@ -9,14 +9,6 @@ export type Transport = 'ipc' | 'http';
 
 function preloadApi(): GfBridgeApi | undefined {
   return (globalThis as unknown as Record<string, GfBridgeApi | undefined>)[GF_BRIDGE_GLOBAL];
-}
-
-/**
- * The error of a call the bridge never answered (the server stopped, the
- * network dropped): said as such, never as a file error.
- */
-export function connectionLost(): GfError {
-  return new GfError('GF_IO', 'Lost connection to the Checkpoint Studio server. Start it again (npm start) and open the URL it prints.', { transport: 'connection_lost' });
 }
 
 /** The transport in use. */
@@ -42,7 +34,8 @@ export async function invoke<N extends OperationName>(op: N, request: OperationI
       cache: 'no-store',
     });
   } catch {
-    throw connectionLost();
+    // The server stopped or the network dropped: "Lost connection to the Checkpoint Studio server", never a file error.
+    throw serverUnreachable();
   }
   return unwrapEnvelope(await decodeHttpResponse<N>(res));
 }

@@ -78,8 +78,8 @@ function sendEnvelope(res: ServerResponse, status: number, env: Envelope): void 
   send(res, status, JSON.stringify(env), 'application/json; charset=utf-8');
 }
 
-function refuse(res: ServerResponse, status: number, reason: string, details: Readonly<Record<string, string>> = {}): void {
-  sendEnvelope(res, status, errorEnvelope({ code: 'GF_VALIDATION', committed: null, message: `GF_VALIDATION: ${reason}`, details: { http_status: status, ...details } }));
+function refuse(res: ServerResponse, status: number, reason: string, code: 'GF_VALIDATION' | 'GF_SESSION_EXPIRED' = 'GF_VALIDATION'): void {
+  sendEnvelope(res, status, errorEnvelope({ code, committed: null, message: `${code}: ${reason}`, details: { http_status: status } }));
 }
 
 /** Session cookies are named `gf_session_<port>`. */
@@ -206,7 +206,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     // plus the Origin check: no other site can ride the cookie); a programmatic
     // client carries the token.
     const byCookie = hasSession(req) && ownOrigin(req.headers.origin);
-    if (!byCookie && !tokenMatches(req.headers.authorization, token)) return refuse(res, 401, 'not signed in: this link has expired; use the URL that npm start printed', { session: 'missing' });
+    if (!byCookie && !tokenMatches(req.headers.authorization, token)) return refuse(res, 401, 'this link has expired; use the URL that npm start printed', 'GF_SESSION_EXPIRED');
     const type = req.headers['content-type'] ?? '';
     if (!type.startsWith('application/json')) return refuse(res, 415, 'content type must be application/json');
     const body = await readBody(req, maxBody);

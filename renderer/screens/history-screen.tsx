@@ -139,7 +139,8 @@ function useDeletedCheckpoints(project: string | null, revision: number): Query<
   });
 }
 
-function CreateDialog({ project, existing, onClose, onDone }: { project: string; existing: readonly string[]; onClose: () => void; onDone: () => void }) {
+/** The create-checkpoint dialog (names CURRENT); also offered by the revert preview. */
+export function CreateDialog({ project, existing, onClose, onDone }: { project: string; existing: readonly string[]; onClose: () => void; onDone: () => void }) {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [touched, setTouched] = useState(false);

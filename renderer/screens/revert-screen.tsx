@@ -7,7 +7,8 @@ import type { JsonResults, Row } from '../../core/contract/operations';
 import { REASON_MAX_UTF8_BYTES, reasonBytes, reasonProblem, trimReason } from '../../core/contract/reasons';
 import { decodeArrow } from '../arrow-rows';
 import { ErrorBox } from '../components/error-box';
-import { formatCount, plural } from '../format';
+import { countOf, formatCount, plural } from '../format';
+import { CreateDialog } from './history-screen';
 import { useAction, useQuery } from '../hooks';
 import { invoke } from '../invoke';
 import { useShallow } from 'zustand/react/shallow';
@@ -53,6 +54,12 @@ export function RevertScreen() {
   const [sameConfirmed, setSameConfirmed] = useState(false);
   const [receipt, setReceipt] = useState<{ readonly row: Receipt; readonly reason: string } | null>(null);
   const errorRef = useRef<HTMLDivElement>(null);
+  // The reason as the lineage log stored it (trimmed), read back for the receipt.
+  const receiptGeneration = receipt?.row.result_generation_uuid ?? null;
+  const stored = useQuery(receiptGeneration === null || workspace === null ? null : `${workspace.project}|${receiptGeneration}`, async () => {
+    const page = await invoke('history.list', { project: workspace?.project ?? '', limit: 1, after: null, generation_uuid: receiptGeneration ?? '' });
+    return page.entries[0]?.reason ?? null;
+  });
 
   // One request: the preview carries its own summary rows (no second diff).
   // Keyed on the store revision: a refresh (ours after a revert, or a live
@@ -60,8 +67,9 @@ export function RevertScreen() {
   const project = workspace?.project ?? null;
   const preview = useQuery(project === null || name === '' ? null : `${project}|${name}|${revision}`, () => invoke('revert.preview', { project: project ?? '', name }));
   const p = preview.data;
-  /** A target whose content already equals CURRENT's: publishing would change nothing. */
-  const sameContent = p !== null && changed(p).length === 0;
+  /** A target whose content already equals CURRENT's: publishing would change nothing (the engine says so). */
+  const sameContent = p !== null && p.same_content;
+  const [creatingFirst, setCreatingFirst] = useState(false);
 
   const problem = reasonProblem(reason);
   const confirmed = confirmText === name && name !== '';
@@ -69,10 +77,11 @@ export function RevertScreen() {
   const action = useAction(async () => {
     if (workspace === null) return;
     const key = pendingFor(workspace.label, name);
-    const r = await invoke('checkpoints.revert', { project: workspace.project, name, reason, idempotency_key: key });
+    const r = await invoke('checkpoints.revert', { project: workspace.project, name, reason, idempotency_key: key, ...(sameContent && sameConfirmed ? { confirm_same_content: true } : {}) });
     const row = decodeArrow(r.bytes, 'checkpoints.revert').rows[0] ?? null;
     localStorage.removeItem(PENDING_KEY);
     if (row !== null) setReceipt({ row, reason: trimReason(reason) });
+    setCreatingFirst(false);
     if (row !== null && row.result_generation_uuid !== null) markRevert(row.result_generation_uuid);
     // A fresh form: a second click cannot publish a second generation.
     setReason('');
@@ -82,6 +91,9 @@ export function RevertScreen() {
     await refresh();
   });
   const { busy, error } = action;
+  /** A checkpoint naming the receipt's previous CURRENT (a diff endpoint), if any. */
+  const sameUuid = (a: string | null, b: string | null): boolean => a !== null && b !== null && a.replace(/-/g, '').toLowerCase() === b.replace(/-/g, '').toLowerCase();
+  const priorName = receipt === null ? null : checkpoints.find((c) => sameUuid(c.generation_uuid, receipt.row.prior_current_generation_uuid))?.name ?? null;
   useEffect(() => {
     if (error !== null) errorRef.current?.focus();
   }, [error]);
@@ -128,6 +140,28 @@ export function RevertScreen() {
                     </li>
                   ))}
                 </ul>
+                {p.prunable.length > 0 && (
+                  <div className="warning" data-testid="revert-prunable" role="note" aria-labelledby="prunable-title">
+                    <h4 id="prunable-title">
+                      {countOf(p.prunable.length, 'generation becomes', 'generations become')} prunable
+                    </h4>
+                    <p className="small">
+                      Retention keeps CURRENT, its {countOf(p.retain_ancestors, 'nearest ancestor', 'nearest ancestors')} and every checkpoint. After this revert, the next cleanup removes the
+                      content of these unnamed generations; History keeps listing them as pruned.
+                    </p>
+                    <ul className="plain-list">
+                      {p.prunable.map((g) => (
+                        <li key={g.generation_uuid} data-testid="prunable-row">
+                          {g.published_at ?? 'unknown time'} · {g.kind ?? 'publication'}
+                          {g.reason !== null && <> · “{g.reason}”</>} · <span className="mono" title={g.generation_uuid}>{g.generation_uuid.slice(0, 8)}</span>
+                        </li>
+                      ))}
+                    </ul>
+                    <button type="button" onClick={() => setCreatingFirst(true)} disabled={busy} data-testid="checkpoint-current-first">
+                      Create a checkpoint on CURRENT first
+                    </button>
+                  </div>
+                )}
                 {sameContent && (
                   <div className="warning" data-testid="revert-same-content">
                     <p>“{name}” already has the same content as CURRENT: reverting publishes a generation that changes nothing.</p>
@@ -166,17 +200,31 @@ export function RevertScreen() {
           <ErrorBox error={error} testId="revert-error" />
         </div>
       )}
+      {creatingFirst && workspace !== null && (
+        <CreateDialog project={workspace.project} existing={names} onClose={() => setCreatingFirst(false)} onDone={() => void refresh()} />
+      )}
       {receipt !== null && (
         <div className="receipt" role="status" data-testid="revert-receipt">
           <h3>Reverted to “{receipt.row.name}”</h3>
           <dl className="record-fields">
-            <div><dt>reason</dt><dd data-testid="receipt-reason">{receipt.reason}</dd></div>
+            <div><dt>reason</dt><dd data-testid="receipt-reason">{stored.data ?? receipt.reason}</dd></div>
             <div><dt>committed at</dt><dd>{receipt.row.committed_at}</dd></div>
             <div><dt>new generation</dt><dd className="mono" data-testid="receipt-generation">{receipt.row.result_generation_uuid}</dd></div>
             <div><dt>previous CURRENT</dt><dd className="mono" data-testid="receipt-prior">{receipt.row.prior_current_generation_uuid}</dd></div>
             <div><dt>operation</dt><dd className="mono" data-testid="receipt-operation">{receipt.row.operation_uuid}</dd></div>
           </dl>
-          <button type="button" onClick={() => go('history')}>See it in the history</button>
+          <div className="actions">
+            <button type="button" onClick={() => go('history')}>See it in the history</button>
+            {priorName !== null ? (
+              <button type="button" className="link" data-testid="receipt-diff-previous" onClick={() => setRoute({ screen: 'diff', params: { from: priorName, to: 'CURRENT' } })}>
+                Diff with the previous CURRENT (“{priorName}”)
+              </button>
+            ) : (
+              <span className="muted small" data-testid="receipt-diff-previous-unnamed">
+                The previous CURRENT has no checkpoint name, so it cannot be diffed (diffs take checkpoint names); “Create a checkpoint on CURRENT first” keeps one.
+              </span>
+            )}
+          </div>
         </div>
       )}
     </section>

@@ -229,8 +229,8 @@ describe('http bridge browser session (the printed URL exchanged once for a cook
     const api = await call(bridge, '/api/app.session', { headers: { 'content-type': 'application/json', host: `127.0.0.1:${bridge.port}`, origin: bridge.origin }, body: '{}' });
     expect(api.status).toBe(401);
     const env = JSON.parse(api.body.toString());
-    expect(env.error.code).toBe('GF_VALIDATION');
-    expect(env.error.details.session).toBe('missing');
+    expect(env.error.code).toBe('GF_SESSION_EXPIRED');
+    expect(env.error.message).toBe('GF_SESSION_EXPIRED: this link has expired; use the URL that npm start printed');
     // A made-up session id is no session.
     const forged = await call(bridge, '/', { method: 'GET', headers: page(bridge, `${bridge.cookieName}=${'A'.repeat(43)}`) });
     expect(forged.status).toBe(401);
