@@ -78,10 +78,10 @@ describe('desktop UI flows (browser mode, Chromium)', () => {
     const names = listed.getChild('name')!.toArray() as string[];
     await nav('History');
     expect(await page.getByTestId('generation-count').textContent()).toBe(String(summary.generations.length));
-    const ids = await page.locator('[data-testid="generation-row"] td:first-child').allTextContents();
+    const ids = await page.locator('[data-testid="generation-row"] [data-testid="row-generation"]').allTextContents();
     expect(ids).toEqual(summary.generations.map((g) => g.generation_uuid));
     const currentRow = page.getByTestId('generation-row').filter({ hasText: 'CURRENT' });
-    expect(await currentRow.locator('td:first-child').textContent()).toBe(summary.current!.generation_uuid);
+    expect(await currentRow.getByTestId('row-generation').textContent()).toBe(summary.current!.generation_uuid);
     expect((await page.getByTestId('checkpoint-label').allTextContents()).sort()).toEqual([...names].sort());
     // The deleted demo checkpoint is not among the labels.
     expect(await page.getByTestId('checkpoint-label').filter({ hasText: 'Curation scratch' }).count()).toBe(0);
@@ -463,7 +463,7 @@ describe('desktop UI flows (browser mode, Chromium)', () => {
     const label = page.getByTestId('checkpoint-label').filter({ hasText: 'Reviewed by UI' });
     await label.waitFor();
     const current = (await call('project.summary', { project })).current!.generation_uuid;
-    expect(await page.getByTestId('generation-row').filter({ has: label }).locator('td:first-child').textContent()).toBe(current);
+    expect(await page.getByTestId('generation-row').filter({ has: label }).getByTestId('row-generation').textContent()).toBe(current);
 
     await page.getByRole('button', { name: 'Delete checkpoint Reviewed by UI' }).click();
     const confirm = page.getByRole('dialog', { name: 'Delete checkpoint “Reviewed by UI”?' });
@@ -554,7 +554,7 @@ describe('desktop UI flows (browser mode, Chromium)', () => {
     await page.getByRole('button', { name: 'See it in the history' }).click();
     expect(await page.getByTestId('generation-count').textContent()).toBe(String(after.generations.length));
     const first = page.getByTestId('generation-row').first();
-    expect(await first.locator('td:first-child').textContent()).toBe(after.current!.generation_uuid);
+    expect(await first.getByTestId('row-generation').textContent()).toBe(after.current!.generation_uuid);
     expect(await first.getByTestId('produced-by').textContent()).toContain('revert to Graph imported');
   });
 

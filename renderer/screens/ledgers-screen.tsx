@@ -163,7 +163,9 @@ const EVENT_PAGE = 200;
 function Chain({ project, workflowId, generations, verify }: { project: string; workflowId: string; generations: ReadonlyMap<string, string>; verify: VerifyEntry | undefined }) {
   const [pages, setPages] = useState<readonly (readonly ChainEvent[])[]>([]);
   const [next, setNext] = useState<string | null>(null);
-  const [result, setResult] = useState<VerifyEntry | undefined>(verify);
+  // This chain's own Verify result, else the list's verdict (which may arrive after a deep link opened the chain).
+  const [own, setOwn] = useState<VerifyEntry | undefined>(undefined);
+  const result = own ?? verify;
   const [detail, setDetail] = useState<ChainEvent | null>(null);
   const { go } = useStudio(useShallow((s) => ({ go: s.go })));
   const first = useQuery(`${project}|${workflowId}`, () => invoke('chain.read', { project, workflow_id: workflowId, limit: EVENT_PAGE, after: null }));
@@ -179,7 +181,7 @@ function Chain({ project, workflowId, generations, verify }: { project: string; 
   });
   const verifyOne = useAction(async () => {
     const r = await invoke('chain.verify', { project, workflow_id: workflowId });
-    setResult(r.results[0]);
+    setOwn(r.results[0]);
   });
   const events = useMemo(() => pages.flat(), [pages]);
   const bySequence = useMemo(() => new Map(events.map((e) => [String(e.sequence), e])), [events]);
