@@ -28,7 +28,7 @@ describe('npm start in browser mode', () => {
     const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
     expect(code).toBe(1);
     expect(out).toBe('');
-    expect(err.trim().split('\n')).toEqual([`npm start: GF_UNSUPPORTED_PROJECT_FORMAT: no project at this location (${missing})`]);
+    expect(err.trim().split('\n')).toEqual([`npm start: GF_NO_WORKSPACE: No workspace at this location (no FORMAT file) (${missing})`]);
   });
 
   it('--browser: creates the demo on first run, says why in one line and serves it', async () => {

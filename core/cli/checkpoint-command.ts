@@ -36,12 +36,18 @@ export function intOption(text: string | undefined, field: string): number | und
   return Number(text);
 }
 
-/** The operation UUID: the caller's, or a fresh one announced on stderr so the command can be replayed. */
-export function idempotencyKey(io: CliIo, given: string | undefined): string {
-  if (given !== undefined) return given;
-  const key = randomUUID();
-  io.stderr(`idempotency key: ${key} (replay with --idempotency-key ${key})\n`);
-  return key;
+/** The operation UUID: the caller's, or a fresh one (announced by `announceKey` once the write succeeded). */
+export function idempotencyKey(_io: CliIo, given: string | undefined): string {
+  return given ?? randomUUID();
+}
+
+/**
+ * After a successful write with a generated key: the key on stderr, so the
+ * same request can be repeated idempotently. A failed write prints no replay
+ * hint (nothing to replay when `committed: false`; the error says what happened).
+ */
+export function announceKey(io: CliIo, given: string | undefined, key: string): void {
+  if (given === undefined) io.stderr(`idempotency key: ${key}\n`);
 }
 
 /** `--timeout-ms`: the contract's `timeout_ms` of writes. */
@@ -132,6 +138,7 @@ export function registerCheckpointCommands(program: Command, io: CliIo): void {
     const receipt = await e.withProject(opts.project, (s) =>
       s.call('checkpoints.create', { name, description: opts.description, idempotency_key: key, actor_uuid: opts.actor, timeout_ms }),
     );
+    announceKey(io, opts.idempotencyKey, key);
     e.writeArrowResult(io, format, receipt, 'checkpoints.create', undefined, { single: true, text: receiptLine });
   });
 
@@ -151,6 +158,7 @@ export function registerCheckpointCommands(program: Command, io: CliIo): void {
     const timeout_ms = intOption(opts.timeoutMs, 'timeout_ms');
     const key = idempotencyKey(io, opts.idempotencyKey);
     const receipt = await e.withProject(opts.project, (s) => s.call('checkpoints.delete', { name, idempotency_key: key, actor_uuid: opts.actor, timeout_ms }));
+    announceKey(io, opts.idempotencyKey, key);
     e.writeArrowResult(io, format, receipt, 'checkpoints.delete', undefined, { single: true, text: receiptLine });
   });
 

@@ -3,6 +3,7 @@ import { registerChainCommands } from './chain-command';
 import { registerCheckpointCommands } from './checkpoint-command';
 import { registerDiffCommand } from './diff-command';
 import { registerDoctorCommand } from './doctor-command';
+import { registerHistoryCommands } from './history-command';
 import type { CommandRegistrar } from './io';
 import { registerProjectCommands } from './project-command';
 import { registerRevertCommand } from './revert-command';
@@ -10,4 +11,4 @@ import { registerServeCommand } from './serve-command';
 import { registerThreadsCommands } from './threads-command';
 
 /** Every subcommand group of `gf`, in help order. Add a module's registrar here. */
-export const COMMANDS: readonly CommandRegistrar[] = [registerCanonicalCommands, registerServeCommand, registerProjectCommands, registerCheckpointCommands, registerDiffCommand, registerRevertCommand, registerChainCommands, registerThreadsCommands, registerDoctorCommand];
+export const COMMANDS: readonly CommandRegistrar[] = [registerCanonicalCommands, registerServeCommand, registerProjectCommands, registerCheckpointCommands, registerDiffCommand, registerRevertCommand, registerHistoryCommands, registerChainCommands, registerThreadsCommands, registerDoctorCommand];

@@ -78,7 +78,10 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     .addHelpText('after', '\nExample:\n  gf serve --project ./my-workspace --port 8765\n  → prints http://127.0.0.1:8765/?token=… ; open it in a browser (it signs the browser in until Ctrl-C). Ctrl-C stops.\n')
     .action(async (opts: { project?: string; port?: number; renderer?: string; chainPostgresUrl?: string }) => {
       const target = resolveChainPostgresTarget({ option: opts.chainPostgresUrl, env: process.env });
-      const { bridge, stop } = await serve({ project: opts.project, port: opts.port, rendererDir: opts.renderer, chainPostgresUrl: target?.url });
+      const { openErrorFor } = await import('./session');
+      const { bridge, stop } = await serve({ project: opts.project, port: opts.port, rendererDir: opts.renderer, chainPostgresUrl: target?.url }).catch((e: unknown) => {
+        throw opts.project === undefined ? e : openErrorFor(e, opts.project);
+      });
       if (target !== null) io.stderr(`gf serve: ledgers from the shared PostgreSQL store ${target.redacted}\n`);
       if (!existsSync(resolve(opts.renderer ?? BUILT_RENDERER_DIR, 'index.html'))) {
         io.stderr('gf serve: the renderer is not built (run `npm run build`); serving the API only\n');

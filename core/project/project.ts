@@ -79,19 +79,24 @@ function isEmptyDir(abs: string): boolean {
   return fs.readdirSync(abs).length === 0;
 }
 
+/** No workspace here: a missing path, a file, or a folder without FORMAT (an empty one included); never "unsupported format". */
+export function noWorkspace(reason: 'missing' | 'not_a_directory' | 'no_format'): GfError {
+  return new GfError('GF_NO_WORKSPACE', 'No workspace at this location (no FORMAT file)', { reason });
+}
+
 /** Checks FORMAT and the fixed layout without changing anything. */
 function verifyContainer(root: string): void {
   let st: fs.Stats;
   try {
     st = fs.statSync(root);
   } catch (e) {
-    if (isErrno(e, 'ENOENT')) throw new GfError('GF_UNSUPPORTED_PROJECT_FORMAT', 'no project at this location', {});
+    if (isErrno(e, 'ENOENT') || isErrno(e, 'ENOTDIR')) throw noWorkspace('missing');
     throw ioError(e, 'stat', '.');
   }
-  if (!st.isDirectory()) throw new GfError('GF_UNSUPPORTED_PROJECT_FORMAT', 'not a project directory', {});
+  if (!st.isDirectory()) throw noWorkspace('not_a_directory');
   const fmt = place(root, LAYOUT.format);
   const fst = fs.lstatSync(fmt.abs, { throwIfNoEntry: false });
-  if (fst === undefined) throw new GfError('GF_UNSUPPORTED_PROJECT_FORMAT', 'not a project (no FORMAT)', {});
+  if (fst === undefined) throw noWorkspace('no_format');
   if (fst.isSymbolicLink()) throw corrupt('symlink at a machine-owned path', fmt.rel);
   const bytes = readFileNoFollow(fmt.abs, fmt.rel, 256);
   if (bytes === undefined || Buffer.compare(Buffer.from(bytes), Buffer.from(FORMAT_BYTES)) !== 0) {

@@ -29,7 +29,7 @@ describe('gf serve', () => {
   it('fails with the GF code (exit 1) when the project cannot be opened, before serving anything', async () => {
     const r = await run('serve', '--project', join(root, 'missing'));
     expect(r.code).toBe(1);
-    expect(r.err).toMatch(/^GF_UNSUPPORTED_PROJECT_FORMAT/);
+    expect(r.err).toMatch(/^GF_NO_WORKSPACE: No workspace at .*missing \(no FORMAT file\)/);
     expect(r.out).toBe('');
   });
 

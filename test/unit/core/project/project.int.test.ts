@@ -74,7 +74,7 @@ describe('container', () => {
     fs.writeFileSync(path.join(dir, 'notes.txt'), 'mine');
     const before = treeDigest(dir);
     expect((await caught(() => createProject(dir))).code).toBe('GF_UNSUPPORTED_PROJECT_FORMAT');
-    expect((await caught(() => openProject(dir))).code).toBe('GF_UNSUPPORTED_PROJECT_FORMAT');
+    expect((await caught(() => openProject(dir))).code).toBe('GF_NO_WORKSPACE');
     fs.writeFileSync(path.join(dir, 'FORMAT'), 'graphforge-project/v2\n');
     expect((await caught(() => openProject(dir))).code).toBe('GF_UNSUPPORTED_PROJECT_FORMAT');
     fs.rmSync(path.join(dir, 'FORMAT'));
