@@ -31,6 +31,21 @@ export const GF_CODES = [
   'GF_VALIDATION',
   'GF_WRITER_BUSY',
   'GF_CHAIN_STORE',
+  // Issue 19 (one error model, plain-language causes).
+  /** The path is missing, an empty folder or a file: no FORMAT file, so no workspace (never "unsupported format"). */
+  'GF_NO_WORKSPACE',
+  /** A write that needs an explicit confirmation field the request did not give (e.g. a revert that changes nothing). */
+  'GF_CONFIRMATION_REQUIRED',
+  /** A database server (the PostgreSQL chain store) refused or did not answer the connection; details name host and port only. */
+  'GF_STORE_UNREACHABLE',
+  /** Client side: the Checkpoint Studio server (the bridge) could not be reached. */
+  'GF_SERVER_UNREACHABLE',
+  /** Client side: the bridge refused the session (no or expired cookie/token). */
+  'GF_SESSION_EXPIRED',
+  /** Client side: the peer answered with something this version cannot read (an unknown code, a non-envelope body). */
+  'GF_PROTOCOL',
+  /** A defect in the engine (an unexpected exception): never reported as `GF_IO`, whose meaning is a failed file read or write. */
+  'GF_INTERNAL',
 ] as const;
 
 export type GfCode = (typeof GF_CODES)[number];
@@ -90,6 +105,9 @@ export interface WireError {
   readonly details: GfDetails;
 }
 
+/** Socket errnos: a server that refused or never answered, not a file. */
+export const NETWORK_ERRNOS: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
 /**
  * Turns any thrown value into a wire error; non-engine errors never leak their message.
  *
@@ -112,7 +130,15 @@ export function toWireError(e: unknown): WireError {
       details: typeof details === 'object' && details !== null ? (details as GfDetails) : {},
     };
   }
-  return { code: 'GF_IO', committed: null, message: 'GF_IO: internal error', details: {} };
+  // An operating-system error that escaped unwrapped is still an I/O failure (its errno is safe); anything else is a defect.
+  const errno = (e as { code?: unknown } | null)?.code;
+  if (typeof errno === 'string' && NETWORK_ERRNOS.has(errno)) {
+    return { code: 'GF_STORE_UNREACHABLE', committed: null, message: 'GF_STORE_UNREACHABLE: a database server did not accept the connection', details: { errno } };
+  }
+  if (typeof errno === 'string' && /^E[A-Z0-9]{1,15}$/.test(errno)) {
+    return { code: 'GF_IO', committed: null, message: 'GF_IO: a file or device operation failed', details: { errno } };
+  }
+  return { code: 'GF_INTERNAL', committed: null, message: 'GF_INTERNAL: internal error', details: {} };
 }
 
 /** A bug, not a user-facing failure: never a `GF_*` error. */

@@ -28,7 +28,7 @@ describe('npm start in browser mode', () => {
     const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
     expect(code).toBe(1);
     expect(out).toBe('');
-    expect(err.trim().split('\n')).toEqual([`npm start: GF_UNSUPPORTED_PROJECT_FORMAT: no project at this location (${missing})`]);
+    expect(err.trim().split('\n')).toEqual([`npm start: GF_NO_WORKSPACE: No workspace at this location (no FORMAT file) (${missing})`]);
   });
 
   it('--browser: creates the demo on first run, says why in one line, serves it and opens the default browser at its URL', async () => {
@@ -57,7 +57,7 @@ describe('npm start in browser mode', () => {
       let printed: string | undefined;
       createInterface({ input: child.stdout! }).on('line', (line) => {
         lines.push(line);
-        const m = /(http:\/\/127\.0\.0\.1:\d+\/#token=[A-Za-z0-9_-]+)$/.exec(line);
+        const m = /(http:\/\/127\.0\.0\.1:\d+\/[?#]token=[A-Za-z0-9_-]+)$/.exec(line);
         if (m !== null) printed = m[1]!;
         // The line after the URL says the browser was asked to open it (the command is recorded by then).
         if (printed !== undefined && /opening it in your default browser/.test(line)) resolve(printed);

@@ -79,10 +79,10 @@ describe('desktop UI flows (browser mode, Chromium)', () => {
     const names = listed.getChild('name')!.toArray() as string[];
     await nav('History');
     expect(await page.getByTestId('generation-count').textContent()).toBe(String(summary.generations.length));
-    const ids = await page.locator('[data-testid="generation-row"] td:first-child').allTextContents();
+    const ids = await page.locator('[data-testid="generation-row"] [data-testid="row-generation"]').allTextContents();
     expect(ids).toEqual(summary.generations.map((g) => g.generation_uuid));
     const currentRow = page.getByTestId('generation-row').filter({ hasText: 'CURRENT' });
-    expect(await currentRow.locator('td:first-child').textContent()).toBe(summary.current!.generation_uuid);
+    expect(await currentRow.getByTestId('row-generation').textContent()).toBe(summary.current!.generation_uuid);
     expect((await page.getByTestId('checkpoint-label').allTextContents()).sort()).toEqual([...names].sort());
     // The deleted demo checkpoint is not among the labels.
     expect(await page.getByTestId('checkpoint-label').filter({ hasText: 'Curation scratch' }).count()).toBe(0);
@@ -464,7 +464,7 @@ describe('desktop UI flows (browser mode, Chromium)', () => {
     const label = page.getByTestId('checkpoint-label').filter({ hasText: 'Reviewed by UI' });
     await label.waitFor();
     const current = (await call('project.summary', { project })).current!.generation_uuid;
-    expect(await page.getByTestId('generation-row').filter({ has: label }).locator('td:first-child').textContent()).toBe(current);
+    expect(await page.getByTestId('generation-row').filter({ has: label }).getByTestId('row-generation').textContent()).toBe(current);
 
     await page.getByRole('button', { name: 'Delete checkpoint Reviewed by UI' }).click();
     const confirm = page.getByRole('dialog', { name: 'Delete checkpoint “Reviewed by UI”?' });
@@ -520,10 +520,11 @@ describe('desktop UI flows (browser mode, Chromium)', () => {
     await page.getByLabel('Reason (required)').fill('   ');
     expect(await page.getByTestId('reason-problem').textContent()).toBe('A reason is required (1–1,024 UTF-8 bytes).');
     await page.getByLabel(/Type the checkpoint name/).fill('Graph imported');
-    await page.getByTestId('revert-submit').click();
-    expect(await page.getByTestId('revert-receipt').count()).toBe(0);
+    // Disabled (not a button that silently does nothing) while the reason is blank, and says why.
+    expect(await page.getByTestId('revert-submit').isDisabled()).toBe(true);
+    expect(await page.getByTestId('revert-blocked').textContent()).toBe('Revert needs a reason (1 to 1,024 bytes).');
     await page.getByLabel('Reason (required)').fill('curation broke the graph');
-    expect(await page.getByTestId('reason-problem').textContent()).toBe('24 / 1024 bytes');
+    expect(await page.getByTestId('reason-problem').textContent()).toBe('24 / 1,024 bytes');
     // The first attempt commits on the engine but its response is lost (as after a crash of the window).
     let committed: string | null = null;
     await page.route('**/api/checkpoints.revert', async (route) => {
@@ -554,7 +555,7 @@ describe('desktop UI flows (browser mode, Chromium)', () => {
     await page.getByRole('button', { name: 'See it in the history' }).click();
     expect(await page.getByTestId('generation-count').textContent()).toBe(String(after.generations.length));
     const first = page.getByTestId('generation-row').first();
-    expect(await first.locator('td:first-child').textContent()).toBe(after.current!.generation_uuid);
+    expect(await first.getByTestId('row-generation').textContent()).toBe(after.current!.generation_uuid);
     expect(await first.getByTestId('produced-by').textContent()).toContain('revert to Graph imported');
   });
 

@@ -25,6 +25,36 @@ function prefetchScreens(): void {
   for (const load of [loadCheckpoint, loadDiff, loadRevert, loadLedgers]) void load().catch(() => undefined);
 }
 
+/**
+ * How often the app asks whether another process changed the workspace
+ * (`project.changes`: a few `stat` calls). Under the 2 s the issue allows,
+ * including the refresh that follows.
+ */
+export const LIVE_POLL_MS = 700;
+
+/** Polls `project.changes` while a workspace is open and the page is visible; one check at a time. */
+function useLiveUpdates(active: boolean, check: () => Promise<void>): void {
+  useEffect(() => {
+    if (!active) return undefined;
+    let running = false;
+    const tick = () => {
+      if (running || document.visibilityState === 'hidden') return;
+      running = true;
+      // A failed check (a busy writer, a stopped server) is retried on the next tick; screens show their own errors.
+      void check().catch(() => undefined).finally(() => {
+        running = false;
+      });
+    };
+    tick();
+    const t = setInterval(tick, LIVE_POLL_MS);
+    document.addEventListener('visibilitychange', tick);
+    return () => {
+      clearInterval(t);
+      document.removeEventListener('visibilitychange', tick);
+    };
+  }, [active, check]);
+}
+
 const NAV: readonly { readonly screen: Screen; readonly label: string }[] = [
   { screen: 'open', label: 'Workspaces' },
   { screen: 'history', label: 'History' },
@@ -36,10 +66,21 @@ const NAV: readonly { readonly screen: Screen; readonly label: string }[] = [
 
 /** The root component. */
 export function App() {
-  const { booted, fatal, workspace, screen, go, mode, boot } = useStudio(useShallow((s) => ({ booted: s.booted, fatal: s.fatal, workspace: s.workspace, screen: s.screen, go: s.go, mode: s.mode, boot: s.boot })));
+  const { booted, fatal, workspace, screen, go, mode, boot, followHash, checkChanges } = useStudio(useShallow((s) => ({ booted: s.booted, fatal: s.fatal, workspace: s.workspace, screen: s.screen, go: s.go, mode: s.mode, boot: s.boot, followHash: s.followHash, checkChanges: s.checkChanges })));
+  useLiveUpdates(booted && workspace !== null, checkChanges);
   useEffect(() => {
     void boot();
   }, [boot]);
+  // Back, forward and an edited address follow the hash route.
+  useEffect(() => {
+    const onHash = () => followHash(location.hash);
+    window.addEventListener('hashchange', onHash);
+    window.addEventListener('popstate', onHash);
+    return () => {
+      window.removeEventListener('hashchange', onHash);
+      window.removeEventListener('popstate', onHash);
+    };
+  }, [followHash]);
   useEffect(() => {
     if (!booted) return undefined;
     const t = setTimeout(prefetchScreens, 0);

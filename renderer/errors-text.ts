@@ -1,5 +1,5 @@
 // What to do about an engine error, by its stable code (a GF_* code or a chain error id).
-import { errorCodeOf } from '../core/contract/errors';
+import { errorCodeOf, serverUnreachable } from '../core/contract/errors';
 
 /** An error as the UI shows it: code, message and a next step. */
 export interface ShownError {
@@ -18,7 +18,14 @@ const ACTIONS: Readonly<Record<string, string>> = {
   GF_CHECKPOINT_REGISTRY_CORRUPT: 'The checkpoint registry is damaged. Restore it from a backup.',
   GF_VALIDATION: 'Correct the input and try again.',
   GF_CANCELLED: 'The operation was cancelled; nothing is shown from it.',
-  GF_IO: 'The engine could not read or write a file, or the bridge refused the call. Check the folder and the session, then retry.',
+  GF_IO: 'The engine could not read or write a file. Check the folder (space, permissions), then retry.',
+  GF_NO_WORKSPACE: 'Choose a folder that holds a workspace, or create one there.',
+  GF_CONFIRMATION_REQUIRED: 'Confirm explicitly to go ahead; nothing was changed.',
+  GF_STORE_UNREACHABLE: 'Start the database server or check its host and port, then retry.',
+  GF_SERVER_UNREACHABLE: 'Restart `npm start` (or `gf serve`) and reload; check History before repeating a change.',
+  GF_SESSION_EXPIRED: 'Open the URL that `npm start` printed.',
+  GF_PROTOCOL: 'The server is a different version. Restart it and reload.',
+  GF_INTERNAL: 'This is a defect in Checkpoint Studio. Retry; if it persists, report it.',
   GF_PAGE_SNAPSHOT_GONE: 'The data changed while paging. Reload the view.',
   GF_PAGE_INVALID: 'Reload the view.',
   GF_IDEMPOTENCY_CONFLICT: 'The same request id was used for a different request. Start again.',
@@ -30,13 +37,23 @@ const ACTIONS: Readonly<Record<string, string>> = {
   'workflows.checkpoint_store_closed': 'The ledger store was closed. Reopen the workspace.',
 };
 
-/** Converts anything thrown by `invoke` into what the UI shows. */
+/**
+ * Converts anything thrown by `invoke` into what the UI shows.
+ *
+ * A value without a contract code is never shown as `GF_IO` (that code
+ * means a file could not be read or written): a rejected `fetch` (a
+ * `TypeError`, the server is gone) is `GF_SERVER_UNREACHABLE`, anything else
+ * `GF_INTERNAL`, and its own text is not shown (it may hold anything).
+ */
 export function showError(e: unknown): ShownError {
   const code = errorCodeOf(e);
   if (code !== null) {
     const message = e instanceof Error ? e.message.replace(/^(GF_[A-Z_]+|workflows\.[a-z_]+): /, '') : 'unexpected failure';
     return { code, message, action: ACTIONS[code] ?? 'Try again, or open another workspace.' };
   }
-  const message = e instanceof Error ? e.message : 'unexpected failure';
-  return { code: 'GF_IO', message, action: ACTIONS['GF_IO'] ?? 'Try again.' };
+  if (e instanceof TypeError) {
+    const lost = serverUnreachable();
+    return { code: lost.code, message: 'Lost connection to the Checkpoint Studio server', action: ACTIONS[lost.code] ?? 'Reload.' };
+  }
+  return { code: 'GF_INTERNAL', message: 'unexpected failure', action: ACTIONS['GF_INTERNAL'] ?? 'Try again.' };
 }

@@ -1,6 +1,7 @@
 // The renderer's one client: typed `invoke` over Electron IPC (preload) or the
-// browser-mode bridge (fetch + token). Imports only the shared contract.
+// browser-mode bridge (fetch + the session cookie). Imports only the shared contract.
 import type { OperationInput, OperationName, OperationResult } from '../core/contract/operations';
+import { serverUnreachable } from '../core/contract/errors';
 import { API_PREFIX, GF_BRIDGE_GLOBAL, decodeHttpResponse, unwrapEnvelope, type Envelope, type GfBridgeApi } from '../core/contract/wire';
 
 /** Which transport this page uses. */
@@ -8,20 +9,6 @@ export type Transport = 'ipc' | 'http';
 
 function preloadApi(): GfBridgeApi | undefined {
   return (globalThis as unknown as Record<string, GfBridgeApi | undefined>)[GF_BRIDGE_GLOBAL];
-}
-
-let token: string | null = null;
-
-/**
- * Reads the bridge token once from the URL fragment (`#token=…`) or query
- * (`?token=…`), keeps it in memory only, and removes it from the address bar.
- */
-export function captureToken(): void {
-  if (token !== null) return;
-  const frag = new URLSearchParams(location.hash.replace(/^#/, ''));
-  const query = new URLSearchParams(location.search);
-  token = frag.get('token') ?? query.get('token');
-  if (token !== null) history.replaceState(null, '', location.pathname);
 }
 
 /** The transport in use. */
@@ -35,13 +22,20 @@ export async function invoke<N extends OperationName>(op: N, request: OperationI
   if (api !== undefined) {
     return unwrapEnvelope((await api.invoke(op, request)) as Envelope<OperationResult<N>>);
   }
-  captureToken();
-  const res = await fetch(`${API_PREFIX}${op}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token ?? ''}` },
-    body: JSON.stringify(request),
-    credentials: 'omit',
-    cache: 'no-store',
-  });
+  // Browser mode: the session cookie (set when the printed URL's token was
+  // exchanged) authenticates the call; the page never holds the token.
+  let res: Response;
+  try {
+    res = await fetch(`${API_PREFIX}${op}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(request),
+      credentials: 'same-origin',
+      cache: 'no-store',
+    });
+  } catch {
+    // The server stopped or the network dropped: "Lost connection to the Checkpoint Studio server", never a file error.
+    throw serverUnreachable();
+  }
   return unwrapEnvelope(await decodeHttpResponse<N>(res));
 }

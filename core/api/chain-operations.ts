@@ -7,7 +7,7 @@ import { openPostgresChainStore, redactConnectionString, resolveChainPostgresTar
 import { SqliteChainStore } from '../chain/sqlite/sqlite-store';
 import { verify } from '../chain/verify';
 import { ChainError } from '../chain/errors';
-import { GfError } from '../errors';
+import { GfError, NETWORK_ERRNOS } from '../errors';
 import { verifyFailure } from '../contract/chain';
 import type { ChainRowEntry } from '../contract/maintenance';
 import type { ChainEvent, UnreadableLedger, VerifyEntry, WorkflowEntry } from '../contract/operations';
@@ -87,12 +87,50 @@ export class ChainStores {
     return this.#postgres;
   }
 
+  /**
+   * The error a person can act on when the shared PostgreSQL store cannot be reached.
+   *
+   * A socket errno (refused, reset, timed out, unknown host) anywhere in the
+   * error or its causes becomes `GF_STORE_UNREACHABLE`, "PostgreSQL at
+   * HOST:PORT refused the connection" (host and port only: never the user,
+   * password or database). Anything else passes through unchanged.
+   */
+  explain(e: unknown): unknown {
+    if (this.#backend.kind !== 'postgres') return e;
+    const errno = networkErrno(e, 0);
+    if (errno === undefined) return e;
+    let host = 'the configured host';
+    let port = '5432';
+    try {
+      const u = new URL(this.#backend.url);
+      host = u.hostname === '' ? host : u.hostname;
+      port = u.port === '' ? port : u.port;
+    } catch {
+      // An unparsable URL names no host; the sentence still says what failed.
+    }
+    const what = errno === 'ECONNREFUSED' ? 'refused the connection' : errno === 'ETIMEDOUT' ? 'did not answer in time' : errno === 'ECONNRESET' ? 'closed the connection' : 'could not be reached';
+    return new GfError('GF_STORE_UNREACHABLE', `PostgreSQL at ${host}:${port} ${what}`, { backend: 'postgres', host, port: Number(port), errno });
+  }
+
   /** Closes the shared store (per-project stores close with their sessions). */
   async close(): Promise<void> {
     const pg = this.#postgres;
     this.#postgres = undefined;
     if (pg !== undefined) await (await pg).close();
   }
+}
+
+/** The first socket errno in an error, its `cause` or its `errors` (an AggregateError of several addresses). */
+function networkErrno(e: unknown, depth: number): string | undefined {
+  if (typeof e !== 'object' || e === null || depth > 4) return undefined;
+  const code = (e as { code?: unknown }).code;
+  if (typeof code === 'string' && NETWORK_ERRNOS.has(code)) return code;
+  const nested = [(e as { cause?: unknown }).cause, ...(Array.isArray((e as { errors?: unknown }).errors) ? ((e as { errors: unknown[] }).errors) : [])];
+  for (const n of nested) {
+    const found = networkErrno(n, depth + 1);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 function decodeAfter(after: string | null | undefined, method: 'chain.read' | 'chain.rows'): number {
@@ -201,7 +239,7 @@ function scopes(projects: SessionTable<ProjectSession>, ledgers: SessionTable<Le
 /** chain.open / list / read / rows / verify / health implementations. */
 export function chainOperations(projects: SessionTable<ProjectSession>, stores: ChainStores, ledgers: SessionTable<LedgerScope>) {
   const scopeOf = scopes(projects, ledgers);
-  return {
+  const ops = {
     'chain.open': async ({ path }) => {
       if (!isAbsolute(path)) throw new GfError('GF_VALIDATION', 'the directory must be an absolute path', { field: 'path' });
       if (!existsSync(path)) throw new GfError('GF_IO', 'project directory not found', {}, false);
@@ -259,4 +297,18 @@ export function chainOperations(projects: SessionTable<ProjectSession>, stores: 
       return { backend: 'sqlite', workflows, details: {} };
     },
   } satisfies PartialImplementations;
+  // Every chain call names an unreachable database server in plain words (never `GF_IO`, never the credentials).
+  const guarded = Object.fromEntries(
+    Object.entries(ops).map(([name, impl]) => [
+      name,
+      async (request: never) => {
+        try {
+          return await (impl as (r: never) => Promise<unknown>)(request);
+        } catch (e) {
+          throw stores.explain(e);
+        }
+      },
+    ]),
+  );
+  return guarded as typeof ops;
 }

@@ -16,6 +16,7 @@ import type { PartialImplementations } from './dispatcher';
 import type { ProjectSession } from './project-operations';
 import { manifestEntryJson } from '../project/index';
 import type { SessionTable } from './sessions';
+import { prunableGenerations } from './history-operations';
 
 /** Running diffs by operation id, and ids cancelled before their diff started. */
 export class Cancellations {
@@ -148,12 +149,18 @@ export function checkpointOperations(
         current_generation_uuid: preview.current_generation_uuid,
         participant_changes: changes,
         changes: rows,
+        same_content: preview.same_content,
+        retain_ancestors: p.retainAncestors,
+        prunable: prunableGenerations(p),
       };
     },
-    'checkpoints.revert': async ({ project, name, reason, idempotency_key, actor_uuid, timeout_ms }) => {
+    'checkpoints.revert': async ({ project, name, reason, idempotency_key, actor_uuid, timeout_ms, confirm_same_content }) => {
       const p = projects.get(project).project;
       const options = { ...(clock === undefined ? {} : { clock }), ...(timeout_ms === undefined ? {} : { writerTimeoutMs: timeout_ms }) };
-      const receipt = await new RevertEngine(p, options).revertToCheckpoint({ name, reason, idempotencyKey: idempotency_key, actorUuid: actor_uuid ?? undefined });
+      const receipt = await new RevertEngine(p, options).revertToCheckpoint(
+        { name, reason, idempotencyKey: idempotency_key, actorUuid: actor_uuid ?? undefined },
+        { confirmSameContent: confirm_same_content === true },
+      );
       return arrowResult(receiptTable(receipt), null);
     },
     'operation.cancel': async ({ operation_id }) => ({ cancelled: cancellations.cancel(operation_id) }),

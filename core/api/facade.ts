@@ -8,6 +8,7 @@ import { projectOperations, type ProjectSession } from './project-operations';
 import { Cancellations, checkpointOperations } from './checkpoint-operations';
 import { ChainStores, chainOperations, type ChainBackend, type LedgerScope } from './chain-operations';
 import { maintenanceOperations } from './maintenance-operations';
+import { historyOperations } from './history-operations';
 import type { CheckpointView } from '../views/checkpoint-view';
 import { SessionTable } from './sessions';
 import { launchPostgresUrl, ThreadSources, threadsOperations } from './threads-operations';
@@ -63,6 +64,7 @@ export function createFacade(options: FacadeOptions): Facade {
     ...chainOperations(projects, chainStores, ledgers),
     ...maintenanceOperations(projects),
     ...workspaceOperations(projects),
+    ...historyOperations(projects),
   };
 
   const dispatcher = createDispatcher(implementations);

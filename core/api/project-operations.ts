@@ -11,6 +11,7 @@ import { microsIso } from '../contract/time';
 import type { PartialImplementations } from './dispatcher';
 import type { SessionTable } from './sessions';
 import { leaseRecordedGeneration } from '../project/named-lease';
+import { workspaceChangeToken } from './change-token';
 
 /** An open project behind a session handle. */
 export interface ProjectSession {
@@ -110,6 +111,7 @@ export function projectOperations(projects: SessionTable<ProjectSession>) {
       return register(projects, await openCheckpointedProject(created.root), path);
     },
     'project.close': async ({ project }) => ({ closed: await projects.close(project) }),
+    'project.changes': async ({ project }) => ({ token: workspaceChangeToken(projects.get(project).project.root) }),
     'project.summary': async ({ project }) => {
       const p = projects.get(project).project;
       const history = p.history();

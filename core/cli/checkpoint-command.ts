@@ -36,12 +36,18 @@ export function intOption(text: string | undefined, field: string): number | und
   return Number(text);
 }
 
-/** The operation UUID: the caller's, or a fresh one announced on stderr so the command can be replayed. */
-export function idempotencyKey(io: CliIo, given: string | undefined): string {
-  if (given !== undefined) return given;
-  const key = randomUUID();
-  io.stderr(`idempotency key: ${key} (replay with --idempotency-key ${key})\n`);
-  return key;
+/** The operation UUID: the caller's, or a fresh one (announced by `announceKey` once the write succeeded). */
+export function idempotencyKey(_io: CliIo, given: string | undefined): string {
+  return given ?? randomUUID();
+}
+
+/**
+ * After a successful write with a generated key: the key on stderr, so the
+ * same request can be repeated idempotently. A failed write prints no replay
+ * hint (nothing to replay when `committed: false`; the error says what happened).
+ */
+export function announceKey(io: CliIo, given: string | undefined, key: string): void {
+  if (given === undefined) io.stderr(`idempotency key: ${key}\n`);
 }
 
 /** `--timeout-ms`: the contract's `timeout_ms` of writes. */
@@ -77,13 +83,14 @@ interface WriteFields {
   readonly timeout_ms: number | undefined;
 }
 
-/** Runs one write: the key (generated and announced when absent), one dispatched call, the receipt printed. */
+/** Runs one write: the key (generated when absent, announced only after success), one dispatched call, the receipt printed. */
 async function runWrite(io: CliIo, opts: MutateOpts, op: 'checkpoints.create' | 'checkpoints.delete', send: (s: CliSession, write: WriteFields) => Promise<ArrowResult>): Promise<void> {
   const e = await cliEngine();
   const format = formatOf(opts);
   const timeout_ms = intOption(opts.timeoutMs, 'timeout_ms');
   const write: WriteFields = { idempotency_key: idempotencyKey(io, opts.idempotencyKey), actor_uuid: opts.actor, timeout_ms };
   const receipt = await e.withProject(opts.project, (s) => send(s, write));
+  announceKey(io, opts.idempotencyKey, write.idempotency_key);
   e.writeArrowResult(io, format, receipt, op, undefined, { single: true, text: receiptLine });
 }
 

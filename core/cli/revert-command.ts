@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { GfError } from '../errors';
 import type { JsonResults } from '../contract/operations';
-import { idempotencyKey, intOption, timeoutOption } from './checkpoint-command';
+import { announceKey, idempotencyKey, intOption, timeoutOption } from './checkpoint-command';
 import type { CliIo } from './io';
 import { formatOf, withOutputOptions, type OutputFlags } from './output-options';
 import type { CellsOf } from './output';
@@ -17,12 +17,17 @@ interface RevertOpts extends OutputFlags {
   readonly idempotencyKey?: string;
   readonly actor?: string;
   readonly timeoutMs?: string;
+  readonly confirmSameContent?: boolean;
 }
 
-/** The people-facing line of a revert receipt. */
-const revertLine = (rows: readonly CellsOf<'checkpoints.revert'>[]): string =>
+/** The people-facing lines of a revert receipt: the receipt, then the reason as history stores it. */
+const revertLines = (reason: string | null) => (rows: readonly CellsOf<'checkpoints.revert'>[]): string =>
   rows
-    .map((r) => `revert_to_checkpoint ${String(r.name)} checkpoint_uuid=${String(r.checkpoint_uuid)} generation=${String(r.result_generation_uuid)} parent=${String(r.prior_current_generation_uuid)}\n`)
+    .map(
+      (r) =>
+        `revert_to_checkpoint ${String(r.name)} checkpoint_uuid=${String(r.checkpoint_uuid)} generation=${String(r.result_generation_uuid)} parent=${String(r.prior_current_generation_uuid)}\n` +
+        (reason === null ? '' : `reason: ${reason}\n`),
+    )
     .join('');
 
 /** The people-facing text of a revert preview: what would change, participant by participant. */
@@ -32,6 +37,12 @@ function previewText(p: JsonResults['revert.preview']): string {
     `revert preview: CURRENT ${p.current_generation_uuid} would be followed by a copy of ${p.source_generation_uuid}`,
     `participants: ${c.added} added, ${c.removed} removed, ${c.modified} modified, ${c.unchanged} unchanged`,
     ...p.changes.filter((x) => x.change_kind !== 'unchanged').map((x) => `  ${x.change_kind}\t${x.capability_id}/${x.record_family_id}\t${x.from_row_count ?? 0} → ${x.to_row_count ?? 0} rows`),
+    ...(p.same_content ? ['same content: the checkpoint already equals CURRENT; a revert would change nothing (add --confirm-same-content to publish it anyway)'] : []),
+    `retention keeps ${p.retain_ancestors} ${p.retain_ancestors === 1 ? 'ancestor' : 'ancestors'} of CURRENT, plus checkpoints and leases`,
+    p.prunable.length === 0
+      ? 'no generation becomes prunable'
+      : `becomes prunable (no checkpoint names ${p.prunable.length === 1 ? 'it' : 'them'}; create one on it first to keep it):`,
+    ...p.prunable.map((g) => `  ${g.generation_uuid}${g.published_at === null ? '' : `\t${g.published_at}`}${g.kind === null ? '' : `\t${g.kind}`}${g.reason === null ? '' : `\t${g.reason}`}`),
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -58,7 +69,8 @@ export function addRevertSubcommand(group: Command, io: CliIo): void {
         .option('--reason <text>', 'why (1–1,024 UTF-8 bytes after trimming; stored with the restoration record); required unless --preview')
         .option('--preview', 'show what the revert would change, write nothing (preview_revert_to_checkpoint)')
         .option('--idempotency-key <uuid>', 'operation UUID (canonical lowercase); generated and printed when omitted')
-        .option('--actor <uuid>', 'actor UUID'),
+        .option('--actor <uuid>', 'actor UUID')
+        .option('--confirm-same-content', 'publish even when the checkpoint already has the content of CURRENT (the preview says so)'),
     ),
   ).action(async (name: string, opts: RevertOpts, cmd: Command) => {
     const e = await cliEngine();
@@ -72,10 +84,22 @@ export function addRevertSubcommand(group: Command, io: CliIo): void {
     if (opts.reason === undefined) cmd.error("error: required option '--reason <text>' not specified", { exitCode: 2, code: 'commander.missingMandatoryOptionValue' });
     const timeout_ms = intOption(opts.timeoutMs, 'timeout_ms');
     const key = idempotencyKey(io, opts.idempotencyKey);
-    const receipt = await e.withProject(opts.project, (s) =>
-      s.call('checkpoints.revert', { name, reason: opts.reason ?? '', idempotency_key: key, actor_uuid: opts.actor, timeout_ms }),
-    );
-    e.writeArrowResult(io, format, receipt, 'checkpoints.revert', undefined, { single: true, text: revertLine });
+    const { receipt, reason } = await e.withProject(opts.project, async (s) => {
+      const r = await s.call('checkpoints.revert', {
+        name,
+        reason: opts.reason ?? '',
+        idempotency_key: key,
+        actor_uuid: opts.actor,
+        timeout_ms,
+        ...(opts.confirmSameContent === true ? { confirm_same_content: true } : {}),
+      });
+      // The reason as history keeps it (trimmed), from the lineage record of the generation just published.
+      const generation = e.resultRows(r, 'checkpoints.revert').rows[0]?.result_generation_uuid;
+      const entry = typeof generation === 'string' ? (await s.call('history.list', { generation_uuid: generation, limit: 1 })).entries[0] : undefined;
+      return { receipt: r, reason: entry?.reason ?? null };
+    });
+    announceKey(io, opts.idempotencyKey, key);
+    e.writeArrowResult(io, format, receipt, 'checkpoints.revert', undefined, { single: true, text: revertLines(reason) });
   });
 }
 

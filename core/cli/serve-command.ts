@@ -40,13 +40,15 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     .option('--project <dir>', 'workspace to open (default: none; the page can open one)')
     .option('--port <n>', 'port on 127.0.0.1 (default: a free one)', parsePort)
     .option('--renderer <dir>', 'built renderer directory (default: out/renderer of this package)')
-    .addHelpText('after', '\nExample:\n  gf serve --project ./my-workspace --port 8765\n  → prints http://127.0.0.1:8765/#token=… ; open it in a browser. Ctrl-C stops.\n\n--json prints {"url": …}; the URL is not a table (--csv and --arrow are refused).\n');
+    .addHelpText('after', '\nExample:\n  gf serve --project ./my-workspace --port 8765\n  → prints http://127.0.0.1:8765/?token=… ; open it in a browser (it signs the browser in until Ctrl-C). Ctrl-C stops.\n\n--json prints {"url": …}; the URL is not a table (--csv and --arrow are refused).\n');
   withOutputOptions(addChainPostgresOption(cmd)).action(async (opts: ServeOpts) => {
     const format = chooseFormat(opts);
     if (format === 'csv' || format === 'arrow') throw new GfError('GF_VALIDATION', 'this result is not a table: use --json or the default text', { format });
-    const [{ serve }, { chainTarget }] = await Promise.all([import('./browser-host'), import('./session')]);
+    const [{ serve }, { chainTarget, openErrorFor }] = await Promise.all([import('./browser-host'), import('./session')]);
     const target = chainTarget(opts);
-    const { bridge, rendererBuilt, stop } = await serve({ project: opts.project, port: opts.port, rendererDir: opts.renderer, chain: target.backend });
+    const { bridge, rendererBuilt, stop } = await serve({ project: opts.project, port: opts.port, rendererDir: opts.renderer, chain: target.backend }).catch((e: unknown) => {
+      throw opts.project === undefined ? e : openErrorFor(e, opts.project);
+    });
     if (target.redacted !== null) io.stderr(`gf serve: ledgers from the shared PostgreSQL store ${target.redacted}\n`);
     if (!rendererBuilt) io.stderr('gf serve: the renderer is not built (run `npm run build`); serving the API only\n');
     io.stdout(format === 'json' ? `${JSON.stringify({ url: bridge.url })}\n` : `${bridge.url}\n`);

@@ -7,6 +7,43 @@ import { chainBackendOf, type ChainBackend } from '../api/chain-operations';
 import { createFacade, type Facade } from '../api/facade';
 import type { OperationInput, OperationName, OperationResult } from '../contract/operations';
 import { unwrapEnvelope, type Envelope } from '../contract/wire';
+import { GfError, isGfError } from '../errors';
+import { CURRENT_SELECTOR } from '../contract/diff';
+
+/**
+ * The error of opening `directory` as the person typed it: "No workspace at PATH (no FORMAT file)".
+ *
+ * The engine's error carries no path (errors never do); the CLI knows the
+ * path its user gave and puts it back into the sentence it prints.
+ */
+export function openErrorFor(e: unknown, directory: string): unknown {
+  if (isGfError(e) && e.code === 'GF_NO_WORKSPACE') return new GfError('GF_NO_WORKSPACE', `No workspace at ${resolve(directory)} (no FORMAT file)`, e.details, e.committed);
+  return e;
+}
+
+/** Names shown after "checkpoints:" in a not-found message (the rest are counted). */
+const NAMES_SHOWN = 20;
+
+/**
+ * A `GF_CHECKPOINT_NOT_FOUND` that names what was not found and lists the valid names.
+ *
+ * The engine says only that a name is unknown; the CLI echoes the name(s) its
+ * user typed that are not active checkpoints and lists the active ones.
+ */
+async function notFoundWithNames(e: GfError, typed: readonly string[], names: () => Promise<readonly string[]>): Promise<GfError> {
+  let valid: readonly string[];
+  try {
+    valid = await names();
+  } catch {
+    return e;
+  }
+  const missing = typed.filter((t) => t !== CURRENT_SELECTOR && !valid.includes(t.normalize('NFC')));
+  const shown = valid.slice(0, NAMES_SHOWN).map((n) => JSON.stringify(n));
+  const more = valid.length > NAMES_SHOWN ? `, … ${valid.length - NAMES_SHOWN} more` : '';
+  const list = valid.length === 0 ? 'this workspace has no checkpoints' : `checkpoints: ${shown.join(', ')}${more}`;
+  const what = missing.length === 0 ? 'no such checkpoint' : `no checkpoint named ${missing.map((m) => JSON.stringify(m)).join(' or ')}`;
+  return new GfError('GF_CHECKPOINT_NOT_FOUND', `${what} (${list})`, e.details, e.committed);
+}
 
 /** Requests without the session handle (the session adds it). */
 export type SessionInput<N extends OperationName> = Omit<OperationInput<N>, 'project'>;
@@ -56,9 +93,28 @@ export async function withFacade<T>(fn: (call: RawCall) => Promise<T>, choice: C
 async function withHandle<T>(opener: 'project.open' | 'chain.open', directory: string, fn: (session: CliSession) => Promise<T>, choice: ChainChoice): Promise<T> {
   const facade = newFacade(choice);
   try {
-    const { project } = await run(facade, opener, { path: resolve(directory) });
+    let project: string;
+    try {
+      ({ project } = await run(facade, opener, { path: resolve(directory) }));
+    } catch (e) {
+      throw openErrorFor(e, directory);
+    }
+    const activeNames = async (): Promise<string[]> => {
+      const { tableFromIPC } = await import('apache-arrow');
+      const page = await run(facade, 'checkpoints.list', { project, limit: 10_000 });
+      return tableFromIPC(page.bytes).toArray().map((r) => String((r as { name: unknown }).name));
+    };
     const session: CliSession = {
-      call: (op, request) => run(facade, op, { ...request, project }),
+      call: async (op, request) => {
+        try {
+          return await run(facade, op, { ...request, project });
+        } catch (e) {
+          if (!isGfError(e) || e.code !== 'GF_CHECKPOINT_NOT_FOUND') throw e;
+          const r = request as { name?: unknown; from?: unknown; to?: unknown };
+          const typed = [r.name, r.from, r.to].filter((v): v is string => typeof v === 'string');
+          throw await notFoundWithNames(e, typed, activeNames);
+        }
+      },
       callRaw: (op, request) => run(facade, op, request),
       close: () => facade.close(),
     };

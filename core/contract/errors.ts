@@ -77,9 +77,10 @@ export type OperationError = GfError | ChainFailure;
 /**
  * Rebuilds the typed error of a wire error.
  *
- * `GF_*` codes become a `GfError`, chain ids a `ChainFailure` (never `GF_IO`),
- * both with their details and `committed`. Only a code outside the union (a
- * newer peer) becomes `GF_IO`, keeping the details and naming the code.
+ * `GF_*` codes become a `GfError`, chain ids a `ChainFailure`, both with their
+ * details and `committed`. A code outside the union (a newer peer) becomes
+ * `GF_PROTOCOL` naming the code; never `GF_IO`, which means a file could not
+ * be read or written.
  */
 export function fromWireError(w: WireError): OperationError {
   const committed = w.committed ?? undefined;
@@ -88,7 +89,18 @@ export function fromWireError(w: WireError): OperationError {
     const message = w.message.startsWith(`${w.code}: `) ? w.message.slice(w.code.length + 2) : w.message;
     return new GfError(w.code, message, w.details, committed);
   }
-  return new GfError('GF_IO', w.message, { ...w.details, wire_code: w.code.slice(0, 64) }, committed);
+  return new GfError('GF_PROTOCOL', 'the server answered with an error this version does not know', { ...w.details, wire_code: w.code.slice(0, 64) }, committed);
+}
+
+/**
+ * The typed error of a call that never reached the server (fetch rejected: the server stopped, the network is down).
+ *
+ * `GF_SERVER_UNREACHABLE`, "Lost connection to the Checkpoint Studio server";
+ * for a write, whether it committed is unknown to the client, so `committed`
+ * stays unset and the UI says to check History before retrying.
+ */
+export function serverUnreachable(): GfError {
+  return new GfError('GF_SERVER_UNREACHABLE', 'Lost connection to the Checkpoint Studio server', {});
 }
 
 /** The code of any thrown value, when it carries one of the union's codes (structural: works across bundles). */

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { CURRENT_SELECTOR, DIFF_DETAILS, DIFF_PAGE_LIMITS, DIFF_SCOPES, type SummaryChangeKind } from './diff';
 import { DESCRIPTION_MAX_UTF8_BYTES, NAME_MAX_UTF8_BYTES, nameRefusal, utf8Length } from './names';
 import { REASON_MAX_UTF8_BYTES, REASON_MAX_RAW_CHARS, reasonRefusal } from './reasons';
+import { HISTORY_NAME_FILTER_MAX, LINEAGE_KINDS, RETAIN_ANCESTORS_MAX, type HistoryPage, type PrunableGeneration, type RetentionPolicy } from './history';
 import type { ArrowRow, ArrowSchemaName, RecordRow } from './results';
 import { THREAD_ID_MAX_CHARS, THREAD_PAGE_LIMITS, type ThreadDiff, type ThreadHealth, type ThreadHistoryRow, type ThreadListRow, type ThreadPage, type ThreadRestoreReceipt, type ThreadState } from './threads';
 import { WORKFLOW_ID_PATTERN } from './chain';
@@ -19,6 +20,9 @@ export { WORKFLOW_ID_PATTERN } from './chain';
 
 /** Opaque page tokens: base64url segments joined by `.`, never parsed by a surface. */
 export const PAGE_TOKEN_PATTERN = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
+
+export type { HistoryCheckpoint, HistoryEntry, HistoryPage, HistoryStatus, LineageKind, PrunableGeneration, RetentionPolicy, RetentionSource } from './history';
+export { DEFAULT_RETAIN_ANCESTORS, HISTORY_STATUSES, LINEAGE_KINDS, RETAIN_ANCESTORS_MAX, RETENTION_SOURCES } from './history';
 
 /** Diff scopes and detail levels (frozen by `checkpoint-api-v1.json`). */
 export { DIFF_DETAILS, DIFF_SCOPES } from './diff';
@@ -243,6 +247,12 @@ export const OPERATIONS = {
       idempotency_key: uuidSchema,
       actor_uuid: actorSchema,
       timeout_ms: timeoutSchema,
+      /**
+       * Confirms a revert whose checkpoint already has CURRENT's content
+       * (`revert.preview` says `same_content`); without it such a revert is
+       * refused with `GF_CONFIRMATION_REQUIRED` and nothing is written.
+       */
+      confirm_same_content: z.boolean().optional(),
     }).strict(),
     'arrow', true, 'Publish a new generation equal to a checkpoint (checkpoint_receipt@1).'),
   /** One active checkpoint by name (`show_checkpoint`, ADR-0014): a one-row `checkpoint@1` table, or `GF_CHECKPOINT_NOT_FOUND`. */
@@ -357,6 +367,46 @@ export const OPERATIONS = {
     z.object({ project: handleSchema, idempotency_key: uuidSchema, actor_uuid: actorSchema, timeout_ms: timeoutSchema }).strict(),
     'arrow', true, 'Clear the adopted ontology (mode none): one new generation (ontology_receipt@1).'),
   // ---- end workspace documents ----
+  // ---- history and retention (issue 19, h19e): read from the lineage log (GENERATIONS.md "Lineage log").
+  /**
+   * History from the lineage log, newest first by publication order, keyset-paged.
+   *
+   * Generations whose content retention removed are `pruned` rows with their
+   * metadata. Filters: `kind`, `name` (a substring of an active checkpoint's
+   * name, case-insensitive), `generation_uuid` (that one record, e.g. for a
+   * revert receipt's reason). A token is bound to its filters.
+   */
+  'history.list': spec(
+    z.object({
+      project: handleSchema,
+      limit: limitSchema,
+      after: afterSchema,
+      kind: z.enum(LINEAGE_KINDS).optional(),
+      /** Checkpoint names hold no control character and no path separator; neither does a filter on them. */
+      name: z.string().min(1).max(HISTORY_NAME_FILTER_MAX).refine((s) => !CONTROL.test(s) && !/[/\\]/.test(s), 'not a checkpoint name filter').optional(),
+      generation_uuid: uuidSchema.optional(),
+    }).strict(),
+    'json', false, 'History from the lineage log (pruned generations included), newest first, paged.'),
+  /** The retention policy in force and what it keeps now. */
+  'retention.show': spec(z.object({ project: handleSchema }).strict(), 'json', false, 'The retention policy in force (ancestors kept, plus checkpoints and leases).'),
+  /**
+   * Sets the workspace's ancestor window (stored crash-safely in the workspace).
+   *
+   * Takes effect at the next cleanup (after the next publication); nothing is removed by the call itself.
+   */
+  'retention.set': spec(
+    z.object({ project: handleSchema, retain_ancestors: z.number().int().min(0).max(RETAIN_ANCESTORS_MAX), timeout_ms: timeoutSchema }).strict(),
+    'json', true, 'Set how many ancestors of CURRENT retention keeps in this workspace.'),
+  // --- live updates (issue 19 UI, h19u) ---
+  /**
+   * A cheap token that changes whenever CURRENT, the checkpoint registry or a
+   * ledger file changes, by this process or any other.
+   *
+   * A handful of `stat` calls, no file read: the app polls it (about once a
+   * second) and refreshes only when it changed, so work done from the CLI
+   * appears without a manual Refresh.
+   */
+  'project.changes': spec(z.object({ project: handleSchema }).strict(), 'json', false, 'A token that changes when CURRENT, the checkpoint registry or a ledger changes.'),
 } as const satisfies Record<string, OperationSpec>;
 
 /** Every declared operation name. */
@@ -555,6 +605,12 @@ export interface JsonResults {
      * The preview computes this diff anyway; returning it spares a screen a second request.
      */
     readonly changes: readonly PreviewChange[];
+    /** True when the checkpoint's content already equals CURRENT's: the revert would change nothing (confirm with `confirm_same_content`). */
+    readonly same_content: boolean;
+    /** The ancestor window in force. */
+    readonly retain_ancestors: number;
+    /** Unnamed generations this revert would make prunable (they leave the ancestor window), nearest first. */
+    readonly prunable: readonly PrunableGeneration[];
   };
   readonly 'view.open': { readonly view: string; readonly checkpoint_uuid: string; readonly generation_uuid: string; readonly manifest_sha256: string };
   readonly 'view.close': { readonly closed: boolean };
@@ -562,6 +618,9 @@ export interface JsonResults {
   readonly 'chain.list': { readonly workflows: readonly WorkflowEntry[]; readonly unreadable?: readonly UnreadableLedger[] };
   readonly 'chain.read': { readonly events: readonly ChainEvent[]; readonly next_page_token: string | null };
   readonly 'chain.verify': { readonly results: readonly VerifyEntry[] };
+  readonly 'history.list': HistoryPage;
+  readonly 'retention.show': RetentionPolicy;
+  readonly 'retention.set': { readonly retain_ancestors: number; readonly previous: number; readonly source: 'workspace' };
   readonly 'chain.health': { readonly backend: 'sqlite' | 'memory' | 'postgres'; readonly workflows: number; readonly details: Readonly<Record<string, number | string | null>> };
   // ---- Agent threads (issue 17)
   readonly 'threads.list': ThreadPage<ThreadListRow>;
@@ -579,6 +638,8 @@ export interface JsonResults {
   readonly 'canonical.vectors': { readonly results: readonly VectorResultEntry[] };
   readonly 'project.doctor': DoctorReport;
   // ---- end c20
+  /** An opaque token (equal tokens: nothing watched changed; a PostgreSQL ledger store is not watched). */
+  readonly 'project.changes': { readonly token: string };
 }
 
 /** The result type of an operation. */

@@ -64,8 +64,9 @@ export interface HttpResponseLike {
  * Decodes a bridge response into an envelope.
  *
  * Arrow results arrive as raw IPC stream bytes (no base64, no JSON), every
- * other result and every error as a JSON envelope. Transport refusals (401,
- * 403, 413, …) become `GF_VALIDATION`-free `GF_IO` errors with the status.
+ * other result and every error as a JSON envelope. A refused session (401,
+ * 403) is `GF_SESSION_EXPIRED`; any other body that is not an envelope is
+ * `GF_PROTOCOL` with the status. Neither is `GF_IO` (no file was involved).
  */
 export async function decodeHttpResponse<N extends OperationName>(res: HttpResponseLike): Promise<Envelope<OperationResult<N>>> {
   const type = res.headers.get('content-type') ?? '';
@@ -76,10 +77,23 @@ export async function decodeHttpResponse<N extends OperationName>(res: HttpRespo
     return okEnvelope(value as OperationResult<N>);
   }
   if (type.startsWith('application/json')) {
-    const parsed: unknown = JSON.parse(new TextDecoder().decode(body));
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(new TextDecoder().decode(body));
+    } catch {
+      parsed = undefined;
+    }
     if (isEnvelope(parsed)) return parsed as Envelope<OperationResult<N>>;
   }
-  return errorEnvelope({ code: 'GF_IO', committed: null, message: 'GF_IO: bridge refused the call', details: { http_status: res.status } });
+  if (res.status === 401 || res.status === 403) {
+    return errorEnvelope({
+      code: 'GF_SESSION_EXPIRED',
+      committed: null,
+      message: 'GF_SESSION_EXPIRED: this link has expired; use the URL that `npm start` printed',
+      details: { http_status: res.status },
+    });
+  }
+  return errorEnvelope({ code: 'GF_PROTOCOL', committed: null, message: 'GF_PROTOCOL: the server refused the call', details: { http_status: res.status } });
 }
 
 /** Rebuilds the typed error of a failure envelope (re-exported for clients). */

@@ -158,6 +158,8 @@ async function buildDemo(dir: string, records: number, seed: number, steps: read
           parent: project.current()?.generationUuid ?? null,
           changes,
           transactionUuid: demoUuid(seed, `txn/${step.id}/${generations.filter((g) => g.step === step.id).length}`),
+          // The lineage log's time is the demo's clock too: the whole workspace stays a function of (records, seed).
+          lineage: { publishedAt: Number(clock.now()) },
         });
         generations.push({ step: step.id, generationUuid: r.generationUuid, manifestSha256: r.manifestSha256 });
         return r;

@@ -28,6 +28,7 @@ export const FAILPOINT_NAMES = [
   'project.before_current_replace',
   'project.after_current_replace',
   'project.after_root_fsync',
+  'project.after_lineage_append',
   'project.after_journal_published',
   'project.after_gc_move',
   'project.after_gc_delete',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { canonicalJson, compareCodePoints, isCanonicalUuid, orderedJson, sha256Hex } from '../canonical/index';
 import { GfError } from '../errors';
+import { LINEAGE_KINDS, type LineageKind } from '../contract/history';
 
 /**
  * Byte formats of the project container: FORMAT, CURRENT, manifests, journals.
@@ -327,6 +328,22 @@ export type JournalState = (typeof JOURNAL_STATES)[number];
 /** A JSON value that canonical JSON can represent (for journal extensions). */
 export type JsonValue = null | boolean | number | string | readonly JsonValue[] | { readonly [k: string]: JsonValue };
 
+/**
+ * What the lineage log's line of a publication needs beyond its manifest
+ * (GENERATIONS.md "Lineage log"), recorded in the journal before the CURRENT
+ * rename so recovery rebuilds the line without a clock.
+ */
+export interface LineageIntent {
+  /** UTC microseconds, sampled once when the publication started. */
+  readonly publishedAt: number;
+  readonly actor: string | null;
+  readonly kind: LineageKind;
+  readonly restoredCheckpointUuid: string | null;
+  readonly reason: string | null;
+  /** Known from the DURABLE state on (null before). */
+  readonly participantsChanged: number | null;
+}
+
 /** The advisory transaction journal `transactions/<txn-uuid>.json`. */
 export interface Journal {
   readonly transactionUuid: string;
@@ -340,6 +357,19 @@ export interface Journal {
    * replay never resample a clock or rescan participants.
    */
   readonly extension: JsonValue;
+  /** The lineage record's fields (absent/null for a journal written before the log existed). */
+  readonly lineage?: LineageIntent | null;
+}
+
+function lineageJson(l: LineageIntent): string {
+  return orderedJson({
+    published_at: l.publishedAt,
+    actor: l.actor,
+    kind: l.kind,
+    restored_checkpoint_uuid: l.restoredCheckpointUuid,
+    reason: l.reason,
+    participants_changed: l.participantsChanged,
+  });
 }
 
 /** Journal bytes: ordered canonical JSON + LF. */
@@ -353,7 +383,8 @@ export function encodeJournal(j: Journal): Uint8Array {
     generation_uuid: j.generationUuid,
   });
   // The extension is caller data: sorted canonical JSON, so JSON.parse's key order never matters.
-  return enc.encode(`${head.slice(0, -1)},"extension":${canonicalJson(j.extension)}}\n`);
+  const lineage = j.lineage === null || j.lineage === undefined ? '' : `,"lineage":${lineageJson(j.lineage)}`;
+  return enc.encode(`${head.slice(0, -1)},"extension":${canonicalJson(j.extension)}${lineage}}\n`);
 }
 
 const JournalSchema = z.strictObject({
@@ -364,6 +395,16 @@ const JournalSchema = z.strictObject({
   parent_generation_uuid: UUID.nullable(),
   generation_uuid: UUID,
   extension: z.json(),
+  lineage: z
+    .strictObject({
+      published_at: z.number().int(),
+      actor: UUID.nullable(),
+      kind: z.enum(LINEAGE_KINDS),
+      restored_checkpoint_uuid: UUID.nullable(),
+      reason: z.string().nullable(),
+      participants_changed: COUNT.nullable(),
+    })
+    .optional(),
 });
 
 /** Parses a journal; returns undefined for anything malformed (journals are advisory). */
@@ -377,6 +418,17 @@ export function parseJournal(bytes: Uint8Array): Journal | undefined {
       parentGenerationUuid: r.data.parent_generation_uuid,
       generationUuid: r.data.generation_uuid,
       extension: r.data.extension as JsonValue,
+      lineage:
+        r.data.lineage === undefined
+          ? null
+          : {
+              publishedAt: r.data.lineage.published_at,
+              actor: r.data.lineage.actor,
+              kind: r.data.lineage.kind,
+              restoredCheckpointUuid: r.data.lineage.restored_checkpoint_uuid,
+              reason: r.data.lineage.reason,
+              participantsChanged: r.data.lineage.participants_changed,
+            },
     };
     const again = encodeJournal(j);
     return Buffer.compare(again, bytes) === 0 ? j : undefined;

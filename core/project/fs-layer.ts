@@ -2,7 +2,7 @@ import fs from 'node:fs';
 
 /**
  * The one thin layer every engine filesystem call goes through (open, write,
- * fsync, rename, unlink, rmdir, mkdir, readdir).
+ * fsync, rename, unlink, rmdir, mkdir, readdir, truncate).
  *
  * In production it is `node:fs` plus one counter increment. In tests it can
  * make the N-th call fail with ENOSPC, EIO or EACCES, or end the process at it
@@ -29,8 +29,9 @@ export type IoFaultMode = (typeof IO_FAULT_MODES)[number];
  * journal-mode pragmas, schema creation, BEGIN IMMEDIATE, the insert, COMMIT).
  * A fault there is the step failing as SQLite reports a full disk or an I/O
  * error (nothing of the step done), or the process dying just before it.
+ * `truncate` cuts a torn lineage-log line (GENERATIONS.md "Lineage log").
  */
-export type IoCall = 'open' | 'write' | 'fsync' | 'rename' | 'unlink' | 'rmdir' | 'mkdir' | 'readdir' | 'sqlite';
+export type IoCall = 'open' | 'write' | 'fsync' | 'rename' | 'unlink' | 'rmdir' | 'mkdir' | 'readdir' | 'sqlite' | 'truncate';
 
 interface Armed {
   readonly nth: number;
@@ -41,7 +42,7 @@ interface Armed {
 
 function parse(spec: string | undefined): Armed | undefined {
   if (spec === undefined || spec === '') return undefined;
-  const m = /^([1-9][0-9]{0,8}):(ENOSPC|EIO|EACCES|kill)(?::(open|write|fsync|rename|unlink|rmdir|mkdir|readdir|sqlite))?$/.exec(spec);
+  const m = /^([1-9][0-9]{0,8}):(ENOSPC|EIO|EACCES|kill)(?::(open|write|fsync|rename|unlink|rmdir|mkdir|readdir|sqlite|truncate))?$/.exec(spec);
   if (m === null) return undefined;
   return { nth: Number(m[1]), mode: m[2] as IoFaultMode, call: m[3] as IoCall | undefined };
 }
@@ -120,6 +121,10 @@ export const fsx = {
       return;
     }
     fs.fsync(fd, cb);
+  },
+  ftruncateSync(fd: number, length: number): void {
+    gate('truncate');
+    fs.ftruncateSync(fd, length);
   },
   renameSync(from: string, to: string): void {
     gate('rename');

@@ -13,7 +13,7 @@ export {
 } from './verified-objects';
 export type { OpenVerifiedOptions, VerifiedObject } from './verified-objects';
 export type { FamilyDescriptor, ParticipantCatalog, SnapshotTables } from './catalog';
-export type { FamilyRef, ParticipantChange, PublishRequest, PublishResult } from './publication';
+export type { FamilyRef, ParticipantChange, PublishLineage, PublishRequest, PublishResult } from './publication';
 export type { RecoveryReport } from './recovery';
 export { CLEANUP_SCOPES, DEFAULT_RETAIN_ANCESTORS, MAX_RETAIN_ANCESTORS } from './retention';
 export type { CleanupReport, CleanupOptions, CleanupScope, GenerationInfo, RetentionPins } from './retention';
@@ -34,3 +34,7 @@ export {
 export type { CurrentPointer, Manifest, ManifestParticipant, ManifestCapability, Encoding, Journal, JournalState, JsonValue } from './formats';
 export type { WriteMeter } from './durable-fs';
 export { LAYOUT, deriveGenerationUuid, objectPlace } from './layout';
+export { LINEAGE_GENESIS, encodeLineageLine, parseLineageLine, readLineage, lineageTail } from './lineage';
+export type { LineageLog, LineageRecord, LineageRepair, LineageTail } from './lineage';
+export { readRetentionPolicy, encodeRetentionPolicy } from './retention-policy';
+export type { RetentionPolicyFile } from './retention-policy';

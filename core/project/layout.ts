@@ -31,6 +31,12 @@ export const LAYOUT = {
   diffChanges: 'cache/diff/changes',
   /** The project's page-token HMAC key. */
   pageTokenKey: 'cache/diff/page-token.key',
+  /** Records and settings that outlive generation retention (created on first use, not a container directory). */
+  history: 'history',
+  /** The lineage log: one line per generation that became CURRENT (GENERATIONS.md "Lineage log"). */
+  lineage: 'history/lineage.jsonl',
+  /** The workspace's retention policy (`history/retention.json`; absent = the default window). */
+  retentionPolicy: 'history/retention.json',
 } as const;
 
 /** Directories every project has from creation on, parents first. */

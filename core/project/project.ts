@@ -11,13 +11,16 @@ import { fsx } from './fs-layer';
 import { FORMAT_BYTES, manifestDigest } from './formats';
 import type { CurrentPointer, Journal } from './formats';
 import { readJournal } from './journal';
-import { CONTAINER_DIRS, LAYOUT, place } from './layout';
+import { CONTAINER_DIRS, LAYOUT, leasePlace, place } from './layout';
 import { Lease, leaseCurrent, loadManifest, readCurrent, readManifestBytes } from './lease';
 import { publishLocked, publishLockedAsync } from './publication';
 import type { PublishContext, PublishRequest, PublishResult } from './publication';
 import { recoverLocked } from './recovery';
 import type { RecoveryReport } from './recovery';
-import { DEFAULT_RETAIN_ANCESTORS, cleanupLocked, cleanupLockedAsync } from './retention';
+import { DEFAULT_RETAIN_ANCESTORS, ancestorWindow, cleanupLocked, cleanupLockedAsync, prunableAfterPublication } from './retention';
+import { readLineage } from './lineage';
+import type { LineageLog } from './lineage';
+import { readRetentionPolicy, writeRetentionPolicyLocked } from './retention-policy';
 import type { CleanupOptions, CleanupReport, CleanupScope, GenerationInfo, RetentionPins } from './retention';
 import { createLockFile, tryExclusive } from './sqlite-lock';
 import type { HeldLock } from './sqlite-lock';
@@ -76,19 +79,24 @@ function isEmptyDir(abs: string): boolean {
   return fs.readdirSync(abs).length === 0;
 }
 
+/** No workspace here: a missing path, a file, or a folder without FORMAT (an empty one included); never "unsupported format". */
+export function noWorkspace(reason: 'missing' | 'not_a_directory' | 'no_format'): GfError {
+  return new GfError('GF_NO_WORKSPACE', 'No workspace at this location (no FORMAT file)', { reason });
+}
+
 /** Checks FORMAT and the fixed layout without changing anything. */
 function verifyContainer(root: string): void {
   let st: fs.Stats;
   try {
     st = fs.statSync(root);
   } catch (e) {
-    if (isErrno(e, 'ENOENT')) throw new GfError('GF_UNSUPPORTED_PROJECT_FORMAT', 'no project at this location', {});
+    if (isErrno(e, 'ENOENT') || isErrno(e, 'ENOTDIR')) throw noWorkspace('missing');
     throw ioError(e, 'stat', '.');
   }
-  if (!st.isDirectory()) throw new GfError('GF_UNSUPPORTED_PROJECT_FORMAT', 'not a project directory', {});
+  if (!st.isDirectory()) throw noWorkspace('not_a_directory');
   const fmt = place(root, LAYOUT.format);
   const fst = fs.lstatSync(fmt.abs, { throwIfNoEntry: false });
-  if (fst === undefined) throw new GfError('GF_UNSUPPORTED_PROJECT_FORMAT', 'not a project (no FORMAT)', {});
+  if (fst === undefined) throw noWorkspace('no_format');
   if (fst.isSymbolicLink()) throw corrupt('symlink at a machine-owned path', fmt.rel);
   const bytes = readFileNoFollow(fmt.abs, fmt.rel, 256);
   if (bytes === undefined || Buffer.compare(Buffer.from(bytes), Buffer.from(FORMAT_BYTES)) !== 0) {
@@ -126,9 +134,85 @@ export class Project<T = unknown> {
     return this.#opts.catalog;
   }
 
-  /** Ancestors kept by cleanup. */
+  /** Ancestors kept by cleanup: the open option, else the workspace's policy (`history/retention.json`), else the default. */
   get retainAncestors(): number {
-    return this.#opts.retainAncestors ?? DEFAULT_RETAIN_ANCESTORS;
+    return this.#opts.retainAncestors ?? readRetentionPolicy(this.root)?.retainAncestors ?? DEFAULT_RETAIN_ANCESTORS;
+  }
+
+  /** Where `retainAncestors` comes from: `workspace` when the option or the workspace's policy sets it. */
+  get retentionSource(): 'default' | 'workspace' {
+    return this.#opts.retainAncestors !== undefined || readRetentionPolicy(this.root) !== undefined ? 'workspace' : 'default';
+  }
+
+  /**
+   * Stores the workspace's ancestor window under the writer lock (crash-safe); returns the previous window.
+   *
+   * Nothing is removed now: the next cleanup (after the next publication) applies it.
+   */
+  async setRetainAncestors(n: number, opts: WriterOptions = {}): Promise<number> {
+    return this.withWriter(() => {
+      const previous = this.retainAncestors;
+      writeRetentionPolicyLocked(this.root, { retainAncestors: n });
+      return previous;
+    }, opts);
+  }
+
+  /** The retention roots now: CURRENT's ancestor window and the pinned (checkpointed) generations. */
+  retentionRoots(): { readonly current: string | null; readonly ancestors: readonly string[]; readonly pinned: ReadonlySet<string> } {
+    const cur = readCurrent(this.root);
+    if (cur === null) return { current: null, ancestors: [], pinned: new Set() };
+    return {
+      current: cur.generationUuid,
+      ancestors: ancestorWindow(this.root, cur.generationUuid, this.retainAncestors),
+      pinned: this.#opts.pins?.pinnedGenerations() ?? new Set<string>(),
+    };
+  }
+
+  /** Unnamed generations one more publication would push out of the ancestor window (nearest first). */
+  prunableAfterPublication(): string[] {
+    const roots = this.retentionRoots();
+    return roots.current === null ? [] : prunableAfterPublication(this.root, roots.current, this.retainAncestors, roots.pinned);
+  }
+
+  /**
+   * Generations outside the retention roots that a reader holds a lease on now (cleanup would keep them).
+   *
+   * Probes each such lease without waiting and releases it at once.
+   */
+  leasedGenerations(keep: ReadonlySet<string>): string[] {
+    const gens = place(this.root, LAYOUT.generations);
+    const out: string[] = [];
+    for (const ent of listDir(gens.abs, gens.rel)) {
+      if (!ent.isDirectory() || !isCanonicalUuid(ent.name) || keep.has(ent.name)) continue;
+      const lp = leasePlace(this.root, ent.name);
+      const a = tryExclusive(lp.abs, lp.rel);
+      if (a.kind === 'held') a.lock.release();
+      else if (a.kind === 'busy') out.push(ent.name);
+    }
+    return out.sort();
+  }
+
+  /**
+   * The verified lineage log (GENERATIONS.md "Lineage log").
+   *
+   * A torn final line is repaired first when the writer lock is free
+   * (recovery rebuilds it from the journal and manifest); while a writer
+   * holds the lock, bytes after the last LF are its append in flight and are
+   * not shown yet. A line that does not verify is `GF_PROJECT_CORRUPT`.
+   */
+  lineage(): LineageLog {
+    const log = readLineage(this.root);
+    const cur = readCurrent(this.root);
+    if (log.tornBytes === 0 && (cur === null || log.records.at(-1)?.generationUuid === cur.generationUuid || !log.exists)) return log;
+    const p = place(this.root, LAYOUT.writerLock);
+    const a = tryExclusive(p.abs, p.rel);
+    if (a.kind !== 'held') return log;
+    try {
+      recoverLocked(this.root, this.#opts.meter);
+    } finally {
+      a.lock.release();
+    }
+    return readLineage(this.root);
   }
 
   /** `uninitialized` until the first publication; throws `GF_PROJECT_CORRUPT` on a malformed CURRENT. */

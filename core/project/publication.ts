@@ -18,7 +18,8 @@ import {
 import type { WriteMeter } from './durable-fs';
 import { failpoint } from './failpoints';
 import { MANIFEST_MAX_BYTES, capabilitiesOf, encodeCurrent, encodeManifest, familyKeyOf, manifestDigest, rememberManifest } from './formats';
-import type { JsonValue, Manifest, ManifestParticipant } from './formats';
+import type { JsonValue, LineageIntent, Manifest, ManifestParticipant } from './formats';
+import { appendLineageSteps, encodeLineageLine, lineageTail, participantsChanged, recordFrom } from './lineage';
 import { createWritten, flushDirs, runAsync, runSync, writeNewFileSteps } from './flush';
 import type { Steps } from './flush';
 import { readJournal, writeJournal, writeJournalSteps } from './journal';
@@ -72,6 +73,39 @@ export interface PublishRequest {
    * to the catalog it is given; the protocol's steps are unchanged.
    */
   readonly wrapCatalog?: <T>(catalog: ParticipantCatalog<T>) => ParticipantCatalog<T>;
+  /** What the lineage log records besides the manifest (GENERATIONS.md "Lineage log"); defaults: no actor, sampled now. */
+  readonly lineage?: PublishLineage;
+}
+
+/** A publication's lineage metadata as the caller gives it. */
+export interface PublishLineage {
+  /** The actor UUID, or null/absent when the caller gave none. */
+  readonly actor?: string | null;
+  /** For a revert: the checkpoint restored and the (trimmed) reason; the kind is then `revert`. */
+  readonly revert?: { readonly checkpointUuid: string; readonly reason: string };
+  /** UTC microseconds of the publication (a revert passes its `restored_at`); sampled once at PREPARING when absent. */
+  readonly publishedAt?: number;
+}
+
+/** The engine's clock in UTC microseconds (integral: a `Date` has millisecond precision). */
+function nowMicros(): number {
+  return Math.trunc((performance.timeOrigin + performance.now()) * 1000);
+}
+
+function lineageIntent(req: PublishRequest): LineageIntent {
+  const l = req.lineage ?? {};
+  const actor = l.actor ?? null;
+  if (actor !== null && !isCanonicalUuid(actor)) throw new GfError('GF_VALIDATION', 'actor UUID is not canonical', { field: 'actor_uuid' });
+  const publishedAt = l.publishedAt ?? nowMicros();
+  if (!Number.isSafeInteger(publishedAt)) throw new GfError('GF_VALIDATION', 'publication time is not integral microseconds', { field: 'published_at' });
+  return {
+    publishedAt,
+    actor,
+    kind: l.revert !== undefined ? 'revert' : req.parent === null ? 'first' : 'publication',
+    restoredCheckpointUuid: l.revert?.checkpointUuid ?? null,
+    reason: l.revert?.reason ?? null,
+    participantsChanged: null,
+  };
 }
 
 /** What a successful publication returns. */
@@ -174,6 +208,7 @@ function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<Pu
   let genCreated = false;
   let journalParent: string | null = null;
   let extension: JsonValue = null;
+  let lineage: LineageIntent | null = null;
   try {
     // 1. Resolve and pin the parent.
     const cur = readCurrent(root);
@@ -187,6 +222,9 @@ function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<Pu
     }
     journalParent = req.parent;
     extension = req.journalExtension ?? null;
+    lineage = lineageIntent(req);
+    // The log must end cleanly before anything is staged (recovery repairs a torn tail under this lock).
+    const tail = lineageTail(root);
 
     // 2. PREPARING.
     txnUuid = req.transactionUuid ?? randomUUID();
@@ -202,7 +240,7 @@ function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<Pu
     // The journal names the generation before its directory exists, so a
     // directory left by an interrupted first publication is always explained
     // by a journal (an absent CURRENT then still means uninitialized).
-    yield* writeJournalSteps(root, { transactionUuid: txnUuid, state: 'PREPARING', parentGenerationUuid: journalParent, generationUuid: genUuid, extension }, meter);
+    yield* writeJournalSteps(root, { transactionUuid: txnUuid, state: 'PREPARING', parentGenerationUuid: journalParent, generationUuid: genUuid, extension, lineage }, meter);
     genCreated = true;
     makeDir(gen.abs, gen.rel);
     failpoint('project.after_journal_preparing');
@@ -262,7 +300,7 @@ function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<Pu
       staged.set(key, { family, bytes: m.bytes, sha });
       changed.add(key);
     }
-    yield* writeJournalSteps(root, { transactionUuid: txnUuid, state: 'STAGED', parentGenerationUuid: journalParent, generationUuid: genUuid, extension }, meter);
+    yield* writeJournalSteps(root, { transactionUuid: txnUuid, state: 'STAGED', parentGenerationUuid: journalParent, generationUuid: genUuid, extension, lineage }, meter);
     failpoint('project.after_journal_staged');
 
     // 4. VALIDATED: domain rules per changed participant, then cross-domain rules on parent + staged.
@@ -298,7 +336,7 @@ function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<Pu
     }
     catalog.validateSnapshot(snapshotOf(root, catalog, next, staged, genUuid), changed);
     failpoint('project.after_composite_validation');
-    yield* writeJournalSteps(root, { transactionUuid: txnUuid, state: 'VALIDATED', parentGenerationUuid: journalParent, generationUuid: genUuid, extension }, meter);
+    yield* writeJournalSteps(root, { transactionUuid: txnUuid, state: 'VALIDATED', parentGenerationUuid: journalParent, generationUuid: genUuid, extension, lineage }, meter);
     failpoint('project.after_journal_validated');
 
     // 5. DURABLE.
@@ -314,6 +352,7 @@ function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<Pu
     const mp = manifestPlace(root, genUuid);
     yield* writeLeaseAndManifest(leasePlace(root, genUuid), mp, manifestBytes, meter);
     const digest = manifestDigest(manifestBytes);
+    lineage = { ...lineage, participantsChanged: participantsChanged(parentLease?.manifest, manifest) };
     const reread = readFileNoFollow(mp.abs, mp.rel, MANIFEST_MAX_BYTES);
     if (reread === undefined || manifestDigest(reread) !== digest) throw corrupt('manifest changed after write', mp.rel);
     rememberManifest(digest, manifest);
@@ -325,7 +364,7 @@ function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<Pu
     // Leaves-up in content; the two entries' flushes have no order between them before the CURRENT rename.
     yield* flushDirs([gen, place(root, LAYOUT.generations)]);
     failpoint('project.after_generation_dir_fsync');
-    yield* writeJournalSteps(root, { transactionUuid: txnUuid, state: 'DURABLE', parentGenerationUuid: journalParent, generationUuid: genUuid, extension }, meter);
+    yield* writeJournalSteps(root, { transactionUuid: txnUuid, state: 'DURABLE', parentGenerationUuid: journalParent, generationUuid: genUuid, extension, lineage }, meter);
     failpoint('project.after_journal_durable');
 
     // 6. Publish: CURRENT temp, fsync, rename (the linearization point), root fsync.
@@ -346,14 +385,15 @@ function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<Pu
       throw replacementOutcome(root, genUuid, e);
     }
     const result: PublishResult = { generationUuid: genUuid, manifestSha256: digest, transactionUuid: txnUuid, parentGenerationUuid: req.parent };
-    yield* finishCommitted(root, result, journalParent, extension, meter);
+    const line = encodeLineageLine(recordFrom(tail.seq + 1, tail.sha256, { generationUuid: genUuid, parentGenerationUuid: req.parent }, digest, lineage));
+    yield* finishCommitted(root, result, journalParent, extension, lineage, line, meter);
     return result;
   } catch (e) {
     if (isGfError(e) && e.committed === true) {
       parentLease?.release();
       throw e;
     }
-    abortBestEffort(root, txnUuid, genUuid, genCreated, journalParent, extension);
+    abortBestEffort(root, txnUuid, genUuid, genCreated, journalParent, extension, lineage);
     parentLease?.release();
     throw notCommitted(e);
   } finally {
@@ -389,12 +429,23 @@ function* writeLeaseAndManifest(
   }
 }
 
-function* finishCommitted(root: string, r: PublishResult, parent: string | null, extension: JsonValue, meter?: WriteMeter): Steps<void> {
+function* finishCommitted(
+  root: string,
+  r: PublishResult,
+  parent: string | null,
+  extension: JsonValue,
+  lineage: LineageIntent,
+  line: Uint8Array,
+  meter?: WriteMeter,
+): Steps<void> {
   try {
     failpoint('project.after_current_replace');
     yield* flushDirs([place(root, '.')]);
     failpoint('project.after_root_fsync');
-    yield* writeJournalSteps(root, { transactionUuid: r.transactionUuid, state: 'PUBLISHED', parentGenerationUuid: parent, generationUuid: r.generationUuid, extension }, meter);
+    // The lineage line: after the rename, before PUBLISHED (recovery rebuilds it from the journal if this never lands).
+    yield* appendLineageSteps(root, line, meter);
+    failpoint('project.after_lineage_append');
+    yield* writeJournalSteps(root, { transactionUuid: r.transactionUuid, state: 'PUBLISHED', parentGenerationUuid: parent, generationUuid: r.generationUuid, extension, lineage }, meter);
     failpoint('project.after_journal_published');
   } catch (e) {
     throw isGfError(e) ? (e.committed === true ? e : e.withCommitted(true)) : new GfError('GF_IO', 'post-publication step failed', {}, true);
@@ -420,6 +471,7 @@ function abortBestEffort(
   genCreated: boolean,
   parent: string | null,
   extension: JsonValue,
+  lineage: LineageIntent | null,
 ): void {
   if (txnUuid === undefined || genUuid === undefined) return;
   // The private directory first: removing it frees space, which the journal write may need (ENOSPC).
@@ -435,7 +487,7 @@ function abortBestEffort(
   }
   try {
     if (readJournal(root, txnUuid) !== undefined || genCreated) {
-      writeJournal(root, { transactionUuid: txnUuid, state: 'ABORTED', parentGenerationUuid: parent, generationUuid: genUuid, extension });
+      writeJournal(root, { transactionUuid: txnUuid, state: 'ABORTED', parentGenerationUuid: parent, generationUuid: genUuid, extension, lineage });
     }
   } catch {
     // Recovery labels the journal later.

@@ -4,6 +4,9 @@ import { listJournals, readJournal, removeJournalTemp, writeJournal } from './jo
 import { CURRENT_TMP_PREFIX, LAYOUT, place } from './layout';
 import { readCurrent } from './lease';
 import { emptyTrash } from './retention';
+import { repairLineageLocked } from './lineage';
+import { removeRetentionPolicyTemp } from './retention-policy';
+import type { LineageRepair } from './lineage';
 
 /** What one recovery pass did (counts and UUIDs only). */
 export interface RecoveryReport {
@@ -19,6 +22,8 @@ export interface RecoveryReport {
   readonly trashEmptied: number;
   /** Unknown entries reported, never touched. */
   readonly unknown: readonly string[];
+  /** The lineage log's repair: a torn final line cut, missing lines rebuilt from journals and manifests. */
+  readonly lineage: LineageRepair;
 }
 
 /**
@@ -59,6 +64,9 @@ export function recoverLocked(root: string, meter?: WriteMeter): RecoveryReport 
     }
   }
   if (rootTemps > 0) fsyncDir(rootPlace.abs, '.');
+  if (removeRetentionPolicyTemp(root)) rootTemps++;
+  // Before any journal becomes PUBLISHED: CURRENT's line (and any line a kill left out or tore) from journals and manifests.
+  const lineage = repairLineageLocked(root, cur, meter);
   for (const txn of js.transactions) {
     const j = readJournal(root, txn);
     if (j === undefined) {
@@ -78,5 +86,6 @@ export function recoverLocked(root: string, meter?: WriteMeter): RecoveryReport 
     removedTemps: removedTemps + rootTemps,
     trashEmptied: trash.emptied,
     unknown: [...js.unknown, ...trash.unknown],
+    lineage,
   };
 }

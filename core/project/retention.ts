@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isCanonicalUuid } from '../canonical/index';
 import { GfError, hasCode } from '../errors';
+import { DEFAULT_RETAIN_ANCESTORS as CONTRACT_DEFAULT_RETAIN_ANCESTORS, RETAIN_ANCESTORS_MAX } from '../contract/history';
 import { checkDir, fsyncDir, ioError, isErrno, listDir, removeTree, renameEntry } from './durable-fs';
 import { fsx } from './fs-layer';
 import { failpoint } from './failpoints';
@@ -16,9 +17,9 @@ import { tryExclusive } from './sqlite-lock';
 import type { HeldLock } from './sqlite-lock';
 
 /** Default number of verified ancestors of CURRENT kept by cleanup. */
-export const DEFAULT_RETAIN_ANCESTORS = 2;
+export const DEFAULT_RETAIN_ANCESTORS = CONTRACT_DEFAULT_RETAIN_ANCESTORS;
 /** Upper bound for the ancestor window (retention is finite by design). */
-export const MAX_RETAIN_ANCESTORS = 1024;
+export const MAX_RETAIN_ANCESTORS = RETAIN_ANCESTORS_MAX;
 
 /**
  * Extra retention roots (the checkpoint registry plugs in here).
@@ -120,6 +121,29 @@ function ancestors(start: Manifest, n: number, manifestOf: (uuid: string) => Man
     out.push(uuid);
   }
   return out;
+}
+
+/**
+ * CURRENT's ancestors the window keeps (nearest first): walks verified parents, stops at `n` or at a missing one.
+ *
+ * The same walk cleanup uses to decide reachability.
+ */
+export function ancestorWindow(root: string, generationUuid: string, n: number): string[] {
+  const manifestOf = (uuid: string): Manifest => loadManifest(root, uuid, readManifestBytes(root, uuid));
+  return ancestors(manifestOf(generationUuid), n, manifestOf);
+}
+
+/**
+ * Generations a publication on top of CURRENT would push out of the ancestor window, minus `pinned`.
+ *
+ * Before: CURRENT + its `n` ancestors; after: the new generation + CURRENT and
+ * its `n - 1` ancestors. What leaves is unnamed history the next cleanup
+ * removes (unless a reader holds its lease then). Nearest first.
+ */
+export function prunableAfterPublication(root: string, currentUuid: string, n: number, pinned: ReadonlySet<string>): string[] {
+  const now = ancestorWindow(root, currentUuid, n);
+  const after = new Set([currentUuid, ...now].slice(0, n));
+  return [currentUuid, ...now].filter((g) => !after.has(g) && !pinned.has(g));
 }
 
 /**

@@ -56,6 +56,8 @@ export interface RevertPreview {
   readonly source_generation_uuid: string;
   readonly source_manifest_sha256: string;
   readonly current_generation_uuid: string;
+  /** True when the checkpoint's content already equals CURRENT's (restoration records aside). */
+  readonly same_content: boolean;
   /** `diff_checkpoints(CURRENT, name)`: what the revert will change (summary by default). */
   readonly diff: DiffPage;
 }
@@ -125,6 +127,27 @@ export function restorationChanges(current: readonly ManifestParticipant[], sour
   return changes;
 }
 
+/** Confirmations a revert request may carry (not part of its identity: a replay need not repeat them). */
+export interface RevertConfirmations {
+  /** Publish even though the checkpoint's content already equals CURRENT's (`GF_CONFIRMATION_REQUIRED` otherwise). */
+  readonly confirmSameContent?: boolean;
+}
+
+/**
+ * True when two generations hold the same content, restoration records aside.
+ *
+ * Participants are content-addressed: equal family sets with equal digests
+ * are equal content. A revert between such generations changes nothing but
+ * its own restoration row.
+ */
+export function sameContent(a: readonly ManifestParticipant[], b: readonly ManifestParticipant[]): boolean {
+  const digests = (ps: readonly ManifestParticipant[]): Map<string, string> =>
+    new Map(ps.filter((p) => familyKeyOf(p) !== RESTORATION_KEY).map((p) => [familyKeyOf(p), p.contentSha256]));
+  const x = digests(a);
+  const y = digests(b);
+  return x.size === y.size && [...x].every(([k, v]) => y.get(k) === v);
+}
+
 function requestMatches(req: RevertRequest, e: RevertExtension): boolean {
   const digest = revertRequestSha256({
     operationUuid: req.operationUuid,
@@ -184,12 +207,12 @@ export class RevertEngine {
    * under the same key are `GF_IDEMPOTENCY_CONFLICT`. On success the same project
    * instance already reads the restored generation.
    */
-  async revertToCheckpoint(input: RevertInput): Promise<CheckpointReceipt> {
+  async revertToCheckpoint(input: RevertInput, confirm: RevertConfirmations = {}): Promise<CheckpointReceipt> {
     const req = prepareRevert(input);
-    return this.project.withWriter((w) => this.#revertLocked(w, req), { timeoutMs: this.#writerTimeoutMs });
+    return this.project.withWriter((w) => this.#revertLocked(w, req, confirm), { timeoutMs: this.#writerTimeoutMs });
   }
 
-  #revertLocked(w: Writer<Table>, req: RevertRequest): CheckpointReceipt {
+  #revertLocked(w: Writer<Table>, req: RevertRequest, confirm: RevertConfirmations): CheckpointReceipt {
     const txn = revertTransactionUuid(req.operationUuid);
     const journal = w.readJournal(txn);
     if (journal !== undefined) {
@@ -215,7 +238,7 @@ export class RevertEngine {
     if (rows.some((r) => r.create_operation_uuid === req.operationUuid || ('delete_operation_uuid' in r && r.delete_operation_uuid === req.operationUuid))) {
       throw conflict(req.operationUuid);
     }
-    return this.#firstAttempt(w, req, txn);
+    return this.#firstAttempt(w, req, txn, confirm);
   }
 
   /**
@@ -234,11 +257,19 @@ export class RevertEngine {
     }
   }
 
-  #firstAttempt(w: Writer<Table>, req: RevertRequest, txn: string): CheckpointReceipt {
+  #firstAttempt(w: Writer<Table>, req: RevertRequest, txn: string, confirm: RevertConfirmations): CheckpointReceipt {
     const view = this.checkpoints.openCheckpoint(req.name);
     let current: Lease<Table> | undefined;
     try {
       current = w.leaseCurrent();
+      if (sameContent(view.participants, current.manifest.participants) && confirm.confirmSameContent !== true) {
+        throw new GfError('GF_CONFIRMATION_REQUIRED', 'the checkpoint already has the content of CURRENT: this revert would change nothing; confirm it to publish anyway', {
+          operation: REVERT_OPERATION,
+          phase: 'same_content',
+          checkpoint_uuid: view.checkpointUuid,
+          field: 'confirm_same_content',
+        }, false);
+      }
       this.#checkGeneration(view.generationUuid, view.participants);
       this.#checkGeneration(current.generationUuid, current.manifest.participants);
       const restoredAt = this.#now();
@@ -320,6 +351,11 @@ export class RevertEngine {
         generationUuid: ext.restored_generation_uuid,
         journalExtension: extensionJson(ext),
         wrapCatalog: (c) => completeValidationCatalog(c, memo),
+        lineage: {
+          actor: ext.actor_uuid,
+          revert: { checkpointUuid: ext.checkpoint_uuid, reason: ext.reason },
+          publishedAt: Number(BigInt(ext.restored_at_micros)),
+        },
       });
     } catch (e) {
       if (isGfError(e)) {
@@ -377,6 +413,7 @@ export class RevertEngine {
           source_generation_uuid: view.generationUuid,
           source_manifest_sha256: view.manifestSha256,
           current_generation_uuid: current.generationUuid,
+          same_content: sameContent(view.participants, current.manifest.participants),
           diff,
         };
       } finally {
@@ -389,8 +426,8 @@ export class RevertEngine {
 }
 
 /** `revertToCheckpoint` on a project in one call (see `RevertEngine.revertToCheckpoint`). */
-export async function revertToCheckpoint(project: Project<Table>, input: RevertInput, options: RevertOptions = {}): Promise<CheckpointReceipt> {
-  return new RevertEngine(project, options).revertToCheckpoint(input);
+export async function revertToCheckpoint(project: Project<Table>, input: RevertInput, options: RevertOptions = {}, confirm: RevertConfirmations = {}): Promise<CheckpointReceipt> {
+  return new RevertEngine(project, options).revertToCheckpoint(input, confirm);
 }
 
 /** `previewRevert` on a project in one call. */

@@ -1,41 +1,66 @@
 // History: the generation timeline (parents, restorations), named
 // checkpoints as labels, create (validated as typed) and delete (confirmed);
 // deleted checkpoints (tombstones) on request.
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
-import type { Row } from '../../core/contract/operations';
+import { useMemo, useState, type FormEvent } from 'react';
+import type { JsonResults, Row } from '../../core/contract/operations';
+import { HISTORY_NAME_FILTER_MAX, LINEAGE_KINDS, type LineageKind } from '../../core/contract/history';
 import { newNameProblem } from '../../core/contract/names';
 import { decodeArrow } from '../arrow-rows';
 import { Dialog } from '../components/dialog';
 import { ErrorBox } from '../components/error-box';
-import { showError, type ShownError } from '../errors-text';
+import { countOf, formatCount, plural } from '../format';
+import { fetchAllPages, useAction, useQuery, type Query } from '../hooks';
+import { withParams } from '../routes';
 import { invoke } from '../invoke';
-import { fetchAllPages } from '../pages';
 import { useShallow } from 'zustand/react/shallow';
-import { useStudio, type CheckpointRow } from '../store';
+import { useStudio } from '../store';
 
 /** A deleted checkpoint (`checkpoint_tombstone@1`). */
 type TombstoneRow = Row<'checkpoints.list', 'checkpoint_tombstone@1'>;
 
 const short = (u: string | null | undefined): string => (u === null || u === undefined ? '—' : u.slice(0, 8));
 
-/** The history screen. */
+/** One history row (a lineage record and what retention did to it). */
+type Entry = JsonResults['history.list']['entries'][number];
+
+/** History records fetched per page (every page is fetched: the timeline is searched and filtered as a whole). */
+const HISTORY_PAGE = 500;
+/** Upper bound on history pages (500,000 records). */
+const MAX_HISTORY_PAGES = 1000;
+
+const KIND_TEXT: Readonly<Record<LineageKind, string>> = { first: 'first publication', publication: 'publication', revert: 'revert' };
+
+/** The history screen: the timeline from the lineage log, newest first by publication order. */
 export function HistoryScreen() {
-  const { summary, checkpoints, workspace, refresh, go, lastRevertGeneration } = useStudio(useShallow((s) => ({ summary: s.summary, checkpoints: s.checkpoints, workspace: s.workspace, refresh: s.refresh, go: s.go, lastRevertGeneration: s.lastRevertGeneration })));
+  const { summary, checkpoints, workspace, refresh, go, setRoute, route, lastRevertGeneration, revision } = useStudio(useShallow((s) => ({ summary: s.summary, checkpoints: s.checkpoints, workspace: s.workspace, refresh: s.refresh, go: s.go, setRoute: s.setRoute, route: s.route, lastRevertGeneration: s.lastRevertGeneration, revision: s.revision })));
   const [creating, setCreating] = useState(false);
   const [deleting, setDeleting] = useState<string | null>(null);
-  const labels = useMemo(() => {
-    const m = new Map<string, CheckpointRow[]>();
-    for (const c of checkpoints) {
-      const g = c.generation_uuid ?? '';
-      m.set(g, [...(m.get(g) ?? []), c]);
-    }
+  const [showDeleted, setShowDeleted] = useState(false);
+  const project = workspace?.project ?? null;
+  const q = route.screen === 'history' ? route.params['q'] ?? '' : '';
+  const kindParam = route.screen === 'history' ? route.params['kind'] ?? '' : '';
+  const kind = (LINEAGE_KINDS as readonly string[]).includes(kindParam) ? (kindParam as LineageKind) : null;
+  const setFilter = (changes: Record<string, string | null>) => setRoute(withParams({ screen: 'history', params: route.screen === 'history' ? route.params : {} }, changes), { replace: true });
+  const nameFilter = q.trim() === '' ? undefined : q.trim().slice(0, HISTORY_NAME_FILTER_MAX);
+  // Every page, through the one paging helper; a new filter or a refresh (revision) aborts the previous run.
+  const history = useQuery(project === null ? null : JSON.stringify([project, revision, nameFilter ?? null, kind]), async (signal) => {
+    const pages = await fetchAllPages(
+      (after) => invoke('history.list', { project: project ?? '', limit: HISTORY_PAGE, after, ...(kind === null ? {} : { kind }), ...(nameFilter === undefined ? {} : { name: nameFilter }) }),
+      { maxPages: MAX_HISTORY_PAGES, signal },
+    );
+    return { entries: pages.flatMap((p) => p.entries), total: pages[0]?.total_records ?? 0 };
+  });
+  const retention = useQuery(project === null ? null : `${project}|${revision}`, () => invoke('retention.show', { project: project ?? '' }));
+  const deleted = useDeletedCheckpoints(showDeleted ? project : null, revision);
+  const entries = history.data?.entries ?? null;
+  /** Checkpoint names per generation (a diff endpoint for "diff with parent"). */
+  const namesByGeneration = useMemo(() => {
+    const m = new Map<string, string>();
+    for (const c of checkpoints) if (c.generation_uuid !== null && c.name !== null && !m.has(c.generation_uuid)) m.set(c.generation_uuid, c.name);
     return m;
   }, [checkpoints]);
-  const [showDeleted, setShowDeleted] = useState(false);
-  const deleted = useDeletedCheckpoints(showDeleted ? workspace?.project ?? null : null, checkpoints);
-  const byUuid = useMemo(() => new Map(checkpoints.map((c) => [c.checkpoint_uuid ?? '', c.name ?? ''])), [checkpoints]);
   if (summary === null || workspace === null) return <p className="muted">Loading history…</p>;
-  const gens = summary.generations;
+  const policy = retention.data;
   return (
     <section className="screen" aria-labelledby="history-title">
       <div className="screen-head">
@@ -48,62 +73,57 @@ export function HistoryScreen() {
         </div>
       </div>
       <p className="muted">
-        <span data-testid="generation-count">{gens.length}</span> generations · <span data-testid="checkpoint-count">{checkpoints.length}</span> active checkpoints
+        <span data-testid="generation-count">{formatCount(history.data?.total ?? summary.generations.length)}</span> {plural(history.data?.total ?? summary.generations.length, 'generation', 'generations')} published ·{' '}
+        <span data-testid="checkpoint-count">{formatCount(checkpoints.length)}</span> active {plural(checkpoints.length, 'checkpoint', 'checkpoints')}
       </p>
-      {summary.older_generations_cleaned_up && (
-        <p className="muted small" data-testid="history-cleaned-up">
-          Older generations were cleaned up by retention: the timeline shows every generation still on disk (a parent shown without its row is gone).
+      {policy !== null && (
+        <p className="muted small" data-testid="retention-policy">
+          Retention keeps CURRENT, its {countOf(policy.retain_ancestors, 'nearest ancestor', 'nearest ancestors')}
+          {policy.source === 'default' ? ' (the default)' : ' (set for this workspace)'}, every checkpointed generation and every generation a reader has open. Older content is pruned; its
+          history row stays.
         </p>
       )}
-      <section aria-label="Generations">
-        <table className="timeline" data-testid="timeline">
-          <caption className="sr-only">Generations, newest first</caption>
-          <thead>
-            <tr><th scope="col">generation</th><th scope="col">parent</th><th scope="col">checkpoints</th><th scope="col">participants</th><th scope="col">produced by</th></tr>
-          </thead>
-          <tbody>
-            {gens.map((g) => (
-              <tr key={g.generation_uuid} className={g.generation_uuid === lastRevertGeneration ? 'is-new' : undefined} data-testid="generation-row">
-                <td className="mono" title={g.generation_uuid}>{g.generation_uuid}</td>
-                <td className="mono" title={g.parent_generation_uuid ?? ''}>{short(g.parent_generation_uuid)}</td>
-                <td>
-                  {g.is_current && <span className="badge badge-current">CURRENT</span>}
-                  {(labels.get(g.generation_uuid) ?? []).map((c) => (
-                    <span className="label-chip" key={c.checkpoint_uuid}>
-                      <button type="button" className="link" onClick={() => go('checkpoint', c.name)} data-testid="checkpoint-label" title={c.description ?? ''}>
-                        {c.name}
-                      </button>
-                      <button type="button" className="icon" aria-label={`Delete checkpoint ${c.name ?? ''}`} onClick={() => setDeleting(c.name ?? '')}>
-                        ×
-                      </button>
-                    </span>
-                  ))}
-                </td>
-                <td>{g.participant_count}</td>
-                <td data-testid="produced-by">
-                  {g.restoration === null ? (
-                    g.parent_generation_uuid === null ? 'first publication' : 'publication'
-                  ) : (
-                    <span className="restoration">
-                      <span className="badge badge-revert">revert</span> to {byUuid.get(g.restoration.checkpoint_uuid) ?? short(g.restoration.checkpoint_uuid)} (source {short(g.restoration.source_generation_uuid)}, at{' '}
-                      {g.restoration.restored_at})
-                    </span>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </section>
+      <div className="row-form" role="search" aria-label="Filter history">
+        <label htmlFor="history-q">Checkpoint name</label>
+        <input id="history-q" type="search" value={q} onChange={(e) => setFilter({ q: e.target.value })} autoComplete="off" data-testid="history-search" />
+        <label htmlFor="history-kind">Kind</label>
+        <select id="history-kind" value={kind ?? ''} onChange={(e) => setFilter({ kind: e.target.value })} data-testid="history-kind">
+          <option value="">all kinds</option>
+          {LINEAGE_KINDS.map((k) => <option key={k} value={k}>{KIND_TEXT[k]}</option>)}
+        </select>
+        {entries !== null && (nameFilter !== undefined || kind !== null) && <span className="muted small" role="status" data-testid="history-shown">{countOf(entries.length, 'match', 'matches')}</span>}
+      </div>
+      {history.error !== null && <ErrorBox error={history.error} testId="history-error" />}
+      {entries === null ? (
+        history.error === null && <p className="muted">Loading the timeline…</p>
+      ) : entries.length === 0 ? (
+        <p className="muted" data-testid="history-empty">No generation matches.</p>
+      ) : (
+        <section aria-label="Generations">
+          <table className="timeline reflow" data-testid="timeline">
+            <caption className="sr-only">Generations, newest first by publication order</caption>
+            <thead>
+              <tr><th scope="col">published</th><th scope="col">what</th><th scope="col">checkpoints</th><th scope="col">changes</th><th scope="col">actor</th><th scope="col">generation</th><th scope="col">actions</th></tr>
+            </thead>
+            <tbody>
+              {entries.map((g) => (
+                <HistoryRow key={g.generation_uuid} entry={g} isNew={g.generation_uuid === lastRevertGeneration} parentName={g.parent_generation_uuid === null ? null : namesByGeneration.get(g.parent_generation_uuid) ?? null}
+                  onOpen={(name) => go('checkpoint', name)} onRevert={(name) => go('revert', name)} onDelete={setDeleting}
+                  onDiff={(from, to) => setRoute({ screen: 'diff', params: { from, to } })} />
+              ))}
+            </tbody>
+          </table>
+        </section>
+      )}
       <label className="toggle">
         <input type="checkbox" checked={showDeleted} onChange={(e) => setShowDeleted(e.target.checked)} data-testid="show-deleted" /> Show deleted checkpoints
       </label>
       {showDeleted && (
         <section aria-label="Deleted checkpoints">
           {deleted.error !== null && <ErrorBox error={deleted.error} />}
-          {deleted.rows === null ? (
-            <p className="muted">Loading deleted checkpoints…</p>
-          ) : deleted.rows.length === 0 ? (
+          {deleted.data === null ? (
+            deleted.error === null && <p className="muted">Loading deleted checkpoints…</p>
+          ) : deleted.data.length === 0 ? (
             <p className="muted" data-testid="no-tombstones">No checkpoint has been deleted.</p>
           ) : (
             <table className="timeline" data-testid="tombstones">
@@ -112,7 +132,7 @@ export function HistoryScreen() {
                 <tr><th scope="col">deleted checkpoint</th><th scope="col">checkpoint</th><th scope="col">generation</th><th scope="col">deleted at</th><th scope="col">registry revision</th></tr>
               </thead>
               <tbody>
-                {deleted.rows.map((t) => (
+                {deleted.data.map((t) => (
                   <tr key={t.checkpoint_uuid} data-testid="tombstone-row">
                     <td><span className="badge badge-deleted">deleted</span> <span data-testid="tombstone-name">{t.name}</span></td>
                     <td className="mono" title={t.checkpoint_uuid ?? ''}>{short(t.checkpoint_uuid)}</td>
@@ -132,56 +152,86 @@ export function HistoryScreen() {
   );
 }
 
-/** Every tombstone of the project (pages of 500) while `project` is set; refetched when the active list changes. */
-function useDeletedCheckpoints(project: string | null, active: readonly unknown[]): { rows: readonly TombstoneRow[] | null; error: ShownError | null } {
-  const [state, setState] = useState<{ rows: readonly TombstoneRow[] | null; error: ShownError | null }>({ rows: null, error: null });
-  useEffect(() => {
-    if (project === null) return undefined;
-    let live = true;
-    setState({ rows: null, error: null });
-    void (async () => {
-      try {
-        const pages = await fetchAllPages((after) => invoke('checkpoints.list', { project, deleted: true, limit: 500, after }), { maxPages: 100 });
-        const rows = pages.flatMap((page) => decodeArrow(page.bytes, 'checkpoints.list', 'checkpoint_tombstone@1').rows);
-        if (live) setState({ rows, error: null });
-      } catch (e) {
-        if (live) setState({ rows: [], error: showError(e) });
-      }
-    })();
-    return () => {
-      live = false;
-    };
-  }, [project, active]);
-  return state;
+/** One timeline row: time, kind, description or reason, checkpoint names with their actions. */
+function HistoryRow({ entry: g, isNew, parentName, onOpen, onRevert, onDelete, onDiff }: {
+  entry: Entry; isNew: boolean; parentName: string | null;
+  onOpen: (name: string) => void; onRevert: (name: string) => void; onDelete: (name: string) => void; onDiff: (from: string, to: string) => void;
+}) {
+  const pruned = g.status === 'pruned';
+  const first = g.checkpoints[0]?.name ?? null;
+  return (
+    <tr className={[isNew ? 'is-new' : '', pruned ? 'is-pruned' : ''].join(' ').trim() || undefined} data-testid="generation-row" data-status={g.status}>
+      <td data-label="published"><time dateTime={g.published_at}>{g.published_at}</time></td>
+      <td data-label="what" data-testid="produced-by">
+        {g.status === 'current' && <span className="badge badge-current">CURRENT</span>}{' '}
+        {pruned && <span className="badge badge-deleted" data-testid="pruned-badge">pruned</span>}{' '}
+        {g.kind === 'revert' ? (
+          <span className="restoration">
+            <span className="badge badge-revert">revert</span> to {g.restored_checkpoint_name ?? short(g.restored_checkpoint_uuid)}
+            {g.reason !== null && <> · <q data-testid="row-reason">{g.reason}</q></>}
+          </span>
+        ) : (
+          KIND_TEXT[g.kind]
+        )}
+        {g.checkpoints.map((c) => c.description === null ? null : <p key={c.checkpoint_uuid} className="small muted">{c.name}: {c.description}</p>)}
+      </td>
+      <td data-label="checkpoints">
+        {g.checkpoints.map((c) => (
+          <span className="label-chip" key={c.checkpoint_uuid}>
+            <button type="button" className="link" onClick={() => onOpen(c.name)} data-testid="checkpoint-label" disabled={pruned}>{c.name}</button>
+            <button type="button" className="small" aria-label={`Delete checkpoint ${c.name}`} onClick={() => onDelete(c.name)} data-testid="checkpoint-delete">Delete…</button>
+          </span>
+        ))}
+      </td>
+      <td data-label="changes">{countOf(g.participants_changed, 'participant', 'participants')}</td>
+      <td data-label="actor" className="mono">{g.actor === null ? '—' : short(g.actor)}</td>
+      <td data-label="generation" className="mono" title={g.generation_uuid} data-testid="row-generation">{g.generation_uuid}</td>
+      <td data-label="actions">
+        {pruned ? (
+          <span className="muted small">content pruned by retention</span>
+        ) : (
+          <span className="row-actions">
+            {first !== null && parentName !== null && <button type="button" className="link" onClick={() => onDiff(parentName, first)} data-testid="row-diff-parent">Diff with parent</button>}
+            {first !== null && g.status !== 'current' && <button type="button" className="link" onClick={() => onDiff(first, 'CURRENT')} data-testid="row-diff-current">Diff with CURRENT</button>}
+            {first !== null && <button type="button" className="link" onClick={() => onOpen(first)} data-testid="row-open">Open read-only</button>}
+            {first !== null && g.status !== 'current' && <button type="button" className="link" onClick={() => onRevert(first)} data-testid="row-revert">Revert to it</button>}
+            {first === null && <span className="muted small">name it to diff, open or revert</span>}
+          </span>
+        )}
+      </td>
+    </tr>
+  );
 }
 
-function CreateDialog({ project, existing, onClose, onDone }: { project: string; existing: readonly string[]; onClose: () => void; onDone: () => void }) {
+/** Every tombstone of the project (pages of 500) while `project` is set; refetched on every refresh (`revision`). */
+function useDeletedCheckpoints(project: string | null, revision: number): Query<readonly TombstoneRow[]> {
+  return useQuery(project === null ? null : `${project}|${revision}`, async (signal) => {
+    const pages = await fetchAllPages((after) => invoke('checkpoints.list', { project: project ?? '', deleted: true, limit: 500, after }), { maxPages: 100, signal });
+    return pages.flatMap((page) => decodeArrow(page.bytes, 'checkpoints.list', 'checkpoint_tombstone@1').rows);
+  });
+}
+
+/** The create-checkpoint dialog (names CURRENT); also offered by the revert preview. */
+export function CreateDialog({ project, existing, onClose, onDone }: { project: string; existing: readonly string[]; onClose: () => void; onDone: () => void }) {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [touched, setTouched] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ShownError | null>(null);
   const [key] = useState(() => crypto.randomUUID());
   const problem = newNameProblem(name) ?? (existing.includes(name.normalize('NFC')) ? 'A checkpoint with this name already exists.' : null);
-  const submit = async (e: FormEvent) => {
+  const { run, busy, error } = useAction(async () => {
+    await invoke('checkpoints.create', { project, name, description: description === '' ? null : description, idempotency_key: key });
+    onDone();
+    onClose();
+  });
+  const submit = (e: FormEvent) => {
     e.preventDefault();
     setTouched(true);
     if (problem !== null) return;
-    setBusy(true);
-    setError(null);
-    try {
-      await invoke('checkpoints.create', { project, name, description: description === '' ? null : description, idempotency_key: key });
-      onDone();
-      onClose();
-    } catch (err) {
-      setError(showError(err));
-    } finally {
-      setBusy(false);
-    }
+    void run();
   };
   return (
     <Dialog title="Create a checkpoint" onClose={onClose} testId="create-dialog">
-      <form onSubmit={(e) => void submit(e)} className="stack">
+      <form onSubmit={submit} className="stack">
         <p className="muted">Names the current generation.</p>
         <label htmlFor="cp-name">Name</label>
         <input id="cp-name" value={name} onChange={(e) => { setName(e.target.value); setTouched(true); }} aria-invalid={touched && problem !== null} aria-describedby="cp-name-help" autoComplete="off" />
@@ -201,22 +251,12 @@ function CreateDialog({ project, existing, onClose, onDone }: { project: string;
 }
 
 function DeleteDialog({ project, name, onClose, onDone }: { project: string; name: string; onClose: () => void; onDone: () => void }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ShownError | null>(null);
   const [key] = useState(() => crypto.randomUUID());
-  const confirm = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      await invoke('checkpoints.delete', { project, name, idempotency_key: key });
-      onDone();
-      onClose();
-    } catch (err) {
-      setError(showError(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { run: confirm, busy, error } = useAction(async () => {
+    await invoke('checkpoints.delete', { project, name, idempotency_key: key });
+    onDone();
+    onClose();
+  });
   return (
     <Dialog title={`Delete checkpoint “${name}”?`} onClose={onClose} testId="delete-dialog">
       <p>The name is removed; its generation stays until ordinary retention. This cannot be undone from here.</p>

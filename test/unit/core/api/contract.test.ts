@@ -48,6 +48,10 @@ const VALID: Record<OperationName, Record<string, unknown>> = {
   'workspace.configuration': { project: H },
   'workspace.adopt_ontology': { project: H, source: 'classes: []', source_format: 'yaml', mode: 'strict', idempotency_key: H },
   'workspace.clear_ontology': { project: H, idempotency_key: H },
+  'history.list': { project: H, limit: 50, kind: 'revert' },
+  'retention.show': { project: H },
+  'retention.set': { project: H, retain_ancestors: 2 },
+  'project.changes': { project: H },
 };
 
 /** Free-text fields where path-like text is legitimate content (the path field is the explicit directory). */
@@ -184,7 +188,7 @@ describe('dispatcher', () => {
     }
   });
 
-  it('turns a non-engine exception into GF_IO without leaking its message', async () => {
+  it('turns a non-engine exception into GF_INTERNAL (never GF_IO: no file was involved) without leaking its message', async () => {
     const d = createDispatcher({
       'app.session': async () => {
         throw new Error('/home/alice/secret path exploded');
@@ -193,7 +197,7 @@ describe('dispatcher', () => {
     const env = await d.dispatch('app.session', {});
     expect(env.ok).toBe(false);
     if (!env.ok) {
-      expect(env.error.code).toBe('GF_IO');
+      expect(env.error.code).toBe('GF_INTERNAL');
       expect(env.error.message).not.toContain('alice');
     }
   });

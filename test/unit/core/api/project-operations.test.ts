@@ -64,10 +64,10 @@ describe('project operations through the facade dispatcher', () => {
     writeFileSync(join(notProject, 'notes.txt'), 'hello');
     expect(code(await facade.dispatcher.dispatch('project.open', { path: 'relative/dir' }))).toBe('GF_VALIDATION');
     expect(code(await facade.dispatcher.dispatch('project.create', { path: 'relative/dir' }))).toBe('GF_VALIDATION');
-    expect(code(await facade.dispatcher.dispatch('project.open', { path: notProject }))).toBe('GF_UNSUPPORTED_PROJECT_FORMAT');
+    expect(code(await facade.dispatcher.dispatch('project.open', { path: notProject }))).toBe('GF_NO_WORKSPACE');
     expect(code(await facade.dispatcher.dispatch('project.create', { path: notProject }))).toBe('GF_UNSUPPORTED_PROJECT_FORMAT');
     expect(readdirSync(notProject)).toEqual(['notes.txt']);
-    expect(code(await facade.dispatcher.dispatch('project.open', { path: plain }))).toBe('GF_UNSUPPORTED_PROJECT_FORMAT');
+    expect(code(await facade.dispatcher.dispatch('project.open', { path: plain }))).toBe('GF_NO_WORKSPACE');
     expect(code(await facade.dispatcher.dispatch('project.summary', { project: '0190a2b4-5c6d-7e8f-9a0b-1c2d3e4f5a6b' }))).toBe('GF_VALIDATION');
     const err = await facade.dispatcher.dispatch('project.open', { path: join(notProject, 'secret-name') });
     expect(JSON.stringify(err)).not.toContain(root);

@@ -52,7 +52,7 @@ describe('gf publish', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.err).toContain('GF_VALIDATION');
     expect(unknown.err).not.toContain('etc');
-    expect((await gf('publish', '--project', path.join(tmp, 'nowhere'), '--remove', 'graph/edge')).err).toContain('GF_UNSUPPORTED_PROJECT_FORMAT');
+    expect((await gf('publish', '--project', path.join(tmp, 'nowhere'), '--remove', 'graph/edge')).err).toContain('GF_NO_WORKSPACE');
   });
 
   it('keeps every checkpointed generation through repeated publishes (cleanup honours the registry pins)', async () => {

@@ -16,10 +16,10 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-/** objects/, every manifest and CURRENT (lock files and journals are not workspace content). */
+/** objects/, every manifest, CURRENT and the lineage log (lock files and journals are not workspace content). */
 function content(dir: string): Record<string, string> {
   return Object.fromEntries(
-    Object.entries(treeDigest(dir)).filter(([k]) => k.startsWith('objects/') || k.endsWith('/manifest.json') || k === 'CURRENT'),
+    Object.entries(treeDigest(dir)).filter(([k]) => k.startsWith('objects/') || k.endsWith('/manifest.json') || k === 'CURRENT' || k === 'history/lineage.jsonl'),
   );
 }
 
@@ -34,6 +34,7 @@ describe('gf demo create', () => {
     expect(rb).toEqual(ra);
     const ca = content(a);
     expect(Object.keys(ca).filter((k) => k.startsWith('objects/')).length).toBeGreaterThan(10);
+    expect(Object.keys(ca)).toContain('history/lineage.jsonl');
     expect(content(b)).toEqual(ca);
     expect(content(c)).not.toEqual(ca);
     expect(rc.generations.map((g) => g.generationUuid)).not.toEqual(ra.generations.map((g) => g.generationUuid));

@@ -4,9 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Table } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FAILPOINT_NAMES, committedAt, createProject, openProject } from '../../../../core/project/index';
+import { FAILPOINT_NAMES, committedAt, createProject, openProject, readLineage } from '../../../../core/project/index';
 import { registryCatalog } from '../../../../core/participants/index';
-import type { FailpointName } from '../../../../core/project/index';
+import type { FailpointName, LineageRecord } from '../../../../core/project/index';
 import { LATER_HISTORY, scenarioRequest } from '../../../support/project-scenarios';
 import { bundleProjectChild } from '../../../support/project-child-bundle';
 import { observe, treeDigest } from '../../../support/project-state';
@@ -20,7 +20,10 @@ import type { ObservedState } from '../../../support/project-state';
 const BATCH = 4;
 let tmp: string;
 let child: string;
-const fixtures: Record<'first' | 'later', { dir: string; before: ObservedState; after: ObservedState }> = {} as never;
+const fixtures: Record<'first' | 'later', { dir: string; before: ObservedState; after: ObservedState; log: readonly LineageRecord[] }> = {} as never;
+
+/** A lineage record without its clock reading (the killed child sampled its own `published_at`). */
+const timeless = (r: LineageRecord): Omit<LineageRecord, 'publishedAt'> & { publishedAt?: number } => ({ ...r, publishedAt: undefined });
 
 interface ChildResult {
   readonly signal: NodeJS.Signals | null;
@@ -56,7 +59,7 @@ async function buildFixture(name: 'first' | 'later'): Promise<void> {
   fs.cpSync(dir, ref, { recursive: true });
   const rp = await openProject<Table>(ref, { catalog: registryCatalog });
   await rp.publish(scenarioRequest(name, rp.current()?.generationUuid ?? null));
-  fixtures[name] = { dir, before, after: await observe(ref) };
+  fixtures[name] = { dir, before, after: await observe(ref), log: readLineage(ref).records };
 }
 
 beforeAll(async () => {
@@ -76,6 +79,12 @@ async function checkReopen(dir: string, name: FailpointName, scenario: 'first' |
   const expected = committedAt(name) ? f.after : f.before;
   const seen = await observe(dir); // opens: FORMAT, CURRENT, lease, digest, then journal recovery
   expect({ failpoint: name, ...seen }).toEqual({ failpoint: name, ...expected });
+  // The lineage log after recovery: exactly one record per generation that became CURRENT, in order, chain
+  // verified (readLineage throws otherwise), no bytes after the last line; the new record only if committed.
+  const log = readLineage(dir);
+  const want = committedAt(name) ? f.log : f.log.slice(0, -1);
+  expect({ failpoint: name, torn: log.tornBytes, records: log.records.map(timeless) }).toEqual({ failpoint: name, torn: 0, records: want.map(timeless) });
+  expect(log.records.at(-1)?.generationUuid ?? null).toBe(seen.generationUuid);
   // Recovery is idempotent: a second pass changes no byte.
   const once = treeDigest(dir);
   const p = await openProject<Table>(dir, { catalog: registryCatalog });
@@ -84,6 +93,9 @@ async function checkReopen(dir: string, name: FailpointName, scenario: 'first' |
   // The killed writer's lock is gone: the next writer publishes at once.
   const r = await p.publish({ ...scenarioRequest(scenario, seen.generationUuid), transactionUuid: undefined });
   expect(p.current()?.generationUuid).toBe(r.generationUuid);
+  const next = readLineage(dir).records;
+  expect({ failpoint: name, seqs: next.map((x) => x.seq), last: next.at(-1)?.generationUuid }).toEqual({ failpoint: name, seqs: next.map((_, i) => i + 1), last: r.generationUuid });
+  expect(next.length).toBe(want.length + 1);
 }
 
 describe('crash matrix: SIGKILL at every failpoint', () => {

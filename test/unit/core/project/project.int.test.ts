@@ -67,7 +67,7 @@ describe('container', () => {
     fs.writeFileSync(path.join(dir, 'notes.txt'), 'mine');
     const before = treeDigest(dir);
     expect((await caught(() => createProject(dir))).code).toBe('GF_UNSUPPORTED_PROJECT_FORMAT');
-    expect((await caught(() => openProject(dir))).code).toBe('GF_UNSUPPORTED_PROJECT_FORMAT');
+    expect((await caught(() => openProject(dir))).code).toBe('GF_NO_WORKSPACE');
     fs.writeFileSync(path.join(dir, 'FORMAT'), 'graphforge-project/v2\n');
     expect((await caught(() => openProject(dir))).code).toBe('GF_UNSUPPORTED_PROJECT_FORMAT');
     fs.rmSync(path.join(dir, 'FORMAT'));
@@ -136,19 +136,23 @@ describe('publication', () => {
     expect(obj).toHaveLength(1);
     expect(fs.statSync(path.join(dir, obj[0] as string)).size).toBe(change.bytes.length);
     expect(differs.filter((k) => !k.startsWith('objects/')).sort()).toEqual(
-      ['CURRENT', `generations/${r.generationUuid}/lease.lock`, `generations/${r.generationUuid}/manifest.json`, `transactions/${r.transactionUuid}.json`].sort(),
+      ['CURRENT', `generations/${r.generationUuid}/lease.lock`, `generations/${r.generationUuid}/manifest.json`, 'history/lineage.jsonl', `transactions/${r.transactionUuid}.json`].sort(),
     );
     expect(Object.keys(before).filter((k) => !(k in after))).toEqual([]);
-    // Bytes the engine wrote: the participant once, one manifest, CURRENT and five small journal states.
+    // Bytes the engine wrote: the participant once, one manifest, CURRENT, one lineage line and five small journal states.
     const objectBytes = written.filter(([rel]) => rel.startsWith('objects/')).reduce((s, [, b]) => s + b, 0);
     expect(objectBytes).toBe(change.bytes.length);
     expect(written.map(([rel]) => rel.split('/')[0]).sort()).toEqual(
-      ['CURRENT', 'generations', 'objects', 'transactions', 'transactions', 'transactions', 'transactions', 'transactions'].sort(),
+      ['CURRENT', 'generations', 'history', 'objects', 'transactions', 'transactions', 'transactions', 'transactions', 'transactions'].sort(),
     );
     const total = written.reduce((s, [, b]) => s + b, 0);
     const existing = [...sizesBefore.entries()].filter(([k]) => k.startsWith('objects/')).reduce((s, [, b]) => s + b, 0);
     expect(total).toBeLessThan(objectBytes + 8192);
-    expect(total).toBeLessThan(existing);
+    // The lineage line is one fixed-size record per publication (bounded, independent of the data's size).
+    const lineageBytes = written.filter(([rel]) => rel === 'history/lineage.jsonl').reduce((s, [, b]) => s + b, 0);
+    expect(lineageBytes).toBeGreaterThan(0);
+    expect(lineageBytes).toBeLessThan(1024);
+    expect(total - lineageBytes).toBeLessThan(existing);
   });
 
   it('a dangling reference fails before anything is durable and the parent stays authoritative', async () => {

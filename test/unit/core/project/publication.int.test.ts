@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GfError } from '../../../../core/errors';
 import { FAILPOINT_NAMES, armFailpointForTesting, committedAt, createProject, manifestEntryJson, openProject } from '../../../../core/project/index';
 import { registryCatalog } from '../../../../core/participants/index';
-import type { Project } from '../../../../core/project/index';
+import type { Project, PublishRequest } from '../../../../core/project/index';
 import { putConfig, putEdges, putNodes } from '../../../support/project-fixtures';
 import { LATER_HISTORY, scenarioRequest } from '../../../support/project-scenarios';
 import { observe, treeDigest } from '../../../support/project-state';
@@ -42,8 +42,10 @@ function copy(): string {
   return dir;
 }
 
-const syncPublish = (p: Project<Table>): Promise<unknown> => p.withWriter((w) => w.publish(scenarioRequest('later', before.generationUuid)));
-const asyncPublish = (p: Project<Table>): Promise<unknown> => p.withWriter((w) => w.publishAsync(scenarioRequest('later', before.generationUuid)));
+// One publication time for both drivers: the lineage line records it, and the trees are compared byte for byte.
+const LATER = (): PublishRequest => ({ ...scenarioRequest('later', before.generationUuid), lineage: { publishedAt: 1_767_225_600_000_000 } });
+const syncPublish = (p: Project<Table>): Promise<unknown> => p.withWriter((w) => w.publish(LATER()));
+const asyncPublish = (p: Project<Table>): Promise<unknown> => p.withWriter((w) => w.publishAsync(LATER()));
 
 describe('sequential and concurrent flushing', () => {
   it('leave byte-identical projects', async () => {

@@ -8,8 +8,8 @@ import { Checkpoints, openCheckpointedProject } from '../../../../core/checkpoin
 import { diffProjectCheckpoints } from '../../../../core/diff/index';
 import type { CheckpointReceipt } from '../../../../core/checkpoints/registry-core';
 import { lookupRevertReceipt } from '../../../../core/checkpoints/revert-receipts';
-import { FAILPOINT_NAMES, armFailpointForTesting, committedAt } from '../../../../core/project/index';
-import type { FailpointName, Project } from '../../../../core/project/index';
+import { FAILPOINT_NAMES, armFailpointForTesting, committedAt, readLineage } from '../../../../core/project/index';
+import type { FailpointName, LineageRecord, Project } from '../../../../core/project/index';
 import { RevertEngine, ValidationMemo, revertTransactionUuid } from '../../../../core/revert/index';
 import { putConfig } from '../../../support/project-fixtures';
 import { observe } from '../../../support/project-state';
@@ -36,6 +36,8 @@ let child: string;
 let before: ObservedState;
 let after: ObservedState;
 let receipt: CheckpointReceipt;
+/** The reference's lineage log: the fixture's records, then the revert's (its time is `restored_at`, so exact). */
+let refLog: readonly LineageRecord[];
 const memo = new ValidationMemo();
 
 function revert(p: Project<Table>): Promise<CheckpointReceipt> {
@@ -73,6 +75,7 @@ beforeAll(async () => {
   const ref = copy('reference');
   receipt = await revert(await openCheckpointedProject(ref));
   after = await observe(ref);
+  refLog = readLineage(ref).records;
   const out = path.join(tmp, 'revert-child.cjs');
   await build({ entryPoints: [path.resolve('test/unit/core/revert/revert-child.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: out, external: ['better-sqlite3'], logLevel: 'error' });
   child = out;
@@ -91,12 +94,17 @@ function replayRevert(p: Project<Table>): Promise<CheckpointReceipt> {
 async function checkThenReplay(dir: string, name: FailpointName): Promise<void> {
   const seen = await observe(dir);
   expect({ failpoint: name, ...seen }).toEqual({ failpoint: name, ...(committedAt(name) ? after : before) });
+  // After recovery: one verified record per generation that became CURRENT, the revert's only if its rename happened.
+  const log = readLineage(dir);
+  expect({ failpoint: name, torn: log.tornBytes, records: log.records }).toEqual({ failpoint: name, torn: 0, records: committedAt(name) ? refLog : refLog.slice(0, -1) });
   // Once the journal (with the durable extension) exists, the replay runs with another clock and must not sample it.
   const durable = fs.existsSync(path.join(dir, 'transactions', `${revertTransactionUuid(KEY)}.json`));
   const p = await openCheckpointedProject(dir);
   const replayed = await (durable ? replayRevert(p) : revert(p));
   expect({ failpoint: name, ...replayed }).toEqual({ failpoint: name, ...receipt });
   expect({ failpoint: name, ...(await observe(dir)) }).toEqual({ failpoint: name, ...after });
+  // The replay never appends a second record for the same revert.
+  expect({ failpoint: name, records: readLineage(dir).records }).toEqual({ failpoint: name, records: refLog });
   // The receipt record exists whatever the instant of the kill, so the replay outlives retention.
   expect({ failpoint: name, record: lookupRevertReceipt(dir, revertTransactionUuid(KEY)).kind }).toEqual({ failpoint: name, record: 'record' });
 }
@@ -111,6 +119,7 @@ describe('revert_publication_failpoint_matrix', () => {
 
   it('the reference revert changes the workspace (the matrix can tell prior from restored)', () => {
     expect(after.generationUuid).toBe(receipt.result_generation_uuid);
+    expect(refLog.at(-1)).toMatchObject({ generationUuid: receipt.result_generation_uuid, kind: 'revert', reason: REASON, restoredCheckpointUuid: receipt.checkpoint_uuid, publishedAt: AT });
     expect(after.generationUuid).not.toBe(before.generationUuid);
     expect(after.participants.map((p) => p.family)).toContain('workspace/restoration_transition');
   });

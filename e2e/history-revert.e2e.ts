@@ -1,0 +1,156 @@
+// Issue 19 in real Chromium (browser mode through `gf serve`) on the demo:
+// a revert under a retention window of 2 (the preview warns what becomes
+// prunable, History then lists it as pruned with its reason and time), a
+// double click that publishes exactly one generation, reload / bookmark /
+// second tab on the session cookie, a checkpoint created by the CLI appearing
+// without Refresh, and deep links. Expected values come from the engine (an
+// in-process facade over the same workspace); waits are on the DOM, never sleeps.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JsonResults, OperationName } from '../core/contract/operations';
+import { createFacade, type Facade } from '../core/api/facade';
+import { unwrapEnvelope } from '../core/contract/wire';
+import { ROOT, RESULTS_DIR, ensureBuilt, launchChromium, startServe, type BrowserHandle, type ServeHandle } from './support/browser';
+
+const SCREENS_DIR = join(RESULTS_DIR, 'screens');
+const TARGET = 'Graph imported';
+let base: string;
+let dir: string;
+let serve: ServeHandle;
+let browser: BrowserHandle;
+let facade: Facade;
+let project: string;
+let page: Page;
+
+async function call<N extends OperationName & keyof JsonResults>(op: N, request: unknown): Promise<JsonResults[N]> {
+  return unwrapEnvelope(await facade.dispatcher.dispatch(op, request)) as JsonResults[N];
+}
+
+async function shot(p: Page, name: string): Promise<void> {
+  mkdirSync(SCREENS_DIR, { recursive: true });
+  await p.screenshot({ path: join(SCREENS_DIR, `${name}.png`), fullPage: true });
+}
+
+/** Serious or critical axe violations on the page. */
+async function axeProblems(p: Page): Promise<string[]> {
+  const r = await new AxeBuilder({ page: p }).analyze();
+  return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+const gfCli = (...args: string[]) => execFileSync(process.execPath, [join(ROOT, 'bin/gf.mjs'), ...args], { cwd: ROOT, stdio: 'ignore' });
+
+beforeAll(async () => {
+  ensureBuilt();
+  base = mkdtempSync(join(tmpdir(), 'gf-h19-'));
+  dir = join(base, 'demo');
+  gfCli('demo', 'create', dir, '--records', '200');
+  facade = createFacade({ mode: 'library' });
+  project = (await call('project.open', { path: dir })).project;
+  await call('retention.set', { project, retain_ancestors: 2 });
+  serve = await startServe(['--project', dir]);
+  browser = await launchChromium();
+  page = await browser.context.newPage();
+  // The printed URL with a deep link: the token is exchanged for the cookie, the fragment survives the redirect.
+  await page.goto(`${serve.url}#/revert?name=${encodeURIComponent(TARGET)}`);
+  await page.getByTestId('revert-preview').waitFor();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await serve?.stop();
+  await facade?.close();
+  if (base !== undefined) rmSync(base, { recursive: true, force: true });
+});
+
+describe('history and revert (issue 19, Chromium)', () => {
+  it('the deep link opened the revert screen on its checkpoint, and the token left the address bar', async () => {
+    expect(page.url()).toBe(`${serve.origin}/#/revert?name=Graph+imported`);
+    expect(page.url()).not.toContain(serve.token);
+    expect(await page.getByLabel('Checkpoint', { exact: true }).inputValue()).toBe(TARGET);
+  });
+
+  it('retention window 2: the preview lists what becomes prunable; a double click publishes exactly one generation; History then shows the pruned rows with reason and time', async () => {
+    const preview = await call('revert.preview', { project, name: TARGET });
+    expect(preview.retain_ancestors).toBe(2);
+    expect(await page.getByTestId('prunable-row').count()).toBe(preview.prunable.length);
+    // On the demo, window 2: one unnamed generation leaves the window.
+    expect(preview.prunable.length).toBeGreaterThan(0);
+    expect(await page.getByTestId('revert-prunable').textContent()).toContain(`${preview.prunable.length === 1 ? '1 generation becomes' : `${preview.prunable.length} generations become`} prunable`);
+    await shot(page, 'h19-revert-preview-prunable');
+    expect(await axeProblems(page)).toEqual([]);
+    const before = await call('history.list', { project, limit: 1, after: null });
+    // Keyboard only: type into the reason and the confirmation, then Enter on the focused button.
+    await page.getByLabel('Reason (required)').focus();
+    await page.keyboard.type('the curation run broke the graph');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(TARGET);
+    expect(await page.getByTestId('revert-submit').isEnabled()).toBe(true);
+    await page.getByTestId('revert-submit').dblclick();
+    await page.getByTestId('revert-receipt').waitFor();
+    const after = await call('history.list', { project, limit: 500, after: null });
+    expect(after.total_records).toBe(before.total_records + 1);
+    expect(after.entries[0]?.kind).toBe('revert');
+    expect(after.entries[0]?.reason).toBe('the curation run broke the graph');
+    await expect.poll(() => page.getByTestId('receipt-reason').textContent()).toBe('the curation run broke the graph');
+    // The form reset: a further click cannot publish again.
+    expect(await page.getByTestId('revert-submit').isDisabled()).toBe(true);
+    await shot(page, 'h19-revert-receipt');
+    expect(await axeProblems(page)).toEqual([]);
+    // History: the generations the preview named are pruned rows (cleanup ran after the publication), with their time.
+    await page.getByRole('navigation', { name: 'Screens' }).getByRole('button', { name: 'History', exact: true }).click();
+    await page.getByTestId('timeline').waitFor();
+    const prunedNow = after.entries.filter((e) => e.status === 'pruned');
+    expect(prunedNow.length).toBeGreaterThan(0);
+    for (const g of preview.prunable) expect(prunedNow.map((e) => e.generation_uuid)).toContain(g.generation_uuid);
+    await expect.poll(() => page.locator('[data-testid="generation-row"][data-status="pruned"]').count()).toBe(prunedNow.length);
+    for (const e of prunedNow) {
+      const row = page.locator(`[data-testid="generation-row"][data-status="pruned"]`).filter({ hasText: e.generation_uuid });
+      expect(await row.locator('time').textContent()).toBe(e.published_at);
+      if (e.reason !== null) expect(await row.getByTestId('row-reason').textContent()).toBe(e.reason);
+    }
+    const first = page.getByTestId('generation-row').first();
+    expect(await first.getByTestId('row-reason').textContent()).toBe('the curation run broke the graph');
+    await shot(page, 'h19-history-pruned');
+    expect(await axeProblems(page)).toEqual([]);
+  });
+
+  it('reload, a bookmark and a second tab work on the session cookie', async () => {
+    await page.reload();
+    await page.getByTestId('timeline').waitFor();
+    expect(page.url()).toBe(`${serve.origin}/#/history`);
+    const tab = await browser.context.newPage();
+    try {
+      await tab.goto(`${serve.origin}/#/ledgers?workflow=demo-tampered`);
+      await tab.getByTestId('chain').waitFor();
+      await expect.poll(() => tab.getByTestId('chain-verify-status').textContent()).toBe('chain_mismatch at sequence 2');
+      await shot(tab, 'h19-second-tab-ledger-deep-link');
+      expect(await axeProblems(tab)).toEqual([]);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it('a checkpoint created by the CLI appears within 2 s without Refresh', async () => {
+    gfCli('checkpoint', 'create', 'Made in the terminal', '--project', dir);
+    await page.getByTestId('checkpoint-label').filter({ hasText: 'Made in the terminal' }).waitFor({ timeout: 2000 });
+    await shot(page, 'h19-live-cli-checkpoint');
+  });
+
+  it('search by checkpoint name and filter by kind live in the link', async () => {
+    await page.getByTestId('history-search').fill('terminal');
+    await expect.poll(() => page.getByTestId('generation-row').count()).toBe(1);
+    expect(page.url()).toBe(`${serve.origin}/#/history?q=terminal`);
+    await page.getByTestId('history-search').fill('');
+    await page.getByTestId('history-kind').focus();
+    await page.getByTestId('history-kind').selectOption('revert');
+    const reverts = await call('history.list', { project, limit: 500, after: null, kind: 'revert' });
+    await expect.poll(() => page.getByTestId('generation-row').count()).toBe(reverts.entries.length);
+    expect(await page.getByTestId('history-kind').evaluate((el) => el === document.activeElement)).toBe(true);
+    expect(await axeProblems(page)).toEqual([]);
+  });
+});
