@@ -95,8 +95,14 @@ export function addRevertSubcommand(group: Command, io: CliIo): void {
       });
       // The reason as history keeps it (trimmed), from the lineage record of the generation just published.
       const generation = e.resultRows(r, 'checkpoints.revert').rows[0]?.result_generation_uuid;
-      const entry = typeof generation === 'string' ? (await s.call('history.list', { generation_uuid: generation, limit: 1 })).entries[0] : undefined;
-      return { receipt: r, reason: entry?.reason ?? null };
+      // A read after the committed write: if it fails, the revert still succeeded, so the receipt prints without the reason line.
+      let stored: string | null = null;
+      try {
+        if (typeof generation === 'string') stored = (await s.call('history.list', { generation_uuid: generation, limit: 1 })).entries[0]?.reason ?? null;
+      } catch {
+        stored = null;
+      }
+      return { receipt: r, reason: stored };
     });
     announceKey(io, opts.idempotencyKey, key);
     e.writeArrowResult(io, format, receipt, 'checkpoints.revert', undefined, { single: true, text: revertLines(reason) });

@@ -37,7 +37,7 @@ describe('write_errors_carry_committed', () => {
   it('every contract refusal of a write operation says committed: false; a read refusal carries none', async () => {
     const key = testUuid('write-errors-key');
     const writes = (Object.keys(OPERATIONS) as (keyof typeof OPERATIONS)[]).filter((op) => OPERATIONS[op].writes);
-    expect(writes.sort()).toEqual(['checkpoints.create', 'checkpoints.delete', 'checkpoints.revert', 'project.create']);
+    expect(writes.sort()).toEqual(['checkpoints.create', 'checkpoints.delete', 'checkpoints.revert', 'project.create', 'retention.set']);
     const bad: Array<[string, unknown]> = [
       ['checkpoints.create', { project, name: 'x', idempotency_key: 'not-a-uuid' }],
       ['checkpoints.create', { project, name: 'x', idempotency_key: key, surprise: 1 }],
@@ -45,6 +45,7 @@ describe('write_errors_carry_committed', () => {
       ['checkpoints.delete', { project, idempotency_key: key }],
       ['checkpoints.revert', { project, name: 'baseline', reason: '   ', idempotency_key: key }],
       ['project.create', { path: 'relative/dir' }],
+      ['retention.set', { project, retain_ancestors: -1 }],
     ];
     for (const [op, req] of bad) expect({ op, ...outcome(await call(op, req)) }).toEqual({ op, code: 'GF_VALIDATION', committed: false });
     expect(outcome(await call('checkpoints.list', { project, limit: 0 }))).toEqual({ code: 'GF_VALIDATION', committed: null });

@@ -85,10 +85,10 @@ describe('one error model across the wire', () => {
     expect(back.details).toEqual({ prior_state_id: 'a', next_state_id: 'b' });
   });
 
-  it('a GF error comes back as a GfError; an unknown code becomes GF_IO naming it, details kept', () => {
+  it('a GF error comes back as a GfError; an unknown code becomes GF_PROTOCOL (never GF_IO) naming it, details kept', () => {
     expect(fromWireError(toWireError(new GfError('GF_VALIDATION', 'x', { field: 'name' })))).toBeInstanceOf(GfError);
     const odd = fromWireError({ code: 'FUTURE_CODE', committed: null, message: 'later', details: { n: 1 } });
-    expect(odd.code).toBe('GF_IO');
+    expect(odd.code).toBe('GF_PROTOCOL');
     expect(odd.details).toEqual({ n: 1, wire_code: 'FUTURE_CODE' });
   });
 });

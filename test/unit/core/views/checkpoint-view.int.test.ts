@@ -102,6 +102,7 @@ describe('CheckpointView', () => {
         'checkpoints.create': (h) => ({ project: h, name: 'via-view', idempotency_key: op(20) }),
         'checkpoints.delete': (h) => ({ project: h, name: 'ro', idempotency_key: op(21) }),
         'checkpoints.revert': (h) => ({ project: h, name: 'ro', reason: 'via a view', idempotency_key: op(22) }),
+        'retention.set': (h) => ({ project: h, retain_ancestors: 5 }),
       };
       const writing = OPERATION_NAMES.filter((n) => OPERATIONS[n].writes);
       expect([...writing].sort()).toEqual(Object.keys(requests).sort());
