@@ -5,6 +5,7 @@ import { diffHeadline, isBookkeepingScope } from '../contract/diff';
 import type { DiffStatFamily, DiffStatResult, FieldCellCount } from '../contract/diff';
 import { DIFF_ADAPTERS } from './adapters';
 import type { DiffAdapter } from './adapters';
+import type { DiffTuning } from './tuning';
 import type { ChangeCache } from './change-cache';
 import { PARTICIPANT_PAUSE, checkCancelled, runAsync, runSync } from './cancel';
 import type { DiffSteps } from './cancel';
@@ -181,7 +182,7 @@ function* displayPageSteps(from: DiffEndpoint, to: DiffEndpoint, params: DiffPar
       if (stored === undefined && !filtered && (params.position ?? null) === null) {
         // Stream the page like a plain one: merge only until limit + 1 rows are found.
         const found: PageRow[] = [];
-        more = yield* pullRanges(orderedChanges(from, to, { scope: params.scope, after: cursor, adapters, cache: opts.cache, need: params.limit + 1, family, defer }), (r) => {
+        more = yield* pullRanges(orderedChanges(from, to, { scope: params.scope, after: cursor, adapters, cache: opts.cache, need: params.limit + 1, family, defer, tuning: opts.tuning }), (r) => {
           for (let i = r.start; i < r.end; i++) {
             if (found.length === params.limit) return false;
             found.push({ list: r.list, row: i });
@@ -191,7 +192,7 @@ function* displayPageSteps(from: DiffEndpoint, to: DiffEndpoint, params: DiffPar
         rows = found;
         total = more ? null : first + rows.length;
       } else {
-        const list = stored ?? (yield* familyListSteps(plan, from, to, opts.cache, defer));
+        const list = stored ?? (yield* familyListSteps(plan, from, to, opts.cache, defer, opts.tuning));
         const keep = filtered ? yield* filteredRows(view, plan, list, resolver as DisplayResolver) : null;
         const count = keep === null ? list.length : keep.length;
         const at = (k: number): number => (keep === null ? k : (keep[k] as number));
@@ -281,7 +282,7 @@ function* statSteps(from: DiffEndpoint, to: DiffEndpoint, scope: DiffScope, fami
         // A participant on one side only: every record is added (removed); nothing to read.
         counts = { ...counts, [kind]: (kind === 'added' ? row.toRowCount : row.fromRowCount) ?? 0 };
       } else {
-        counts = countList(plan, yield* familyListSteps(plan, from, to, opts.cache, defer));
+        counts = countList(plan, yield* familyListSteps(plan, from, to, opts.cache, defer, opts.tuning));
         // Another physical layout of the same records is not a change (checkpoint_diff_ignores_physical_layout).
         if (counts.added + counts.removed + counts.modified === 0) kind = 'unchanged';
       }
@@ -308,6 +309,7 @@ function* statSteps(from: DiffEndpoint, to: DiffEndpoint, scope: DiffScope, fami
 
 /** Options of `diffStat`: the registry, the change-list store and a cancellation signal. */
 export interface DiffStatOptions {
+  readonly tuning?: DiffTuning;
   readonly adapters?: readonly DiffAdapter[];
   readonly cache?: ChangeCache;
   readonly signal?: AbortSignal;

@@ -22,6 +22,9 @@ import type { RecordSortKey } from './record-diff';
 import { recordTable, summaryTable } from './result-tables';
 import { WindowedParticipant, collectWindowed } from './windowed';
 import { DeferredDigests } from './deferred-digests';
+import { DigestPool } from './digest-pool';
+import { DEFAULT_DIFF_TUNING } from './tuning';
+import type { DiffTuning } from './tuning';
 import type { SummaryRow } from './result-tables';
 
 /** A validated diff request (scope, detail, page size, cursor, optional record family). */
@@ -187,6 +190,8 @@ export interface DiffEngineOptions {
   readonly adapters?: readonly DiffAdapter[];
   /** Derived store of complete per-family change lists (default: none). */
   readonly cache?: ChangeCache;
+  /** Frozen tuning knobs (default: `DEFAULT_DIFF_TUNING`). */
+  readonly tuning?: DiffTuning;
 }
 
 /** One page of a diff. */
@@ -372,7 +377,8 @@ function* familyChanges(
   cursor: Uint8Array | null,
   out: ChangeList,
   stopAt: number,
-  defer = false,
+  defer: boolean,
+  tuning: DiffTuning,
 ): DiffSteps<boolean> {
   const adapter = plan.adapter;
   if (cursor !== null && !isSeekable(adapter)) throw new Error('invariant violated: only a record-UUID family seeks');
@@ -387,9 +393,10 @@ function* familyChanges(
     const b0 = cursor === null || wb === null ? 0 : wb.seekAfter(cursor);
     const start = out.length;
     // A whole-family stream under the cooperative driver hashes its changed rows off this thread.
-    let deferred = defer && !Number.isFinite(stopAt) ? new DeferredDigests() : null;
+    const newDeferred = (): DeferredDigests => new DeferredDigests(tuning.pool ?? DigestPool.shared(), tuning.deferred.items, tuning.deferred.inFlight);
+    let deferred = defer && !Number.isFinite(stopAt) ? newDeferred() : null;
     for (;;) {
-      const end = yield* collectWindowed(adapter, ia, ib, a0, b0, out, stopAt, deferred);
+      const end = yield* collectWindowed(adapter, ia, ib, a0, b0, out, stopAt, deferred, tuning.windowRows);
       if (end === 'unsorted') break;
       if (deferred === null || (yield* deferred.settle(out))) return end === 'complete';
       // The digest worker died holding a batch: the family again, hashed here.
@@ -423,9 +430,9 @@ export function seekList(list: ChangeList, cursor: RecordSortKey | null): number
 }
 
 /** A family's whole change list in contract order (one merge of both sides; memory O(changes)). */
-export function* wholeFamily(plan: FamilyPlan, from: DiffEndpoint, to: DiffEndpoint, defer: boolean): DiffSteps<ChangeList> {
+export function* wholeFamily(plan: FamilyPlan, from: DiffEndpoint, to: DiffEndpoint, defer: boolean, tuning: DiffTuning = DEFAULT_DIFF_TUNING): DiffSteps<ChangeList> {
   const list = newListOf(plan.adapter);
-  yield* familyChanges(plan, from, to, null, list, Number.POSITIVE_INFINITY, defer);
+  yield* familyChanges(plan, from, to, null, list, Number.POSITIVE_INFINITY, defer, tuning);
   // A family ordered by its record UUID already comes out in contract order; others are ordered by identity fingerprint.
   if (!isSeekable(plan.adapter)) list.sortByIdentity();
   return list;
@@ -446,6 +453,8 @@ export interface OrderedChangesOptions {
   readonly family?: FamilyFilter | null;
   /** Hash fingerprints of an unbounded stream off this thread (the cooperative driver only). */
   readonly defer?: boolean;
+  /** Frozen tuning knobs (default: `DEFAULT_DIFF_TUNING`). */
+  readonly tuning?: DiffTuning;
 }
 
 /**
@@ -471,7 +480,7 @@ export interface OrderedChangesOptions {
  * whole list.
  */
 export function* orderedChanges(from: DiffEndpoint, to: DiffEndpoint, opts: OrderedChangesOptions): Generator<ChangeRange | DiffEffect, void, ParticipantSource | undefined> {
-  const { scope, after = null, cache, need = Number.POSITIVE_INFINITY, family = null, defer = false } = opts;
+  const { scope, after = null, cache, need = Number.POSITIVE_INFINITY, family = null, defer = false, tuning = DEFAULT_DIFF_TUNING } = opts;
   const adapters = opts.adapters ?? DIFF_ADAPTERS;
   const plans = planFamilies(from, to, scope, adapters, family);
   let remaining = need;
@@ -502,7 +511,7 @@ export function* orderedChanges(from: DiffEndpoint, to: DiffEndpoint, opts: Orde
       // Stream: seek both sides past the cursor (binary search on the stored UUIDs), merge only until the page is full.
       if (cursor !== null && cursor.recordUuid === null) continue; // a null-UUID cursor sorts before every row of a UUID family
       list = newListOf(plan.adapter);
-      const complete = yield* familyChanges(plan, from, to, cursor === null ? null : cursor.recordUuid, list, remaining);
+      const complete = yield* familyChanges(plan, from, to, cursor === null ? null : cursor.recordUuid, list, remaining, false, tuning);
       // From the start, a stream is the family's first changes in contract order: the whole list when it
       // reached the end of both sides, else a prefix that answers the same first page again without reading.
       if (cursor === null && cache !== undefined) {
@@ -511,7 +520,7 @@ export function* orderedChanges(from: DiffEndpoint, to: DiffEndpoint, opts: Orde
       }
       start = 0;
     } else {
-      list = yield* wholeFamily(plan, from, to, defer);
+      list = yield* wholeFamily(plan, from, to, defer, tuning);
       if (key !== undefined) (cache as ChangeCache).store(key, changesTable(list));
       start = seekList(list, cursor);
     }
@@ -559,13 +568,20 @@ export function tokenViewOf(view: DiffView | null): TokenView | null {
  * when stored, else merged once (and stored). Equal participants give an
  * empty list without reading.
  */
-export function* familyListSteps(plan: FamilyPlan, from: DiffEndpoint, to: DiffEndpoint, cache: ChangeCache | undefined, defer: boolean): DiffSteps<ChangeList> {
+export function* familyListSteps(
+  plan: FamilyPlan,
+  from: DiffEndpoint,
+  to: DiffEndpoint,
+  cache: ChangeCache | undefined,
+  defer: boolean,
+  tuning: DiffTuning = DEFAULT_DIFF_TUNING,
+): DiffSteps<ChangeList> {
   if (plan.from !== undefined && plan.to !== undefined && sameContent(plan.from, plan.to)) return newListOf(plan.adapter);
   const key = cache === undefined ? undefined : changeCacheKey(plan.adapter, plan.from, plan.to);
   const hit = key === undefined ? undefined : loadList(cache as ChangeCache, key, plan.adapter);
   if (hit !== undefined) return hit;
   yield PARTICIPANT_PAUSE;
-  const list = yield* wholeFamily(plan, from, to, defer);
+  const list = yield* wholeFamily(plan, from, to, defer, tuning);
   if (key !== undefined) (cache as ChangeCache).store(key, changesTable(list));
   return list;
 }
@@ -614,10 +630,11 @@ function* logicalSummaryRow(
   adapters: readonly DiffAdapter[],
   cache: ChangeCache | undefined,
   defer: boolean,
+  tuning: DiffTuning,
 ): DiffSteps<SummaryRow> {
   if (row.changeKind !== 'modified' || row.fromSchemaFingerprint !== row.toSchemaFingerprint || row.fromRowCount !== row.toRowCount) return row;
   const family = { capabilityId: row.capabilityId, recordFamilyId: row.recordFamilyId };
-  const changed = yield* pullRanges(orderedChanges(from, to, { scope: 'all', adapters, cache, need: 1, family, defer }), (r) => r.end <= r.start);
+  const changed = yield* pullRanges(orderedChanges(from, to, { scope: 'all', adapters, cache, need: 1, family, defer, tuning }), (r) => r.end <= r.start);
   return changed ? row : { ...row, changeKind: 'unchanged' };
 }
 
@@ -660,7 +677,7 @@ function* pageSteps(from: DiffEndpoint, to: DiffEndpoint, params: DiffParams, bi
     const last = state?.last;
     const rows = summaryRows(from, to, params.scope, adapters, family).filter((r) => last === undefined || compareSummary(r, last as SummaryPosition) > 0);
     const page: SummaryRow[] = [];
-    for (const r of rows.slice(0, params.limit)) page.push(yield* logicalSummaryRow(from, to, r, adapters, opts.cache, defer));
+    for (const r of rows.slice(0, params.limit)) page.push(yield* logicalSummaryRow(from, to, r, adapters, opts.cache, defer, opts.tuning ?? DEFAULT_DIFF_TUNING));
     const end = page[page.length - 1];
     const next =
       rows.length > params.limit && end !== undefined
@@ -673,7 +690,7 @@ function* pageSteps(from: DiffEndpoint, to: DiffEndpoint, params: DiffParams, bi
   const page: ChangeRange[] = [];
   let rows = 0;
   // One row beyond the page tells whether a next page exists.
-  const more = yield* pullRanges(orderedChanges(from, to, { scope: params.scope, after, adapters, cache: opts.cache, need: params.limit + 1, family, defer }), (r) => {
+  const more = yield* pullRanges(orderedChanges(from, to, { scope: params.scope, after, adapters, cache: opts.cache, need: params.limit + 1, family, defer, tuning: opts.tuning }), (r) => {
     if (rows === params.limit) return false;
     const end = Math.min(r.end, r.start + (params.limit - rows));
     page.push({ list: r.list, start: r.start, end });
@@ -725,6 +742,8 @@ export interface AllRecordsOptions {
   readonly signal?: AbortSignal;
   readonly adapters?: readonly DiffAdapter[];
   readonly cache?: ChangeCache;
+  /** Frozen tuning knobs (default: `DEFAULT_DIFF_TUNING`). */
+  readonly tuning?: DiffTuning;
 }
 
 function* allRecordSteps(from: DiffEndpoint, to: DiffEndpoint, scope: DiffScope, opts: AllRecordsOptions, defer: boolean): DiffSteps<Table> {
@@ -733,7 +752,7 @@ function* allRecordSteps(from: DiffEndpoint, to: DiffEndpoint, scope: DiffScope,
   const tables: Table[] = [];
   let batch: ChangeRange[] = [];
   let rows = 0;
-  yield* pullRanges(orderedChanges(from, to, { scope, adapters: opts.adapters, cache: opts.cache, defer }), (r) => {
+  yield* pullRanges(orderedChanges(from, to, { scope, adapters: opts.adapters, cache: opts.cache, defer, tuning: opts.tuning }), (r) => {
     for (let s = r.start; s < r.end; ) {
       const e = Math.min(r.end, s + (size - rows));
       batch.push({ list: r.list, start: s, end: e });

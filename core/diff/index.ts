@@ -66,3 +66,5 @@ export { DisplayResolver, cellText, changedFieldsOf } from './record-display';
 export type { RecordDisplay } from './record-display';
 export { CHANGE_CACHE_DIR, CHANGE_CACHE_FORMAT, CHANGE_PREFIX_CACHE_FORMAT, DiskChangeCache, changeCacheKey, changeListFromTable, changesTable } from './change-cache';
 export type { ChangeCache } from './change-cache';
+export { DEFAULT_DIFF_TUNING, diffTuning } from './tuning';
+export type { DiffTuning } from './tuning';

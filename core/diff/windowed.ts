@@ -1,4 +1,6 @@
 import { RecordBatch, Schema, Struct, Table, Type, makeData } from 'apache-arrow';
+import { DEFAULT_DIFF_TUNING } from './tuning';
+import type { DiffTuning } from './tuning';
 import type { Data, DataType, Field } from 'apache-arrow';
 import { Message } from 'apache-arrow';
 import { Footer } from 'apache-arrow/ipc/metadata/file';
@@ -320,13 +322,6 @@ function identityAscending(identity: readonly Data[], rows: number): boolean {
   return true;
 }
 
-/**
- * Window sizes in rows: a page-bounded stream starts at `first` and grows
- * fourfold up to `max`; a whole-family stream starts at `max`. (Tests
- * lower them to drive many windows through small tables.)
- */
-export const WINDOW_ROWS = { first: 1024, max: 65_536 };
-
 /** How a windowed stream ended. */
 export type WindowedEnd = 'complete' | 'stopped' | 'unsorted';
 
@@ -370,6 +365,7 @@ export function* collectWindowed(
   out: ChangeList,
   stopAt: number,
   deferred: DeferredDigests | null = null,
+  windows: DiffTuning['windowRows'] = DEFAULT_DIFF_TUNING.windowRows,
 ): Generator<DiffEffect, WindowedEnd, unknown> {
   const A = from?.participant ?? null;
   const B = to?.participant ?? null;
@@ -378,7 +374,7 @@ export function* collectWindowed(
   const sortedA = from === null || isKnownSorted(adapter, from.contentSha256);
   const sortedB = to === null || isKnownSorted(adapter, to.contentSha256);
   const wholeRun = a0 === 0 && b0 === 0;
-  const { first, max } = WINDOW_ROWS;
+  const { first, max } = windows;
   let w = Number.isFinite(stopAt) ? first : max;
   let a = a0;
   let b = b0;
