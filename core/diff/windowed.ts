@@ -3,7 +3,7 @@ import { DEFAULT_DIFF_TUNING } from './tuning';
 import type { DiffTuning } from './tuning';
 import type { Data, DataType, Field } from 'apache-arrow';
 import { Message } from 'apache-arrow';
-import { Footer } from 'apache-arrow/ipc/metadata/file';
+import { decodeFileFooter } from './arrow-internals';
 import { schemaFingerprint } from '../canonical/index';
 import { GfError } from '../errors';
 import type { DiffAdapter } from './adapters';
@@ -177,7 +177,7 @@ export class WindowedParticipant {
     if (!MAGIC.every((b, i) => head[i] === b && tail[4 + i] === b)) return null;
     const footerLength = u32le(tail, 0);
     if (footerLength <= 0 || footerLength > size - 18) return null;
-    const footer = Footer.decode(source.read(size - 10 - footerLength, footerLength));
+    const footer = decodeFileFooter(source.read(size - 10 - footerLength, footerLength));
     if (footer.numRecordBatches !== 1 || footer.numDictionaries !== 0) return null;
     const schema = footer.schema;
     if (schemaFingerprint(schema) !== adapter.family.schemaFingerprint) return null;
