@@ -13,7 +13,7 @@ import type { Table } from 'apache-arrow';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { Checkpoints, checkpointPins } from '../core/checkpoints/checkpoints';
-import { diffProjectAllRecords, diffProjectCheckpoints } from '../core/diff/index';
+import { diffProjectAllRecords, diffProjectCheckpoints, diffProjectStat } from '../core/diff/index';
 import { createProject, readObjectVerifiedAsync } from '../core/project/index';
 import { registryCatalog } from '../core/participants/index';
 import { benchNodes, nodeCsv, nodeParticipantBytes, sparseEdit } from './diff-data';
@@ -154,6 +154,9 @@ export const benchmarks = [
       'diff.first_page_cached_ms.small': 'ms',
       'diff.first_page_cached_ms.large': 'ms',
       'diff.full_ms.large': 'ms',
+      'diff.stat_ms.large': 'ms',
+      'diff.first_page_display_ms.large': 'ms',
+      'diff.jump_last_page_ms.large': 'ms',
       'diff.peak_rss_mb.large': 'MB',
       'diff.peak_rss_mb.small': 'MB',
       'diff.peak_rss_mb.large_few_changes': 'MB',
@@ -170,6 +173,10 @@ export const benchmarks = [
       'peer.duckdb_ms.large': 'ms',
     },
     ratios: [
+      // Issue 18 targets: stat ≤ 1.2× full, display page ≤ 1.3× plain page, jump to the last page ≤ 2× a cached first page.
+      { id: 'diff.ratio.stat_vs_full', numerator: 'diff.stat_ms.large', denominator: 'diff.full_ms.large' },
+      { id: 'diff.ratio.first_page_display_vs_first_page', numerator: 'diff.first_page_display_ms.large', denominator: 'diff.first_page_ms.large' },
+      { id: 'diff.ratio.jump_last_page_vs_first_page_cached', numerator: 'diff.jump_last_page_ms.large', denominator: 'diff.first_page_cached_ms.large' },
       { id: 'diff.ratio.first_page_large_vs_small', numerator: 'diff.first_page_ms.large', denominator: 'diff.first_page_ms.small' },
       { id: 'diff.ratio.first_page_large_vs_objects_read', numerator: 'diff.first_page_ms.large', denominator: 'diff.objects_read_ms.large' },
       { id: 'diff.ratio.first_page_cached_large_vs_small', numerator: 'diff.first_page_cached_ms.large', denominator: 'diff.first_page_cached_ms.small' },
@@ -217,6 +224,24 @@ export const benchmarks = [
       const full = await timedAsync(() => diffProjectAllRecords(s.large.cps, { from: 'from', to: 'to', scope: 'graph' }));
       if (full.value.numRows !== s.large.changes) throw new Error(`diff bench: ${full.value.numRows} changes, expected ${s.large.changes}`);
 
+      // Issue 18: exact statistics (counts and changed cells per field) from a cold cache, beside the full diff.
+      coldCache(s.large);
+      const stat = await timedAsync(() => diffProjectStat(s.large.cps, { from: 'from', to: 'to', scope: 'graph' }));
+      const node = stat.value.families.find((f) => f.record_family_id === 'node');
+      if (node === undefined || node.added + node.removed + node.modified !== s.large.changes) throw new Error('diff bench: stat counts differ from the change count');
+      // The first display page (display values and changed fields of node rows), cold, beside the plain first page.
+      coldCache(s.large);
+      const display = await timedAsync(() =>
+        diffProjectCheckpoints(s.large.cps, { from: 'from', to: 'to', scope: 'graph', detail: 'records', record_family_id: 'node', display: true, limit: 100 }),
+      );
+      if (display.value.table.numRows !== 100 || display.value.table.getChild('display') === null) throw new Error('diff bench: display page is not a full page');
+      // A jump to the last page once the change list is stored (the stat above stores it; recompute it after the cold display page).
+      await diffProjectStat(s.large.cps, { from: 'from', to: 'to', scope: 'graph' });
+      const jump = await timedAsync(() =>
+        diffProjectCheckpoints(s.large.cps, { from: 'from', to: 'to', scope: 'graph', detail: 'records', record_family_id: 'node', display: true, limit: 100, position: s.large.changes - 100 }),
+      );
+      if (jump.value.table.numRows !== 100 || jump.value.nextPageToken !== null) throw new Error('diff bench: the jump did not land on the last page');
+
       const rss = fresh(s.large, 'to', 'full', s.large.changes);
       const rssSmall = fresh(s.small, 'to', 'full', s.small.changes);
       const rssFew = fresh(s.large, 'few', 'full', s.small.changes);
@@ -245,6 +270,9 @@ export const benchmarks = [
         'diff.first_page_cached_ms.small': cachedSmall,
         'diff.first_page_cached_ms.large': cachedLarge,
         'diff.full_ms.large': full.ms,
+        'diff.stat_ms.large': stat.ms,
+        'diff.first_page_display_ms.large': display.ms,
+        'diff.jump_last_page_ms.large': jump.ms,
         'diff.peak_rss_mb.large': rss.max_rss_mb,
         'diff.peak_rss_mb.small': rssSmall.max_rss_mb,
         'diff.peak_rss_mb.large_few_changes': rssFew.max_rss_mb,

@@ -2,6 +2,7 @@ import type { DiffEffect } from './cancel';
 import { KIND_MODIFIED } from './change-list';
 import type { ChangeList } from './change-list';
 import { DigestPool, digestSlices } from './digest-pool';
+import { DEFAULT_DIFF_TUNING } from './tuning';
 
 /** Which fingerprint of a change-list row a deferred digest fills. */
 export const FP_FROM = 0;
@@ -10,15 +11,6 @@ export const FP_TO = 1;
 /** See `FP_FROM`. */
 export const FP_IDENTITY = 2;
 type Slot = typeof FP_FROM | typeof FP_TO | typeof FP_IDENTITY;
-
-/**
- * Preimages per batch handed to the digest pool (a diff with fewer is
- * hashed on its own thread), batches in flight at most before the merge
- * waits for the oldest (so pending preimages stay bounded however many
- * rows change), and the pool (default: the process's). Tests lower them
- * and swap the pool.
- */
-export const DEFERRED_BATCH: { items: number; inFlight: number; pool: DigestService | undefined } = { items: 2048, inFlight: 8, pool: undefined };
 
 /** What `DeferredDigests` needs of a digest pool (`DigestPool`, or a test double). */
 export interface DigestService {
@@ -56,7 +48,7 @@ export class DeferredDigests {
   #targets: number[] = [];
   readonly #batches: Batch[] = [];
 
-  constructor(pool: DigestService = DEFERRED_BATCH.pool ?? DigestPool.shared(), batchItems = DEFERRED_BATCH.items, maxInFlight = DEFERRED_BATCH.inFlight) {
+  constructor(pool: DigestService = DigestPool.shared(), batchItems = DEFAULT_DIFF_TUNING.deferred.items, maxInFlight = DEFAULT_DIFF_TUNING.deferred.inFlight) {
     this.#pool = pool;
     this.#batchItems = Math.max(1, batchItems);
     this.#maxInFlight = Math.max(1, maxInFlight);

@@ -1,7 +1,9 @@
 import { RecordBatch, Schema, Struct, Table, Type, makeData } from 'apache-arrow';
+import { DEFAULT_DIFF_TUNING } from './tuning';
+import type { DiffTuning } from './tuning';
 import type { Data, DataType, Field } from 'apache-arrow';
 import { Message } from 'apache-arrow';
-import { Footer } from 'apache-arrow/ipc/metadata/file';
+import { decodeFileFooter } from './arrow-internals';
 import { schemaFingerprint } from '../canonical/index';
 import { GfError } from '../errors';
 import type { DiffAdapter } from './adapters';
@@ -175,7 +177,7 @@ export class WindowedParticipant {
     if (!MAGIC.every((b, i) => head[i] === b && tail[4 + i] === b)) return null;
     const footerLength = u32le(tail, 0);
     if (footerLength <= 0 || footerLength > size - 18) return null;
-    const footer = Footer.decode(source.read(size - 10 - footerLength, footerLength));
+    const footer = decodeFileFooter(source.read(size - 10 - footerLength, footerLength));
     if (footer.numRecordBatches !== 1 || footer.numDictionaries !== 0) return null;
     const schema = footer.schema;
     if (schemaFingerprint(schema) !== adapter.family.schemaFingerprint) return null;
@@ -320,13 +322,6 @@ function identityAscending(identity: readonly Data[], rows: number): boolean {
   return true;
 }
 
-/**
- * Window sizes in rows: a page-bounded stream starts at `first` and grows
- * fourfold up to `max`; a whole-family stream starts at `max`. (Tests
- * lower them to drive many windows through small tables.)
- */
-export const WINDOW_ROWS = { first: 1024, max: 65_536 };
-
 /** How a windowed stream ended. */
 export type WindowedEnd = 'complete' | 'stopped' | 'unsorted';
 
@@ -370,6 +365,7 @@ export function* collectWindowed(
   out: ChangeList,
   stopAt: number,
   deferred: DeferredDigests | null = null,
+  windows: DiffTuning['windowRows'] = DEFAULT_DIFF_TUNING.windowRows,
 ): Generator<DiffEffect, WindowedEnd, unknown> {
   const A = from?.participant ?? null;
   const B = to?.participant ?? null;
@@ -378,7 +374,7 @@ export function* collectWindowed(
   const sortedA = from === null || isKnownSorted(adapter, from.contentSha256);
   const sortedB = to === null || isKnownSorted(adapter, to.contentSha256);
   const wholeRun = a0 === 0 && b0 === 0;
-  const { first, max } = WINDOW_ROWS;
+  const { first, max } = windows;
   let w = Number.isFinite(stopAt) ? first : max;
   let a = a0;
   let b = b0;

@@ -18,6 +18,7 @@ const VALID: Record<OperationName, Record<string, unknown>> = {
   'checkpoints.create': { project: H, name: 'Release 1.0', description: 'rc', idempotency_key: U, actor_uuid: U },
   'checkpoints.delete': { project: H, name: 'Release 1.0', idempotency_key: U },
   'checkpoints.diff': { project: H, from: 'Release 1.0', to: 'CURRENT', scope: 'all', detail: 'records', limit: 100, operation_id: U },
+  'checkpoints.diff_stat': { project: H, from: 'Release 1.0', to: 'CURRENT', scope: 'all', operation_id: U },
   'operation.cancel': { operation_id: U },
   'checkpoints.record_change': { project: H, from: 'Release 1.0', to: 'CURRENT', record_family_id: 'node', identity: { node_uuid: U } },
   'revert.preview': { project: H, name: 'Release 1.0' },
@@ -55,7 +56,8 @@ const VALID: Record<OperationName, Record<string, unknown>> = {
 };
 
 /** Free-text fields where path-like text is legitimate content (the path field is the explicit directory). */
-const FREE_TEXT = new Set(['path', 'reason', 'description', 'text']);
+// Free text: a search is any text a person looks for (a label may contain '../').
+const FREE_TEXT = new Set(['path', 'reason', 'description', 'text', 'search']);
 /** Fields bounded above the common 70,000-character probe (a whole golden-vector file). */
 const LARGE_TEXT: Readonly<Record<string, number>> = { text: MAX_VECTOR_FILE_CHARS };
 /** LangGraph thread and checkpoint ids are the agent's own text (any characters but controls): path-like text is content there too. */

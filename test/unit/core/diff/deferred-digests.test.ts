@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { diffAllRecords, diffAllRecordsAsync } from '../../../../core/diff';
-import { DEFERRED_BATCH, DeferredDigests, FP_FROM } from '../../../../core/diff/deferred-digests';
+import { diffAllRecords, diffAllRecordsAsync, diffTuning } from '../../../../core/diff';
+import { DeferredDigests, FP_FROM } from '../../../../core/diff/deferred-digests';
 import { ChangeList, KIND_REMOVED } from '../../../../core/diff/change-list';
 import { DigestPool, digestSlices } from '../../../../core/diff/digest-pool';
-import { WINDOW_ROWS } from '../../../../core/diff/windowed';
 import { familyByKey } from '../../../../core/participants';
 import type { RecordFamily } from '../../../../core/participants';
 import { model, pairArb, participant, rowsOf } from './block-model';
@@ -16,13 +15,7 @@ import { endpoint, rangedEndpoint, uuidOf } from './diff-support';
 // hashing and of the model, including `modified` candidates whose bytes
 // differ but whose canonical values agree (they must be dropped).
 
-const DEFAULTS = { batch: DEFERRED_BATCH.items, inFlight: DEFERRED_BATCH.inFlight, windows: { ...WINDOW_ROWS } };
-afterEach(() => {
-  DEFERRED_BATCH.items = DEFAULTS.batch;
-  DEFERRED_BATCH.inFlight = DEFAULTS.inFlight;
-  DEFERRED_BATCH.pool = undefined;
-  Object.assign(WINDOW_ROWS, DEFAULTS.windows);
-});
+// Small batches and windows come in as a frozen tuning (DiffEngineOptions), never by mutating the engine.
 
 function sha(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
@@ -86,14 +79,11 @@ describe('deferred fingerprints of a whole record diff', () => {
     it(`equal inline hashing and the model, batches of any size, through windows: ${key}`, async () => {
       await fc.assert(
         fc.asyncProperty(pairArb(family, 200), fc.integer({ min: 1, max: 9 }), fc.integer({ min: 2, max: 80 }), async ({ from, to, layout }, batch, max) => {
-          DEFERRED_BATCH.items = batch;
-          DEFERRED_BATCH.inFlight = 1 + (batch % 3);
-          DEFERRED_BATCH.pool = undefined;
-          Object.assign(WINDOW_ROWS, { first: 1, max });
+          const tuning = diffTuning({ deferred: { items: batch, inFlight: 1 + (batch % 3) }, windowRows: { first: 1, max } });
           const a = rangedEndpoint(uuidOf('A'), [participant(family, from, 0)], []);
           const b = rangedEndpoint(uuidOf('B'), [participant(family, to, layout)], []);
           const inline = rowsOf(diffAllRecords(endpoint(uuidOf('A'), [participant(family, from, 0)]), endpoint(uuidOf('B'), [participant(family, to, layout)]), 'all'));
-          const deferred = rowsOf(await diffAllRecordsAsync(a, b, 'all'));
+          const deferred = rowsOf(await diffAllRecordsAsync(a, b, 'all', { tuning }));
           expect(deferred).toEqual(inline);
           expect(deferred).toEqual(model(family, from, to));
         }),
@@ -108,12 +98,11 @@ describe('deferred fingerprints of a whole record diff', () => {
     try {
       await fc.assert(
         fc.asyncProperty(pairArb(family, 200), async ({ from, to }) => {
-          DEFERRED_BATCH.items = 2;
-          DEFERRED_BATCH.pool = dying;
+          const tuning = diffTuning({ deferred: { items: 2 }, pool: dying });
           await dying.close(); // a fresh worker each run, which dies on its first batch
           const a = rangedEndpoint(uuidOf('A'), [participant(family, from, 0)], []);
           const b = rangedEndpoint(uuidOf('B'), [participant(family, to, 0)], []);
-          expect(rowsOf(await diffAllRecordsAsync(a, b, 'all'))).toEqual(model(family, from, to));
+          expect(rowsOf(await diffAllRecordsAsync(a, b, 'all', { tuning }))).toEqual(model(family, from, to));
         }),
         { numRuns: 6 },
       );

@@ -1,12 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { RecordBatch, Struct, Table, Utf8, makeData, tableToIPC } from 'apache-arrow';
-import { DIFF_ADAPTERS, adapterOfFamily, diffAllRecords, diffEndpoints, selectorsDigest, validateDiffParams } from '../../../../core/diff';
+import { DIFF_ADAPTERS, adapterOfFamily, diffAllRecords, diffEndpoints, diffTuning, selectorsDigest, validateDiffParams } from '../../../../core/diff';
 import type { DiffAdapter } from '../../../../core/diff';
 import { ChangeList } from '../../../../core/diff/change-list';
 import { prepareSide } from '../../../../core/diff/raw-rows';
 import { FamilyDiff } from '../../../../core/diff/record-diff';
-import { WINDOW_ROWS, WindowedParticipant, collectWindowed } from '../../../../core/diff/windowed';
+import { WindowedParticipant, collectWindowed } from '../../../../core/diff/windowed';
 import { verifiedBytes } from '../../../../core/project';
 import { RECORD_FAMILIES, defineFamily, encodeRecords, tableFromRecords } from '../../../../core/participants';
 import type { RecordFamily } from '../../../../core/participants';
@@ -22,11 +22,7 @@ import { SECRET, counting, endpoint, rangedEndpoint, stored, uuidOf } from './di
 const UUID_FAMILIES = RECORD_FAMILIES.filter((f) => f.recordUuidField !== null && f.identityFields.length === 1);
 // Every stored Arrow family: composite identities (edges, links, text keys) are windowed too.
 const ARROW_FAMILIES = RECORD_FAMILIES.filter((f) => f.encoding === 'arrow');
-const DEFAULT_WINDOWS = { ...WINDOW_ROWS };
-
-afterEach(() => {
-  Object.assign(WINDOW_ROWS, DEFAULT_WINDOWS);
-});
+// Small windows come in as a frozen tuning (DiffEngineOptions), never by mutating the engine.
 
 const windowsArb = fc.record({ first: fc.integer({ min: 1, max: 9 }), max: fc.integer({ min: 1, max: 70 }) }).map(({ first, max }) => ({ first, max: Math.max(first, max) }));
 
@@ -58,16 +54,16 @@ describe('windowed record diff', () => {
     it(`agrees with the model through many small windows, whole and paged: ${family.key}`, () => {
       fc.assert(
         fc.property(pairArb(family, 160), windowsArb, fc.integer({ min: 1, max: 25 }), ({ from, to, layout }, windows, limit) => {
-          Object.assign(WINDOW_ROWS, windows);
+          const tuning = diffTuning({ windowRows: windows });
           const opened: ReturnType<typeof counting>[] = [];
           const a = rangedEndpoint(uuidOf('A'), [participant(family, from, 0)], opened);
           const b = rangedEndpoint(uuidOf('B'), [participant(family, to, layout)], opened);
           const expected = model(family, from, to);
-          expect(rowsOf(diffAllRecords(a, b, 'all'))).toEqual(expected);
+          expect(rowsOf(diffAllRecords(a, b, 'all', { tuning }))).toEqual(expected);
           const walked: Row[] = [];
           let after: string | null = null;
           do {
-            const p = diffEndpoints(a, b, validateDiffParams({ scope: 'all', detail: 'records', limit, after }), { selectorsSha256: selectorsDigest('a', 'b') }, { secret: SECRET });
+            const p = diffEndpoints(a, b, validateDiffParams({ scope: 'all', detail: 'records', limit, after }), { selectorsSha256: selectorsDigest('a', 'b') }, { secret: SECRET, tuning });
             walked.push(...rowsOf(p.table));
             after = p.nextPageToken;
           } while (after !== null);
@@ -85,7 +81,6 @@ describe('windowed record diff', () => {
     const hasUuid = family.recordUuidField !== null;
     fc.assert(
       fc.property(pairArb(family, 300), windowsArb, fc.integer({ min: 1, max: 60 }), fc.nat(), ({ from, to }, windows, stopAt, pick) => {
-        Object.assign(WINDOW_ROWS, windows);
         const fa = encodeRecords(family, from);
         const fb = encodeRecords(family, to);
         const whole = new FamilyDiff({ adapter, from: prepareSide(adapter, adapter.decode(fa)), to: prepareSide(adapter, adapter.decode(fb)) });
@@ -96,12 +91,12 @@ describe('windowed record diff', () => {
           contentSha256: sha,
         });
         const streamed = new ChangeList(adapter.scope, adapter.recordFamilyId, hasUuid);
-        expect(drain(collectWindowed(adapter, input(fa, `a${pick}`), input(fb, `b${pick}`), 0, 0, streamed, Number.POSITIVE_INFINITY))).toBe('complete');
+        expect(drain(collectWindowed(adapter, input(fa, `a${pick}`), input(fb, `b${pick}`), 0, 0, streamed, Number.POSITIVE_INFINITY, null, windows))).toBe('complete');
         expect(streamed.length).toBe(all.length);
         for (let i = 0; i < all.length; i++) expect(streamed.at(i)).toEqual(all.at(i));
         // A page bound: exactly the first `stopAt` changes.
         const page = new ChangeList(adapter.scope, adapter.recordFamilyId, hasUuid);
-        const end = drain(collectWindowed(adapter, input(fa, `c${pick}`), input(fb, `d${pick}`), 0, 0, page, stopAt));
+        const end = drain(collectWindowed(adapter, input(fa, `c${pick}`), input(fb, `d${pick}`), 0, 0, page, stopAt, null, windows));
         expect(end).toBe(all.length > stopAt ? 'stopped' : all.length < stopAt ? 'complete' : end);
         expect(page.length).toBe(Math.min(stopAt, all.length));
         for (let i = 0; i < page.length; i++) expect(page.at(i)).toEqual(all.at(i));
@@ -112,7 +107,7 @@ describe('windowed record diff', () => {
           const A = input(fa, `e${pick}`);
           const B = input(fb, `f${pick}`);
           const rest = new ChangeList(adapter.scope, adapter.recordFamilyId, true);
-          drain(collectWindowed(adapter, A, B, A.participant.seekAfter(cursor), B.participant.seekAfter(cursor), rest, Number.POSITIVE_INFINITY));
+          drain(collectWindowed(adapter, A, B, A.participant.seekAfter(cursor), B.participant.seekAfter(cursor), rest, Number.POSITIVE_INFINITY, null, windows));
           expect(rest.length).toBe(all.length - k - 1);
           for (let i = 0; i < rest.length; i++) expect(rest.at(i)).toEqual(all.at(k + 1 + i));
         }
@@ -157,7 +152,6 @@ describe('windowed record diff', () => {
     const adapter = adapterOf(family);
     fc.assert(
       fc.property(pairArb(family, 120), windowsArb, fc.nat(), ({ from, to }, windows, pick) => {
-        Object.assign(WINDOW_ROWS, windows);
         // Encoded as given (no canonical sort): two records swapped.
         const i = pick % (to.length - 1);
         const shuffled = [...to];
@@ -166,10 +160,10 @@ describe('windowed record diff', () => {
         const streamed = new ChangeList(adapter.scope, adapter.recordFamilyId, true);
         const A = { participant: WindowedParticipant.open(adapter, verifiedBytes(encodeRecords(family, from))) as WindowedParticipant, contentSha256: `x${pick}` };
         const B = { participant: WindowedParticipant.open(adapter, verifiedBytes(raw)) as WindowedParticipant, contentSha256: `y${pick}` };
-        expect(drain(collectWindowed(adapter, A, B, 0, 0, streamed, Number.POSITIVE_INFINITY))).toBe('unsorted');
+        expect(drain(collectWindowed(adapter, A, B, 0, 0, streamed, Number.POSITIVE_INFINITY, null, windows))).toBe('unsorted');
         const a = endpoint(uuidOf('A'), [participant(family, from, 0)]);
         const b = endpoint(uuidOf('B'), [stored(family, raw, {}, to.length)]);
-        expect(rowsOf(diffAllRecords(a, b, 'all'))).toEqual(model(family, from, to));
+        expect(rowsOf(diffAllRecords(a, b, 'all', { tuning: diffTuning({ windowRows: windows }) }))).toEqual(model(family, from, to));
       }),
       { numRuns: 15 },
     );

@@ -1,0 +1,37 @@
+import type { DigestService } from './deferred-digests';
+
+/**
+ * The diff engine's tuning knobs, frozen and passed in (never a mutable
+ * global): tests and benchmarks hand their own to the engine entry points
+ * (`DiffEngineOptions.tuning`, `AllRecordsOptions.tuning`).
+ */
+export interface DiffTuning {
+  /**
+   * Window sizes in rows: a page-bounded stream starts at `first` and grows
+   * fourfold up to `max`; a whole-family stream starts at `max`.
+   */
+  readonly windowRows: { readonly first: number; readonly max: number };
+  /**
+   * Deferred fingerprints: preimages per batch handed to the digest pool
+   * (fewer are hashed on the merge's thread), and batches in flight at most
+   * before the merge waits for the oldest.
+   */
+  readonly deferred: { readonly items: number; readonly inFlight: number };
+  /** The digest pool (default: the process's shared `DigestPool`). */
+  readonly pool?: DigestService;
+}
+
+/** The engine's defaults. */
+export const DEFAULT_DIFF_TUNING: DiffTuning = Object.freeze({
+  windowRows: Object.freeze({ first: 1024, max: 65_536 }),
+  deferred: Object.freeze({ items: 2048, inFlight: 8 }),
+});
+
+/** A frozen tuning: the defaults with `over` applied (tests lower windows and batches this way). */
+export function diffTuning(over: { readonly windowRows?: Partial<DiffTuning['windowRows']>; readonly deferred?: Partial<DiffTuning['deferred']>; readonly pool?: DigestService }): DiffTuning {
+  return Object.freeze({
+    windowRows: Object.freeze({ ...DEFAULT_DIFF_TUNING.windowRows, ...over.windowRows }),
+    deferred: Object.freeze({ ...DEFAULT_DIFF_TUNING.deferred, ...over.deferred }),
+    ...(over.pool === undefined ? {} : { pool: over.pool }),
+  });
+}
