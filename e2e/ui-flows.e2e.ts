@@ -127,8 +127,7 @@ describe('desktop UI flows (browser mode, Chromium)', () => {
     const uuidBytes = first.getChild('node_uuid')!.get(0) as Uint8Array;
     const hex = Buffer.from(uuidBytes).toString('hex');
     const uuid = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-    await page.getByLabel('Field').selectOption('node_uuid');
-    await page.getByLabel('Value').fill(uuid);
+    await page.getByLabel('node_uuid', { exact: true }).fill(uuid);
     await page.getByRole('button', { name: 'Look up' }).click();
     const result = page.getByTestId('lookup-result');
     await result.waitFor();
@@ -177,12 +176,9 @@ describe('desktop UI flows (browser mode, Chromium)', () => {
     expect(classes.every((c) => c.includes('change-modified'))).toBe(true);
     // A modified record: its changed fields, before and after.
     await recordGrid.locator('.grid-data-row').first().click();
-    await page.getByTestId('load-fields').click();
     const fields = page.getByTestId('changed-fields');
     await fields.waitFor();
-    const rows = await fields.locator('tbody tr').allTextContents();
-    expect(rows.length).toBeGreaterThan(0);
-    expect(rows.join(' ')).not.toContain('No field differs');
+    expect(await fields.locator('tbody tr[data-changed="true"]').count()).toBeGreaterThan(0);
     await shot('diff');
     expect(await axeProblems()).toEqual([]);
 
@@ -340,14 +336,13 @@ describe('desktop UI flows (browser mode, Chromium)', () => {
     const uuid = (await first.locator('[role="gridcell"]').nth(1).textContent()) ?? '';
     expect(uuid).toMatch(/^[0-9a-f]{8}-/);
     await first.click();
-    await page.getByTestId('load-fields').click();
     const expected = await call('checkpoints.record_change', { project, from: 'Graph imported', to: 'CURRENT', record_family_id: 'node', identity: { node_uuid: uuid } });
     expect(expected.change_kind).toBe('modified');
     expect(expected.changed_fields.length).toBeGreaterThan(0);
     const table = page.getByTestId('changed-fields');
     await table.waitFor();
-    expect(await table.locator('caption').textContent()).toBe('Fields that changed (Graph imported → CURRENT)');
-    const shown = await table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => Array.from(r.children, (c) => c.textContent ?? '')));
+    expect(await table.locator('caption').textContent()).toBe(`modified record, every field (Graph imported → CURRENT): ${expected.changed_fields.length} changed, highlighted`);
+    const shown = await table.locator('tbody tr[data-changed="true"]').evaluateAll((rows) => rows.map((r) => [(r as HTMLElement).dataset['field'] ?? '', ...Array.from(r.querySelectorAll('td'), (c) => c.textContent ?? '')]));
     // Timestamps (UTC microseconds) are shown as ISO 8601 with six fraction digits.
     const iso = (us: string) => `${new Date(Number(BigInt(us) / 1000n)).toISOString().slice(0, 19)}.${us.slice(-6)}Z`;
     const text = (f: string, v: unknown) => (v === null || v === undefined ? '—' : expected.timestamp_fields.includes(f) ? iso(String(v)) : String(v));
@@ -380,13 +375,12 @@ describe('desktop UI flows (browser mode, Chromium)', () => {
     await expect.poll(() => page.getByTestId('count-modified').textContent()).toBe(String(kinds.filter((k) => k === 'modified').length));
     expect(await page.getByTestId('count-added').textContent()).toBe(String(kinds.filter((k) => k === 'added').length));
     expect(await page.getByTestId('count-removed').textContent()).toBe(String(kinds.filter((k) => k === 'removed').length));
-    const row = grid.locator('.grid-data-row.change-modified').filter({ hasText: fingerprint });
+    const row = grid.locator('.grid-data-row.change-modified').filter({ has: page.locator(`[title="${fingerprint}"]`) });
     await row.click();
-    await page.getByTestId('load-fields').click();
     const table = page.getByTestId('changed-fields');
     await table.waitFor();
-    expect(await table.locator('caption').textContent()).toBe('Fields that changed (Graph imported → CURRENT)');
-    const shown = await table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => Array.from(r.children, (c) => c.textContent ?? '')));
+    expect(await table.locator('caption').textContent()).toBe('modified record, every field (Graph imported → CURRENT): 1 changed, highlighted');
+    const shown = await table.locator('tbody tr[data-changed="true"]').evaluateAll((rows) => rows.map((r) => [(r as HTMLElement).dataset['field'] ?? '', ...Array.from(r.querySelectorAll('td'), (c) => c.textContent ?? '')]));
     expect(shown).toEqual([['value', String(expected.from?.['value']), String(expected.to?.['value'])]]);
   });
 

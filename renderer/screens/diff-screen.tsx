@@ -1,9 +1,10 @@
 // Diff: from/to (checkpoints or CURRENT), scope, the per-participant summary,
-// a family's record diff paged as you scroll (colour-coded, filterable),
-// field-level before/after for a selected record, progress + Cancel, export.
-import { useCallback, useRef, useState } from 'react';
-import { DIFF_SCOPES, type DiffScope, type RecordChangeEntry, type Row } from '../../core/contract/operations';
-import { CURRENT_SELECTOR, RECORD_CHANGE_KINDS, SUMMARY_DIFF_COLUMNS, type RecordChangeKind } from '../../core/contract/diff';
+// a family's record diff paged as you scroll (colour-coded, filterable), rows
+// that expand inline to every field before and after with the changed cells
+// highlighted (several at once), copy buttons, progress + Cancel, export.
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { DIFF_SCOPES, type DiffScope, type OperationInput, type RecordChangeEntry, type RecordJson, type Row } from '../../core/contract/operations';
+import { CURRENT_SELECTOR, DOMAIN_SCOPES, RECORD_CHANGE_KINDS, SUMMARY_DIFF_COLUMNS, type RecordChangeKind } from '../../core/contract/diff';
 import { microsTextIso } from '../../core/contract/time';
 import { decodeArrow } from '../arrow-rows';
 import { ErrorBox } from '../components/error-box';
@@ -46,13 +47,58 @@ const SUMMARY_COLUMNS: readonly GridColumn<SummaryRow>[] = [
   { id: 'to_row_count', header: 'to rows', width: '6rem' },
 ];
 
-const RECORD_COLUMNS: readonly GridColumn<RecordRow>[] = [
-  { id: 'change_kind', header: 'change', width: '6rem' },
-  { id: 'record_uuid', header: 'record uuid', width: 'minmax(10rem, 1fr)', mono: true },
-  { id: 'record_identity_fingerprint', header: 'identity fingerprint', width: 'minmax(10rem, 1fr)', mono: true },
-  { id: 'from_record_fingerprint', header: 'before', width: 'minmax(8rem, 1fr)', mono: true },
-  { id: 'to_record_fingerprint', header: 'after', width: 'minmax(8rem, 1fr)', mono: true },
-];
+/**
+ * The request scope that reaches a family of declared scope `declared` (the
+ * summary row's `scope`, from the participant registry): that scope when the
+ * contract names it as a request scope, otherwise `all`, narrowed by the
+ * family filter. Never guessed from the capability id: `workspace /
+ * restoration_transition` has no request scope of its own.
+ */
+export function familyRequestScope(declared: string | null | undefined): DiffScope {
+  return (DOMAIN_SCOPES as readonly (string | null | undefined)[]).includes(declared) ? (declared as DiffScope) : 'all';
+}
+
+/** The endpoints and the family of a record-diff request. */
+export interface FamilyTarget {
+  readonly project: string;
+  readonly from: string;
+  readonly to: string;
+  readonly family: Pick<SummaryRow, 'scope' | 'capability_id' | 'record_family_id'>;
+}
+
+/** One page of a family's record diff, as the contract takes it (the scope derived from the family's declared scope). */
+export function recordDiffRequest(t: FamilyTarget, page: { readonly limit: number; readonly after: string | null; readonly operation_id: string }): OperationInput<'checkpoints.diff'> {
+  return {
+    project: t.project,
+    from: t.from,
+    to: t.to,
+    scope: familyRequestScope(t.family.scope),
+    detail: 'records',
+    limit: page.limit,
+    after: page.after,
+    record_family_id: t.family.record_family_id ?? '',
+    capability_id: t.family.capability_id ?? '',
+    operation_id: page.operation_id,
+  };
+}
+
+/** A summary row of the workspace's own bookkeeping (the restoration records of reverts), not of its content. */
+export const isBookkeeping = (r: Pick<SummaryRow, 'scope'>): boolean => !(DOMAIN_SCOPES as readonly (string | null)[]).includes(r.scope);
+
+/**
+ * The summary's headline: content participants changed (or "content
+ * identical"), and the restoration records a revert added, counted apart.
+ */
+export function summaryHeadline(rows: readonly Pick<SummaryRow, 'scope' | 'change_kind' | 'from_row_count' | 'to_row_count'>[]): string {
+  const content = rows.filter((r) => !isBookkeeping(r));
+  const changed = content.filter((r) => r.change_kind !== 'unchanged').length;
+  let restorations = 0;
+  for (const r of rows) if (isBookkeeping(r)) restorations += Number(r.to_row_count ?? 0) - Number(r.from_row_count ?? 0);
+  const head = changed === 0 ? 'content identical' : `${changed} of ${content.length} participants changed`;
+  if (restorations === 0) return head;
+  const n = Math.abs(restorations);
+  return `${head}; ${n} restoration record${n === 1 ? '' : 's'}${restorations < 0 ? ' fewer' : ''}`;
+}
 
 /** The diff screen. */
 export function DiffScreen() {
@@ -150,8 +196,8 @@ export function DiffScreen() {
         <div className="stack" data-testid="diff-result">
           <div className="screen-head">
             <p>
-              <strong>{compared.from}</strong> → <strong>{compared.to}</strong> ({compared.scope}): <span data-testid="diff-changed">{changed}</span> changed,{' '}
-              <span data-testid="diff-unchanged">{unchanged}</span> unchanged participants
+              <strong>{compared.from}</strong> → <strong>{compared.to}</strong> ({compared.scope}): <span data-testid="diff-headline">{summaryHeadline(compared.rows)}</span>
+              <span className="muted small"> · <span data-testid="diff-changed">{changed}</span> changed, <span data-testid="diff-unchanged">{unchanged}</span> unchanged participants</span>
             </p>
             <div className="actions" role="group" aria-label="Export the summary">
               <span className="muted">Export the summary:</span>
@@ -179,7 +225,10 @@ export function DiffScreen() {
             size="short"
             testId="diff-summary"
           />
-          {family !== null && workspace !== null && <RecordDiff project={workspace.project} compared={compared} family={family} />}
+          {family !== null && workspace !== null && (
+            // Keyed by the family: another family starts with nothing expanded, filtered or selected from the previous one.
+            <RecordDiff key={`${family.capability_id ?? ''}/${family.record_family_id ?? ''}`} project={workspace.project} compared={compared} family={family} />
+          )}
         </div>
       )}
     </section>
@@ -221,34 +270,76 @@ function advanceKindView(prev: KindView | null, source: readonly RecordRow[], co
   return { source, kinds, seen: count, shown, counts };
 }
 
+/** A record-diff row's key: its identity (one row per record and kind). */
+const recordKey = (r: RecordRow): string => `${r.record_identity_fingerprint ?? ''}/${r.change_kind ?? ''}`;
+
+/** The id a person copies for a record: its record UUID, or (families without one) its identity fingerprint. */
+const recordId = (r: RecordRow): string => r.record_uuid ?? r.record_identity_fingerprint ?? '';
+
+/** `abcdef…uvwxyz`: the two ends of a long id (the whole id is in the cell's title and copied by its button). */
+export function middleTruncate(text: string, keep = 8): string {
+  return text.length <= 2 * keep + 1 ? text : `${text.slice(0, keep)}…${text.slice(-keep)}`;
+}
+
+const TECHNICAL_COLUMNS: readonly GridColumn<RecordRow>[] = [
+  { id: 'record_identity_fingerprint', header: 'identity fingerprint', width: 'minmax(10rem, 1fr)', mono: true, minRem: 12 },
+  { id: 'from_record_fingerprint', header: 'before fingerprint', width: 'minmax(10rem, 1fr)', mono: true, minRem: 12 },
+  { id: 'to_record_fingerprint', header: 'after fingerprint', width: 'minmax(10rem, 1fr)', mono: true, minRem: 12 },
+];
+
+function recordColumns(expanded: ReadonlySet<string>, technical: boolean): readonly GridColumn<RecordRow>[] {
+  const change: GridColumn<RecordRow> = {
+    id: 'change_kind',
+    header: 'change',
+    width: '8rem',
+    render: (r) => (
+      <>
+        <span aria-hidden="true" className="expander">{expanded.has(recordKey(r)) ? '▾' : '▸'}</span> {r.change_kind}
+      </>
+    ),
+  };
+  const id: GridColumn<RecordRow> = {
+    id: 'record_uuid',
+    header: 'record id',
+    width: 'minmax(12rem, 1fr)',
+    mono: true,
+    minRem: 12,
+    title: recordId,
+    render: (r) => r.record_uuid ?? middleTruncate(r.record_identity_fingerprint ?? '', 12),
+  };
+  return technical ? [change, id, ...TECHNICAL_COLUMNS] : [change, id];
+}
+
 function RecordDiff({ project, compared, family }: { project: string; compared: Compared; family: SummaryRow }) {
   const familyId = family.record_family_id ?? '';
   const capabilityId = family.capability_id ?? '';
-  const scope = (family.scope ?? 'all') as DiffScope;
   const [kinds, setKinds] = useState<ReadonlySet<ChangeKind>>(new Set(CHANGE_KINDS));
-  const [selected, setSelected] = useState<RecordRow | null>(null);
-  const key = `${compared.from}|${compared.to}|${scope}|${capabilityId}/${familyId}`;
+  const [technical, setTechnical] = useState(false);
+  // Expanded rows belong to one filter: changing the kinds closes them all (never a stale detail).
+  const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
+  useEffect(() => setExpanded(new Set()), [kinds]);
+  const target: FamilyTarget = useMemo(() => ({ project, from: compared.from, to: compared.to, family }), [project, compared.from, compared.to, family]);
+  const key = `${compared.from}|${compared.to}|${capabilityId}/${familyId}`;
   // The engine diffs and pages this family alone (its tokens are bound to it): no other family is read or sent.
   const fetchPage = useCallback(
-    (after: string | null, operationId: string) =>
-      invoke('checkpoints.diff', {
-        project,
-        from: compared.from,
-        to: compared.to,
-        scope,
-        detail: 'records',
-        limit: RECORD_PAGE,
-        after,
-        record_family_id: familyId,
-        capability_id: capabilityId,
-        operation_id: operationId,
-      }),
-    [project, compared.from, compared.to, scope, familyId, capabilityId],
+    (after: string | null, operationId: string) => invoke('checkpoints.diff', recordDiffRequest(target, { limit: RECORD_PAGE, after, operation_id: operationId })),
+    [target],
   );
   const paged = usePaged('checkpoints.diff', key, fetchPage, 'checkpoint_record_diff@1');
   const view = useRef<KindView | null>(null);
   view.current = advanceKindView(view.current, paged.rows, paged.count, kinds);
   const { shown, counts } = view.current;
+  const columns = useMemo(() => recordColumns(expanded, technical), [expanded, technical]);
+  const toggle = useCallback((r: RecordRow) => {
+    const k = recordKey(r);
+    setExpanded((prev) => {
+      const next = new Set(prev);
+      if (next.has(k)) next.delete(k);
+      else next.add(k);
+      return next;
+    });
+  }, []);
+  const renderExpanded = useCallback((r: RecordRow) => <RecordExpansion target={target} row={r} />, [target]);
   return (
     <div className="stack" data-testid="record-diff">
       <h3>Records of <span className="mono">{family.capability_id}/{familyId}</span> ({family.change_kind})</h3>
@@ -269,10 +360,13 @@ function RecordDiff({ project, compared, family }: { project: string; compared: 
             {k} <span data-testid={`count-${k}`}>{counts[k]}</span>
           </label>
         ))}
+        <label className="chip">
+          <input type="checkbox" checked={technical} onChange={(e) => setTechnical(e.target.checked)} data-testid="technical-columns" /> technical columns
+        </label>
       </fieldset>
       <ExportAllRecords
         key={key}
-        target={{ project, from: compared.from, to: compared.to, scope, family: familyId }}
+        target={{ project, from: compared.from, to: compared.to, scope: familyRequestScope(family.scope), family: familyId }}
         label={`Export every ${familyId} change`}
         testId="export-family"
       />
@@ -293,26 +387,22 @@ function RecordDiff({ project, compared, family }: { project: string; compared: 
       </div>
       {paged.error !== null && <ErrorBox error={paged.error} testId="record-diff-error" />}
       {!paged.cancelled && (
-      <div className="split-detail">
         <VirtualGrid
           label={`Record changes of ${familyId}`}
-          columns={RECORD_COLUMNS}
+          columns={columns}
           rows={shown}
-          rowKey={(r) => `${r.record_identity_fingerprint ?? ''}/${r.change_kind ?? ''}`}
+          rowKey={recordKey}
           hasMore={paged.hasMore}
           loading={paged.loading}
           onNeedMore={paged.more}
-          onActivate={(r) => setSelected(r)}
-          selectedKey={selected === null ? null : `${selected.record_identity_fingerprint ?? ''}/${selected.change_kind ?? ''}`}
+          onActivate={toggle}
+          expanded={expanded}
+          renderExpanded={renderExpanded}
+          resetKey={[...kinds].join(',')}
           rowClass={(r) => `change-${r.change_kind ?? ''}`}
           testId="record-diff-grid"
           emptyText={paged.hasMore ? 'Loading more pages…' : 'No record changes of these kinds.'}
         />
-        {selected !== null && (
-          // Keyed by the record: another selection starts with no values shown (never the previous record's).
-          <RecordDetail key={`${selected.record_identity_fingerprint ?? ''}/${selected.change_kind ?? ''}`} project={project} compared={compared} family={family} row={selected} />
-        )}
-      </div>
       )}
     </div>
   );
@@ -325,64 +415,138 @@ const microsIso = (text: string): string => microsTextIso(text) ?? text;
 const shownValue = (v: string | number | boolean | null | undefined, timestamp: boolean): string =>
   v === null || v === undefined ? '—' : timestamp ? microsIso(String(v)) : String(v);
 
-function RecordDetail({ project, compared, family, row }: { project: string; compared: Compared; family: SummaryRow; row: RecordRow }) {
-  const [fields, setFields] = useState<RecordChangeEntry | null>(null);
-  const [note, setNote] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const uuid = row.record_uuid;
-  const fingerprint = row.record_identity_fingerprint;
-  const familyId = family.record_family_id ?? '';
-  // Every diff row names its record by the identity fingerprint (any family); the record uuid, when the row has one, lets the engine seek.
-  const canLoad = typeof fingerprint === 'string' && fingerprint.length === 64;
-  const load = async () => {
-    if (!canLoad) return;
-    setNote(null);
-    setBusy(true);
-    try {
-      setFields(
-        await invoke('checkpoints.record_change', {
-          project,
-          from: compared.from,
-          to: compared.to,
-          record_family_id: familyId,
-          record_identity_fingerprint: fingerprint,
-          ...(uuid === null || uuid === undefined ? {} : { record_uuid: uuid }),
-        }),
-      );
-    } catch (e) {
-      setNote(`${showError(e).code}: field values are not available for this record.`);
-    } finally {
-      setBusy(false);
-    }
-  };
-  const changedFields = fields?.changed_fields ?? [];
+/** One field of a record change as shown: its value before and after, and whether it changed. */
+export interface FieldLine {
+  readonly field: string;
+  readonly before: string;
+  readonly after: string;
+  readonly changed: boolean;
+}
+
+/**
+ * Every field of a record change in schema order (the fields of either
+ * version), with display values and the engine's changed flag: a modified
+ * record marks exactly `changed_fields`; an added or removed record marks none
+ * (it has one side only).
+ */
+export function fieldLines(entry: Pick<RecordChangeEntry, 'change_kind' | 'from' | 'to' | 'changed_fields' | 'timestamp_fields'>): readonly FieldLine[] {
+  const names: string[] = [];
+  for (const side of [entry.from, entry.to]) for (const f of Object.keys(side ?? {})) if (!names.includes(f)) names.push(f);
+  const changed = new Set(entry.change_kind === 'modified' ? entry.changed_fields : []);
+  return names.map((f) => {
+    const ts = entry.timestamp_fields.includes(f);
+    return { field: f, before: shownValue(entry.from?.[f], ts), after: shownValue(entry.to?.[f], ts), changed: changed.has(f) };
+  });
+}
+
+/** A record as shown (timestamps ISO 8601), for "Copy row as JSON". */
+function shownRecord(rec: RecordJson | null, timestamps: readonly string[]): Record<string, string | number | boolean | null> | null {
+  if (rec === null) return null;
+  const out: Record<string, string | number | boolean | null> = {};
+  for (const [k, v] of Object.entries(rec)) out[k] = v !== null && timestamps.includes(k) ? microsIso(String(v)) : v;
+  return out;
+}
+
+/** The JSON a "Copy row as JSON" button copies: the change, its ids, both versions and the changed fields. */
+export function rowJson(row: RecordRow, entry: RecordChangeEntry | null): string {
+  return JSON.stringify(
+    {
+      change_kind: row.change_kind,
+      record_family_id: row.record_family_id,
+      record_uuid: row.record_uuid,
+      record_identity_fingerprint: row.record_identity_fingerprint,
+      ...(entry === null
+        ? { from_record_fingerprint: row.from_record_fingerprint, to_record_fingerprint: row.to_record_fingerprint }
+        : { changed_fields: entry.changed_fields, from: shownRecord(entry.from, entry.timestamp_fields), to: shownRecord(entry.to, entry.timestamp_fields) }),
+    },
+    null,
+    2,
+  );
+}
+
+/** A button that copies `text` to the clipboard and says whether it did. */
+function CopyButton({ label, text, testId }: { label: string; text: string; testId: string }) {
+  const [said, setSaid] = useState<string>('');
   return (
-    <aside className="record-detail" aria-label="Selected record change" data-testid="record-detail">
-      <h4 className={`change-${row.change_kind ?? ''}`}>{row.change_kind} record</h4>
-      <dl className="record-fields">
-        <div><dt>record uuid</dt><dd className="mono">{uuid ?? '—'}</dd></div>
-        <div><dt>identity fingerprint</dt><dd className="mono">{row.record_identity_fingerprint}</dd></div>
-        <div><dt>before fingerprint</dt><dd className="mono">{row.from_record_fingerprint ?? '—'}</dd></div>
-        <div><dt>after fingerprint</dt><dd className="mono">{row.to_record_fingerprint ?? '—'}</dd></div>
-      </dl>
-      {canLoad ? (
-        <button type="button" onClick={() => void load()} disabled={busy} data-testid="load-fields">Show changed fields</button>
-      ) : (
-        <p className="muted small">This row carries no identity fingerprint, so its values cannot be looked up from here.</p>
-      )}
-      {note !== null && <p className="muted small">{note}</p>}
-      {fields !== null && (
+    <span className="copy">
+      <button
+        type="button"
+        data-testid={testId}
+        onClick={() => {
+          setSaid('');
+          navigator.clipboard.writeText(text).then(
+            () => setSaid('Copied.'),
+            () => setSaid('Not copied: the clipboard is not available here.'),
+          );
+        }}
+      >
+        {label}
+      </button>
+      <span role="status" className="muted small">{said}</span>
+    </span>
+  );
+}
+
+/**
+ * An expanded record-diff row: every field before and after, changed cells
+ * highlighted (and marked for screen readers), with copy buttons. Loads the
+ * record's two versions once when expanded.
+ */
+function RecordExpansion({ target, row }: { target: FamilyTarget; row: RecordRow }) {
+  const [entry, setEntry] = useState<RecordChangeEntry | null>(null);
+  const [error, setError] = useState<ShownError | null>(null);
+  const fingerprint = row.record_identity_fingerprint;
+  const uuid = row.record_uuid;
+  useEffect(() => {
+    if (fingerprint === null || fingerprint.length !== 64) return undefined;
+    let live = true;
+    invoke('checkpoints.record_change', {
+      project: target.project,
+      from: target.from,
+      to: target.to,
+      record_family_id: target.family.record_family_id ?? '',
+      record_identity_fingerprint: fingerprint,
+      ...(uuid === null ? {} : { record_uuid: uuid }),
+    }).then(
+      (e) => live && setEntry(e),
+      (e: unknown) => live && setError(showError(e)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [target, fingerprint, uuid]);
+  const lines = entry === null ? [] : fieldLines(entry);
+  const kind = row.change_kind ?? '';
+  const beforeClass = (l: FieldLine) => (l.changed ? 'mono cell-changed' : kind === 'removed' ? 'mono cell-removed' : 'mono');
+  const afterClass = (l: FieldLine) => (l.changed ? 'mono cell-changed' : kind === 'added' ? 'mono cell-added' : 'mono');
+  return (
+    <div className="record-expansion stack" data-testid="record-expansion">
+      {error !== null && <ErrorBox error={error} testId="record-expansion-error" />}
+      {fingerprint === null && <p className="muted small">This row carries no identity fingerprint, so its values cannot be looked up.</p>}
+      {entry === null && error === null && fingerprint !== null && <p className="muted small" role="status">Loading the record's fields…</p>}
+      {entry !== null && (
         <table className="fields-table" data-testid="changed-fields">
-          <caption>Fields that changed ({compared.from} → {compared.to})</caption>
-          <thead><tr><th scope="col">field</th><th scope="col">before</th><th scope="col">after</th></tr></thead>
+          <caption>
+            {kind} record, every field ({target.from} → {target.to}){kind === 'modified' ? `: ${entry.changed_fields.length} changed, highlighted` : ''}
+          </caption>
+          <thead>
+            <tr><th scope="col">field</th><th scope="col">before</th><th scope="col">after</th></tr>
+          </thead>
           <tbody>
-            {changedFields.map((k) => (
-              <tr key={k}><th scope="row" className="mono">{k}</th><td className="mono change-removed">{shownValue(fields.from?.[k], fields.timestamp_fields.includes(k))}</td><td className="mono change-added">{shownValue(fields.to?.[k], fields.timestamp_fields.includes(k))}</td></tr>
+            {lines.map((l) => (
+              <tr key={l.field} data-field={l.field} data-changed={l.changed ? 'true' : 'false'}>
+                <th scope="row" className="mono">{l.field}{l.changed && <span className="sr-only"> (changed)</span>}</th>
+                <td className={beforeClass(l)}>{l.before}</td>
+                <td className={afterClass(l)}>{l.after}</td>
+              </tr>
             ))}
-            {changedFields.length === 0 && <tr><td colSpan={3}>No field differs.</td></tr>}
           </tbody>
         </table>
       )}
-    </aside>
+      <div className="actions">
+        <CopyButton label={row.record_uuid === null ? 'Copy identity fingerprint' : 'Copy record id'} text={recordId(row)} testId="copy-id" />
+        <CopyButton label="Copy row as JSON" text={rowJson(row, entry)} testId="copy-json" />
+      </div>
+    </div>
   );
 }
