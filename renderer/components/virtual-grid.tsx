@@ -191,7 +191,6 @@ export function VirtualGrid<R extends object>(props: VirtualGridProps<R>) {
                 id={cellId(item.index)}
                 aria-rowindex={rowOffset + item.index + 2}
                 aria-selected={selectedKey !== null ? key === selectedKey : undefined}
-                aria-expanded={renderExpanded !== undefined ? open : undefined}
                 key={key}
                 data-index={item.index}
                 ref={virtualizer.measureElement}
@@ -206,7 +205,13 @@ export function VirtualGrid<R extends object>(props: VirtualGridProps<R>) {
                   const col = columns[ci]!;
                   const v = cell.getValue() as string | null;
                   return (
-                    <div role="gridcell" aria-colindex={ci + 1} key={cell.id} data-col={col.id} className={col.mono === true ? 'grid-cell mono' : 'grid-cell'} title={col.title?.(row.original) ?? v ?? ''}>
+                    <div
+                      role="gridcell"
+                      aria-colindex={ci + 1}
+                      // The first cell carries the expanded state (a row's aria-expanded is for tree grids only).
+                      aria-expanded={renderExpanded !== undefined && ci === 0 ? open : undefined}
+                      key={cell.id}
+                      data-col={col.id} className={col.mono === true ? 'grid-cell mono' : 'grid-cell'} title={col.title?.(row.original) ?? v ?? ''}>
                       {col.render !== undefined ? col.render(row.original) : v ?? '—'}
                     </div>
                   );
