@@ -47,18 +47,19 @@ describe('browser mode smoke', () => {
     await page.getByRole('button', { name: 'Ledgers' }).click();
     await page.getByTestId('workflow-id').first().waitFor();
     expect((await page.getByTestId('workflow-id').allTextContents()).sort()).toEqual(DEMO_WORKFLOWS.map((w) => w.workflow_id).sort());
-    // The token left the address bar and lives only in memory.
+    // The token was exchanged for the session cookie: it left the address bar.
     expect(page.url()).not.toContain(serve.token);
     await page.screenshot({ path: screenshotPath('smoke-browser-mode-ledgers'), fullPage: true });
     // Our own bundle runs under the strict CSP without a single violation.
     expect(problems).toEqual([]);
   });
 
-  it('the same page without the token gets no data (401 from every API call)', async () => {
+  it('the same address without the token or the session cookie gets no app and no data (the link-expired page)', async () => {
+    await browser.context.clearCookies();
     const page = await browser.context.newPage();
-    await page.goto(`${serve.origin}/`);
-    await page.getByTestId('error').waitFor();
-    expect(await page.getByTestId('error').textContent()).toMatch(/GF_VALIDATION/);
+    const res = await page.goto(`${serve.origin}/`);
+    expect(res?.status()).toBe(401);
+    expect(await page.getByTestId('link-expired').textContent()).toBe('This link has expired; use the URL that npm start printed.');
     expect(await page.getByTestId('generation-count').count()).toBe(0);
   });
 });

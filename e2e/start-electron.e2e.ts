@@ -112,7 +112,7 @@ async function start(args: readonly string[], env: NodeJS.ProcessEnv): Promise<S
   const url = await new Promise<string | undefined>((resolve) => {
     createInterface({ input: child.stdout }).on('line', (line) => {
       lines.push(line);
-      const m = /(http:\/\/127\.0\.0\.1:\d+\/#token=[A-Za-z0-9_-]+)$/.exec(line);
+      const m = /(http:\/\/127\.0\.0\.1:\d+\/[?#]token=[A-Za-z0-9_-]+)$/.exec(line);
       if (m !== null) resolve(m[1]);
     });
     void exited.then(() => resolve(undefined));

@@ -43,7 +43,7 @@ describe('npm start in browser mode', () => {
     const url = await new Promise<string>((resolve, reject) => {
       createInterface({ input: child.stdout! }).on('line', (line) => {
         lines.push(line);
-        const m = /(http:\/\/127\.0\.0\.1:\d+\/#token=[A-Za-z0-9_-]+)$/.exec(line);
+        const m = /(http:\/\/127\.0\.0\.1:\d+\/[?#]token=[A-Za-z0-9_-]+)$/.exec(line);
         if (m !== null) resolve(m[1]!);
       });
       void exited.then(() => reject(new Error(`npm start exited early: ${lines.join(' | ')}`)));

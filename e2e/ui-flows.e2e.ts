@@ -513,10 +513,11 @@ describe('desktop UI flows (browser mode, Chromium)', () => {
     await page.getByLabel('Reason (required)').fill('   ');
     expect(await page.getByTestId('reason-problem').textContent()).toBe('A reason is required (1–1,024 UTF-8 bytes).');
     await page.getByLabel(/Type the checkpoint name/).fill('Graph imported');
-    await page.getByTestId('revert-submit').click();
-    expect(await page.getByTestId('revert-receipt').count()).toBe(0);
+    // Disabled (not a button that silently does nothing) while the reason is blank, and says why.
+    expect(await page.getByTestId('revert-submit').isDisabled()).toBe(true);
+    expect(await page.getByTestId('revert-blocked').textContent()).toBe('Revert needs a reason (1 to 1,024 bytes).');
     await page.getByLabel('Reason (required)').fill('curation broke the graph');
-    expect(await page.getByTestId('reason-problem').textContent()).toBe('24 / 1024 bytes');
+    expect(await page.getByTestId('reason-problem').textContent()).toBe('24 / 1,024 bytes');
     // The first attempt commits on the engine but its response is lost (as after a crash of the window).
     let committed: string | null = null;
     await page.route('**/api/checkpoints.revert', async (route) => {

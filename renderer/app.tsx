@@ -36,10 +36,20 @@ const NAV: readonly { readonly screen: Screen; readonly label: string }[] = [
 
 /** The root component. */
 export function App() {
-  const { booted, fatal, workspace, screen, go, mode, boot } = useStudio(useShallow((s) => ({ booted: s.booted, fatal: s.fatal, workspace: s.workspace, screen: s.screen, go: s.go, mode: s.mode, boot: s.boot })));
+  const { booted, fatal, workspace, screen, go, mode, boot, followHash } = useStudio(useShallow((s) => ({ booted: s.booted, fatal: s.fatal, workspace: s.workspace, screen: s.screen, go: s.go, mode: s.mode, boot: s.boot, followHash: s.followHash })));
   useEffect(() => {
     void boot();
   }, [boot]);
+  // Back, forward and an edited address follow the hash route.
+  useEffect(() => {
+    const onHash = () => followHash(location.hash);
+    window.addEventListener('hashchange', onHash);
+    window.addEventListener('popstate', onHash);
+    return () => {
+      window.removeEventListener('hashchange', onHash);
+      window.removeEventListener('popstate', onHash);
+    };
+  }, [followHash]);
   useEffect(() => {
     if (!booted) return undefined;
     const t = setTimeout(prefetchScreens, 0);

@@ -1,6 +1,7 @@
 // The renderer's one client: typed `invoke` over Electron IPC (preload) or the
-// browser-mode bridge (fetch + token). Imports only the shared contract.
+// browser-mode bridge (fetch + the session cookie). Imports only the shared contract.
 import type { OperationInput, OperationName, OperationResult } from '../core/contract/operations';
+import { GfError } from '../core/contract/errors';
 import { API_PREFIX, GF_BRIDGE_GLOBAL, decodeHttpResponse, unwrapEnvelope, type Envelope, type GfBridgeApi } from '../core/contract/wire';
 
 /** Which transport this page uses. */
@@ -10,18 +11,12 @@ function preloadApi(): GfBridgeApi | undefined {
   return (globalThis as unknown as Record<string, GfBridgeApi | undefined>)[GF_BRIDGE_GLOBAL];
 }
 
-let token: string | null = null;
-
 /**
- * Reads the bridge token once from the URL fragment (`#token=…`) or query
- * (`?token=…`), keeps it in memory only, and removes it from the address bar.
+ * The error of a call the bridge never answered (the server stopped, the
+ * network dropped): said as such, never as a file error.
  */
-export function captureToken(): void {
-  if (token !== null) return;
-  const frag = new URLSearchParams(location.hash.replace(/^#/, ''));
-  const query = new URLSearchParams(location.search);
-  token = frag.get('token') ?? query.get('token');
-  if (token !== null) history.replaceState(null, '', location.pathname);
+export function connectionLost(): GfError {
+  return new GfError('GF_IO', 'Lost connection to the Checkpoint Studio server. Start it again (npm start) and open the URL it prints.', { transport: 'connection_lost' });
 }
 
 /** The transport in use. */
@@ -35,13 +30,19 @@ export async function invoke<N extends OperationName>(op: N, request: OperationI
   if (api !== undefined) {
     return unwrapEnvelope((await api.invoke(op, request)) as Envelope<OperationResult<N>>);
   }
-  captureToken();
-  const res = await fetch(`${API_PREFIX}${op}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token ?? ''}` },
-    body: JSON.stringify(request),
-    credentials: 'omit',
-    cache: 'no-store',
-  });
+  // Browser mode: the session cookie (set when the printed URL's token was
+  // exchanged) authenticates the call; the page never holds the token.
+  let res: Response;
+  try {
+    res = await fetch(`${API_PREFIX}${op}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(request),
+      credentials: 'same-origin',
+      cache: 'no-store',
+    });
+  } catch {
+    throw connectionLost();
+  }
   return unwrapEnvelope(await decodeHttpResponse<N>(res));
 }

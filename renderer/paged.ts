@@ -8,7 +8,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ArrowOperation, ArrowResult, Row, SchemasOf } from '../core/contract/operations';
 import { decodeArrow } from './arrow-rows';
 import { showError, type ShownError } from './errors-text';
-import { invoke } from './invoke';
+import { withOperation } from './hooks';
 
 /** State of a paged result. */
 export interface Paged<R> {
@@ -60,26 +60,33 @@ export function usePaged<N extends ArrowOperation, S extends SchemasOf<N> = Sche
   const [state, setState] = useState<PagedState>(IDLE);
   const rows = useRef<Row<N, S>[]>([]);
   const token = useRef<string | null>(null);
-  const generation = useRef(0);
+  // The cancellation idiom of every renderer hook: one AbortController per
+  // result (aborted by a new key, cancel(), retry() or unmount); an aborted
+  // page's answer is dropped and its operation is told to stop (withOperation).
+  const controller = useRef<AbortController | null>(null);
   const inFlight = useRef(false);
-  const operation = useRef<string | null>(null);
   const fetchRef = useRef(fetchPage);
   fetchRef.current = fetchPage;
 
+  const stop = useCallback(() => {
+    controller.current?.abort();
+    controller.current = null;
+    inFlight.current = false;
+    rows.current = [];
+  }, []);
+
   const load = useCallback((reset: boolean) => {
     if (inFlight.current && !reset) return;
-    const gen = reset ? ++generation.current : generation.current;
+    if (reset) stop();
+    const c = controller.current ?? new AbortController();
+    controller.current = c;
     inFlight.current = true;
-    if (reset) rows.current = [];
     setState((s) => (reset ? { ...IDLE, loading: true } : { ...s, loading: true }));
     const after = reset ? null : token.current;
-    const id = crypto.randomUUID();
-    operation.current = id;
-    fetchRef.current(after, id).then(
+    withOperation(c.signal, (id) => fetchRef.current(after, id)).then(
       (page) => {
-        if (gen !== generation.current) return;
+        if (c.signal.aborted) return;
         inFlight.current = false;
-        operation.current = null;
         token.current = page.next_page_token;
         const decoded = decodeArrow(page.bytes, op, schema);
         const target = rows.current;
@@ -88,37 +95,29 @@ export function usePaged<N extends ArrowOperation, S extends SchemasOf<N> = Sche
         setState((s) => ({ columns: sameColumns(s.columns, decoded.columns) ? s.columns : decoded.columns, count, hasMore: page.next_page_token !== null, loading: false, error: null, pages: s.pages + 1, cancelled: false }));
       },
       (e: unknown) => {
-        if (gen !== generation.current) return;
+        if (c.signal.aborted) return;
         inFlight.current = false;
-        operation.current = null;
         setState((s) => ({ ...s, loading: false, hasMore: false, error: showError(e) }));
       },
     );
-  }, []);
+  }, [stop]);
 
   useEffect(() => {
     if (key === null) {
-      generation.current++;
-      inFlight.current = false;
-      operation.current = null;
-      rows.current = [];
+      stop();
       setState(IDLE);
-      return;
+      return undefined;
     }
     load(true);
-  }, [key, load]);
+    return stop;
+  }, [key, load, stop]);
 
   const more = useCallback(() => load(false), [load]);
   const cancel = useCallback(() => {
-    const id = operation.current;
-    if (id === null) return;
-    generation.current++;
-    inFlight.current = false;
-    operation.current = null;
-    rows.current = [];
+    if (!inFlight.current) return;
+    stop();
     setState({ ...IDLE, cancelled: true });
-    void invoke('operation.cancel', { operation_id: id }).catch(() => undefined);
-  }, []);
+  }, [stop]);
   const retry = useCallback(() => load(true), [load]);
   // Only the first `count` rows are published: a page appended after this
   // render's state (not yet committed) stays out of sight until its render.

@@ -7,11 +7,9 @@ import { decodeArrow } from './arrow-rows';
 import { fetchHistory, startBoot } from './boot';
 import { showError, type ShownError } from './errors-text';
 import { invoke } from './invoke';
+import { formatRoute, parseRoute, type Route, type Screen } from './routes';
 
-/** The main screens. */
-export const SCREENS = ['open', 'history', 'checkpoint', 'diff', 'revert', 'ledgers'] as const;
-/** One main screen. */
-export type Screen = (typeof SCREENS)[number];
+export { SCREENS, type Screen, type Route } from './routes';
 
 /** An open workspace. */
 export interface OpenWorkspace {
@@ -43,7 +41,9 @@ export interface StudioState {
   readonly summary: ProjectSummary | null;
   readonly checkpoints: readonly CheckpointRow[];
   readonly screen: Screen;
-  /** Checkpoint name the checkpoint/revert screen starts on. */
+  /** The screen's state as its deep link holds it (`screen` is `route.screen` once a workspace is open). */
+  readonly route: Route;
+  /** Checkpoint name the checkpoint/revert screen starts on (the route's `name`). */
   readonly focusName: string | null;
   readonly fatal: ShownError | null;
   readonly openError: ShownError | null;
@@ -51,11 +51,23 @@ export interface StudioState {
   readonly recents: readonly string[];
   /** Generation UUID of the last revert (highlighted in the history). */
   readonly lastRevertGeneration: string | null;
+  /**
+   * Bumped by every successful refresh: a query keyed on it refetches when the
+   * workspace changed (here or, through live updates, in another process).
+   */
+  readonly revision: number;
   boot(): Promise<void>;
   openPath(path: string): Promise<boolean>;
   /** Reloads the history and checkpoints (or takes ones already being fetched). */
   refresh(fetched?: ReturnType<typeof fetchHistory>): Promise<void>;
   go(screen: Screen, focusName?: string | null): void;
+  /**
+   * Moves to a route (a screen with its state) and writes its hash; `replace`
+   * updates the link in place (a filter typed) instead of adding a history entry.
+   */
+  setRoute(route: Route, options?: { readonly replace?: boolean }): void;
+  /** Takes a route from the address bar (hashchange, boot); never writes the hash back. */
+  followHash(hash: string): void;
   closeWorkspace(): Promise<void>;
   markRevert(generation: string): void;
 }
@@ -76,19 +88,24 @@ export const useStudio = create<StudioState>((set, get) => ({
   summary: null,
   checkpoints: [],
   screen: 'open',
+  route: { screen: 'open', params: {} },
   focusName: null,
   fatal: null,
   openError: null,
   opening: false,
   recents: loadRecents(),
   lastRevertGeneration: null,
+  revision: 0,
   async boot() {
     try {
       // Started by the entry chunk while this one loaded (see boot.ts).
       const { session, history } = await startBoot();
       set({ mode: session.mode, operations: session.operations });
       if (session.project !== null && history !== null) {
-        set({ workspace: session.project, screen: 'history' });
+        set({ workspace: session.project });
+        // A deep link (reload, bookmark, second tab) lands on its screen; otherwise History.
+        const linked = parseRoute(location.hash);
+        get().setRoute(linked !== null && linked.screen !== 'open' ? linked : { screen: 'history', params: {} }, { replace: true });
         await get().refresh(history);
       }
       set({ booted: true });
@@ -103,7 +120,8 @@ export const useStudio = create<StudioState>((set, get) => ({
       const previous = get().workspace;
       const recents = [path, ...get().recents.filter((p) => p !== path)].slice(0, RECENTS_MAX);
       localStorage.setItem(RECENTS_KEY, JSON.stringify(recents));
-      set({ workspace: opened, recents, screen: 'history', summary: null, checkpoints: [] });
+      set({ workspace: opened, recents, summary: null, checkpoints: [] });
+      get().setRoute({ screen: 'history', params: {} });
       if (previous !== null && previous.project !== opened.project) void invoke('project.close', { project: previous.project }).catch(() => undefined);
       await get().refresh();
       return true;
@@ -119,18 +137,32 @@ export const useStudio = create<StudioState>((set, get) => ({
     if (ws === null) return;
     try {
       const { summary, checkpointPages } = await (fetched ?? fetchHistory(ws.project));
-      set({ summary, checkpoints: checkpointRows(checkpointPages), openError: null });
+      set((s) => ({ summary, checkpoints: checkpointRows(checkpointPages), openError: null, revision: s.revision + 1 }));
     } catch (e) {
       // A workspace that cannot be summarized goes back to the open screen with its error.
-      set({ openError: showError(e), screen: 'open', workspace: null, summary: null, checkpoints: [] });
+      set({ openError: showError(e), workspace: null, summary: null, checkpoints: [] });
+      get().setRoute({ screen: 'open', params: {} }, { replace: true });
     }
   },
   go(screen, focusName = null) {
-    set({ screen, focusName });
+    get().setRoute({ screen, params: focusName === null ? {} : { name: focusName } });
+  },
+  setRoute(route, options) {
+    set({ route, screen: route.screen, focusName: route.params['name'] ?? null });
+    const hash = formatRoute(route);
+    if (typeof location === 'undefined' || location.hash === hash) return;
+    if (options?.replace === true) history.replaceState(history.state, '', hash);
+    else history.pushState(null, '', hash);
+  },
+  followHash(hash) {
+    const route = parseRoute(hash);
+    if (route === null || get().workspace === null) return;
+    set({ route, screen: route.screen, focusName: route.params['name'] ?? null });
   },
   async closeWorkspace() {
     const ws = get().workspace;
-    set({ workspace: null, summary: null, checkpoints: [], screen: 'open' });
+    set({ workspace: null, summary: null, checkpoints: [] });
+    get().setRoute({ screen: 'open', params: {} });
     if (ws !== null) await invoke('project.close', { project: ws.project }).catch(() => undefined);
   },
   markRevert(generation) {

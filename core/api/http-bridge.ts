@@ -39,10 +39,20 @@ export interface Bridge {
   readonly port: number;
   /** `http://127.0.0.1:<port>` */
   readonly origin: string;
-  /** The per-launch secret; required as `Authorization: Bearer <token>` on every API call. */
+  /**
+   * The per-launch secret. A browser exchanges it once (`GET /?token=…`) for
+   * a session cookie; a programmatic client may send it as
+   * `Authorization: Bearer <token>` on every API call instead.
+   */
   readonly token: string;
-  /** The URL to open: the token travels in the fragment, which browsers never send to a server. */
+  /**
+   * The URL to open (`http://127.0.0.1:<port>/?token=…`): the bridge answers
+   * it with the session cookie and a redirect to the clean URL, so the token
+   * leaves the address bar and the history at once.
+   */
   readonly url: string;
+  /** The session cookie's name (per port: cookies are shared between ports of one host). */
+  readonly cookieName: string;
   close(): Promise<void>;
 }
 
@@ -68,16 +78,77 @@ function sendEnvelope(res: ServerResponse, status: number, env: Envelope): void 
   send(res, status, JSON.stringify(env), 'application/json; charset=utf-8');
 }
 
-function refuse(res: ServerResponse, status: number, reason: string): void {
-  sendEnvelope(res, status, errorEnvelope({ code: 'GF_VALIDATION', committed: null, message: `GF_VALIDATION: ${reason}`, details: { http_status: status } }));
+function refuse(res: ServerResponse, status: number, reason: string, details: Readonly<Record<string, string>> = {}): void {
+  sendEnvelope(res, status, errorEnvelope({ code: 'GF_VALIDATION', committed: null, message: `GF_VALIDATION: ${reason}`, details: { http_status: status, ...details } }));
+}
+
+/** Session cookies are named `gf_session_<port>`. */
+export const SESSION_COOKIE_PREFIX = 'gf_session_';
+
+/** Browser sessions kept at once; the oldest is forgotten beyond this (it signs in again with the printed URL). */
+export const MAX_BROWSER_SESSIONS = 64;
+
+/** The value of cookie `name` in a `Cookie` header, or null. */
+function cookieValue(header: string | undefined, name: string): string | null {
+  if (header === undefined) return null;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return null;
+}
+
+/**
+ * The bridge's browser sessions: random ids (never the token) handed out as
+ * cookies, held in memory only, so every one ends when the server stops.
+ */
+class BrowserSessions {
+  readonly #ids = new Set<string>();
+
+  /** A new session id. */
+  open(): string {
+    const id = randomBytes(32).toString('base64url');
+    this.#ids.add(id);
+    if (this.#ids.size > MAX_BROWSER_SESSIONS) {
+      const oldest = this.#ids.values().next().value;
+      if (oldest !== undefined) this.#ids.delete(oldest);
+    }
+    return id;
+  }
+
+  /** True for a live session id (constant-time per candidate). */
+  has(id: string | null): boolean {
+    if (id === null) return false;
+    let found = false;
+    for (const known of this.#ids) if (secretMatches(id, known)) found = true;
+    return found;
+  }
+}
+
+/** Constant-time comparison of a secret given by a client with the real one. */
+function secretMatches(given: string, want: string): boolean {
+  const a = Buffer.from(given, 'utf8');
+  const b = Buffer.from(want, 'utf8');
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 function tokenMatches(header: string | undefined, token: string): boolean {
   if (header === undefined || !header.startsWith('Bearer ')) return false;
-  const given = Buffer.from(header.slice(7), 'utf8');
-  const want = Buffer.from(token, 'utf8');
-  return given.length === want.length && timingSafeEqual(given, want);
+  return secretMatches(header.slice(7), token);
 }
+
+/**
+ * The page shown for a navigation without a valid session: a stale link (a
+ * token from an earlier run), a bookmark after the server restarted, or a
+ * clean URL opened in another browser. Static, script-free (the CSP holds).
+ */
+const EXPIRED_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Checkpoint Studio: link expired</title></head>
+<body><main><h1>Checkpoint Studio</h1>
+<p role="alert" data-testid="link-expired">This link has expired; use the URL that <code>npm start</code> printed.</p>
+<p>The link printed at start signs this browser in until the server stops. A link from an earlier run, or the address without its token, cannot.</p>
+</main></body></html>
+`;
 
 async function readBody(req: IncomingMessage, max: number): Promise<Buffer | 'too_large'> {
   const declared = Number(req.headers['content-length'] ?? '0');
@@ -122,10 +193,20 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   let allowedHosts: ReadonlySet<string> = new Set();
   let origin = '';
+  let cookieName = '';
+  const sessions = new BrowserSessions();
+
+  /** The request's own origin when it is one of ours (`127.0.0.1` or `localhost` at our port). */
+  const ownOrigin = (from: string | undefined): boolean => from !== undefined && (from === origin || from === origin.replace(BRIDGE_HOST, 'localhost'));
+  const hasSession = (req: IncomingMessage): boolean => sessions.has(cookieValue(req.headers.cookie, cookieName));
 
   async function handleApi(req: IncomingMessage, res: ServerResponse, op: string): Promise<void> {
     if (req.method !== 'POST') return refuse(res, 405, 'method not allowed');
-    if (!tokenMatches(req.headers.authorization, token)) return refuse(res, 401, 'missing or wrong token');
+    // A browser call carries the session cookie and its own Origin (SameSite=Strict
+    // plus the Origin check: no other site can ride the cookie); a programmatic
+    // client carries the token.
+    const byCookie = hasSession(req) && ownOrigin(req.headers.origin);
+    if (!byCookie && !tokenMatches(req.headers.authorization, token)) return refuse(res, 401, 'not signed in: this link has expired; use the URL that npm start printed', { session: 'missing' });
     const type = req.headers['content-type'] ?? '';
     if (!type.startsWith('application/json')) return refuse(res, 415, 'content type must be application/json');
     const body = await readBody(req, maxBody);
@@ -161,8 +242,18 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   // chunk does not queue behind the engine work of its own first API calls.
   const assets = new Map<string, Buffer>();
 
-  async function handleStatic(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
+  async function handleStatic(req: IncomingMessage, res: ServerResponse, pathname: string, search: string): Promise<void> {
     if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'method not allowed');
+    const given = new URLSearchParams(search).get('token');
+    if (given !== null) {
+      // The one exchange: a valid token becomes a session cookie and a redirect
+      // to the same path without the query (the fragment — a deep link — is
+      // kept by the browser). The token is never echoed back.
+      if (!secretMatches(given, token)) return send(res, 403, EXPIRED_PAGE, 'text/html; charset=utf-8');
+      const cookie = `${cookieName}=${sessions.open()}; HttpOnly; SameSite=Strict; Path=/`;
+      return send(res, 303, '', 'text/plain; charset=utf-8', { location: pathname, 'set-cookie': cookie });
+    }
+    if (!hasSession(req)) return send(res, 401, EXPIRED_PAGE, 'text/html; charset=utf-8');
     const root = options.rendererDir;
     if (root === undefined) return send(res, 404, 'not found', 'text/plain; charset=utf-8');
     let rel: string;
@@ -198,9 +289,11 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       // A cross-site page may not drive the API even if it guessed the token.
       const from = req.headers.origin;
       if (from !== undefined && from !== origin && from !== origin.replace(BRIDGE_HOST, 'localhost')) return refuse(res, 403, 'origin not allowed');
-      const pathname = (req.url ?? '/').split('?')[0] ?? '/';
+      const url = req.url ?? '/';
+      const q = url.indexOf('?');
+      const pathname = q === -1 ? url : url.slice(0, q);
       if (pathname.startsWith(API_PREFIX)) return handleApi(req, res, pathname.slice(API_PREFIX.length));
-      return handleStatic(req, res, pathname);
+      return handleStatic(req, res, pathname, q === -1 ? '' : url.slice(q + 1));
     })().catch(() => {
       if (!res.headersSent) sendEnvelope(res, 500, errorEnvelope(toWireError(new Error('internal'))));
       else res.destroy();
@@ -219,12 +312,14 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const port = bound.port;
   origin = `http://${BRIDGE_HOST}:${port}`;
   allowedHosts = new Set([`${BRIDGE_HOST}:${port}`, `localhost:${port}`]);
+  cookieName = `${SESSION_COOKIE_PREFIX}${port}`;
   return {
     address: bound.address,
     port,
     origin,
     token,
-    url: `${origin}/#token=${token}`,
+    url: `${origin}/?token=${token}`,
+    cookieName,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

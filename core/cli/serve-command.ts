@@ -75,7 +75,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     .option('--project <dir>', 'workspace to open (default: none; the page can open one)')
     .option('--port <n>', 'port on 127.0.0.1 (default: a free one)', parsePort)
     .option('--renderer <dir>', 'built renderer directory (default: out/renderer of this package)')
-    .addHelpText('after', '\nExample:\n  gf serve --project ./my-workspace --port 8765\n  → prints http://127.0.0.1:8765/#token=… ; open it in a browser. Ctrl-C stops.\n')
+    .addHelpText('after', '\nExample:\n  gf serve --project ./my-workspace --port 8765\n  → prints http://127.0.0.1:8765/?token=… ; open it in a browser (it signs the browser in until Ctrl-C). Ctrl-C stops.\n')
     .action(async (opts: { project?: string; port?: number; renderer?: string; chainPostgresUrl?: string }) => {
       const target = resolveChainPostgresTarget({ option: opts.chainPostgresUrl, env: process.env });
       const { bridge, stop } = await serve({ project: opts.project, port: opts.port, rendererDir: opts.renderer, chainPostgresUrl: target?.url });

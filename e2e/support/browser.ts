@@ -82,7 +82,7 @@ export interface ServeHandle {
   stop(): Promise<void>;
 }
 
-const URL_LINE = /^(http:\/\/127\.0\.0\.1:\d+)\/#token=([A-Za-z0-9_-]+)$/;
+const URL_LINE = /^(http:\/\/127\.0\.0\.1:\d+)\/[?#]token=([A-Za-z0-9_-]+)$/;
 
 /** Starts `gf serve` (a child process) and resolves once it printed its URL. */
 export async function startServe(args: readonly string[]): Promise<ServeHandle> {

@@ -1,15 +1,14 @@
 // History: the generation timeline (parents, restorations), named
 // checkpoints as labels, create (validated as typed) and delete (confirmed);
 // deleted checkpoints (tombstones) on request.
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 import type { Row } from '../../core/contract/operations';
 import { newNameProblem } from '../../core/contract/names';
 import { decodeArrow } from '../arrow-rows';
 import { Dialog } from '../components/dialog';
 import { ErrorBox } from '../components/error-box';
-import { showError, type ShownError } from '../errors-text';
+import { fetchAllPages, useAction, useQuery, type Query } from '../hooks';
 import { invoke } from '../invoke';
-import { fetchAllPages } from '../pages';
 import { useShallow } from 'zustand/react/shallow';
 import { useStudio, type CheckpointRow } from '../store';
 
@@ -20,7 +19,7 @@ const short = (u: string | null | undefined): string => (u === null || u === und
 
 /** The history screen. */
 export function HistoryScreen() {
-  const { summary, checkpoints, workspace, refresh, go, lastRevertGeneration } = useStudio(useShallow((s) => ({ summary: s.summary, checkpoints: s.checkpoints, workspace: s.workspace, refresh: s.refresh, go: s.go, lastRevertGeneration: s.lastRevertGeneration })));
+  const { summary, checkpoints, workspace, refresh, go, lastRevertGeneration, revision } = useStudio(useShallow((s) => ({ summary: s.summary, checkpoints: s.checkpoints, workspace: s.workspace, refresh: s.refresh, go: s.go, lastRevertGeneration: s.lastRevertGeneration, revision: s.revision })));
   const [creating, setCreating] = useState(false);
   const [deleting, setDeleting] = useState<string | null>(null);
   const labels = useMemo(() => {
@@ -32,7 +31,7 @@ export function HistoryScreen() {
     return m;
   }, [checkpoints]);
   const [showDeleted, setShowDeleted] = useState(false);
-  const deleted = useDeletedCheckpoints(showDeleted ? workspace?.project ?? null : null, checkpoints);
+  const deleted = useDeletedCheckpoints(showDeleted ? workspace?.project ?? null : null, revision);
   const byUuid = useMemo(() => new Map(checkpoints.map((c) => [c.checkpoint_uuid ?? '', c.name ?? ''])), [checkpoints]);
   if (summary === null || workspace === null) return <p className="muted">Loading history…</p>;
   const gens = summary.generations;
@@ -101,9 +100,9 @@ export function HistoryScreen() {
       {showDeleted && (
         <section aria-label="Deleted checkpoints">
           {deleted.error !== null && <ErrorBox error={deleted.error} />}
-          {deleted.rows === null ? (
-            <p className="muted">Loading deleted checkpoints…</p>
-          ) : deleted.rows.length === 0 ? (
+          {deleted.data === null ? (
+            deleted.error === null && <p className="muted">Loading deleted checkpoints…</p>
+          ) : deleted.data.length === 0 ? (
             <p className="muted" data-testid="no-tombstones">No checkpoint has been deleted.</p>
           ) : (
             <table className="timeline" data-testid="tombstones">
@@ -112,7 +111,7 @@ export function HistoryScreen() {
                 <tr><th scope="col">deleted checkpoint</th><th scope="col">checkpoint</th><th scope="col">generation</th><th scope="col">deleted at</th><th scope="col">registry revision</th></tr>
               </thead>
               <tbody>
-                {deleted.rows.map((t) => (
+                {deleted.data.map((t) => (
                   <tr key={t.checkpoint_uuid} data-testid="tombstone-row">
                     <td><span className="badge badge-deleted">deleted</span> <span data-testid="tombstone-name">{t.name}</span></td>
                     <td className="mono" title={t.checkpoint_uuid ?? ''}>{short(t.checkpoint_uuid)}</td>
@@ -132,56 +131,34 @@ export function HistoryScreen() {
   );
 }
 
-/** Every tombstone of the project (pages of 500) while `project` is set; refetched when the active list changes. */
-function useDeletedCheckpoints(project: string | null, active: readonly unknown[]): { rows: readonly TombstoneRow[] | null; error: ShownError | null } {
-  const [state, setState] = useState<{ rows: readonly TombstoneRow[] | null; error: ShownError | null }>({ rows: null, error: null });
-  useEffect(() => {
-    if (project === null) return undefined;
-    let live = true;
-    setState({ rows: null, error: null });
-    void (async () => {
-      try {
-        const pages = await fetchAllPages((after) => invoke('checkpoints.list', { project, deleted: true, limit: 500, after }), { maxPages: 100 });
-        const rows = pages.flatMap((page) => decodeArrow(page.bytes, 'checkpoints.list', 'checkpoint_tombstone@1').rows);
-        if (live) setState({ rows, error: null });
-      } catch (e) {
-        if (live) setState({ rows: [], error: showError(e) });
-      }
-    })();
-    return () => {
-      live = false;
-    };
-  }, [project, active]);
-  return state;
+/** Every tombstone of the project (pages of 500) while `project` is set; refetched on every refresh (`revision`). */
+function useDeletedCheckpoints(project: string | null, revision: number): Query<readonly TombstoneRow[]> {
+  return useQuery(project === null ? null : `${project}|${revision}`, async (signal) => {
+    const pages = await fetchAllPages((after) => invoke('checkpoints.list', { project: project ?? '', deleted: true, limit: 500, after }), { maxPages: 100, signal });
+    return pages.flatMap((page) => decodeArrow(page.bytes, 'checkpoints.list', 'checkpoint_tombstone@1').rows);
+  });
 }
 
 function CreateDialog({ project, existing, onClose, onDone }: { project: string; existing: readonly string[]; onClose: () => void; onDone: () => void }) {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [touched, setTouched] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ShownError | null>(null);
   const [key] = useState(() => crypto.randomUUID());
   const problem = newNameProblem(name) ?? (existing.includes(name.normalize('NFC')) ? 'A checkpoint with this name already exists.' : null);
-  const submit = async (e: FormEvent) => {
+  const { run, busy, error } = useAction(async () => {
+    await invoke('checkpoints.create', { project, name, description: description === '' ? null : description, idempotency_key: key });
+    onDone();
+    onClose();
+  });
+  const submit = (e: FormEvent) => {
     e.preventDefault();
     setTouched(true);
     if (problem !== null) return;
-    setBusy(true);
-    setError(null);
-    try {
-      await invoke('checkpoints.create', { project, name, description: description === '' ? null : description, idempotency_key: key });
-      onDone();
-      onClose();
-    } catch (err) {
-      setError(showError(err));
-    } finally {
-      setBusy(false);
-    }
+    void run();
   };
   return (
     <Dialog title="Create a checkpoint" onClose={onClose} testId="create-dialog">
-      <form onSubmit={(e) => void submit(e)} className="stack">
+      <form onSubmit={submit} className="stack">
         <p className="muted">Names the current generation.</p>
         <label htmlFor="cp-name">Name</label>
         <input id="cp-name" value={name} onChange={(e) => { setName(e.target.value); setTouched(true); }} aria-invalid={touched && problem !== null} aria-describedby="cp-name-help" autoComplete="off" />
@@ -201,22 +178,12 @@ function CreateDialog({ project, existing, onClose, onDone }: { project: string;
 }
 
 function DeleteDialog({ project, name, onClose, onDone }: { project: string; name: string; onClose: () => void; onDone: () => void }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ShownError | null>(null);
   const [key] = useState(() => crypto.randomUUID());
-  const confirm = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      await invoke('checkpoints.delete', { project, name, idempotency_key: key });
-      onDone();
-      onClose();
-    } catch (err) {
-      setError(showError(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { run: confirm, busy, error } = useAction(async () => {
+    await invoke('checkpoints.delete', { project, name, idempotency_key: key });
+    onDone();
+    onClose();
+  });
   return (
     <Dialog title={`Delete checkpoint “${name}”?`} onClose={onClose} testId="delete-dialog">
       <p>The name is removed; its generation stays until ordinary retention. This cannot be undone from here.</p>

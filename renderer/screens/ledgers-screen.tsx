@@ -1,10 +1,11 @@
 // Ledgers: workflows with their latest state and integrity badge, one
 // workflow's chain as a table, Verify, and the store health panel.
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import type { ChainEvent, JsonResults, VerifyEntry, WorkflowEntry } from '../../core/contract/operations';
+import type { ChainEvent, VerifyEntry, WorkflowEntry } from '../../core/contract/operations';
 import { ErrorBox } from '../components/error-box';
 import { VirtualGrid, type GridColumn } from '../components/virtual-grid';
-import { showError, type ShownError } from '../errors-text';
+import { countOf, formatCount } from '../format';
+import { useAction, useQuery } from '../hooks';
 import { invoke } from '../invoke';
 import { useShallow } from 'zustand/react/shallow';
 import { useStudio } from '../store';
@@ -38,109 +39,115 @@ const EVENT_COLUMNS: readonly GridColumn<EventRow>[] = [
   { id: 'occurred_at', header: 'occurred at', width: 'minmax(10rem, 1fr)' },
 ];
 
+/** The integrity filter's choices. */
+type IntegrityFilter = 'all' | 'ok' | 'failed';
+
+/** "Verified 5 workflows at 14:02: 1 failed" — what a verification found, in words. */
+export function verifiedText(results: readonly VerifyEntry[], at: Date): string {
+  const failed = results.filter((r) => r.status !== 'ok').length;
+  const time = at.toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' });
+  return `Verified ${countOf(results.length, 'workflow', 'workflows')} at ${time}: ${failed === 0 ? 'all intact' : `${formatCount(failed)} failed`}`;
+}
+
 /** The ledgers screen. */
 export function LedgersScreen() {
-  const { workspace, summary } = useStudio(useShallow((s) => ({ workspace: s.workspace, summary: s.summary })));
-  const [workflows, setWorkflows] = useState<readonly WorkflowEntry[] | null>(null);
-  const [verified, setVerified] = useState<ReadonlyMap<string, VerifyEntry>>(new Map());
-  const [latest, setLatest] = useState<ReadonlyMap<string, string>>(new Map());
-  const [health, setHealth] = useState<JsonResults['chain.health'] | null>(null);
-  const [healthAt, setHealthAt] = useState<string | null>(null);
-  const [selected, setSelected] = useState<string | null>(null);
-  const [error, setError] = useState<ShownError | null>(null);
-  const [verifying, setVerifying] = useState(false);
+  const { workspace, summary, revision, route, setRoute } = useStudio(useShallow((s) => ({ workspace: s.workspace, summary: s.summary, revision: s.revision, route: s.route, setRoute: s.setRoute })));
   const project = workspace?.project ?? null;
+  // One request: chain.list verifies each workflow and reads its latest state in the same pass.
+  const list = useQuery(project === null ? null : `${project}|${revision}`, () => invoke('chain.list', { project: project ?? '' }));
+  const health = useQuery(project === null ? null : `${project}|${revision}`, async () => ({ health: await invoke('chain.health', { project: project ?? '' }), at: new Date() }));
+  const [verifiedNow, setVerifiedNow] = useState<{ readonly results: ReadonlyMap<string, VerifyEntry>; readonly text: string } | null>(null);
+  const verify = useAction(async () => {
+    const r = await invoke('chain.verify', { project: project ?? '' });
+    setVerifiedNow({ results: new Map(r.results.map((x) => [x.workflow_id, x])), text: verifiedText(r.results, new Date()) });
+  });
+  const [integrity, setIntegrity] = useState<IntegrityFilter>('all');
+  const [stateFilter, setStateFilter] = useState('');
+  const selected = route.screen === 'ledgers' ? route.params['workflow'] ?? null : null;
+  const select = (id: string) => setRoute({ screen: 'ledgers', params: { workflow: id } });
 
-  const verifyAll = useCallback(async () => {
-    if (project === null) return;
-    setVerifying(true);
-    try {
-      const r = await invoke('chain.verify', { project });
-      setVerified(new Map(r.results.map((x) => [x.workflow_id, x])));
-    } catch (e) {
-      setError(showError(e));
-    } finally {
-      setVerifying(false);
-    }
-  }, [project]);
-
-  const loadHealth = useCallback(async () => {
-    if (project === null) return;
-    try {
-      setHealth(await invoke('chain.health', { project }));
-      setHealthAt(new Date().toISOString());
-    } catch (e) {
-      setError(showError(e));
-    }
-  }, [project]);
-
-  useEffect(() => {
-    if (project === null) return;
-    let live = true;
-    (async () => {
-      // One request: chain.list verifies each workflow and reads its latest state in the same pass.
-      const list = await invoke('chain.list', { project });
-      if (!live) return;
-      setWorkflows(list.workflows);
-      setLatest(new Map(list.workflows.flatMap((w) => (w.latest_state_id === null ? [] : [[w.workflow_id, w.latest_state_id] as const]))));
-      setVerified(new Map(list.workflows.map((w) => [w.workflow_id, w.verify])));
-      await loadHealth();
-    })().catch((e: unknown) => live && setError(showError(e)));
-    return () => {
-      live = false;
-    };
-  }, [project, loadHealth]);
-
+  const workflows = list.data?.workflows ?? null;
+  const verdict = useCallback((w: WorkflowEntry): VerifyEntry => verifiedNow?.results.get(w.workflow_id) ?? w.verify, [verifiedNow]);
+  const states = useMemo(() => [...new Set((workflows ?? []).flatMap((w) => (w.latest_state_id === null ? [] : [w.latest_state_id])))].sort(), [workflows]);
+  const shown = useMemo(
+    () => (workflows ?? []).filter((w) => {
+      const ok = verdict(w).status === 'ok';
+      if (integrity === 'ok' && !ok) return false;
+      if (integrity === 'failed' && ok) return false;
+      return stateFilter === '' || w.latest_state_id === stateFilter;
+    }),
+    [workflows, verdict, integrity, stateFilter],
+  );
   // Evidence digests of `patch_applied` transitions are `sha256:<manifest sha256>` of the generation they published.
   const generations = useMemo(() => new Map(summary?.generations.map((g) => [`sha256:${g.manifest_sha256}`, g.generation_uuid]) ?? []), [summary]);
+  const error = list.error ?? verify.error ?? health.error;
+  const selectedEntry = workflows?.find((w) => w.workflow_id === selected);
 
   return (
     <section className="screen" aria-labelledby="ledgers-title">
       <div className="screen-head">
         <h2 id="ledgers-title">Ledgers</h2>
         <div className="actions">
-          <button type="button" onClick={() => void verifyAll()} disabled={verifying} data-testid="verify-all">{verifying ? 'Verifying…' : 'Verify all'}</button>
+          <button type="button" onClick={() => void verify.run()} disabled={verify.busy || project === null} data-testid="verify-all">{verify.busy ? 'Verifying…' : 'Verify all'}</button>
         </div>
       </div>
+      <p role="status" data-testid="verify-summary">{verifiedNow?.text ?? ''}</p>
       {error !== null && <ErrorBox error={error} testId="ledgers-error" />}
       {workflows === null ? (
-        <p className="muted">Loading ledgers…</p>
+        list.error === null && <p className="muted">Loading ledgers…</p>
       ) : workflows.length === 0 ? (
         <p className="muted">This workspace has no workflow ledgers.</p>
       ) : (
-        <table className="data-table" data-testid="workflows">
-          <caption className="sr-only">Workflows</caption>
-          <thead><tr><th scope="col">workflow</th><th scope="col">latest state</th><th scope="col">transitions</th><th scope="col">integrity</th><th scope="col">tail head</th></tr></thead>
-          <tbody>
-            {workflows.map((w) => {
-              const v = verified.get(w.workflow_id);
-              return (
-                <tr key={w.workflow_id} data-testid="workflow-row" aria-selected={selected === w.workflow_id}>
-                  <td><button type="button" className="link mono" onClick={() => setSelected(w.workflow_id)} data-testid="workflow-id">{w.workflow_id}</button></td>
-                  <td>{latest.get(w.workflow_id) ?? '—'}</td>
-                  <td>{w.rows}</td>
-                  <td><span className={`badge integrity-${v?.status ?? 'unknown'}`} data-testid="verify-status">{badgeText(v)}</span></td>
-                  <td className="mono" title={w.tail_head}>{w.tail_head.slice(0, 16)}…</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <>
+          <div className="row-form" role="group" aria-label="Filter workflows">
+            <label htmlFor="ledger-integrity">Integrity</label>
+            <select id="ledger-integrity" value={integrity} onChange={(e) => setIntegrity(e.target.value as IntegrityFilter)} data-testid="filter-integrity">
+              <option value="all">all</option>
+              <option value="ok">intact</option>
+              <option value="failed">failed</option>
+            </select>
+            <label htmlFor="ledger-state">Latest state</label>
+            <select id="ledger-state" value={stateFilter} onChange={(e) => setStateFilter(e.target.value)} data-testid="filter-state">
+              <option value="">any</option>
+              {states.map((st) => <option key={st} value={st}>{st}</option>)}
+            </select>
+            <span className="muted small" data-testid="workflow-shown">{formatCount(shown.length)} of {countOf(workflows.length, 'workflow', 'workflows')}</span>
+          </div>
+          <table className="data-table" data-testid="workflows">
+            <caption className="sr-only">Workflows</caption>
+            <thead><tr><th scope="col">workflow</th><th scope="col">latest state</th><th scope="col">transitions</th><th scope="col">integrity</th><th scope="col">tail head</th></tr></thead>
+            <tbody>
+              {shown.map((w) => {
+                const v = verdict(w);
+                return (
+                  <tr key={w.workflow_id} data-testid="workflow-row" aria-selected={selected === w.workflow_id}>
+                    <td><button type="button" className="link mono" onClick={() => select(w.workflow_id)} data-testid="workflow-id">{w.workflow_id}</button></td>
+                    <td>{w.latest_state_id ?? '—'}</td>
+                    <td>{formatCount(w.rows)}</td>
+                    <td><span className={`badge integrity-${v.status}`} data-testid="verify-status">{badgeText(v)}</span></td>
+                    <td className="mono" title={w.tail_head}>{w.tail_head.slice(0, 16)}…</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </>
       )}
-      {selected !== null && project !== null && <Chain project={project} workflowId={selected} generations={generations} verify={verified.get(selected)} />}
+      {selected !== null && project !== null && <Chain key={selected} project={project} workflowId={selected} generations={generations} verify={selectedEntry === undefined ? undefined : verdict(selectedEntry)} />}
       <section aria-labelledby="health-title" className="health" data-testid="health">
         <h3 id="health-title">Store health</h3>
-        {health === null ? (
+        {health.data === null ? (
           <p className="muted">—</p>
         ) : (
           <>
             <p>
-              backend <strong data-testid="health-backend">{health.backend}</strong> · {health.workflows} workflows{healthAt !== null && <span className="muted"> · refreshed {healthAt}</span>}{' '}
-              <button type="button" onClick={() => void loadHealth()}>Refresh</button>
+              backend <strong data-testid="health-backend">{health.data.health.backend}</strong> · {countOf(health.data.health.workflows, 'workflow', 'workflows')}
+              <span className="muted"> · refreshed {health.data.at.toLocaleTimeString('en-GB')}</span>{' '}
+              <button type="button" onClick={health.reload}>Refresh</button>
             </p>
-            {Object.keys(health.details).length > 0 && (
+            {Object.keys(health.data.health.details).length > 0 && (
               <dl className="record-fields">
-                {Object.entries(health.details).map(([k, v]) => <div key={k}><dt>{k.replace(/_/g, ' ')}</dt><dd>{v ?? '—'}</dd></div>)}
+                {Object.entries(health.data.health.details).map(([k, v]) => <div key={k}><dt>{k.replace(/_/g, ' ')}</dt><dd>{v ?? '—'}</dd></div>)}
               </dl>
             )}
           </>
@@ -150,32 +157,32 @@ export function LedgersScreen() {
   );
 }
 
+/** Transitions read per `chain.read` page. */
+const EVENT_PAGE = 200;
+
 function Chain({ project, workflowId, generations, verify }: { project: string; workflowId: string; generations: ReadonlyMap<string, string>; verify: VerifyEntry | undefined }) {
-  const [events, setEvents] = useState<readonly ChainEvent[]>([]);
+  const [pages, setPages] = useState<readonly (readonly ChainEvent[])[]>([]);
   const [next, setNext] = useState<string | null>(null);
-  const [loading, setLoading] = useState(false);
-  const [error, setError] = useState<ShownError | null>(null);
   const [result, setResult] = useState<VerifyEntry | undefined>(verify);
+  const [detail, setDetail] = useState<ChainEvent | null>(null);
   const { go } = useStudio(useShallow((s) => ({ go: s.go })));
-
-  const load = useCallback(async (after: string | null) => {
-    setLoading(true);
-    try {
-      const page = await invoke('chain.read', { project, workflow_id: workflowId, limit: 200, after });
-      setEvents((e) => (after === null ? page.events : [...e, ...page.events]));
-      setNext(page.next_page_token);
-    } catch (e) {
-      setError(showError(e));
-    } finally {
-      setLoading(false);
-    }
-  }, [project, workflowId]);
-
+  const first = useQuery(`${project}|${workflowId}`, () => invoke('chain.read', { project, workflow_id: workflowId, limit: EVENT_PAGE, after: null }));
   useEffect(() => {
-    setEvents([]);
-    setResult(verify);
-    void load(null);
-  }, [workflowId, load]);
+    if (first.data === null) return;
+    setPages([first.data.events]);
+    setNext(first.data.next_page_token);
+  }, [first.data]);
+  const more = useAction(async (after: string) => {
+    const page = await invoke('chain.read', { project, workflow_id: workflowId, limit: EVENT_PAGE, after });
+    setPages((p) => [...p, page.events]);
+    setNext(page.next_page_token);
+  });
+  const verifyOne = useAction(async () => {
+    const r = await invoke('chain.verify', { project, workflow_id: workflowId });
+    setResult(r.results[0]);
+  });
+  const events = useMemo(() => pages.flat(), [pages]);
+  const bySequence = useMemo(() => new Map(events.map((e) => [String(e.sequence), e])), [events]);
 
   const rows = useMemo<EventRow[]>(
     () => events.map((e) => ({
@@ -205,24 +212,18 @@ function Chain({ project, workflowId, generations, verify }: { project: string; 
     ),
     [generations, go],
   );
-  const verifyOne = async () => {
-    try {
-      const r = await invoke('chain.verify', { project, workflow_id: workflowId });
-      setResult(r.results[0]);
-    } catch (e) {
-      setError(showError(e));
-    }
-  };
+  const error = first.error ?? more.error ?? verifyOne.error;
+  const bad = result?.first_bad_sequence ?? null;
   return (
     <section aria-labelledby="chain-title" className="stack" data-testid="chain">
       <div className="screen-head">
         <h3 id="chain-title">Chain of <span className="mono">{workflowId}</span></h3>
         <div className="actions">
           <span className={`badge integrity-${result?.status ?? 'unknown'}`} data-testid="chain-verify-status">{badgeText(result)}</span>
-          <button type="button" onClick={() => void verifyOne()} data-testid="verify-one">Verify</button>
+          <button type="button" onClick={() => void verifyOne.run()} disabled={verifyOne.busy} data-testid="verify-one">{verifyOne.busy ? 'Verifying…' : 'Verify'}</button>
         </div>
       </div>
-      {result !== undefined && <p className="muted small">head after {result.rows} rows: <span className="mono">{result.tail_head}</span></p>}
+      {result !== undefined && <p className="muted small">head after {countOf(result.rows, 'row', 'rows')}: <span className="mono">{result.tail_head}</span></p>}
       {error !== null && <ErrorBox error={error} testId="chain-error" />}
       <VirtualGrid
         label={`Transitions of ${workflowId}`}
@@ -230,12 +231,31 @@ function Chain({ project, workflowId, generations, verify }: { project: string; 
         rows={rows}
         rowKey={(r) => r.sequence}
         hasMore={next !== null}
-        loading={loading}
-        onNeedMore={() => void load(next)}
-        rowClass={(r) => (result?.first_bad_sequence !== null && result?.first_bad_sequence !== undefined && Number(r.sequence) >= result.first_bad_sequence ? 'change-removed' : '')}
+        loading={first.loading || more.busy}
+        onNeedMore={() => {
+          if (next !== null) void more.run(next);
+        }}
+        onActivate={(r) => setDetail(bySequence.get(r.sequence) ?? null)}
+        selectedKey={detail === null ? null : String(detail.sequence)}
+        rowClass={(r) => (bad !== null && Number(r.sequence) >= bad ? 'change-removed' : '')}
         size="short"
         testId="chain-grid"
       />
+      {detail !== null && (
+        <section aria-labelledby="event-title" className="record-detail" data-testid="event-detail">
+          <h4 id="event-title">Transition {formatCount(detail.sequence)}</h4>
+          <dl className="record-fields">
+            <div><dt>transition id</dt><dd className="mono">{detail.transition_id}</dd></div>
+            <div><dt>from → to</dt><dd>{detail.prior_state_id} → {detail.next_state_id}</dd></div>
+            <div><dt>outcome</dt><dd>{detail.triggering_outcome.kind}</dd></div>
+            <div><dt>detail</dt><dd>{detail.triggering_outcome.detail ?? '—'}</dd></div>
+            <div><dt>evidence</dt><dd className="mono">{detail.triggering_outcome.evidence_digest ?? '—'}</dd></div>
+            <div><dt>attempt</dt><dd>{formatCount(detail.attempt)}</dd></div>
+            <div><dt>occurred at</dt><dd>{detail.occurred_at}</dd></div>
+          </dl>
+          {bad !== null && detail.sequence >= bad && <p className="field-error">This transition is at or after the break (sequence {formatCount(bad)}).</p>}
+        </section>
+      )}
     </section>
   );
 }

@@ -38,7 +38,19 @@ const json = (b: Bridge, extra: Record<string, string> = {}) => ({
   ...extra,
 });
 
+/** Exchanges the printed URL's token for the session cookie, as a browser opening it does; returns the `Cookie` header. */
+async function signIn(b: Bridge): Promise<string> {
+  const r = await call(b, `/?token=${b.token}`, { method: 'GET', headers: { host: `127.0.0.1:${b.port}` } });
+  expect(r.status).toBe(303);
+  const set = r.headers['set-cookie']?.[0] ?? '';
+  return set.split(';')[0] ?? '';
+}
+
+/** Headers of a page request from a signed-in browser. */
+const page = (b: Bridge, cookie: string, extra: Record<string, string> = {}) => ({ host: `127.0.0.1:${b.port}`, cookie, ...extra });
+
 let bridge: Bridge;
+let cookie: string;
 let rendererDir: string;
 const facade = createFacade({ mode: 'browser' });
 
@@ -49,6 +61,7 @@ beforeAll(async () => {
   writeFileSync(join(rendererDir, 'assets', 'app.js'), 'export {};');
   writeFileSync(join(tmpdir(), 'gf-bridge-outside.txt'), 'outside');
   bridge = await startBridge({ dispatcher: facade.dispatcher, rendererDir });
+  cookie = await signIn(bridge);
 });
 
 afterAll(async () => {
@@ -57,9 +70,9 @@ afterAll(async () => {
 });
 
 describe('http bridge', () => {
-  it('binds 127.0.0.1 only and prints a URL carrying the token in its fragment', async () => {
+  it('binds 127.0.0.1 only and prints a URL whose token the bridge exchanges for a cookie', async () => {
     expect(bridge.address).toBe('127.0.0.1');
-    expect(bridge.url).toBe(`http://127.0.0.1:${bridge.port}/#token=${bridge.token}`);
+    expect(bridge.url).toBe(`http://127.0.0.1:${bridge.port}/?token=${bridge.token}`);
     expect(bridge.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const external = Object.values(networkInterfaces())
       .flat()
@@ -153,15 +166,15 @@ describe('http bridge', () => {
   });
 
   it('serves the renderer with the strict CSP and refuses traversal', async () => {
-    const index = await call(bridge, '/', { method: 'GET', headers: { host: `127.0.0.1:${bridge.port}` } });
+    const index = await call(bridge, '/', { method: 'GET', headers: page(bridge, cookie) });
     expect(index.status).toBe(200);
     expect(index.headers['content-security-policy']).toBe(CONTENT_SECURITY_POLICY);
     expect(index.headers['x-content-type-options']).toBe('nosniff');
     expect(index.body.toString()).toContain('<title>t</title>');
-    const js = await call(bridge, '/assets/app.js', { method: 'GET', headers: { host: `127.0.0.1:${bridge.port}` } });
+    const js = await call(bridge, '/assets/app.js', { method: 'GET', headers: page(bridge, cookie) });
     expect(js.headers['content-type']).toMatch(/^text\/javascript/);
     for (const p of ['/../gf-bridge-outside.txt', '/%2e%2e/gf-bridge-outside.txt', '/assets/..%2f..%2fgf-bridge-outside.txt', '/assets', '/%00']) {
-      const r = await call(bridge, p, { method: 'GET', headers: { host: `127.0.0.1:${bridge.port}` } });
+      const r = await call(bridge, p, { method: 'GET', headers: page(bridge, cookie) });
       expect([400, 404], p).toContain(r.status);
       expect(r.body.toString()).not.toContain('outside');
     }
@@ -173,9 +186,82 @@ describe('http bridge', () => {
     symlinkSync(outsideDir, join(rendererDir, 'linked'));
     symlinkSync(join(tmpdir(), 'gf-bridge-outside.txt'), join(rendererDir, 'assets', 'escape.js'));
     for (const p of ['/linked/passwd.txt', '/assets/escape.js']) {
-      const r = await call(bridge, p, { method: 'GET', headers: { host: `127.0.0.1:${bridge.port}` } });
+      const r = await call(bridge, p, { method: 'GET', headers: page(bridge, cookie) });
       expect({ p, status: r.status }).toEqual({ p, status: 404 });
       expect(r.body.toString()).not.toMatch(/root:x|outside/);
+    }
+  });
+});
+
+describe('http bridge browser session (the printed URL exchanged once for a cookie)', () => {
+  it('the token becomes an HttpOnly, SameSite=Strict, host-only cookie and a redirect to the clean URL; the token is never echoed', async () => {
+    const r = await call(bridge, `/?token=${bridge.token}`, { method: 'GET', headers: { host: `127.0.0.1:${bridge.port}` } });
+    expect(r.status).toBe(303);
+    expect(r.headers['location']).toBe('/');
+    const set = r.headers['set-cookie'] ?? [];
+    expect(set).toHaveLength(1);
+    const attrs = (set[0] ?? '').split(';').map((a) => a.trim());
+    const [pair, ...rest] = attrs;
+    expect(pair?.startsWith(`${bridge.cookieName}=`)).toBe(true);
+    expect(bridge.cookieName).toBe(`gf_session_${bridge.port}`);
+    expect(rest.sort()).toEqual(['HttpOnly', 'Path=/', 'SameSite=Strict']);
+    // No Domain attribute: the cookie stays with the loopback host that set it.
+    expect(attrs.some((a) => /^domain=/i.test(a))).toBe(false);
+    // The session id is not the token; nothing sent back carries the token.
+    expect(pair?.slice(bridge.cookieName.length + 1)).not.toBe(bridge.token);
+    expect(JSON.stringify(r.headers) + r.body.toString()).not.toContain(bridge.token);
+  });
+
+  it('with the cookie: reload, bookmark and a second tab get the page and the API (same Origin); a deep link keeps its path', async () => {
+    for (let i = 0; i < 2; i++) expect((await call(bridge, '/', { method: 'GET', headers: page(bridge, cookie) })).status).toBe(200);
+    const deep = await call(bridge, `/index.html?token=${bridge.token}`, { method: 'GET', headers: { host: `127.0.0.1:${bridge.port}` } });
+    expect(deep.headers['location']).toBe('/index.html');
+    const api = await call(bridge, '/api/app.session', { headers: { 'content-type': 'application/json', ...page(bridge, cookie, { origin: bridge.origin }) }, body: '{}' });
+    expect(api.status).toBe(200);
+    expect(JSON.parse(api.body.toString()).value.mode).toBe('browser');
+  });
+
+  it('refuses requests with neither cookie nor token: the page says the link expired, the API answers 401', async () => {
+    const pageR = await call(bridge, '/', { method: 'GET', headers: { host: `127.0.0.1:${bridge.port}` } });
+    expect(pageR.status).toBe(401);
+    expect(pageR.body.toString()).toContain('This link has expired; use the URL that <code>npm start</code> printed.');
+    expect((await call(bridge, '/assets/app.js', { method: 'GET', headers: { host: `127.0.0.1:${bridge.port}` } })).status).toBe(401);
+    const api = await call(bridge, '/api/app.session', { headers: { 'content-type': 'application/json', host: `127.0.0.1:${bridge.port}`, origin: bridge.origin }, body: '{}' });
+    expect(api.status).toBe(401);
+    const env = JSON.parse(api.body.toString());
+    expect(env.error.code).toBe('GF_VALIDATION');
+    expect(env.error.details.session).toBe('missing');
+    // A made-up session id is no session.
+    const forged = await call(bridge, '/', { method: 'GET', headers: page(bridge, `${bridge.cookieName}=${'A'.repeat(43)}`) });
+    expect(forged.status).toBe(401);
+  });
+
+  it('the cookie rides only its own Origin: a foreign or missing Origin with the cookie is refused, a foreign Host too', async () => {
+    const body = '{}';
+    const h = (extra: Record<string, string>) => ({ 'content-type': 'application/json', ...page(bridge, cookie, extra) });
+    expect((await call(bridge, '/api/app.session', { headers: h({ origin: 'http://evil.example' }), body })).status).toBe(403);
+    expect((await call(bridge, '/api/app.session', { headers: h({}), body })).status).toBe(401);
+    expect((await call(bridge, '/api/app.session', { headers: h({ origin: bridge.origin, host: 'evil.example' }), body })).status).toBe(403);
+    expect((await call(bridge, '/', { method: 'GET', headers: page(bridge, cookie, { host: 'evil.example' }) })).status).toBe(403);
+  });
+
+  it('a stale link (a token of another run) says it expired and echoes nothing; a session ends when its server stops', async () => {
+    const old = await startBridge({ dispatcher: createDispatcher({}), rendererDir });
+    const oldCookie = await signIn(old);
+    const port = old.port;
+    const oldToken = old.token;
+    await old.close();
+    const next = await startBridge({ dispatcher: createDispatcher({}), rendererDir, port });
+    try {
+      const stale = await call(next, `/?token=${oldToken}`, { method: 'GET', headers: { host: `127.0.0.1:${port}` } });
+      expect(stale.status).toBe(403);
+      expect(stale.body.toString()).toContain('This link has expired');
+      expect(stale.headers['set-cookie']).toBeUndefined();
+      expect(JSON.stringify(stale.headers) + stale.body.toString()).not.toContain(oldToken);
+      expect((await call(next, '/', { method: 'GET', headers: page(next, oldCookie) })).status).toBe(401);
+      expect((await call(next, '/', { method: 'GET', headers: page(next, await signIn(next)) })).status).toBe(200);
+    } finally {
+      await next.close();
     }
   });
 });
@@ -213,14 +299,15 @@ describe('http bridge build assets', () => {
     writeFileSync(join(dir, 'assets', 'mount-abc123.js'), 'export const v = 1;');
     const b = await startBridge({ dispatcher: createDispatcher({}), rendererDir: dir });
     try {
+      const c = await signIn(b);
       rmSync(join(dir, 'assets', 'mount-abc123.js'));
       rmSync(join(dir, 'index.html'));
-      const js = await call(b, '/assets/mount-abc123.js', { method: 'GET', headers: { host: `127.0.0.1:${b.port}` } });
+      const js = await call(b, '/assets/mount-abc123.js', { method: 'GET', headers: page(b, c) });
       expect(js.status).toBe(200);
       expect(js.body.toString()).toBe('export const v = 1;');
       expect(js.headers['content-security-policy']).toBe(CONTENT_SECURITY_POLICY);
-      expect((await call(b, '/', { method: 'GET', headers: { host: `127.0.0.1:${b.port}` } })).status).toBe(404);
-      expect((await call(b, '/assets/other.js', { method: 'GET', headers: { host: `127.0.0.1:${b.port}` } })).status).toBe(404);
+      expect((await call(b, '/', { method: 'GET', headers: page(b, c) })).status).toBe(404);
+      expect((await call(b, '/assets/other.js', { method: 'GET', headers: page(b, c) })).status).toBe(404);
     } finally {
       await b.close();
       rmSync(dir, { recursive: true, force: true });

@@ -37,12 +37,13 @@ describe('gf serve', () => {
     const ws = await buildApiWorkspace(join(root, 'ws'));
     const { bridge, stop } = await serve({ project: ws.dir, rendererDir: join(root, 'no-renderer') });
     try {
-      expect(bridge.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#token=[A-Za-z0-9_-]{43}$/);
+      expect(bridge.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}$/);
       const res = await fetch(`${bridge.origin}/api/app.session`, { method: 'POST', headers: { authorization: `Bearer ${bridge.token}`, 'content-type': 'application/json' }, body: '{}' });
       const env = (await res.json()) as { ok: boolean; value: { project: { label: string }; mode: string } };
       expect(env.value.mode).toBe('browser');
       expect(env.value.project.label).toBe('ws');
-      expect((await fetch(`${bridge.origin}/`)).status).toBe(404);
+      // No session cookie and no token: refused before the (missing) renderer is even looked up.
+      expect((await fetch(`${bridge.origin}/`)).status).toBe(401);
     } finally {
       await stop();
     }

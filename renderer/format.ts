@@ -1,0 +1,19 @@
+// Numbers and words as people read them: thousands separators, and the
+// singular or plural form by count.
+
+const COUNT = new Intl.NumberFormat('en-US');
+
+/** A count with thousands separators ("12,345"). */
+export function formatCount(n: number | bigint): string {
+  return COUNT.format(n);
+}
+
+/** `one` for a count of 1, `many` otherwise ("1 generation", "2 generations"). */
+export function plural(n: number | bigint, one: string, many: string): string {
+  return n === 1 || n === 1n ? one : many;
+}
+
+/** Count and word together ("1 generation", "1,024 generations"). */
+export function countOf(n: number | bigint, one: string, many: string): string {
+  return `${formatCount(n)} ${plural(n, one, many)}`;
+}
