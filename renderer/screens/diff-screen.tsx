@@ -11,7 +11,7 @@ import { ErrorBox } from '../components/error-box';
 import { VirtualGrid, type GridColumn } from '../components/virtual-grid';
 import { showError, type ShownError } from '../errors-text';
 import { invoke } from '../invoke';
-import { fetchAllPages } from '../pages';
+import { fetchAllPages, useQuery } from '../hooks';
 import { usePaged } from '../paged';
 import { useShallow } from 'zustand/react/shallow';
 import { useStudio } from '../store';
@@ -493,28 +493,21 @@ function CopyButton({ label, text, testId }: { label: string; text: string; test
  * record's two versions once when expanded.
  */
 function RecordExpansion({ target, row }: { target: FamilyTarget; row: RecordRow }) {
-  const [entry, setEntry] = useState<RecordChangeEntry | null>(null);
-  const [error, setError] = useState<ShownError | null>(null);
   const fingerprint = row.record_identity_fingerprint;
   const uuid = row.record_uuid;
-  useEffect(() => {
-    if (fingerprint === null || fingerprint.length !== 64) return undefined;
-    let live = true;
+  const familyId = target.family.record_family_id ?? '';
+  const query = useQuery(fingerprint === null || fingerprint.length !== 64 ? null : `${target.from}|${target.to}|${familyId}|${fingerprint}`, () =>
     invoke('checkpoints.record_change', {
       project: target.project,
       from: target.from,
       to: target.to,
-      record_family_id: target.family.record_family_id ?? '',
-      record_identity_fingerprint: fingerprint,
+      record_family_id: familyId,
+      record_identity_fingerprint: fingerprint ?? '',
       ...(uuid === null ? {} : { record_uuid: uuid }),
-    }).then(
-      (e) => live && setEntry(e),
-      (e: unknown) => live && setError(showError(e)),
-    );
-    return () => {
-      live = false;
-    };
-  }, [target, fingerprint, uuid]);
+    }),
+  );
+  const entry = query.data;
+  const error = query.error;
   const lines = entry === null ? [] : fieldLines(entry);
   const kind = row.change_kind ?? '';
   const beforeClass = (l: FieldLine) => (l.changed ? 'mono cell-changed' : kind === 'removed' ? 'mono cell-removed' : 'mono');
