@@ -3,7 +3,7 @@
 import { Checkpoints, type MicrosClock } from '../checkpoints/checkpoints';
 import { checkpointTable, receiptTable, tombstoneTable } from '../checkpoints/arrow-results';
 import { deletedCheckpointPage } from '../checkpoints/tombstones';
-import { diffProjectCheckpoints, recordChange } from '../diff/index';
+import { diffProjectCheckpoints, diffProjectStat, recordChange } from '../diff/index';
 import { RevertEngine } from '../revert/index';
 import { GfError } from '../errors';
 import { familyByKey, type CellValue } from '../participants/index';
@@ -124,13 +124,24 @@ export function checkpointOperations(
       const receipt = await checkpoints(project, timeout_ms).deleteCheckpoint({ name, idempotencyKey: idempotency_key, actorUuid: actor_uuid ?? undefined });
       return arrowResult(receiptTable(receipt), null);
     },
-    'checkpoints.diff': async ({ project, from, to, scope, detail, limit, after, record_family_id, capability_id, operation_id }) => {
+    'checkpoints.diff': async ({ project, from, to, scope, detail, limit, after, record_family_id, capability_id, operation_id, display, change_kinds, changed_field, search, position }) => {
       const cps = checkpoints(project);
       const run = cancellations.begin(operation_id);
       try {
         // Cooperative: the diff yields to the event loop at each cancellation point, so a cancel lands while it runs.
-        const page = await diffProjectCheckpoints(cps, { from, to, scope, detail, limit, after: after ?? undefined, record_family_id, capability_id, signal: run.signal });
+        const page = await diffProjectCheckpoints(cps, {
+          from, to, scope, detail, limit, after: after ?? undefined, record_family_id, capability_id, signal: run.signal,
+          display, change_kinds, changed_field, search, position,
+        });
         return arrowResult(page.table, page.nextPageToken);
+      } finally {
+        run.end();
+      }
+    },
+    'checkpoints.diff_stat': async ({ project, from, to, scope, record_family_id, capability_id, operation_id }) => {
+      const run = cancellations.begin(operation_id);
+      try {
+        return await diffProjectStat(checkpoints(project), { from, to, scope, record_family_id, capability_id, signal: run.signal });
       } finally {
         run.end();
       }

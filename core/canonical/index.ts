@@ -45,3 +45,4 @@ export {
   buildData,
 } from './golden-vectors';
 export type { VectorField, VectorSourceCase, CaseResult, VectorResult } from './golden-vectors';
+export { BoundedCache } from './bounded-cache';

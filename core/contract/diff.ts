@@ -6,11 +6,39 @@
 /** The user-facing domain scopes of `graphforge-checkpoint-api/1` (participants add `workspace`, which no diff scope names). */
 export const DOMAIN_SCOPES = ['graph', 'ontology', 'configuration', 'capabilities', 'provenance', 'knowledge', 'epistemic'] as const;
 
+/**
+ * Every participant scope of the registry: the domain scopes, and `workspace`
+ * (the restoration record: bookkeeping of reverts, not user content).
+ */
+export const PARTICIPANT_SCOPES = [...DOMAIN_SCOPES, 'workspace'] as const;
+
+/** One participant scope. */
+export type ParticipantScope = (typeof PARTICIPANT_SCOPES)[number];
+
+/** Participant scopes whose records are the workspace's own bookkeeping (shown apart from content changes). */
+export const BOOKKEEPING_SCOPES = ['workspace'] as const satisfies readonly ParticipantScope[];
+
 /** Request scopes: `summary` (every participant, summary only), one domain scope, or `all`. */
 export const DIFF_SCOPES = ['summary', ...DOMAIN_SCOPES, 'all'] as const;
 
 /** One request scope. */
 export type DiffScope = (typeof DIFF_SCOPES)[number];
+
+/**
+ * The request scope that opens a participant of scope `participantScope`
+ * in the record diff: its own domain scope, or `all` for a scope no request
+ * names (`workspace`), always with the family's `record_family_id`.
+ *
+ * Derived from the registry's scope, never guessed from a capability id.
+ */
+export function diffScopeOfParticipant(participantScope: string): DiffScope {
+  return (DOMAIN_SCOPES as readonly string[]).includes(participantScope) ? (participantScope as DiffScope) : 'all';
+}
+
+/** True when a participant scope holds bookkeeping records (`workspace`), not user content. */
+export function isBookkeepingScope(participantScope: string): boolean {
+  return (BOOKKEEPING_SCOPES as readonly string[]).includes(participantScope);
+}
 
 /** Result detail levels. */
 export const DIFF_DETAILS = ['summary', 'records'] as const;
@@ -78,10 +106,119 @@ export const RECORD_DIFF_COLUMNS = [
   'to_record_fingerprint',
 ] as const;
 
+/** Result schema of a record diff page with display values (`display: true`). */
+export const RECORD_DIFF_DISPLAY_SCHEMA_NAME = 'checkpoint_record_diff_display@1';
+
+/**
+ * `checkpoint_record_diff_display@1` columns: the record-diff columns, then
+ *
+ * - `row_number`: 1-based position of the row in the (filtered) change list;
+ * - `total_rows`: rows of the (filtered) change list, or null while the
+ *   engine has streamed only a prefix of it (a first page before any
+ *   statistics or jump); the same on every row of a page;
+ * - `display`: the family's display fields of the record (the `to` version,
+ *   or `from` for a removed record) as a JSON object `{field: text|null}`
+ *   in declaration order (`parseDisplay`);
+ * - `changed_fields`: for a modified record the changed field names in
+ *   schema order, comma-separated (`changedFieldList`); null otherwise.
+ *
+ * Fingerprints stay: the UI shows them behind "technical columns", the CLI
+ * with `--wide`.
+ */
+export const RECORD_DIFF_DISPLAY_COLUMNS = [...RECORD_DIFF_COLUMNS, 'row_number', 'total_rows', 'display', 'changed_fields'] as const;
+
+/** Longest `search` text of a record diff request (characters). */
+export const DIFF_SEARCH_MAX_CHARS = 256;
+
+/** Display values of a record (`display` column), field → text. */
+export type DisplayValues = Readonly<Record<string, string | null>>;
+
+/** Parses a `display` cell (`{}` for null or malformed text). */
+export function parseDisplay(text: string | null): DisplayValues {
+  if (text === null) return {};
+  try {
+    const v = JSON.parse(text) as unknown;
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as DisplayValues) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The field names of a `changed_fields` cell (empty for null). */
+export function changedFieldList(text: string | null): readonly string[] {
+  return text === null || text.length === 0 ? [] : text.split(',');
+}
+
+/** Changed cells of one field across the modified records of a family (`checkpoints.diff_stat`). */
+export interface FieldCellCount {
+  readonly field: string;
+  /** Modified records whose value of `field` differs. */
+  readonly records: number;
+}
+
+/**
+ * Exact statistics of one participant between two endpoints (`checkpoints.diff_stat`).
+ *
+ * Counts are exact over the whole family (never over loaded pages).
+ */
+export interface DiffStatFamily {
+  readonly scope: string;
+  readonly capability_id: string;
+  readonly record_family_id: string;
+  /** The summary's participant-level kind (`unchanged` when the records are equal). */
+  readonly change_kind: SummaryChangeKind;
+  /** True for bookkeeping participants (the restoration record), reported apart from content. */
+  readonly bookkeeping: boolean;
+  readonly from_row_count: number | null;
+  readonly to_row_count: number | null;
+  readonly added: number;
+  readonly removed: number;
+  readonly modified: number;
+  /** Per field with at least one changed cell, in schema order. */
+  readonly changed_cells: readonly FieldCellCount[];
+  /** The family's display fields, in declaration order (the `display` object's keys). */
+  readonly display_fields: readonly string[];
+}
+
+/** Result of `checkpoints.diff_stat`. */
+export interface DiffStatResult {
+  readonly from_checkpoint_uuid: string;
+  readonly to_checkpoint_uuid: string;
+  /** Every participant of the scope, in the summary's order. */
+  readonly families: readonly DiffStatFamily[];
+  /** One line for people: e.g. `content identical; 1 restoration record` (`diffHeadline`). */
+  readonly headline: string;
+}
+
+function plural(n: number, one: string, many: string): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+}
+
+/**
+ * One line summing up a diff's statistics, content first, bookkeeping apart.
+ *
+ * `content identical; 1 restoration record` for a checkpoint against the
+ * CURRENT just reverted to it; otherwise the content record counts, e.g.
+ * `3 families changed: 12 added, 4 removed, 80 modified`.
+ */
+export function diffHeadline(families: readonly DiffStatFamily[]): string {
+  const content = families.filter((f) => !f.bookkeeping && f.change_kind !== 'unchanged');
+  const books = families.filter((f) => f.bookkeeping && f.change_kind !== 'unchanged');
+  const sum = (fs: readonly DiffStatFamily[], k: 'added' | 'removed' | 'modified'): number => fs.reduce((n, f) => n + f[k], 0);
+  const head =
+    content.length === 0
+      ? 'content identical'
+      : `${plural(content.length, 'family', 'families')} changed: ${sum(content, 'added').toLocaleString('en-US')} added, ${sum(content, 'removed').toLocaleString('en-US')} removed, ${sum(content, 'modified').toLocaleString('en-US')} modified`;
+  const bookRecords = sum(books, 'added') + sum(books, 'removed') + sum(books, 'modified');
+  return books.length === 0 ? head : `${head}; ${plural(bookRecords, 'restoration record', 'restoration records')}`;
+}
+
 /** One summary-diff column name. */
 export type SummaryDiffColumn = (typeof SUMMARY_DIFF_COLUMNS)[number];
 /** One record-diff column name. */
 export type RecordDiffColumn = (typeof RECORD_DIFF_COLUMNS)[number];
+/** One display record-diff column name. */
+export type RecordDiffDisplayColumn = (typeof RECORD_DIFF_DISPLAY_COLUMNS)[number];
 
 /**
  * Diagnostics channel on which an async diff publishes `{ phase }` at each

@@ -1,7 +1,7 @@
 // The one operation contract shared by the facade, the `gf` CLI, Electron IPC
 // and the browser-mode HTTP bridge. Browser-safe: imports only zod and core/contract.
 import { z } from 'zod';
-import { CURRENT_SELECTOR, DIFF_DETAILS, DIFF_PAGE_LIMITS, DIFF_SCOPES, type SummaryChangeKind } from './diff';
+import { CURRENT_SELECTOR, DIFF_DETAILS, DIFF_PAGE_LIMITS, DIFF_SCOPES, DIFF_SEARCH_MAX_CHARS, RECORD_CHANGE_KINDS, type DiffStatResult, type SummaryChangeKind } from './diff';
 import { DESCRIPTION_MAX_UTF8_BYTES, NAME_MAX_UTF8_BYTES, nameRefusal, utf8Length } from './names';
 import { REASON_MAX_UTF8_BYTES, REASON_MAX_RAW_CHARS, reasonRefusal } from './reasons';
 import type { ArrowRow, ArrowSchemaName, RecordRow } from './results';
@@ -100,6 +100,8 @@ export const reasonSchema = z
 
 const workflowIdSchema = z.string().regex(WORKFLOW_ID_PATTERN);
 const identifierSchema = z.string().regex(/^[a-z][a-z0-9_-]{0,127}$/);
+/** A declared field name of a record family. */
+const fieldNameSchema = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/);
 /**
  * A record identity: the family's identity field names → values.
  *
@@ -176,8 +178,37 @@ export const OPERATIONS = {
       /** The family's capability (optional; only with `record_family_id`, and must be its capability). */
       capability_id: identifierSchema.optional(),
       operation_id: uuidSchema.optional(),
+      // --- reviewer diff (issue 18, area: diff engine). Every field below needs record detail of one family.
+      /** Record pages with display values, changed fields, row numbers and totals (`checkpoint_record_diff_display@1`). */
+      display: z.boolean().optional(),
+      /** Only these change kinds (engine-side filter; page tokens are bound to it). Needs `display`. */
+      change_kinds: z.array(z.enum(RECORD_CHANGE_KINDS)).min(1).max(RECORD_CHANGE_KINDS.length).optional(),
+      /** Only modified records in which this field changed (engine-side; bound into page tokens). Needs `display`. */
+      changed_field: fieldNameSchema.optional(),
+      /** Record-id prefix (UUID text or hex) or display-text substring, case-insensitive (engine-side, paged, bound). Needs `display`. */
+      search: z.string().min(1).max(DIFF_SEARCH_MAX_CHARS).optional(),
+      /** Jump: the page starting at this 0-based row of the (filtered) change list; not with `after`. Needs `display`. */
+      position: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
     }).strict(),
     'arrow', false, 'Summary or record diff between two checkpoints or CURRENT (optionally one record family), paged and cancellable.'),
+  /**
+   * Exact statistics of a diff: per participant the added, removed and
+   * modified record counts and the changed cells per field (issue 18).
+   *
+   * Reads each changed family once (the change lists it stores make later
+   * pages, totals and jumps cheap); cancellable by `operation_id`.
+   */
+  'checkpoints.diff_stat': spec(
+    z.object({
+      project: handleSchema,
+      from: selectorSchema,
+      to: selectorSchema,
+      scope: z.enum(DIFF_SCOPES),
+      record_family_id: identifierSchema.optional(),
+      capability_id: identifierSchema.optional(),
+      operation_id: uuidSchema.optional(),
+    }).strict(),
+    'json', false, 'Exact per-family counts of added, removed and modified records and changed cells per field between two checkpoints or CURRENT.'),
   'operation.cancel': spec(z.object({ operation_id: uuidSchema }).strict(), 'json', false, 'Cancel a running diff by its operation id.'),
   /**
    * Both versions of one record between two checkpoints or CURRENT, and the
@@ -417,6 +448,7 @@ export interface JsonResults {
   readonly 'project.summary': ProjectSummary;
   readonly 'operation.cancel': { readonly cancelled: boolean };
   readonly 'checkpoints.record_change': RecordChangeEntry;
+  readonly 'checkpoints.diff_stat': DiffStatResult;
   readonly 'revert.preview': {
     readonly checkpoint_uuid: string;
     readonly source_generation_uuid: string;
@@ -468,7 +500,7 @@ export const ARROW_OPERATION_SCHEMAS = {
   'checkpoints.create': ['checkpoint_receipt@1'],
   'checkpoints.delete': ['checkpoint_receipt@1'],
   'checkpoints.revert': ['checkpoint_receipt@1'],
-  'checkpoints.diff': ['checkpoint_summary_diff@1', 'checkpoint_record_diff@1'],
+  'checkpoints.diff': ['checkpoint_summary_diff@1', 'checkpoint_record_diff@1', 'checkpoint_record_diff_display@1'],
   'view.records': 'records',
   'view.record': 'records',
 } as const satisfies { readonly [N in ArrowOperation]: readonly ArrowSchemaName[] | 'records' };

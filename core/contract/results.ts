@@ -2,7 +2,14 @@
 // once `as const`. The engine builds its tables from these names, and the
 // renderer and the CLI read rows typed by them (`ArrowRow`, `Row<Op>`), so a
 // renamed column fails `tsc` wherever a screen or a formatter reads it.
-import { RECORD_DIFF_COLUMNS, RECORD_DIFF_SCHEMA_NAME, SUMMARY_DIFF_COLUMNS, SUMMARY_DIFF_SCHEMA_NAME } from './diff';
+import {
+  RECORD_DIFF_COLUMNS,
+  RECORD_DIFF_DISPLAY_COLUMNS,
+  RECORD_DIFF_DISPLAY_SCHEMA_NAME,
+  RECORD_DIFF_SCHEMA_NAME,
+  SUMMARY_DIFF_COLUMNS,
+  SUMMARY_DIFF_SCHEMA_NAME,
+} from './diff';
 
 /** Schema-metadata key naming the result schema of an Arrow result. */
 export const RESULT_SCHEMA_KEY = 'graphforge.contract.result_schema';
@@ -49,6 +56,7 @@ export const ARROW_RESULT_SCHEMAS = {
   'checkpoint_tombstone@1': TOMBSTONE_COLUMNS,
   [SUMMARY_DIFF_SCHEMA_NAME]: SUMMARY_DIFF_COLUMNS,
   [RECORD_DIFF_SCHEMA_NAME]: RECORD_DIFF_COLUMNS,
+  [RECORD_DIFF_DISPLAY_SCHEMA_NAME]: RECORD_DIFF_DISPLAY_COLUMNS,
 } as const;
 
 /** One named Arrow result schema. */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Field, FixedSizeBinary, Schema, Type, Utf8, tableFromIPC, tableToIPC } from 'apache-arrow';
+import { Field, FixedSizeBinary, Schema, Type, Uint32, Utf8, makeData, tableFromIPC, tableToIPC } from 'apache-arrow';
 import type { Table } from 'apache-arrow';
 import type { Data } from 'apache-arrow';
 import { ChangeList, KIND_ADDED, KIND_REMOVED, changeColumns, oneBatchTable } from './change-list';
@@ -25,10 +25,10 @@ export interface ChangeCache {
 }
 
 /** Format version of cached change lists (part of every key). */
-export const CHANGE_CACHE_FORMAT = 'graphforge-diff-changes/1';
+export const CHANGE_CACHE_FORMAT = 'graphforge-diff-changes/2';
 
 /** Format of a cached change-list prefix: the first changes of a family, in contract order, as one streamed page found them. */
-export const CHANGE_PREFIX_CACHE_FORMAT = 'graphforge-diff-changes-prefix/1';
+export const CHANGE_PREFIX_CACHE_FORMAT = 'graphforge-diff-changes-prefix/2';
 
 /**
  * The cache key of a family's changes between two participants (either may
@@ -53,13 +53,16 @@ const CHANGES_SCHEMA = new Schema([
   new Field('change_kind', new Utf8(), false),
   new Field('from_record_fingerprint', new FixedSizeBinary(32), true),
   new Field('to_record_fingerprint', new FixedSizeBinary(32), true),
+  // Bit k: schema field k changed (modified rows; 0 otherwise). Format /2.
+  new Field('changed_field_mask', new Uint32(), false),
 ]);
 
 /** One family's sorted changes as a compact Arrow table (identities and fingerprints only). */
 export function changesTable(list: ChangeList): Table {
   const { length, children } = changeColumns([{ list, start: 0, end: list.length }]);
   // Drop scope and record_family_id (the key names the family): record_uuid … to_record_fingerprint.
-  return oneBatchTable(CHANGES_SCHEMA, children.slice(2), length);
+  const mask = makeData({ type: new Uint32(), length, data: list.fieldMask.slice(0, length), nullCount: 0 });
+  return oneBatchTable(CHANGES_SCHEMA, [...children.slice(2), mask], length);
 }
 
 function fixedValues(d: Data, width: number, rows: number): Uint8Array | undefined {
@@ -83,8 +86,11 @@ export function changeListFromTable(table: Table, adapter: DiffAdapter): ChangeL
   if (n === 0) return list;
   if (table.batches.length !== 1) return undefined;
   const cols = table.batches[0]!.data.children as Data[];
-  if (cols.length !== 5) return undefined;
-  const [uuidCol, idCol, kindCol, fromCol, toCol] = cols as [Data, Data, Data, Data, Data];
+  if (cols.length !== 6) return undefined;
+  const [uuidCol, idCol, kindCol, fromCol, toCol, maskCol] = cols as [Data, Data, Data, Data, Data, Data];
+  if (maskCol.typeId !== Type.Int || (maskCol.type as Uint32).bitWidth !== 32 || (maskCol.type as Uint32).isSigned || maskCol.offset !== 0 || maskCol.nullCount !== 0) return undefined;
+  const masks = (maskCol.values as Uint32Array).subarray(0, n);
+  if (masks.length !== n) return undefined;
   const id = fixedValues(idCol, 32, n);
   const from = fixedValues(fromCol, 32, n);
   const to = fixedValues(toCol, 32, n);
@@ -107,6 +113,7 @@ export function changeListFromTable(table: Table, adapter: DiffAdapter): ChangeL
   list.kind = kinds;
   list.fromFp = from;
   list.toFp = to;
+  list.fieldMask = masks;
   list.length = n;
   if (!adapterSorted(list, adapter)) return undefined;
   return list;

@@ -47,6 +47,12 @@ export class ChangeList {
   kind: Uint8Array;
   fromFp: Uint8Array;
   toFp: Uint8Array;
+  /**
+   * Row `i`'s changed fields of a modified record: bit `k` set when schema
+   * field `k` differs (0 for added and removed rows). Families have at most
+   * 32 fields (`defineFamily`).
+   */
+  fieldMask: Uint32Array;
 
   constructor(scope: string, recordFamilyId: string, hasUuid: boolean, capacity = 64) {
     this.scope = scope;
@@ -57,6 +63,7 @@ export class ChangeList {
     this.kind = new Uint8Array(capacity);
     this.fromFp = new Uint8Array(capacity * 32);
     this.toFp = new Uint8Array(capacity * 32);
+    this.fieldMask = new Uint32Array(capacity);
   }
 
   /** Appends a row of `kind` (its bytes still to be written by the caller) and returns its index. */
@@ -69,8 +76,12 @@ export class ChangeList {
       this.kind = grow(this.kind, n);
       this.fromFp = grow(this.fromFp, n * 32);
       this.toFp = grow(this.toFp, n * 32);
+      const mask = new Uint32Array(n);
+      mask.set(this.fieldMask);
+      this.fieldMask = mask;
     }
     this.kind[i] = kind;
+    this.fieldMask[i] = 0;
     return i;
   }
 
@@ -90,6 +101,7 @@ export class ChangeList {
         this.fromFp.copyWithin(n * 32, i * 32, i * 32 + 32);
         this.toFp.copyWithin(n * 32, i * 32, i * 32 + 32);
         this.kind[n] = this.kind[i] as number;
+        this.fieldMask[n] = this.fieldMask[i] as number;
       }
       n++;
     }
@@ -149,6 +161,11 @@ export class ChangeList {
     this.kind = permute(this.kind, 1);
     this.fromFp = permute(this.fromFp, 32);
     this.toFp = permute(this.toFp, 32);
+    const mask = new Uint32Array(Math.max(this.fieldMask.length, n));
+    idx.forEach((from, to) => {
+      mask[to] = this.fieldMask[from] as number;
+    });
+    this.fieldMask = mask;
   }
 }
 

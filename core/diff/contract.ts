@@ -1,5 +1,5 @@
 import { Field, FixedSizeBinary, Schema, Uint64, Utf8 } from 'apache-arrow';
-import { RECORD_DIFF_COLUMNS, SUMMARY_DIFF_COLUMNS, type RecordDiffColumn, type SummaryDiffColumn } from '../contract/diff';
+import { RECORD_DIFF_COLUMNS, RECORD_DIFF_DISPLAY_COLUMNS, SUMMARY_DIFF_COLUMNS, type RecordDiffColumn, type SummaryDiffColumn } from '../contract/diff';
 
 /**
  * Frozen names, limits and result schemas of `diff_checkpoints`
@@ -19,7 +19,10 @@ export {
   DIFF_DETAILS,
   DIFF_PAGE_LIMITS,
   DIFF_SCOPES,
+  DIFF_SEARCH_MAX_CHARS,
   RECORD_CHANGE_KINDS,
+  RECORD_DIFF_DISPLAY_COLUMNS,
+  RECORD_DIFF_DISPLAY_SCHEMA_NAME,
   RECORD_DIFF_COLUMNS,
   RECORD_DIFF_SCHEMA_NAME,
   SUMMARY_CHANGE_KINDS,
@@ -81,6 +84,32 @@ export const RECORD_DIFF_SCHEMA = schemaOf(RECORD_DIFF_COLUMNS, {
   change_kind: text,
   from_record_fingerprint: digest(true),
   to_record_fingerprint: digest(true),
+});
+
+const recordTypes = {
+  from_checkpoint_uuid: uuid(false),
+  to_checkpoint_uuid: uuid(false),
+  scope: text,
+  record_family_id: text,
+  record_uuid: uuid(true),
+  record_identity_fingerprint: digest(false),
+  change_kind: text,
+  from_record_fingerprint: digest(true),
+  to_record_fingerprint: digest(true),
+} as const;
+
+/**
+ * `checkpoint_record_diff_display@1`: a record-diff page of one family with
+ * what a person reads (`display: true`): the record-diff columns, the row's
+ * 1-based `row_number` in the (filtered) list, `total_rows` (null while
+ * unknown), the `display` JSON object and the modified row's `changed_fields`.
+ */
+export const RECORD_DIFF_DISPLAY_SCHEMA = schemaOf(RECORD_DIFF_DISPLAY_COLUMNS, {
+  ...recordTypes,
+  row_number: (name) => new Field(name, new Uint64(), false),
+  total_rows: count,
+  display: text,
+  changed_fields: (name) => new Field(name, new Utf8(), true),
 });
 
 /** Sort keys of the two result schemas, as the contract lists them. */

@@ -7,6 +7,9 @@ import type { DiffEndpoint, LeasedEndpoint } from './endpoint';
 import { diffEndpointsAsync, pageState, validateDiffParams } from './engine';
 import type { DiffPage } from './engine';
 import { selectorsDigest, snapshotGone } from './page-token';
+import { diffStatAsync } from './display-page';
+import { displayPageAsync } from './display-page';
+import type { DiffStatResult } from '../contract/diff';
 
 /**
  * A diff endpoint selector: the reserved `CURRENT`, or a checkpoint name.
@@ -45,6 +48,16 @@ export interface DiffCheckpointsRequest {
   readonly record_family_id?: unknown;
   /** The family's capability (optional, only with `record_family_id`; must match it). */
   readonly capability_id?: unknown;
+  /** Display pages (`checkpoint_record_diff_display@1`) of one family; the fields below need it. */
+  readonly display?: unknown;
+  /** Only these change kinds (engine-side; bound into tokens). */
+  readonly change_kinds?: unknown;
+  /** Only modified records in which this field changed (engine-side; bound into tokens). */
+  readonly changed_field?: unknown;
+  /** Record-id prefix or display-text substring (engine-side; bound into tokens as a digest). */
+  readonly search?: unknown;
+  /** Jump: the page starting at this 0-based row of the (filtered) list (not with `after`). */
+  readonly position?: unknown;
   readonly signal?: AbortSignal;
 }
 
@@ -109,7 +122,43 @@ export async function diffCheckpoints(req: DiffCheckpointsRequest, opts: DiffShe
   try {
     const b = pin(opts.resolver, to, paging);
     try {
-      return await diffEndpointsAsync(a as DiffEndpoint, b as DiffEndpoint, params, binding, { secret: opts.secret, adapters: opts.adapters, cache: opts.cache });
+      const engine = { secret: opts.secret, adapters: opts.adapters, cache: opts.cache };
+      return await (params.view === null || params.view === undefined ? diffEndpointsAsync : displayPageAsync)(a as DiffEndpoint, b as DiffEndpoint, params, binding, engine);
+    } finally {
+      b.release();
+    }
+  } finally {
+    a.release();
+  }
+}
+
+/** Request of `diffStatCheckpoints` (the contract's `checkpoints.diff_stat` fields). */
+export interface DiffStatRequest {
+  readonly from: unknown;
+  readonly to: unknown;
+  readonly scope: unknown;
+  readonly record_family_id?: unknown;
+  readonly capability_id?: unknown;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * `checkpoints.diff_stat`: exact per-family statistics between two
+ * selectors, both endpoints lease-pinned for the call (see `diffStat`).
+ *
+ * Request fields are judged first (`GF_VALIDATION`); cooperative and
+ * cancellable like a page (`GF_CANCELLED`, no result).
+ */
+export async function diffStatCheckpoints(req: DiffStatRequest, opts: Omit<DiffShellOptions, 'secret'>): Promise<DiffStatResult> {
+  const from = parseSelector(req.from, 'from');
+  const to = parseSelector(req.to, 'to');
+  const params = validateDiffParams({ scope: req.scope, detail: 'summary', record_family_id: req.record_family_id, capability_id: req.capability_id }, opts.adapters);
+  checkCancelled(req.signal, 'start');
+  const a = pin(opts.resolver, from, false);
+  try {
+    const b = pin(opts.resolver, to, false);
+    try {
+      return await diffStatAsync(a, b, params.scope, params.family ?? null, { adapters: opts.adapters, cache: opts.cache, signal: req.signal });
     } finally {
       b.release();
     }

@@ -1,5 +1,5 @@
 import { Table } from 'apache-arrow';
-import { toHex } from '../canonical/index';
+import { sha256Hex, toHex } from '../canonical/index';
 import { GfError } from '../errors';
 import type { Scope } from '../participants/index';
 import { DIFF_ADAPTERS, adaptersFor, resolveAdapter } from './adapters';
@@ -10,11 +10,11 @@ import { changeCacheKey, changeListFromTable, changesTable } from './change-cach
 import type { ChangeCache } from './change-cache';
 import { ChangeList } from './change-list';
 import type { ChangeRange } from './change-list';
-import { DIFF_DETAILS, DIFF_PAGE_LIMITS, DIFF_SCOPES, RECORD_CHANGE_KINDS, RECORD_DIFF_SCHEMA, RECORD_DIFF_SCHEMA_NAME, SUMMARY_DIFF_SCHEMA_NAME } from './contract';
+import { DIFF_DETAILS, DIFF_PAGE_LIMITS, DIFF_SCOPES, DIFF_SEARCH_MAX_CHARS, RECORD_CHANGE_KINDS, RECORD_DIFF_DISPLAY_SCHEMA_NAME, RECORD_DIFF_SCHEMA, RECORD_DIFF_SCHEMA_NAME, SUMMARY_DIFF_SCHEMA_NAME } from './contract';
 import type { DiffDetail, DiffScope, RecordChangeKind, SummaryChangeKind } from './contract';
 import type { DiffEndpoint, EndpointParticipant, ParticipantSource } from './endpoint';
 import { checkTokenEndpoints, checkTokenRequest, decodePageToken, encodePageToken } from './page-token';
-import type { FamilyFilter, PagePosition, RecordPosition, SummaryPosition, TokenEndpoint, TokenState } from './page-token';
+import type { FamilyFilter, PagePosition, RecordPosition, SummaryPosition, TokenEndpoint, TokenState, TokenView } from './page-token';
 import { lowerBound, prepareSide } from './raw-rows';
 import type { RawSide } from './raw-rows';
 import { FamilyDiff, compareFamilyKey } from './record-diff';
@@ -37,6 +37,20 @@ export interface DiffParams {
    * the whole scope; its page tokens are bound to the family.
    */
   readonly family?: FamilyFilter | null;
+  /** Display pages (`checkpoint_record_diff_display@1`) and their engine-side filters; null or absent: plain pages. */
+  readonly view?: DiffView | null;
+  /** Jump: the 0-based row of the (filtered) list a display page starts at; null or absent: from `after` or the start. */
+  readonly position?: number | null;
+}
+
+/**
+ * The reviewer view of a display page: engine-side filters (each null when
+ * not asked). `search` is normalized (NFC, lower case).
+ */
+export interface DiffView {
+  readonly kinds: readonly RecordChangeKind[] | null;
+  readonly field: string | null;
+  readonly search: string | null;
 }
 
 function validation(field: string, problem: string): never {
@@ -88,6 +102,11 @@ export function validateDiffParams(
     readonly after?: unknown;
     readonly capability_id?: unknown;
     readonly record_family_id?: unknown;
+    readonly display?: unknown;
+    readonly change_kinds?: unknown;
+    readonly changed_field?: unknown;
+    readonly search?: unknown;
+    readonly position?: unknown;
   },
   adapters: readonly DiffAdapter[] = DIFF_ADAPTERS,
 ): DiffParams {
@@ -106,7 +125,53 @@ export function validateDiffParams(
   if (after !== null && typeof after !== 'string') validation('after', 'type');
   if (input.scope === 'summary' && input.detail === 'records') validation('detail', 'summary_scope_has_no_records');
   const family = validateFamilyFilter(input, adapters);
-  return { scope: input.scope as DiffScope, detail: input.detail as DiffDetail, limit, after, family };
+  const view = validateView(input, family, adapters, input.detail === 'records');
+  const position = input.position ?? null;
+  if (position !== null) {
+    if (view === null) validation('position', 'needs_display');
+    if (typeof position !== 'number' || !Number.isSafeInteger(position) || position < 0) validation('position', 'type');
+    if (after !== null) validation('position', 'position_with_after');
+  }
+  return { scope: input.scope as DiffScope, detail: input.detail as DiffDetail, limit, after, family, view, position: position as number | null };
+}
+
+/**
+ * The display view of a request (null without `display: true`).
+ *
+ * Display pages are record detail of one family (`record_family_id`);
+ * `change_kinds`, `changed_field`, `search` and `position` need
+ * `display: true`; `changed_field` must be a field of the family.
+ */
+function validateView(
+  input: { readonly display?: unknown; readonly change_kinds?: unknown; readonly changed_field?: unknown; readonly search?: unknown },
+  family: FamilyFilter | null,
+  adapters: readonly DiffAdapter[],
+  records: boolean,
+): DiffView | null {
+  const display = input.display ?? false;
+  if (typeof display !== 'boolean') validation('display', 'type');
+  for (const f of ['change_kinds', 'changed_field', 'search'] as const) {
+    if (input[f] !== undefined && input[f] !== null && display !== true) validation(f, 'needs_display');
+  }
+  if (display !== true) return null;
+  if (!records) validation('display', 'needs_record_detail');
+  if (family === null) validation('display', 'needs_record_family_id');
+  const kinds = input.change_kinds ?? null;
+  if (kinds !== null && (!Array.isArray(kinds) || kinds.length === 0 || !kinds.every((k) => (RECORD_CHANGE_KINDS as readonly unknown[]).includes(k)))) {
+    validation('change_kinds', 'unknown');
+  }
+  const field = input.changed_field ?? null;
+  if (field !== null) {
+    const a = adapters.find((x) => x.capabilityId === family.capabilityId && x.recordFamilyId === family.recordFamilyId);
+    if (typeof field !== 'string' || a?.family.field(field) === undefined) validation('changed_field', 'unknown');
+  }
+  const search = input.search ?? null;
+  if (search !== null && (typeof search !== 'string' || search.trim().length === 0 || search.length > DIFF_SEARCH_MAX_CHARS)) validation('search', 'type');
+  return {
+    kinds: kinds === null ? null : RECORD_CHANGE_KINDS.filter((k) => (kinds as unknown[]).includes(k)),
+    field: field as string | null,
+    search: search === null ? null : (search as string).trim().normalize('NFC').toLowerCase(),
+  };
 }
 
 /** True when a participant scope is selected by a request scope. */
@@ -126,8 +191,8 @@ export interface DiffEngineOptions {
 
 /** One page of a diff. */
 export interface DiffPage {
-  /** `checkpoint_summary_diff@1` or `checkpoint_record_diff@1`. */
-  readonly schema: typeof SUMMARY_DIFF_SCHEMA_NAME | typeof RECORD_DIFF_SCHEMA_NAME;
+  /** `checkpoint_summary_diff@1`, `checkpoint_record_diff@1` or (display pages) `checkpoint_record_diff_display@1`. */
+  readonly schema: typeof SUMMARY_DIFF_SCHEMA_NAME | typeof RECORD_DIFF_SCHEMA_NAME | typeof RECORD_DIFF_DISPLAY_SCHEMA_NAME;
   /** The rows of this page, exactly the contract's schema and sort. */
   readonly table: Table;
   /** Token of the next page, or null when this page is the last. */
@@ -143,11 +208,11 @@ export interface DiffBinding {
   readonly signal?: AbortSignal;
 }
 
-function identityOf(e: DiffEndpoint): TokenEndpoint {
+export function identityOf(e: DiffEndpoint): TokenEndpoint {
   return { checkpointUuid: e.checkpointUuid, manifestSha256: e.manifestSha256 };
 }
 
-function familyKey(p: Pick<EndpointParticipant, 'capabilityId' | 'recordFamilyId'>): string {
+export function familyKey(p: Pick<EndpointParticipant, 'capabilityId' | 'recordFamilyId'>): string {
   return `${p.capabilityId}/${p.recordFamilyId}`;
 }
 
@@ -160,7 +225,7 @@ function structural(p: EndpointParticipant, problem: string): never {
 }
 
 /** Participants of one endpoint by family key; a family listed twice is structural (`GF_SCHEMA_MISMATCH`). */
-function byFamily(e: DiffEndpoint): Map<string, EndpointParticipant> {
+export function byFamily(e: DiffEndpoint): Map<string, EndpointParticipant> {
   const m = new Map<string, EndpointParticipant>();
   for (const p of e.participants) {
     const k = familyKey(p);
@@ -171,13 +236,13 @@ function byFamily(e: DiffEndpoint): Map<string, EndpointParticipant> {
 }
 
 /** The scope of a participant from the registry; an unregistered family is `GF_SCHEMA_MISMATCH`. */
-function scopeOf(adapters: readonly DiffAdapter[], p: EndpointParticipant): Scope {
+export function scopeOf(adapters: readonly DiffAdapter[], p: EndpointParticipant): Scope {
   const found = adaptersFor(adapters, p.capabilityId, p.recordFamilyId);
   if (found.length === 0) structural(p, 'unregistered');
   return (found[0] as DiffAdapter).scope;
 }
 
-function sameContent(a: EndpointParticipant, b: EndpointParticipant): boolean {
+export function sameContent(a: EndpointParticipant, b: EndpointParticipant): boolean {
   return a.contentSha256 === b.contentSha256 && a.schemaFingerprint === b.schemaFingerprint && a.byteLength === b.byteLength;
 }
 
@@ -232,7 +297,7 @@ export function summaryRows(
 }
 
 /** A family selected for record detail: its adapter and its participant on each side. */
-interface FamilyPlan {
+export interface FamilyPlan {
   readonly adapter: DiffAdapter;
   readonly scope: string;
   readonly recordFamilyId: string;
@@ -247,7 +312,7 @@ interface FamilyPlan {
  * adapter with the same versions, encoding and schema fingerprint — even an
  * unchanged one — or the whole record detail fails with `GF_SCHEMA_MISMATCH`.
  */
-function planFamilies(from: DiffEndpoint, to: DiffEndpoint, scope: DiffScope, adapters: readonly DiffAdapter[], family: FamilyFilter | null): FamilyPlan[] {
+export function planFamilies(from: DiffEndpoint, to: DiffEndpoint, scope: DiffScope, adapters: readonly DiffAdapter[], family: FamilyFilter | null): FamilyPlan[] {
   const a = byFamily(from);
   const b = byFamily(to);
   const plans: FamilyPlan[] = [];
@@ -342,7 +407,7 @@ function* familyChanges(
   return yield* fd.collect(out, pos.a, pos.b, stopAt);
 }
 
-function keyOfPosition(pos: RecordPosition): RecordSortKey {
+export function keyOfPosition(pos: RecordPosition): RecordSortKey {
   return {
     scope: pos.scope,
     recordFamilyId: pos.recordFamilyId,
@@ -353,17 +418,34 @@ function keyOfPosition(pos: RecordPosition): RecordSortKey {
 }
 
 /** The first row of `list` strictly after `cursor` (or 0 without one), by binary search. */
-function seekList(list: ChangeList, cursor: RecordSortKey | null): number {
+export function seekList(list: ChangeList, cursor: RecordSortKey | null): number {
   return cursor === null ? 0 : lowerBound(list.length, (k) => list.compareAt(k, cursor), false);
 }
 
 /** A family's whole change list in contract order (one merge of both sides; memory O(changes)). */
-function* wholeFamily(plan: FamilyPlan, from: DiffEndpoint, to: DiffEndpoint, defer: boolean): DiffSteps<ChangeList> {
+export function* wholeFamily(plan: FamilyPlan, from: DiffEndpoint, to: DiffEndpoint, defer: boolean): DiffSteps<ChangeList> {
   const list = newListOf(plan.adapter);
   yield* familyChanges(plan, from, to, null, list, Number.POSITIVE_INFINITY, defer);
   // A family ordered by its record UUID already comes out in contract order; others are ordered by identity fingerprint.
   if (!isSeekable(plan.adapter)) list.sortByIdentity();
   return list;
+}
+
+/** What `orderedChanges` walks: the scope, where to start, how many rows are needed, and its collaborators. */
+export interface OrderedChangesOptions {
+  readonly scope: DiffScope;
+  /** Rows strictly after this sort key (absent or null: from the start). */
+  readonly after?: RecordSortKey | null;
+  /** The closed adapter registry (default: `DIFF_ADAPTERS`). */
+  readonly adapters?: readonly DiffAdapter[];
+  /** Derived change-list store (absent: nothing cached). */
+  readonly cache?: ChangeCache;
+  /** Rows the caller needs (default: all; a page needs its rows plus one). */
+  readonly need?: number;
+  /** Only this record family (absent or null: every family of the scope). */
+  readonly family?: FamilyFilter | null;
+  /** Hash fingerprints of an unbounded stream off this thread (the cooperative driver only). */
+  readonly defer?: boolean;
 }
 
 /**
@@ -388,17 +470,9 @@ function* wholeFamily(plan: FamilyPlan, from: DiffEndpoint, to: DiffEndpoint, de
  * ordered by identity fingerprint, merges the family once and stores its
  * whole list.
  */
-export function* orderedChanges(
-  from: DiffEndpoint,
-  to: DiffEndpoint,
-  scope: DiffScope,
-  after: RecordSortKey | null,
-  adapters: readonly DiffAdapter[] = DIFF_ADAPTERS,
-  cache?: ChangeCache,
-  need = Number.POSITIVE_INFINITY,
-  family: FamilyFilter | null = null,
-  defer = false,
-): Generator<ChangeRange | DiffEffect, void, ParticipantSource | undefined> {
+export function* orderedChanges(from: DiffEndpoint, to: DiffEndpoint, opts: OrderedChangesOptions): Generator<ChangeRange | DiffEffect, void, ParticipantSource | undefined> {
+  const { scope, after = null, cache, need = Number.POSITIVE_INFINITY, family = null, defer = false } = opts;
+  const adapters = opts.adapters ?? DIFF_ADAPTERS;
   const plans = planFamilies(from, to, scope, adapters, family);
   let remaining = need;
   for (const plan of plans) {
@@ -449,20 +523,20 @@ export function* orderedChanges(
   }
 }
 
-function newListOf(a: DiffAdapter): ChangeList {
+export function newListOf(a: DiffAdapter): ChangeList {
   return new ChangeList(a.scope, a.recordFamilyId, a.recordUuidField !== null);
 }
 
-function isSeekable(a: DiffAdapter): boolean {
+export function isSeekable(a: DiffAdapter): boolean {
   return a.recordUuidField !== null && a.identityFields.length === 1 && a.identityFields[0] === a.recordUuidField;
 }
 
-function loadList(cache: ChangeCache, key: string, adapter: DiffAdapter): ChangeList | undefined {
+export function loadList(cache: ChangeCache, key: string, adapter: DiffAdapter): ChangeList | undefined {
   const t = cache.load(key);
   return t === undefined ? undefined : changeListFromTable(t, adapter);
 }
 
-function recordPosition(list: ChangeList, i: number): RecordPosition {
+export function recordPosition(list: ChangeList, i: number): RecordPosition {
   const k = list.kind[i] as number;
   return {
     detail: 'records',
@@ -474,6 +548,34 @@ function recordPosition(list: ChangeList, i: number): RecordPosition {
   };
 }
 
+/** The token binding of a display view (the search text as a digest, never echoed). */
+export function tokenViewOf(view: DiffView | null): TokenView | null {
+  if (view === null) return null;
+  return { kinds: view.kinds, field: view.field, searchSha256: view.search === null ? null : sha256Hex(new TextEncoder().encode(view.search)) };
+}
+
+/**
+ * A family's whole change list in contract order: from the derived cache
+ * when stored, else merged once (and stored). Equal participants give an
+ * empty list without reading.
+ */
+export function* familyListSteps(plan: FamilyPlan, from: DiffEndpoint, to: DiffEndpoint, cache: ChangeCache | undefined, defer: boolean): DiffSteps<ChangeList> {
+  if (plan.from !== undefined && plan.to !== undefined && sameContent(plan.from, plan.to)) return newListOf(plan.adapter);
+  const key = cache === undefined ? undefined : changeCacheKey(plan.adapter, plan.from, plan.to);
+  const hit = key === undefined ? undefined : loadList(cache as ChangeCache, key, plan.adapter);
+  if (hit !== undefined) return hit;
+  yield PARTICIPANT_PAUSE;
+  const list = yield* wholeFamily(plan, from, to, defer);
+  if (key !== undefined) (cache as ChangeCache).store(key, changesTable(list));
+  return list;
+}
+
+/** The cached whole change list of a family, or undefined when not stored (nothing is read). */
+export function cachedFamilyList(plan: FamilyPlan, cache: ChangeCache | undefined): ChangeList | undefined {
+  if (plan.from !== undefined && plan.to !== undefined && sameContent(plan.from, plan.to)) return newListOf(plan.adapter);
+  return cache === undefined ? undefined : loadList(cache, changeCacheKey(plan.adapter, plan.from, plan.to), plan.adapter);
+}
+
 /**
  * Decodes `params.after` and checks it against this request and endpoints.
  *
@@ -483,7 +585,14 @@ function recordPosition(list: ChangeList, i: number): RecordPosition {
 export function pageState(params: DiffParams, binding: DiffBinding, secret: Uint8Array, from?: TokenEndpoint, to?: TokenEndpoint): TokenState | null {
   if (params.after === null) return null;
   const state = decodePageToken(params.after, secret);
-  checkTokenRequest(state, { selectorsSha256: binding.selectorsSha256, scope: params.scope, detail: params.detail, limit: params.limit, family: params.family ?? null });
+  checkTokenRequest(state, {
+    selectorsSha256: binding.selectorsSha256,
+    scope: params.scope,
+    detail: params.detail,
+    limit: params.limit,
+    family: params.family ?? null,
+    view: tokenViewOf(params.view ?? null),
+  });
   if (from !== undefined && to !== undefined) checkTokenEndpoints(state, from, to);
   return state;
 }
@@ -508,12 +617,12 @@ function* logicalSummaryRow(
 ): DiffSteps<SummaryRow> {
   if (row.changeKind !== 'modified' || row.fromSchemaFingerprint !== row.toSchemaFingerprint || row.fromRowCount !== row.toRowCount) return row;
   const family = { capabilityId: row.capabilityId, recordFamilyId: row.recordFamilyId };
-  const changed = yield* pullRanges(orderedChanges(from, to, 'all', null, adapters, cache, 1, family, defer), (r) => r.end <= r.start);
+  const changed = yield* pullRanges(orderedChanges(from, to, { scope: 'all', adapters, cache, need: 1, family, defer }), (r) => r.end <= r.start);
   return changed ? row : { ...row, changeKind: 'unchanged' };
 }
 
 /** Pulls change ranges from `orderedChanges`, forwarding its effects, until `take` returns false; returns whether it stopped early. */
-function* pullRanges(
+export function* pullRanges(
   source: Generator<ChangeRange | DiffEffect, void, ParticipantSource | undefined>,
   take: (r: ChangeRange) => boolean,
 ): DiffSteps<boolean> {
@@ -564,7 +673,7 @@ function* pageSteps(from: DiffEndpoint, to: DiffEndpoint, params: DiffParams, bi
   const page: ChangeRange[] = [];
   let rows = 0;
   // One row beyond the page tells whether a next page exists.
-  const more = yield* pullRanges(orderedChanges(from, to, params.scope, after, adapters, opts.cache, params.limit + 1, family, defer), (r) => {
+  const more = yield* pullRanges(orderedChanges(from, to, { scope: params.scope, after, adapters, cache: opts.cache, need: params.limit + 1, family, defer }), (r) => {
     if (rows === params.limit) return false;
     const end = Math.min(r.end, r.start + (params.limit - rows));
     page.push({ list: r.list, start: r.start, end });
@@ -624,7 +733,7 @@ function* allRecordSteps(from: DiffEndpoint, to: DiffEndpoint, scope: DiffScope,
   const tables: Table[] = [];
   let batch: ChangeRange[] = [];
   let rows = 0;
-  yield* pullRanges(orderedChanges(from, to, scope, null, opts.adapters, opts.cache, Number.POSITIVE_INFINITY, null, defer), (r) => {
+  yield* pullRanges(orderedChanges(from, to, { scope, adapters: opts.adapters, cache: opts.cache, defer }), (r) => {
     for (let s = r.start; s < r.end; ) {
       const e = Math.min(r.end, s + (size - rows));
       batch.push({ list: r.list, start: s, end: e });

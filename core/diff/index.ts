@@ -34,7 +34,7 @@ export {
   diffAllRecords,
   diffAllRecordsAsync,
 } from './engine';
-export type { DiffParams, DiffEngineOptions, DiffPage, DiffBinding, AllRecordsOptions } from './engine';
+export type { DiffParams, DiffEngineOptions, DiffPage, DiffBinding, AllRecordsOptions, DiffView, OrderedChangesOptions } from './engine';
 export {
   PAGE_TOKEN_MAX_CHARS,
   TOKEN_SECRET_BYTES,
@@ -54,11 +54,15 @@ export { ChangeList, KIND_ADDED, KIND_MODIFIED, KIND_REMOVED, changeColumns } fr
 export type { ChangeRange } from './change-list';
 export { summaryTable, recordTable } from './result-tables';
 export type { SummaryRow } from './result-tables';
-export { diffCheckpoints, parseSelector } from './diff-checkpoints';
-export type { DiffSelector, EndpointResolver, DiffCheckpointsRequest, DiffShellOptions } from './diff-checkpoints';
+export { diffCheckpoints, diffStatCheckpoints, parseSelector } from './diff-checkpoints';
+export type { DiffSelector, EndpointResolver, DiffCheckpointsRequest, DiffShellOptions, DiffStatRequest } from './diff-checkpoints';
 export { loadTokenSecret, TOKEN_SECRET_PATH } from './token-secret';
 export { recordChangeBetween, recordChangeOf } from './record-change';
 export type { RecordChangeRequest, RecordChangeResult, RecordChangeKindOrUnchanged, RecordLookup } from './record-change';
-export { checkpointsResolver, diffProjectCheckpoints, diffProjectAllRecords, recordChange } from './project-diff';
+export { checkpointsResolver, diffProjectCheckpoints, diffProjectAllRecords, diffProjectStat, recordChange } from './project-diff';
+export { displayPage, displayPageAsync, diffStat, diffStatAsync } from './display-page';
+export type { DiffStatOptions } from './display-page';
+export { DisplayResolver, cellText, changedFieldsOf } from './record-display';
+export type { RecordDisplay } from './record-display';
 export { CHANGE_CACHE_DIR, CHANGE_CACHE_FORMAT, CHANGE_PREFIX_CACHE_FORMAT, DiskChangeCache, changeCacheKey, changeListFromTable, changesTable } from './change-cache';
 export type { ChangeCache } from './change-cache';

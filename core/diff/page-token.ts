@@ -44,6 +44,19 @@ export interface FamilyFilter {
 }
 
 /**
+ * The reviewer view a display page is bound to (`display: true`): the
+ * engine-side filters, with the search text as a digest (never echoed).
+ */
+export interface TokenView {
+  /** Allowed change kinds in contract order, or null for every kind. */
+  readonly kinds: readonly RecordChangeKind[] | null;
+  /** Only modified records in which this field changed, or null. */
+  readonly field: string | null;
+  /** SHA-256 (hex) of the normalized search text, or null. */
+  readonly searchSha256: string | null;
+}
+
+/**
  * Everything a token binds: API version, method, the request's selectors
  * (as a digest, so caller text is never echoed), both endpoint identities,
  * scope, detail, limit, the record family (or none) and the last sort tuple.
@@ -57,6 +70,10 @@ export interface TokenState {
   readonly limit: number;
   /** The family of a family-scoped diff; null for a diff of the whole scope. */
   readonly family: FamilyFilter | null;
+  /** The display view of a display page (`display: true`), or null for the plain record/summary pages. */
+  readonly view?: TokenView | null;
+  /** Rows of the (filtered) list before the next page (display pages: its first `row_number` is `rows + 1`). */
+  readonly rows?: number;
   readonly last: PagePosition;
 }
 
@@ -89,6 +106,8 @@ function wire(state: TokenState): unknown {
     limit: state.limit,
     family: state.family === null ? null : [state.family.capabilityId, state.family.recordFamilyId],
     last,
+    // Display pages only (plain tokens keep their wire form).
+    ...(state.view === undefined || state.view === null ? {} : { view: [state.view.kinds, state.view.field, state.view.searchSha256], rows: state.rows ?? 0 }),
   };
 }
 
@@ -121,6 +140,16 @@ function familyOf(v: unknown): FamilyFilter | null {
   if (v === null) return null;
   if (!Array.isArray(v) || v.length !== 2 || !isText(v[0]) || !isText(v[1])) return invalid('family');
   return { capabilityId: v[0], recordFamilyId: v[1] };
+}
+
+function viewOf(v: unknown): TokenView | null {
+  if (v === undefined) return null;
+  if (!Array.isArray(v) || v.length !== 3) return invalid('view');
+  const [kinds, field, search] = v as unknown[];
+  if (kinds !== null && !(Array.isArray(kinds) && kinds.length > 0 && kinds.every((k) => (RECORD_CHANGE_KINDS as readonly unknown[]).includes(k)))) invalid('view');
+  if (field !== null && !isText(field, 64)) invalid('view');
+  if (search !== null && !(typeof search === 'string' && HEX64.test(search))) invalid('view');
+  return { kinds: kinds as RecordChangeKind[] | null, field: field as string | null, searchSha256: search as string | null };
 }
 
 function positionOf(detail: DiffDetail, v: unknown): PagePosition {
@@ -173,7 +202,11 @@ export function decodePageToken(token: unknown, secret: Uint8Array): TokenState 
   if (!(DIFF_DETAILS as readonly unknown[]).includes(w.detail)) invalid('detail');
   if (typeof w.limit !== 'number' || !Number.isSafeInteger(w.limit)) invalid('limit');
   const detail = w.detail as DiffDetail;
+  const view = viewOf(w.view);
+  if (view !== null && (typeof w.rows !== 'number' || !Number.isSafeInteger(w.rows) || w.rows < 0)) invalid('rows');
   return {
+    view,
+    rows: view === null ? 0 : (w.rows as number),
     selectorsSha256: w.selectors,
     from: endpointOf(w.from),
     to: endpointOf(w.to),
@@ -192,6 +225,13 @@ export interface TokenRequest {
   readonly detail: DiffDetail;
   readonly limit: number;
   readonly family: FamilyFilter | null;
+  /** The display view of the request (absent/null: not a display page). */
+  readonly view?: TokenView | null;
+}
+
+function sameView(a: TokenView | null, b: TokenView | null): boolean {
+  if (a === null || b === null) return a === b;
+  return JSON.stringify([a.kinds, a.field, a.searchSha256]) === JSON.stringify([b.kinds, b.field, b.searchSha256]);
 }
 
 /** `GF_PAGE_INVALID` unless the token was issued for exactly this request (selectors, scope, detail, limit, family). */
@@ -203,6 +243,7 @@ export function checkTokenRequest(state: TokenState, req: TokenRequest): void {
   const a = state.family;
   const b = req.family;
   if (a === null ? b !== null : b === null || a.capabilityId !== b.capabilityId || a.recordFamilyId !== b.recordFamilyId) invalid('family');
+  if (!sameView(state.view ?? null, req.view ?? null)) invalid('filter');
 }
 
 /**

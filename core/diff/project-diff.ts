@@ -2,9 +2,10 @@ import type { Checkpoints } from '../checkpoints/checkpoints';
 import { GfError } from '../errors';
 import { DiskChangeCache } from './change-cache';
 import { CURRENT_SELECTOR } from './contract';
-import { diffCheckpoints } from './diff-checkpoints';
+import { diffCheckpoints, diffStatCheckpoints } from './diff-checkpoints';
 import { parseSelector } from './diff-checkpoints';
-import type { DiffCheckpointsRequest, DiffSelector, EndpointResolver } from './diff-checkpoints';
+import type { DiffCheckpointsRequest, DiffSelector, DiffStatRequest, EndpointResolver } from './diff-checkpoints';
+import type { DiffStatResult } from '../contract/diff';
 import type { EndpointParticipant, LeasedEndpoint } from './endpoint';
 import { openObjectVerified, openObjectVerifiedAsync, readObjectVerifiedAsync } from '../project/index';
 import { currentEndpointUuid } from './endpoint';
@@ -140,4 +141,16 @@ export async function diffProjectAllRecords(
   } finally {
     a.release();
   }
+}
+
+/**
+ * `checkpoints.diff_stat` on a project: exact per-family counts of added,
+ * removed and modified records and changed cells per field.
+ *
+ * The whole change lists it computes are stored in the project's
+ * `cache/diff/changes/`, so the display pages, totals and jumps that
+ * follow read no participant again.
+ */
+export async function diffProjectStat(checkpoints: Checkpoints, req: DiffStatRequest): Promise<DiffStatResult> {
+  return diffStatCheckpoints(req, { resolver: checkpointsResolver(checkpoints), cache: new DiskChangeCache(checkpoints.project.root) });
 }

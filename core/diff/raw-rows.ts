@@ -1,6 +1,7 @@
 import { Type } from 'apache-arrow';
 import type { Data, Table } from 'apache-arrow';
 import { canonicalizeParticipant, tableFromRecords } from '../participants/index';
+import { BoundedCache } from '../canonical/bounded-cache';
 import type { DiffAdapter } from './adapters';
 
 /** Compares row `i` of one bound column chunk with row `j` of the other. */
@@ -332,12 +333,13 @@ export interface AlignedRanges {
    */
   alignedRun(a: number, b: number, max: number): number;
   /**
-   * Sets `marks[k] = 1` for each `k < n` where row `a + k` of `x` and row
-   * `b + k` of `y` are not proven byte-identical in some non-identity
-   * column. A column equal over the whole range costs one comparison; an
-   * unequal one is halved until the differing rows are found.
+   * Sets bit `f` of `marks[k]` for each `k < n` where row `a + k` of `x`
+   * and row `b + k` of `y` are not proven byte-identical in the
+   * non-identity column of schema field `f`. A column equal over the whole
+   * range costs one comparison; an unequal one is halved until the
+   * differing rows are found.
    */
-  markDiffering(a: number, b: number, n: number, marks: Uint8Array): void;
+  markDiffering(a: number, b: number, n: number, marks: Uint32Array): void;
 }
 
 /** Binds `AlignedRanges` over two prepared sides with the same schema. */
@@ -351,15 +353,16 @@ export function bindAlignedRanges(x: RawSide, y: RawSide): AlignedRanges {
     for (let k = 0; k < idEqs.length; k++) if (!(idEqs[k] as RangeEqual)(a, b, n)) return false;
     return true;
   };
-  const locate = (eq: RangeEqual, cell: RowEqual, a: number, b: number, lo: number, hi: number, marks: Uint8Array): void => {
+  const bits = content.map((k) => (1 << k) >>> 0);
+  const locate = (eq: RangeEqual, cell: RowEqual, bit: number, a: number, b: number, lo: number, hi: number, marks: Uint32Array): void => {
     if (eq(a + lo, b + lo, hi - lo)) return;
     if (hi - lo <= SCAN_ROWS) {
-      for (let k = lo; k < hi; k++) if (marks[k] === 0 && !cell(a + k, b + k)) marks[k] = 1;
+      for (let k = lo; k < hi; k++) if (!cell(a + k, b + k)) marks[k] = ((marks[k] as number) | bit) >>> 0;
       return;
     }
     const mid = (lo + hi) >>> 1;
-    locate(eq, cell, a, b, lo, mid, marks);
-    locate(eq, cell, a, b, mid, hi, marks);
+    locate(eq, cell, bit, a, b, lo, mid, marks);
+    locate(eq, cell, bit, a, b, mid, hi, marks);
   };
   return {
     alignedRun(a, b, max) {
@@ -386,7 +389,7 @@ export function bindAlignedRanges(x: RawSide, y: RawSide): AlignedRanges {
       return good;
     },
     markDiffering(a, b, n, marks) {
-      for (let c = 0; c < ranges.length; c++) locate(ranges[c] as RangeEqual, cells[c] as RowEqual, a, b, 0, n, marks);
+      for (let c = 0; c < ranges.length; c++) locate(ranges[c] as RangeEqual, cells[c] as RowEqual, bits[c] as number, a, b, 0, n, marks);
     },
   };
 }
@@ -399,8 +402,7 @@ export function bindAlignedRanges(x: RawSide, y: RawSide): AlignedRanges {
  * verified the bytes against the digest), so it never needs invalidation;
  * bounded, oldest forgotten first.
  */
-const SORTED_OBJECTS = new Set<string>();
-const SORTED_OBJECTS_MAX = 4096;
+const SORTED_OBJECTS = new BoundedCache<string, true>(4096);
 
 function sortedKey(adapter: DiffAdapter, contentSha256: string): string {
   return `${adapter.family.key}:${contentSha256}`;
@@ -408,12 +410,7 @@ function sortedKey(adapter: DiffAdapter, contentSha256: string): string {
 
 /** Records that the verified object `contentSha256` of `adapter`'s family is in plain, strictly identity-ascending layout. */
 export function rememberSorted(adapter: DiffAdapter, contentSha256: string): void {
-  const key = sortedKey(adapter, contentSha256);
-  if (SORTED_OBJECTS.size >= SORTED_OBJECTS_MAX) {
-    const oldest = SORTED_OBJECTS.values().next().value;
-    if (oldest !== undefined) SORTED_OBJECTS.delete(oldest);
-  }
-  SORTED_OBJECTS.add(key);
+  SORTED_OBJECTS.set(sortedKey(adapter, contentSha256), true);
 }
 
 /** True when this process already found that object in plain, strictly identity-ascending layout. */

@@ -177,7 +177,7 @@ export class FamilyDiff {
     if (from !== null && to !== null) {
       const cmp = bindIdentity(from, to);
       const ranges = bindAlignedRanges(from, to);
-      const marks = new Uint8Array(MERGE_RUN_ROWS);
+      const marks = new Uint32Array(MERGE_RUN_ROWS);
       while (a < na && b < nb && out.length < stopAt) {
         if (budget < 2) {
           yield* this.#pause();
@@ -190,7 +190,7 @@ export class FamilyDiff {
           let k = 0;
           for (; k < run && out.length < stopAt; k++) {
             if (marks[k] === 0) continue;
-            this.#modified(out, a + k, b + k);
+            this.#modified(out, a + k, b + k, marks[k] as number);
           }
           marks.fill(0, 0, run);
           // Stopped inside the run (the page is full): rows from a + k on were not looked at.
@@ -251,8 +251,9 @@ export class FamilyDiff {
     this.#identity(out, i, t, b);
   }
 
-  #modified(out: ChangeList, a: number, b: number): void {
+  #modified(out: ChangeList, a: number, b: number, fields: number): void {
     const i = out.push(KIND_MODIFIED);
+    out.fieldMask[i] = fields;
     const f = this.#from();
     const d = this.#deferred;
     if (d !== null) {

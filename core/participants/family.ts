@@ -127,6 +127,8 @@ export function defineFamily(spec: FamilySpec): RecordFamily {
     throw new Error(`invariant violated: family ${spec.capabilityId}/${spec.recordFamilyId}: ${why}`);
   };
   if (byName.size !== spec.fields.length) fail('duplicate field');
+  // The record diff keeps a record's changed fields as one 32-bit mask.
+  if (spec.fields.length > 32) fail('more than 32 fields');
   if (spec.identityFields.length === 0) fail('empty identity');
   for (const name of spec.identityFields) {
     const f = byName.get(name);

@@ -46,6 +46,8 @@ export {
   familiesInScope,
 } from './registry';
 export type { CapabilityRef } from './registry';
+export { DISPLAY_FIELDS, displayFieldsOf } from './display-fields';
+export type { DisplayFieldSpec } from './display-fields';
 export {
   assertFamilySchema,
   columnsOf,

@@ -17,6 +17,7 @@ const VALID: Record<OperationName, Record<string, unknown>> = {
   'checkpoints.create': { project: H, name: 'Release 1.0', description: 'rc', idempotency_key: U, actor_uuid: U },
   'checkpoints.delete': { project: H, name: 'Release 1.0', idempotency_key: U },
   'checkpoints.diff': { project: H, from: 'Release 1.0', to: 'CURRENT', scope: 'all', detail: 'records', limit: 100, operation_id: U },
+  'checkpoints.diff_stat': { project: H, from: 'Release 1.0', to: 'CURRENT', scope: 'all', operation_id: U },
   'operation.cancel': { operation_id: U },
   'checkpoints.record_change': { project: H, from: 'Release 1.0', to: 'CURRENT', record_family_id: 'node', identity: { node_uuid: U } },
   'revert.preview': { project: H, name: 'Release 1.0' },
@@ -34,7 +35,8 @@ const VALID: Record<OperationName, Record<string, unknown>> = {
 };
 
 /** Free-text fields where path-like text is legitimate content (the path field is the explicit directory). */
-const FREE_TEXT = new Set(['path', 'reason', 'description']);
+// Free text: a search is any text a person looks for (a label may contain '../').
+const FREE_TEXT = new Set(['path', 'reason', 'description', 'search']);
 
 function fieldsOf(op: OperationName): string[] {
   const shape = (OPERATIONS[op].request as unknown as { shape: Record<string, unknown> }).shape;

@@ -1,0 +1,213 @@
+import type { Data, Field } from 'apache-arrow';
+import { BoundedCache, parseUuid, toHex } from '../canonical/index';
+import { rowFingerprinter } from '../canonical/row-fingerprints';
+import { microsIso } from '../contract/time';
+import { columnsOf, displayFieldsOf } from '../participants/index';
+import type { CellValue, Columns, DisplayFieldSpec } from '../participants/index';
+import type { DiffAdapter } from './adapters';
+import { KIND_MODIFIED, KIND_REMOVED } from './change-list';
+import type { ChangeList } from './change-list';
+import type { DiffEndpoint, EndpointParticipant, ParticipantSource } from './endpoint';
+import { lowerBound, prepareSide } from './raw-rows';
+import type { RawSide } from './raw-rows';
+import { WindowedParticipant } from './windowed';
+
+/** What a person reads of one changed record: its display values and (modified) its changed field names. */
+export interface RecordDisplay {
+  readonly display: Readonly<Record<string, string | null>>;
+  /** Comma-separated changed fields in schema order (modified rows), else null. */
+  readonly changedFields: string | null;
+}
+
+/** Text of one cell as a person reads it: timestamps as ISO-8601 UTC microseconds (the contract's one formatter). */
+export function cellText(kind: string | undefined, v: CellValue): string | null {
+  if (v === null) return null;
+  if (typeof v === 'bigint') return kind === 'timestamp_us' ? microsIso(v) : v.toString();
+  return String(v);
+}
+
+/** The changed field names of row `i` (schema order, comma-separated), or null when it is not a modified row. */
+export function changedFieldsOf(adapter: DiffAdapter, list: ChangeList, i: number): string | null {
+  if (list.kind[i] !== KIND_MODIFIED) return null;
+  const mask = list.fieldMask[i] as number;
+  const names: string[] = [];
+  adapter.family.fields.forEach((f, k) => {
+    if (((mask >>> k) & 1) === 1) names.push(f.name);
+  });
+  return names.join(',');
+}
+
+/** A decoded whole participant with an identity index (families read whole: composite identity, or no ranged reads). */
+interface WholeSide {
+  readonly side: RawSide;
+  readonly columns: Columns;
+  /** Identity fingerprint (hex) → row, built on first use. */
+  index: Map<string, number> | undefined;
+}
+
+/**
+ * Whole participants decoded for display, by family and object digest.
+ *
+ * Content-addressed, so entries never go stale; bounded to a few objects.
+ */
+const WHOLE_SIDES = new BoundedCache<string, WholeSide>(4);
+
+/** Finds records of one participant of one endpoint by record UUID or identity fingerprint. */
+class SideLookup {
+  readonly #adapter: DiffAdapter;
+  readonly #endpoint: DiffEndpoint;
+  readonly #entry: EndpointParticipant;
+  #source: ParticipantSource | undefined;
+  #windowed: WindowedParticipant | null | undefined;
+
+  constructor(adapter: DiffAdapter, endpoint: DiffEndpoint, entry: EndpointParticipant) {
+    this.#adapter = adapter;
+    this.#endpoint = endpoint;
+    this.#entry = entry;
+  }
+
+  get #uuidIdentity(): boolean {
+    const a = this.#adapter;
+    return a.recordUuidField !== null && a.identityFields.length === 1 && a.identityFields[0] === a.recordUuidField;
+  }
+
+  #openWindowed(): WindowedParticipant | null {
+    if (this.#windowed !== undefined) return this.#windowed;
+    this.#windowed = null;
+    if (this.#uuidIdentity && this.#endpoint.openParticipant !== undefined) {
+      this.#source = this.#endpoint.openParticipant(this.#entry);
+      this.#windowed = WindowedParticipant.open(this.#adapter, this.#source);
+    }
+    return this.#windowed;
+  }
+
+  #whole(): WholeSide {
+    const key = `${this.#adapter.family.key}:${this.#entry.contentSha256}`;
+    return WHOLE_SIDES.getOrSet(key, () => {
+      const side = prepareSide(this.#adapter, this.#adapter.decode(this.#endpoint.readParticipantBytes(this.#entry)), this.#entry.contentSha256);
+      return { side, columns: columnsOf(this.#adapter.family, side.table), index: undefined };
+    });
+  }
+
+  #indexOf(w: WholeSide): Map<string, number> {
+    if (w.index !== undefined) return w.index;
+    const a = this.#adapter;
+    const fields = a.family.schema.fields;
+    const idFields = a.identityFields.map((n) => fields.find((f) => f.name === n) as Field);
+    const h = rowFingerprinter(idFields, a.family.schema.metadata, w.side.identity, a.identityFingerprintDomain);
+    const out = new Uint8Array(32);
+    const index = new Map<string, number>();
+    for (let row = 0; row < w.side.rows; row++) {
+      h.into(row, out, 0);
+      index.set(toHex(out), row);
+    }
+    w.index = index;
+    return index;
+  }
+
+  /** The values of the record whose record UUID is `uuid` (record-UUID identity only), or null. */
+  byUuid(uuid: Uint8Array): ((field: string) => CellValue) | null {
+    const w = this.#openWindowed();
+    if (w !== null) {
+      const at = w.seekAfter(uuid) - 1;
+      if (at < 0 || Buffer.compare(w.identityBytes(at, at + 1), uuid) !== 0) return null;
+      const cols = columnsOf(this.#adapter.family, w.window(at, at + 1).table);
+      return (field) => cols.col(field)[0] ?? null;
+    }
+    const whole = this.#whole();
+    const col = whole.side.identity[0] as Data;
+    const v = col.values as Uint8Array;
+    const at = lowerBound(whole.side.rows, (row) => Buffer.compare(v.subarray(row * 16, row * 16 + 16), uuid), true);
+    if (at >= whole.side.rows || Buffer.compare(v.subarray(at * 16, at * 16 + 16), uuid) !== 0) return null;
+    return (field) => whole.columns.col(field)[at] ?? null;
+  }
+
+  /** The values of the record whose identity fingerprint is `fp` (32 bytes), or null. */
+  byIdentity(fp: Uint8Array): ((field: string) => CellValue) | null {
+    const whole = this.#whole();
+    const at = this.#indexOf(whole).get(toHex(fp));
+    return at === undefined ? null : (field) => whole.columns.col(field)[at] ?? null;
+  }
+
+  close(): void {
+    this.#source?.close();
+    this.#source = undefined;
+    this.#windowed = undefined;
+  }
+}
+
+/**
+ * Display values of changed records of one family between two endpoints.
+ *
+ * A row is found on the side that still has it (`to`, or `from` for a
+ * removed record): by binary search on the stored record UUIDs for a family
+ * identified by its record UUID (ranged reads: a page reads only its rows),
+ * else through an identity-fingerprint index of the decoded participant.
+ * A `labelOf` display field is resolved in the referenced family of the
+ * same endpoint (e.g. an edge's source node label). Call `close` when done.
+ */
+export class DisplayResolver {
+  readonly #adapter: DiffAdapter;
+  readonly #adapters: readonly DiffAdapter[];
+  readonly #from: DiffEndpoint;
+  readonly #to: DiffEndpoint;
+  readonly #fields: readonly DisplayFieldSpec[];
+  readonly #lookups = new Map<string, SideLookup | null>();
+
+  constructor(adapter: DiffAdapter, adapters: readonly DiffAdapter[], from: DiffEndpoint, to: DiffEndpoint) {
+    this.#adapter = adapter;
+    this.#adapters = adapters;
+    this.#from = from;
+    this.#to = to;
+    this.#fields = displayFieldsOf(adapter.family);
+  }
+
+  /** The family's display field names, in declaration order. */
+  get fieldNames(): readonly string[] {
+    return this.#fields.map((f) => f.name);
+  }
+
+  #lookup(familyKey: string, side: 'from' | 'to'): SideLookup | null {
+    const key = `${side}:${familyKey}`;
+    if (this.#lookups.has(key)) return this.#lookups.get(key) as SideLookup | null;
+    const endpoint = side === 'from' ? this.#from : this.#to;
+    const adapter = this.#adapters.find((a) => a.family.key === familyKey);
+    const entry = adapter === undefined ? undefined : endpoint.participants.find((p) => p.capabilityId === adapter.capabilityId && p.recordFamilyId === adapter.recordFamilyId);
+    const found = adapter === undefined || entry === undefined ? null : new SideLookup(adapter, endpoint, entry);
+    this.#lookups.set(key, found);
+    return found;
+  }
+
+  /** The display values and changed fields of row `i` of `list` (a list of this resolver's family). */
+  of(list: ChangeList, i: number): RecordDisplay {
+    const side = list.kind[i] === KIND_REMOVED ? 'from' : 'to';
+    const own = this.#lookup(this.#adapter.family.key, side);
+    const record =
+      own === null
+        ? null
+        : list.hasUuid && this.#adapter.identityFields.length === 1
+          ? own.byUuid(list.uuid.subarray(i * 16, i * 16 + 16))
+          : own.byIdentity(list.identity.subarray(i * 32, i * 32 + 32));
+    const display: Record<string, string | null> = {};
+    for (const f of this.#fields) display[f.name] = record === null ? null : this.#valueOf(f, record, side);
+    return { display, changedFields: changedFieldsOf(this.#adapter, list, i) };
+  }
+
+  #valueOf(f: DisplayFieldSpec, record: (field: string) => CellValue, side: 'from' | 'to'): string | null {
+    const family = this.#adapter.family;
+    const v = record(f.field);
+    if (v === null) return f.orField === undefined ? null : cellText(family.field(f.orField)?.kind, record(f.orField));
+    if (f.labelOf !== undefined && typeof v === 'string') {
+      const target = this.#lookup(f.labelOf.target, side);
+      const hit = target === null ? null : target.byUuid(parseUuid(v));
+      const label = hit === null ? null : hit(f.labelOf.show);
+      if (label !== null) return cellText(undefined, label);
+    }
+    return cellText(family.field(f.field)?.kind, v);
+  }
+
+  close(): void {
+    for (const l of this.#lookups.values()) l?.close();
+    this.#lookups.clear();
+  }
+}
