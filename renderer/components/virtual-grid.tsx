@@ -20,6 +20,8 @@ import type { DisplayRow } from '../arrow-rows';
 /** One displayed column: its id is a column of the row type (typed rows make a renamed column fail `tsc`). */
 export interface GridColumn<R = DisplayRow> {
   readonly id: Extract<keyof R, string>;
+  /** A unique key when several columns read one field (default: `id`). */
+  readonly key?: string;
   readonly header: string;
   /** CSS track size (e.g. `minmax(8rem, 1fr)`). */
   readonly width?: string;
@@ -57,8 +59,8 @@ export interface VirtualGridProps<R> {
   readonly rowOffset?: number;
   /** Changing it scrolls back to the first row (a new window or a new filter). */
   readonly resetKey?: string;
-  /** The status line below the grid (default: the rows loaded). */
-  readonly status?: ReactNode;
+  /** The status line below the grid (default: the rows loaded); a function gets the indexes of the first and last row in view. */
+  readonly status?: ReactNode | ((first: number, last: number) => ReactNode);
 }
 
 const features = tableFeatures({});
@@ -74,7 +76,7 @@ export function VirtualGrid<R extends object>(props: VirtualGridProps<R>) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const [active, setActive] = useState(0);
   const defs = useMemo<ColumnDef<typeof features, R>[]>(
-    () => columns.map((c) => ({ id: c.id, header: c.header, accessorFn: (r: R) => (r[c.id] as string | null | undefined) ?? null })),
+    () => columns.map((c) => ({ id: c.key ?? c.id, header: c.header, accessorFn: (r: R) => (r[c.id] as string | null | undefined) ?? null })),
     [columns],
   );
   const count = rows.length;
@@ -211,7 +213,7 @@ export function VirtualGrid<R extends object>(props: VirtualGridProps<R>) {
                       // The first cell carries the expanded state (a row's aria-expanded is for tree grids only).
                       aria-expanded={renderExpanded !== undefined && ci === 0 ? open : undefined}
                       key={cell.id}
-                      data-col={col.id} className={col.mono === true ? 'grid-cell mono' : 'grid-cell'} title={col.title?.(row.original) ?? v ?? ''}>
+                      data-col={col.key ?? col.id} className={col.mono === true ? 'grid-cell mono' : 'grid-cell'} title={col.title?.(row.original) ?? v ?? ''}>
                       {col.render !== undefined ? col.render(row.original) : v ?? '—'}
                     </div>
                   );
@@ -229,8 +231,10 @@ export function VirtualGrid<R extends object>(props: VirtualGridProps<R>) {
         </div>
         {count === 0 && !loading && <p className="grid-empty muted">{emptyText}</p>}
       </div>
-      <p className="grid-status muted" aria-live="polite">
-        {status ?? (loading ? 'Loading…' : `${count} row${count === 1 ? '' : 's'}${hasMore ? ' loaded · scroll for more' : ''}`)}
+      <p className="grid-status muted" aria-live={typeof status === 'function' ? undefined : 'polite'} data-testid={testId === undefined ? undefined : `${testId}-status`}>
+        {typeof status === 'function'
+          ? status(virtualizer.range?.startIndex ?? 0, Math.min(count - 1, virtualizer.range?.endIndex ?? count - 1))
+          : status ?? (loading ? 'Loading…' : `${count} row${count === 1 ? '' : 's'}${hasMore ? ' loaded · scroll for more' : ''}`)}
       </p>
     </div>
   );

@@ -4,14 +4,27 @@
 // highlighted (several at once), copy buttons, progress + Cancel, export.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { DIFF_SCOPES, type DiffScope, type OperationInput, type RecordChangeEntry, type RecordJson, type Row } from '../../core/contract/operations';
-import { CURRENT_SELECTOR, DOMAIN_SCOPES, RECORD_CHANGE_KINDS, SUMMARY_DIFF_COLUMNS, type RecordChangeKind } from '../../core/contract/diff';
+import {
+  CURRENT_SELECTOR,
+  DIFF_SEARCH_MAX_CHARS,
+  RECORD_CHANGE_KINDS,
+  SUMMARY_DIFF_COLUMNS,
+  changedFieldList,
+  diffScopeOfParticipant,
+  parseDisplay,
+  type DiffStatFamily,
+  type DiffStatResult,
+  type DisplayValues,
+  type RecordChangeKind,
+} from '../../core/contract/diff';
 import { microsTextIso } from '../../core/contract/time';
 import { decodeArrow } from '../arrow-rows';
 import { ErrorBox } from '../components/error-box';
 import { VirtualGrid, type GridColumn } from '../components/virtual-grid';
 import { showError, type ShownError } from '../errors-text';
 import { invoke } from '../invoke';
-import { fetchAllPages, useQuery } from '../hooks';
+import { fetchAllPages, useQuery, withOperation } from '../hooks';
+import { formatCount } from '../format';
 import { usePaged } from '../paged';
 import { useShallow } from 'zustand/react/shallow';
 import { useStudio } from '../store';
@@ -26,36 +39,39 @@ const CHANGE_KINDS = RECORD_CHANGE_KINDS;
 type ChangeKind = RecordChangeKind;
 /** A summary row (`checkpoint_summary_diff@1`). */
 type SummaryRow = Row<'checkpoints.diff', 'checkpoint_summary_diff@1'>;
-/** A record-diff row (`checkpoint_record_diff@1`). */
-type RecordRow = Row<'checkpoints.diff', 'checkpoint_record_diff@1'>;
+/** A record-diff row with display values, row number and total (`checkpoint_record_diff_display@1`). */
+type RecordRow = Row<'checkpoints.diff', 'checkpoint_record_diff_display@1'>;
 
-/** One compared pair. */
+/** One compared pair: the summary rows and the engine's exact statistics. */
 interface Compared {
   readonly from: string;
   readonly to: string;
   readonly scope: DiffScope;
   readonly rows: readonly SummaryRow[];
   readonly pages: readonly Uint8Array[];
+  readonly stat: DiffStatResult;
 }
 
-const SUMMARY_COLUMNS: readonly GridColumn<SummaryRow>[] = [
-  { id: 'scope', header: 'scope', width: '8rem' },
-  { id: 'capability_id', header: 'capability', width: '8rem' },
-  { id: 'record_family_id', header: 'family', width: 'minmax(8rem, 1fr)' },
-  { id: 'change_kind', header: 'change', width: '7rem' },
-  { id: 'from_row_count', header: 'from rows', width: '6rem' },
-  { id: 'to_row_count', header: 'to rows', width: '6rem' },
-];
+/** A family's key in the summary and the statistics. */
+const familyKeyOf = (f: { readonly capability_id: string | null; readonly record_family_id: string | null }): string => `${f.capability_id ?? ''}/${f.record_family_id ?? ''}`;
 
-/**
- * The request scope that reaches a family of declared scope `declared` (the
- * summary row's `scope`, from the participant registry): that scope when the
- * contract names it as a request scope, otherwise `all`, narrowed by the
- * family filter. Never guessed from the capability id: `workspace /
- * restoration_transition` has no request scope of its own.
- */
-export function familyRequestScope(declared: string | null | undefined): DiffScope {
-  return (DOMAIN_SCOPES as readonly (string | null | undefined)[]).includes(declared) ? (declared as DiffScope) : 'all';
+function summaryColumns(stat: DiffStatResult): readonly GridColumn<SummaryRow>[] {
+  const byKey = new Map(stat.families.map((f) => [familyKeyOf(f), f]));
+  const count = (k: 'added' | 'removed' | 'modified') => (r: SummaryRow) => {
+    const f = byKey.get(familyKeyOf(r));
+    return f === undefined ? '—' : formatCount(f[k]);
+  };
+  return [
+    { id: 'scope', header: 'scope', width: '8rem' },
+    { id: 'capability_id', header: 'capability', width: '8rem' },
+    { id: 'record_family_id', header: 'family', width: 'minmax(8rem, 1fr)' },
+    { id: 'change_kind', header: 'change', width: '7rem' },
+    { id: 'from_row_count', header: 'from rows', width: '6rem' },
+    { id: 'to_row_count', header: 'to rows', width: '6rem' },
+    { id: 'change_kind', key: 'added', header: 'added', width: '6rem', render: count('added') },
+    { id: 'change_kind', key: 'removed', header: 'removed', width: '6rem', render: count('removed') },
+    { id: 'change_kind', key: 'modified', header: 'modified', width: '6rem', render: count('modified') },
+  ];
 }
 
 /** The endpoints and the family of a record-diff request. */
@@ -72,7 +88,7 @@ export function recordDiffRequest(t: FamilyTarget, page: { readonly limit: numbe
     project: t.project,
     from: t.from,
     to: t.to,
-    scope: familyRequestScope(t.family.scope),
+    scope: diffScopeOfParticipant(t.family.scope ?? ''),
     detail: 'records',
     limit: page.limit,
     after: page.after,
@@ -80,24 +96,6 @@ export function recordDiffRequest(t: FamilyTarget, page: { readonly limit: numbe
     capability_id: t.family.capability_id ?? '',
     operation_id: page.operation_id,
   };
-}
-
-/** A summary row of the workspace's own bookkeeping (the restoration records of reverts), not of its content. */
-export const isBookkeeping = (r: Pick<SummaryRow, 'scope'>): boolean => !(DOMAIN_SCOPES as readonly (string | null)[]).includes(r.scope);
-
-/**
- * The summary's headline: content participants changed (or "content
- * identical"), and the restoration records a revert added, counted apart.
- */
-export function summaryHeadline(rows: readonly Pick<SummaryRow, 'scope' | 'change_kind' | 'from_row_count' | 'to_row_count'>[]): string {
-  const content = rows.filter((r) => !isBookkeeping(r));
-  const changed = content.filter((r) => r.change_kind !== 'unchanged').length;
-  let restorations = 0;
-  for (const r of rows) if (isBookkeeping(r)) restorations += Number(r.to_row_count ?? 0) - Number(r.from_row_count ?? 0);
-  const head = changed === 0 ? 'content identical' : `${changed} of ${content.length} participants changed`;
-  if (restorations === 0) return head;
-  const n = Math.abs(restorations);
-  return `${head}; ${n} restoration record${n === 1 ? '' : 's'}${restorations < 0 ? ' fewer' : ''}`;
 }
 
 /** The diff screen. */
@@ -108,51 +106,62 @@ export function DiffScreen() {
   const [from, setFrom] = useState(names[0] ?? CURRENT);
   const [to, setTo] = useState(CURRENT);
   const [scope, setScope] = useState<DiffScope>('all');
-  const [running, setRunning] = useState<{ readonly id: string; readonly started: number } | null>(null);
+  const [running, setRunning] = useState(false);
   const [compared, setCompared] = useState<Compared | null>(null);
   const [error, setError] = useState<ShownError | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [family, setFamily] = useState<SummaryRow | null>(null);
-  const runId = useRef(0);
+  // The renderer's one cancellation idiom: aborting stops both requests in flight (withOperation tells the engine).
+  const controller = useRef<AbortController | null>(null);
+  useEffect(() => () => controller.current?.abort(), []);
 
   const compare = async () => {
     if (workspace === null) return;
-    const id = crypto.randomUUID();
-    const mine = ++runId.current;
-    setRunning({ id, started: performance.now() });
+    controller.current?.abort();
+    const c = new AbortController();
+    controller.current = c;
+    setRunning(true);
     setCompared(null);
     setFamily(null);
     setError(null);
     setNotice(null);
+    const project = workspace.project;
     try {
-      const results = await fetchAllPages(
-        (after) => invoke('checkpoints.diff', { project: workspace.project, from, to, scope, detail: 'summary', limit: SUMMARY_PAGE, after, operation_id: id }),
-        { maxPages: MAX_SUMMARY_PAGES },
-      );
-      if (mine !== runId.current) return;
+      // The summary and the exact statistics together: the chips show exact totals from the first paint.
+      const [results, stat] = await Promise.all([
+        fetchAllPages(
+          (after) => withOperation(c.signal, (id) => invoke('checkpoints.diff', { project, from, to, scope, detail: 'summary', limit: SUMMARY_PAGE, after, operation_id: id })),
+          { maxPages: MAX_SUMMARY_PAGES, signal: c.signal },
+        ),
+        withOperation(c.signal, (id) => invoke('checkpoints.diff_stat', { project, from, to, scope, operation_id: id })),
+      ]);
+      if (c.signal.aborted) return;
       const rows = results.flatMap((page) => decodeArrow(page.bytes, 'checkpoints.diff', 'checkpoint_summary_diff@1').rows);
       // Shown only once complete: a cancelled or failed diff shows nothing partial.
-      setCompared({ from, to, scope, rows, pages: results.map((page) => page.bytes) });
+      setCompared({ from, to, scope, rows, pages: results.map((page) => page.bytes), stat });
     } catch (e) {
-      if (mine !== runId.current) return;
+      if (c.signal.aborted) return;
       const shown = showError(e);
       if (shown.code === 'GF_CANCELLED') setNotice('Diff cancelled. No result is shown.');
       else setError(shown);
     } finally {
-      if (mine === runId.current) setRunning(null);
+      if (controller.current === c) {
+        controller.current = null;
+        setRunning(false);
+      }
     }
   };
 
-  const cancel = async () => {
-    if (running === null) return;
-    const id = running.id;
-    runId.current++;
-    setRunning(null);
+  const cancel = () => {
+    if (controller.current === null) return;
+    controller.current.abort();
+    controller.current = null;
+    setRunning(false);
     setCompared(null);
     setNotice('Diff cancelled. No result is shown.');
-    await invoke('operation.cancel', { operation_id: id }).catch(() => undefined);
   };
 
+  const summaryCols = useMemo(() => (compared === null ? [] : summaryColumns(compared.stat)), [compared]);
   const changed = compared?.rows.filter((r) => r.change_kind !== 'unchanged').length ?? 0;
   const unchanged = (compared?.rows.length ?? 0) - changed;
 
@@ -181,13 +190,13 @@ export function DiffScreen() {
         <select id="diff-scope" value={scope} onChange={(e) => setScope(e.target.value as DiffScope)}>
           {DIFF_SCOPES.map((s) => <option key={s} value={s}>{s}</option>)}
         </select>
-        <button type="submit" className="primary" disabled={running !== null}>Compare</button>
+        <button type="submit" className="primary" disabled={running}>Compare</button>
       </form>
-      {running !== null && (
+      {running && (
         <div className="progress" role="status" data-testid="diff-progress">
           <progress aria-label="Diff in progress" />
           <span>Comparing {from} → {to}…</span>
-          <button type="button" onClick={() => void cancel()} data-testid="diff-cancel">Cancel</button>
+          <button type="button" onClick={cancel} data-testid="diff-cancel">Cancel</button>
         </div>
       )}
       {notice !== null && <p className="notice" role="status" data-testid="diff-notice">{notice}</p>}
@@ -196,7 +205,7 @@ export function DiffScreen() {
         <div className="stack" data-testid="diff-result">
           <div className="screen-head">
             <p>
-              <strong>{compared.from}</strong> → <strong>{compared.to}</strong> ({compared.scope}): <span data-testid="diff-headline">{summaryHeadline(compared.rows)}</span>
+              <strong>{compared.from}</strong> → <strong>{compared.to}</strong> ({compared.scope}): <span data-testid="diff-headline">{compared.stat.headline}</span>
               <span className="muted small"> · <span data-testid="diff-changed">{changed}</span> changed, <span data-testid="diff-unchanged">{unchanged}</span> unchanged participants</span>
             </p>
             <div className="actions" role="group" aria-label="Export the summary">
@@ -216,7 +225,7 @@ export function DiffScreen() {
           )}
           <VirtualGrid
             label="Diff summary by participant"
-            columns={SUMMARY_COLUMNS}
+            columns={summaryCols}
             rows={compared.rows}
             rowKey={(r) => `${r.capability_id ?? ''}/${r.record_family_id ?? ''}`}
             onActivate={(r) => setFamily(r)}
@@ -237,39 +246,6 @@ export function DiffScreen() {
 
 const SUMMARY_COLUMNS_ALL = (): readonly string[] => SUMMARY_DIFF_COLUMNS;
 
-/**
- * The record diff as shown: rows of the chosen change kinds and the count of
- * every kind, kept up to date incrementally as pages are appended.
- */
-interface KindView {
-  readonly source: readonly RecordRow[];
-  readonly kinds: ReadonlySet<ChangeKind>;
-  /** Source rows already looked at. */
-  readonly seen: number;
-  /** Append-only for this source and these kinds. */
-  readonly shown: RecordRow[];
-  readonly counts: Record<ChangeKind, number>;
-}
-
-/**
- * Brings `prev` up to the first `count` rows of `source`: only the new rows
- * are looked at, unless the source (a restart) or the kinds changed.
- */
-function advanceKindView(prev: KindView | null, source: readonly RecordRow[], count: number, kinds: ReadonlySet<ChangeKind>): KindView {
-  const fresh = prev === null || prev.source !== source || prev.kinds !== kinds || prev.seen > count;
-  const base: KindView = fresh ? { source, kinds, seen: 0, shown: [], counts: { added: 0, removed: 0, modified: 0 } } : prev;
-  if (base.seen === count) return base;
-  const { shown } = base;
-  const counts = { ...base.counts };
-  for (let i = base.seen; i < count; i++) {
-    const r = source[i]!;
-    const k = r.change_kind as ChangeKind;
-    if (k in counts) counts[k]++;
-    if (kinds.has(k)) shown.push(r);
-  }
-  return { source, kinds, seen: count, shown, counts };
-}
-
 /** A record-diff row's key: its identity (one row per record and kind). */
 const recordKey = (r: RecordRow): string => `${r.record_identity_fingerprint ?? ''}/${r.change_kind ?? ''}`;
 
@@ -281,22 +257,54 @@ export function middleTruncate(text: string, keep = 8): string {
   return text.length <= 2 * keep + 1 ? text : `${text.slice(0, keep)}…${text.slice(-keep)}`;
 }
 
+/** Each row's display values, parsed once. */
+const displayCache = new WeakMap<RecordRow, DisplayValues>();
+function displayOf(r: RecordRow): DisplayValues {
+  let d = displayCache.get(r);
+  if (d === undefined) {
+    d = parseDisplay(r.display);
+    displayCache.set(r, d);
+  }
+  return d;
+}
+
 const TECHNICAL_COLUMNS: readonly GridColumn<RecordRow>[] = [
   { id: 'record_identity_fingerprint', header: 'identity fingerprint', width: 'minmax(10rem, 1fr)', mono: true, minRem: 12 },
   { id: 'from_record_fingerprint', header: 'before fingerprint', width: 'minmax(10rem, 1fr)', mono: true, minRem: 12 },
   { id: 'to_record_fingerprint', header: 'after fingerprint', width: 'minmax(10rem, 1fr)', mono: true, minRem: 12 },
 ];
 
-function recordColumns(expanded: ReadonlySet<string>, technical: boolean): readonly GridColumn<RecordRow>[] {
+/** The record grid's columns: change, the family's display fields, changed fields, the record id, and (on request) the fingerprints. */
+function recordColumns(displayFields: readonly string[], expanded: ReadonlySet<string>, technical: boolean): readonly GridColumn<RecordRow>[] {
   const change: GridColumn<RecordRow> = {
     id: 'change_kind',
     header: 'change',
     width: '8rem',
+    minRem: 7,
     render: (r) => (
       <>
         <span aria-hidden="true" className="expander">{expanded.has(recordKey(r)) ? '▾' : '▸'}</span> {r.change_kind}
       </>
     ),
+  };
+  const display = displayFields.map(
+    (f): GridColumn<RecordRow> => ({
+      id: 'display',
+      key: `display:${f}`,
+      header: f,
+      width: 'minmax(9rem, 1fr)',
+      minRem: 9,
+      title: (r) => displayOf(r)[f] ?? '',
+      render: (r) => displayOf(r)[f] ?? '—',
+    }),
+  );
+  const changed: GridColumn<RecordRow> = {
+    id: 'changed_fields',
+    header: 'changed fields',
+    width: 'minmax(9rem, 1fr)',
+    minRem: 9,
+    render: (r) => changedFieldList(r.changed_fields).join(', ') || '—',
+    title: (r) => changedFieldList(r.changed_fields).join(', '),
   };
   const id: GridColumn<RecordRow> = {
     id: 'record_uuid',
@@ -307,39 +315,101 @@ function recordColumns(expanded: ReadonlySet<string>, technical: boolean): reado
     title: recordId,
     render: (r) => r.record_uuid ?? middleTruncate(r.record_identity_fingerprint ?? '', 12),
   };
-  return technical ? [change, id, ...TECHNICAL_COLUMNS] : [change, id];
+  return [change, ...display, changed, id, ...(technical ? TECHNICAL_COLUMNS : [])];
 }
+
+/** What the engine filters a family's change list by (page tokens are bound to it). */
+export interface RecordFilter {
+  readonly kinds: readonly ChangeKind[];
+  /** Only modified records in which this field changed. */
+  readonly field: string | null;
+  /** Record-id prefix or display-text substring. */
+  readonly search: string | null;
+}
+
+/**
+ * Rows of the change list a filter selects, from the exact statistics; null
+ * when only the engine's walk can tell (a search).
+ */
+export function filteredTotal(stat: Pick<DiffStatFamily, 'added' | 'removed' | 'modified' | 'changed_cells'> | null, filter: RecordFilter): number | null {
+  if (stat === null || filter.search !== null) return null;
+  if (filter.field !== null) return filter.kinds.includes('modified') ? (stat.changed_cells.find((c) => c.field === filter.field)?.records ?? 0) : 0;
+  return filter.kinds.reduce((n, k) => n + stat[k], 0);
+}
+
+/** The engine-side filter fields of a record-diff request (none for the whole list). */
+export function filterRequest(filter: RecordFilter): Pick<OperationInput<'checkpoints.diff'>, 'change_kinds' | 'changed_field' | 'search'> {
+  return {
+    ...(filter.kinds.length === CHANGE_KINDS.length ? {} : { change_kinds: [...filter.kinds] }),
+    ...(filter.field === null ? {} : { changed_field: filter.field }),
+    ...(filter.search === null ? {} : { search: filter.search }),
+  };
+}
+
+const NO_KEYS: ReadonlySet<string> = new Set();
 
 function RecordDiff({ project, compared, family }: { project: string; compared: Compared; family: SummaryRow }) {
   const familyId = family.record_family_id ?? '';
   const capabilityId = family.capability_id ?? '';
-  const [kinds, setKinds] = useState<ReadonlySet<ChangeKind>>(new Set(CHANGE_KINDS));
+  const stat = compared.stat.families.find((f) => familyKeyOf(f) === familyKeyOf(family)) ?? null;
+  const [kinds, setKinds] = useState<readonly ChangeKind[]>(CHANGE_KINDS);
+  const [field, setField] = useState<string | null>(null);
+  const [search, setSearch] = useState<string | null>(null);
+  const [searchText, setSearchText] = useState('');
+  const [position, setPosition] = useState(0);
+  const [jumpText, setJumpText] = useState('');
   const [technical, setTechnical] = useState(false);
-  // Expanded rows belong to one filter: changing the kinds closes them all (never a stale detail).
-  const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
-  useEffect(() => setExpanded(new Set()), [kinds]);
+  const filter: RecordFilter = useMemo(() => ({ kinds, field, search }), [kinds, field, search]);
   const target: FamilyTarget = useMemo(() => ({ project, from: compared.from, to: compared.to, family }), [project, compared.from, compared.to, family]);
-  const key = `${compared.from}|${compared.to}|${capabilityId}/${familyId}`;
-  // The engine diffs and pages this family alone (its tokens are bound to it): no other family is read or sent.
+  const filterKey = JSON.stringify([kinds, field, search]);
+  const windowKey = `${compared.from}|${compared.to}|${capabilityId}/${familyId}|${filterKey}|${position}`;
+  // Expanded rows belong to one filter and window: any change closes them all (never a stale detail).
+  const [open, setOpen] = useState<{ readonly key: string; readonly keys: ReadonlySet<string> }>({ key: windowKey, keys: NO_KEYS });
+  const expanded = open.key === windowKey ? open.keys : NO_KEYS;
+  // The engine diffs, filters and pages this family alone (its tokens are bound to the family and the filter).
   const fetchPage = useCallback(
-    (after: string | null, operationId: string) => invoke('checkpoints.diff', recordDiffRequest(target, { limit: RECORD_PAGE, after, operation_id: operationId })),
-    [target],
+    (after: string | null, operationId: string) =>
+      invoke('checkpoints.diff', {
+        ...recordDiffRequest(target, { limit: RECORD_PAGE, after, operation_id: operationId }),
+        display: true,
+        ...filterRequest(filter),
+        ...(after === null && position > 0 ? { position } : {}),
+      }),
+    [target, filter, position],
   );
-  const paged = usePaged('checkpoints.diff', key, fetchPage, 'checkpoint_record_diff@1');
-  const view = useRef<KindView | null>(null);
-  view.current = advanceKindView(view.current, paged.rows, paged.count, kinds);
-  const { shown, counts } = view.current;
-  const columns = useMemo(() => recordColumns(expanded, technical), [expanded, technical]);
-  const toggle = useCallback((r: RecordRow) => {
-    const k = recordKey(r);
-    setExpanded((prev) => {
-      const next = new Set(prev);
-      if (next.has(k)) next.delete(k);
-      else next.add(k);
-      return next;
-    });
-  }, []);
+  const paged = usePaged('checkpoints.diff', kinds.length === 0 ? null : windowKey, fetchPage, 'checkpoint_record_diff_display@1');
+  const rows = paged.rows;
+  const last = rows[paged.count - 1];
+  const total = (last?.total_rows ?? null) !== null ? Number(last!.total_rows) : filteredTotal(stat, filter);
+  const columns = useMemo(() => recordColumns(stat?.display_fields ?? [], expanded, technical), [stat, expanded, technical]);
+  const toggle = useCallback(
+    (r: RecordRow) => {
+      const k = recordKey(r);
+      setOpen((prev) => {
+        const next = new Set(prev.key === windowKey ? prev.keys : NO_KEYS);
+        if (next.has(k)) next.delete(k);
+        else next.add(k);
+        return { key: windowKey, keys: next };
+      });
+    },
+    [windowKey],
+  );
   const renderExpanded = useCallback((r: RecordRow) => <RecordExpansion target={target} row={r} />, [target]);
+  const setFilter = (next: Partial<RecordFilter>) => {
+    if (next.kinds !== undefined) setKinds(next.kinds);
+    if (next.field !== undefined) setField(next.field);
+    if (next.search !== undefined) setSearch(next.search);
+    setPosition(0);
+  };
+  const lastPage = total === null ? null : Math.max(0, total - RECORD_PAGE);
+  const jump = (to: number) => setPosition(Math.max(0, total === null ? to : Math.min(to, Math.max(0, total - 1))));
+  const rangeText = (first: number, lastIndex: number): string => {
+    const a = rows[first]?.row_number ?? null;
+    const b = rows[lastIndex]?.row_number ?? null;
+    const of = total === null ? (paged.hasMore ? 'more' : formatCount(Number(last?.row_number ?? 0))) : formatCount(total);
+    return a === null || b === null ? `no rows of ${of}` : `rows ${formatCount(Number(a))}–${formatCount(Number(b))} of ${of}`;
+  };
+  const cells = stat?.changed_cells ?? [];
   return (
     <div className="stack" data-testid="record-diff">
       <h3>Records of <span className="mono">{family.capability_id}/{familyId}</span> ({family.change_kind})</h3>
@@ -349,33 +419,83 @@ function RecordDiff({ project, compared, family }: { project: string; compared: 
           <label key={k} className={`chip change-${k}`}>
             <input
               type="checkbox"
-              checked={kinds.has(k)}
-              onChange={(e) => {
-                const next = new Set(kinds);
-                if (e.target.checked) next.add(k);
-                else next.delete(k);
-                setKinds(next);
-              }}
+              checked={kinds.includes(k)}
+              onChange={(e) => setFilter({ kinds: CHANGE_KINDS.filter((x) => (x === k ? e.target.checked : kinds.includes(x))) })}
             />{' '}
-            {k} <span data-testid={`count-${k}`}>{counts[k]}</span>
+            {k} <span data-testid={`count-${k}`}>{stat === null ? '—' : formatCount(stat[k])}</span>
           </label>
         ))}
         <label className="chip">
           <input type="checkbox" checked={technical} onChange={(e) => setTechnical(e.target.checked)} data-testid="technical-columns" /> technical columns
         </label>
       </fieldset>
+      <div className="row-form">
+        <label htmlFor="diff-changed-field">Changed field</label>
+        <select id="diff-changed-field" value={field ?? ''} onChange={(e) => setFilter({ field: e.target.value === '' ? null : e.target.value })} data-testid="changed-field">
+          <option value="">any field</option>
+          {cells.map((c) => (
+            <option key={c.field} value={c.field}>{`${c.field} (changed in ${formatCount(c.records)} ${c.records === 1 ? 'record' : 'records'})`}</option>
+          ))}
+        </select>
+        <form
+          className="row-form"
+          role="search"
+          aria-label="Search the record changes"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const text = searchText.trim();
+            setFilter({ search: text === '' ? null : text });
+          }}
+        >
+          <label htmlFor="diff-search">Search</label>
+          <input
+            id="diff-search"
+            type="search"
+            maxLength={DIFF_SEARCH_MAX_CHARS}
+            placeholder="record id prefix or display text"
+            value={searchText}
+            onChange={(e) => setSearchText(e.target.value)}
+            data-testid="diff-search"
+          />
+          <button type="submit" data-testid="search-go">Search</button>
+          {search !== null && (
+            <button type="button" onClick={() => (setSearchText(''), setFilter({ search: null }))} data-testid="search-clear">Clear search</button>
+          )}
+        </form>
+      </div>
+      {cells.length > 0 && (
+        <p className="muted small" data-testid="changed-cells">
+          Changed cells: {cells.map((c) => `${c.field} in ${formatCount(c.records)}`).join(' · ')}
+        </p>
+      )}
       <ExportAllRecords
-        key={key}
-        target={{ project, from: compared.from, to: compared.to, scope: familyRequestScope(family.scope), family: familyId }}
+        key={`${compared.from}|${compared.to}|${capabilityId}/${familyId}`}
+        target={{ project, from: compared.from, to: compared.to, scope: diffScopeOfParticipant(family.scope ?? ''), family: familyId }}
         label={`Export every ${familyId} change`}
         testId="export-family"
       />
+      <form
+        className="pager"
+        aria-label="Jump in the record changes"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const n = Number(jumpText);
+          if (Number.isInteger(n) && n >= 1) jump(n - 1);
+        }}
+      >
+        <button type="button" onClick={() => jump(0)} disabled={position === 0} data-testid="jump-first">First page</button>
+        <button type="button" onClick={() => jump(position - RECORD_PAGE)} disabled={position === 0} data-testid="jump-prev">Previous page</button>
+        <label htmlFor="diff-jump">Go to row</label>
+        <input id="diff-jump" type="number" min={1} max={total ?? undefined} value={jumpText} onChange={(e) => setJumpText(e.target.value)} data-testid="jump-row" />
+        <button type="submit" data-testid="jump-go">Go</button>
+        <button type="button" onClick={() => lastPage !== null && jump(lastPage)} disabled={lastPage === null || position === lastPage} data-testid="jump-last">Last page</button>
+      </form>
       {/* Fixed-height status line: progress and Cancel while a page loads, never shifting the grid. */}
       <div className="progress status-line" role="status" data-testid="record-diff-status">
         {paged.loading ? (
           <>
             <progress aria-label="Record diff page in progress" />
-            <span>Loading record changes{paged.count > 0 ? ` after ${paged.count.toLocaleString('en-US')} rows` : ''}…</span>
+            <span>Loading record changes{paged.count > 0 ? ` after ${formatCount(paged.count)} rows` : ''}…</span>
             <button type="button" onClick={paged.cancel} data-testid="record-diff-cancel">Cancel</button>
           </>
         ) : paged.cancelled ? (
@@ -383,27 +503,33 @@ function RecordDiff({ project, compared, family }: { project: string; compared: 
             <span data-testid="record-diff-notice">Record diff cancelled. No rows are shown.</span>
             <button type="button" onClick={paged.retry} data-testid="record-diff-retry">Load again</button>
           </>
+        ) : kinds.length === 0 ? (
+          <span>Choose at least one change kind.</span>
         ) : null}
       </div>
       {paged.error !== null && <ErrorBox error={paged.error} testId="record-diff-error" />}
-      {!paged.cancelled && (
+      {!paged.cancelled && kinds.length > 0 && (
         <VirtualGrid
           label={`Record changes of ${familyId}`}
           columns={columns}
-          rows={shown}
+          rows={rows}
           rowKey={recordKey}
+          totalRows={total ?? undefined}
           hasMore={paged.hasMore}
           loading={paged.loading}
           onNeedMore={paged.more}
           onActivate={toggle}
           expanded={expanded}
           renderExpanded={renderExpanded}
-          resetKey={[...kinds].join(',')}
+          rowOffset={position}
+          resetKey={windowKey}
           rowClass={(r) => `change-${r.change_kind ?? ''}`}
           testId="record-diff-grid"
-          emptyText={paged.hasMore ? 'Loading more pages…' : 'No record changes of these kinds.'}
+          status={(first, lastIndex) => (paged.loading && paged.count === 0 ? 'Loading…' : <span data-testid="rows-range">{rangeText(first, lastIndex)}</span>)}
+          emptyText={paged.hasMore ? 'Loading more pages…' : search !== null ? `No record change matches “${search}”.` : 'No record changes of these kinds.'}
         />
       )}
+      <p className="muted small" data-testid="loaded-rows">{formatCount(paged.count)} loaded from row {formatCount(position + 1)}</p>
     </div>
   );
 }

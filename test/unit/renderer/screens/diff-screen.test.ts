@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../../../core/contract/operations';
 import { validateFamilyFilter } from '../../../../core/diff/engine';
 import { RECORD_FAMILIES } from '../../../../core/participants/index';
-import { familyRequestScope, fieldLines, middleTruncate, recordDiffRequest, summaryHeadline } from '../../../../renderer/screens/diff-screen';
+import { fieldLines, filterRequest, filteredTotal, middleTruncate, recordDiffRequest } from '../../../../renderer/screens/diff-screen';
 
 const OP = '00000000-0000-4000-8000-000000000001';
 const PROJECT = '00000000-0000-4000-8000-000000000002';
@@ -21,23 +21,20 @@ describe('diff screen: every family of the registry opens', () => {
     }
   });
 
-  it('a domain scope is sent as itself; workspace bookkeeping and unknown scopes as `all`', () => {
-    expect(familyRequestScope('graph')).toBe('graph');
-    expect(familyRequestScope('configuration')).toBe('configuration');
-    expect(familyRequestScope('workspace')).toBe('all');
-    expect(familyRequestScope(null)).toBe('all');
-  });
 });
 
-describe('diff screen: the summary headline', () => {
-  const row = (scope: string, change_kind: string, from: number | null, to: number | null) => ({ scope, change_kind, from_row_count: from === null ? null : String(from), to_row_count: to === null ? null : String(to) });
-  it('a revert back to a checkpoint reads as identical content and one restoration record', () => {
-    expect(summaryHeadline([row('graph', 'unchanged', 5, 5), row('configuration', 'unchanged', 2, 2), row('workspace', 'modified', 0, 1)])).toBe('content identical; 1 restoration record');
+describe('diff screen: the engine-side filter', () => {
+  const stat = { added: 4003, removed: 12, modified: 796, changed_cells: [{ field: 'label', records: 312 }, { field: 'updated_at', records: 796 }] };
+  it('the total of a filter comes from the exact statistics (a search has none until the engine walked it)', () => {
+    expect(filteredTotal(stat, { kinds: ['added', 'modified', 'removed'], field: null, search: null })).toBe(4811);
+    expect(filteredTotal(stat, { kinds: ['modified'], field: null, search: null })).toBe(796);
+    expect(filteredTotal(stat, { kinds: ['added', 'modified'], field: 'label', search: null })).toBe(312);
+    expect(filteredTotal(stat, { kinds: ['added'], field: 'label', search: null })).toBe(0);
+    expect(filteredTotal(stat, { kinds: ['modified'], field: null, search: 'Author' })).toBeNull();
   });
-  it('content changes are counted apart from the bookkeeping', () => {
-    expect(summaryHeadline([row('graph', 'modified', 5, 6), row('graph', 'unchanged', 2, 2), row('workspace', 'added', null, 2)])).toBe('1 of 2 participants changed; 2 restoration records');
-    expect(summaryHeadline([row('graph', 'unchanged', 5, 5)])).toBe('content identical');
-    expect(summaryHeadline([row('workspace', 'modified', 3, 1)])).toBe('content identical; 2 restoration records fewer');
+  it('the request carries the filter; the whole list carries none', () => {
+    expect(filterRequest({ kinds: ['added', 'modified', 'removed'], field: null, search: null })).toEqual({});
+    expect(filterRequest({ kinds: ['modified'], field: 'label', search: 'Author 9' })).toEqual({ change_kinds: ['modified'], changed_field: 'label', search: 'Author 9' });
   });
 });
 
