@@ -1,6 +1,7 @@
 // `gf checkpoint diff FROM TO`: parse, dispatch `checkpoints.diff`, format.
 import type { Command } from 'commander';
-import { DIFF_DETAILS, DIFF_SCOPES, type DiffDetail, type DiffScope } from '../contract/diff';
+import { DIFF_DETAILS, DIFF_SCOPES, RECORD_CHANGE_KINDS, type DiffDetail, type DiffScope, type DiffStatResult, type RecordChangeKind } from '../contract/diff';
+import { diffText, statText } from './diff-table';
 import { GfError } from '../errors';
 import { withDiffProgress } from './diff-progress';
 import type { CliIo } from './io';
@@ -15,6 +16,25 @@ interface DiffOpts extends OutputFlags {
   readonly limit?: string;
   readonly after?: string;
   readonly family?: string;
+  readonly wide?: boolean;
+  readonly stat?: boolean;
+  readonly kind?: string;
+  readonly changedField?: string;
+  readonly search?: string;
+  readonly position?: string;
+}
+
+/** Width of the terminal the table is fitted to (`COLUMNS`, else stdout's, else 120). */
+function terminalColumns(): number {
+  const env = Number(process.env['COLUMNS']);
+  if (Number.isInteger(env) && env >= 20) return env;
+  return process.stdout.columns !== undefined && process.stdout.columns >= 20 ? process.stdout.columns : 120;
+}
+
+function parsePosition(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d{1,15}$/.test(text)) throw new GfError('GF_VALIDATION', 'position must be a row number from 0', { field: 'position' });
+  return Number(text);
 }
 
 function parseLimit(text: string | undefined): number | undefined {
@@ -23,18 +43,21 @@ function parseLimit(text: string | undefined): number | undefined {
   return Number(text);
 }
 
-/** Tab-separated lines with a header (the diff's default text: one line per row, easy to cut and grep). */
-const tsv = (names: readonly string[]) => (rows: readonly Readonly<Record<string, string | number | boolean | null>>[]): string =>
-  [names.join('\t'), ...rows.map((r) => names.map((n) => (r[n] === null || r[n] === undefined ? '' : String(r[n]))).join('\t'))].join('\n') + '\n';
 
 /**
  * Adds `diff FROM TO` to a `checkpoint` command group.
  *
  * `gf checkpoint diff FROM TO --project DIR [--scope S] [--detail summary|records]
- * [--limit N] [--after TOKEN] [--family ID] [--json|--csv|--arrow]`. FROM and TO are checkpoint
- * names or `CURRENT`. Output: the contract's Arrow records (`--arrow`, IPC
- * stream), JSON (`{"schema","rows","next_page_token"}`), or tab-separated
- * lines; the next-page token goes to stderr in text mode.
+ * [--limit N] [--after TOKEN] [--family ID] [--kind K,..] [--changed-field F]
+ * [--search TEXT] [--position N] [--wide] [--stat] [--json|--csv|--arrow]`.
+ * FROM and TO are checkpoint names or `CURRENT`. The default text is a table
+ * fitted to the terminal: a record diff of one family (`--family`) shows the
+ * change, the family's display fields, the changed fields and
+ * middle-truncated ids, then "rows X–Y of N"; `--wide` prints every column.
+ * `--json`/`--csv`/`--arrow` print the contract's rows as before (display
+ * columns only when a filter, search or position asks for display pages).
+ * `--stat` prints per-family counts like `git diff --stat` (`--json`: the
+ * `checkpoints.diff_stat` result). The next-page token goes to stderr.
  */
 export function addDiffSubcommand(group: Command, io: CliIo): void {
   const cmd = group
@@ -47,19 +70,47 @@ export function addDiffSubcommand(group: Command, io: CliIo): void {
     .option('--detail <detail>', `one of ${DIFF_DETAILS.join(', ')}`, 'summary')
     .option('--limit <n>', 'page size 1–10000 (default 100)')
     .option('--after <token>', 'next-page token from a previous page')
-    .option('--family <record_family_id>', 'only this record family of the scope (e.g. node); its pages\' tokens are bound to it');
+    .option('--family <record_family_id>', 'only this record family of the scope (e.g. node); its pages\' tokens are bound to it')
+    .option('--kind <kinds>', `only these change kinds, comma-separated (${RECORD_CHANGE_KINDS.join(', ')}); needs --family`)
+    .option('--changed-field <field>', 'only modified records in which this field changed; needs --family')
+    .option('--search <text>', 'record-id prefix or display-text substring; needs --family')
+    .option('--position <n>', 'jump: the page starting at this 0-based row; needs --family')
+    .option('--wide', 'every column, untruncated (fingerprints included)')
+    .option('--stat', 'per-family counts of added, removed and modified records and changed cells per field');
   withOutputOptions(cmd)
     .action(async (from: string, to: string, opts: DiffOpts) => {
       const e = await cliEngine();
       const format = formatOf(opts);
+      if (opts.stat === true) {
+        const request = { from, to, scope: opts.scope as DiffScope, record_family_id: opts.family };
+        const stat = (await e.withProject(opts.project, (s) => withDiffProgress(io, () => s.call('checkpoints.diff_stat', request)))) as DiffStatResult;
+        e.writeJsonResult(io, format, stat, (v) => statText(v, terminalColumns()));
+        return;
+      }
+      const filtered = opts.kind !== undefined || opts.changedField !== undefined || opts.search !== undefined || opts.position !== undefined;
+      // Display pages for people (a table of one family), and whenever a filter asks for them; the machine formats stay as they were.
+      const display = filtered || (format === 'table' && opts.detail === 'records' && opts.family !== undefined);
       // Scope and detail are checked by the contract (GF_VALIDATION), like every other request field.
-      const request = { from, to, scope: opts.scope as DiffScope, detail: opts.detail as DiffDetail, limit: parseLimit(opts.limit), after: opts.after, record_family_id: opts.family };
+      const request = {
+        from,
+        to,
+        scope: opts.scope as DiffScope,
+        detail: opts.detail as DiffDetail,
+        limit: parseLimit(opts.limit),
+        after: opts.after,
+        record_family_id: opts.family,
+        ...(display ? { display: true } : {}),
+        ...(opts.kind === undefined ? {} : { change_kinds: opts.kind.split(',').map((k) => k.trim() as RecordChangeKind) }),
+        ...(opts.changedField === undefined ? {} : { changed_field: opts.changedField }),
+        ...(opts.search === undefined ? {} : { search: opts.search }),
+        ...(opts.position === undefined ? {} : { position: parsePosition(opts.position) }),
+      };
       const page = await e.withProject(opts.project, (s) => withDiffProgress(io, () => s.call('checkpoints.diff', request)));
       e.writeArrowResult(io, format, page, 'checkpoints.diff', undefined, {
         jsonSchema: true,
         // The next-page token rides in the schema metadata; the stderr hint stays for people.
         hintWithArrow: true,
-        text: (rows, names) => tsv(names)(rows),
+        text: (rows, names) => diffText(rows, names, terminalColumns(), opts.wide === true),
       });
     });
 }

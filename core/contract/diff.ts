@@ -209,7 +209,8 @@ export function diffHeadline(families: readonly DiffStatFamily[]): string {
     content.length === 0
       ? 'content identical'
       : `${plural(content.length, 'family', 'families')} changed: ${sum(content, 'added').toLocaleString('en-US')} added, ${sum(content, 'removed').toLocaleString('en-US')} removed, ${sum(content, 'modified').toLocaleString('en-US')} modified`;
-  const bookRecords = sum(books, 'added') + sum(books, 'removed') + sum(books, 'modified');
+  // The restoration participant holds the latest restoration record: one replaced by another is one record.
+  const bookRecords = books.reduce((n, f) => n + Math.max(f.added, f.removed) + f.modified, 0);
   return books.length === 0 ? head : `${head}; ${plural(bookRecords, 'restoration record', 'restoration records')}`;
 }
 

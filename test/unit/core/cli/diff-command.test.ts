@@ -63,7 +63,47 @@ describe('gf checkpoint diff', () => {
 
     const txt = capture();
     expect(await main(['checkpoint', 'diff', 'one', 'CURRENT', '--project', dir], txt.io)).toBe(0);
-    expect(txt.out().split('\n')[0]).toBe('from_checkpoint_uuid\tto_checkpoint_uuid\tscope\tcapability_id\trecord_family_id\tchange_kind\tfrom_row_count\tto_row_count\tfrom_schema_fingerprint\tto_schema_fingerprint\tfrom_content_sha256\tto_content_sha256');
+    expect(txt.out().split('\n')[0]).toMatch(/^family +change +from rows +to rows$/);
+    expect(txt.out()).toContain('graph/node');
+  });
+
+  it('a record table fitted to the terminal: change, display fields, changed fields, middle-truncated ids; --wide; --stat', async () => {
+    ws = await workspace();
+    await ws.publish('a', 8);
+    await ws.cps.checkpoint({ name: 'one', idempotencyKey: '018f0f4e-7b8c-7000-8000-0000000000c3' });
+    await ws.publish('b', 8);
+    const dir = ws.dir;
+    const prev = process.env['COLUMNS'];
+    process.env['COLUMNS'] = '60';
+    try {
+      const t = capture();
+      expect(await main(['checkpoint', 'diff', 'one', 'CURRENT', '--project', dir, '--detail', 'records', '--family', 'node', '--limit', '3'], t.io)).toBe(0);
+      const lines = t.out().trimEnd().split('\n');
+      expect(lines[0]).toMatch(/^change +label +kind +changed +id$/);
+      for (const l of lines) expect([...l].length).toBeLessThanOrEqual(60);
+      // Ids are cut in the middle (both ends identify), never a 64-character hash.
+      expect(lines.slice(1, -1).every((l) => /[0-9a-f]+…[0-9a-f]+$/.test(l))).toBe(true);
+      expect(lines[lines.length - 1]).toMatch(/^rows 1–3( of \d+)?$/);
+      expect(t.out()).not.toMatch(/[0-9a-f]{64}/);
+
+      const wide = capture();
+      expect(await main(['checkpoint', 'diff', 'one', 'CURRENT', '--project', dir, '--detail', 'records', '--family', 'node', '--limit', '3', '--wide'], wide.io)).toBe(0);
+      expect(wide.out().split('\n')[0]).toContain('to_record_fingerprint');
+      expect(wide.out()).toMatch(/[0-9a-f]{64}/);
+
+      const stat = capture();
+      expect(await main(['checkpoint', 'diff', 'one', 'CURRENT', '--project', dir, '--stat'], stat.io)).toBe(0);
+      expect(stat.out()).toMatch(/^ graph\/node +\| +\d+ \+*-*~*$/m);
+      for (const l of stat.out().split('\n')) expect([...l].length).toBeLessThanOrEqual(60);
+      expect(stat.out().trimEnd().split('\n').pop()).toMatch(/^ \d+ famil(y|ies) changed: \d+ added, \d+ removed, \d+ modified$/);
+      const statJson = capture();
+      expect(await main(['checkpoint', 'diff', 'one', 'CURRENT', '--project', dir, '--stat', '--json'], statJson.io)).toBe(0);
+      const parsed = JSON.parse(statJson.out()) as { families: { record_family_id: string; added: number }[] };
+      expect(parsed.families.some((f) => f.record_family_id === 'node')).toBe(true);
+    } finally {
+      if (prev === undefined) delete process.env['COLUMNS'];
+      else process.env['COLUMNS'] = prev;
+    }
   });
 
   it('exits 1 with the GF code for bad input, unknown names and edited tokens', async () => {
