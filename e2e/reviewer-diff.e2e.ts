@@ -19,12 +19,14 @@ import { API_PREFIX, decodeHttpResponse, unwrapEnvelope } from '../core/contract
 import { ROOT, RESULTS_DIR, ensureBuilt, launchChromium, startServe, type BrowserHandle, type ServeHandle } from './support/browser';
 
 /**
- * Records of the demo. The issue's reviewer works on 200,000 records; this
- * file uses a smaller demo so that it stays within its share of the suite's
- * budget on two shared cores (the engine's 200k/1M figures are benchmarks).
+ * Records of the demo: the issue's 200,000 (graph/node then has 4,003 added
+ * and 796 modified records between "Graph imported" and "Release 1.0", so
+ * the modified list has a last page beyond the first 500 rows).
  */
-const RECORDS = 300;
+const RECORDS = 200_000;
 const SCREENS_DIR = join(RESULTS_DIR, 'screens');
+/** How long a poll waits for the page to show an engine answer (two shared cores under load answer slowly; a poll returns as soon as it holds). */
+const WAIT = { timeout: 60_000, interval: 100 } as const;
 let base: string;
 let dir: string;
 let serve: ServeHandle;
@@ -137,12 +139,12 @@ describe('checkpoint view: record browser and its view lease', () => {
     expect(await axeProblems()).toEqual([]);
 
     // Leaving the screen closes its view on the server.
-    await expect.poll(() => opened.length).toBeGreaterThan(0);
+    await expect.poll(() => opened.length, WAIT).toBeGreaterThan(0);
     const mine = opened[opened.length - 1]!;
     expect(await served('view.participants', { view: mine })).toEqual({ ok: true });
     await nav('History');
-    await expect.poll(() => closed).toContain(mine);
-    await expect.poll(() => served('view.participants', { view: mine })).toEqual({ ok: false, code: 'GF_VALIDATION' });
+    await expect.poll(() => closed, WAIT).toContain(mine);
+    await expect.poll(() => served('view.participants', { view: mine }), WAIT).toEqual({ ok: false, code: 'GF_VALIDATION' });
   });
 
   it('a view whose open answers after the screen unmounted is closed as soon as its handle arrives', async () => {
@@ -166,11 +168,11 @@ describe('checkpoint view: record browser and its view lease', () => {
     await nav('History');
     await page.getByTestId('generation-count').waitFor();
     release();
-    await expect.poll(() => closed).toContain(view);
-    await expect.poll(() => served('view.participants', { view })).toEqual({ ok: false, code: 'GF_VALIDATION' });
+    await expect.poll(() => closed, WAIT).toContain(view);
+    await expect.poll(() => served('view.participants', { view }), WAIT).toEqual({ ok: false, code: 'GF_VALIDATION' });
     await page.unroute(`**${API_PREFIX}view.open`);
     // Every view the page opened in this file is closed.
-    await expect.poll(() => opened.filter((v) => !closed.includes(v))).toEqual([]);
+    await expect.poll(() => opened.filter((v) => !closed.includes(v)), WAIT).toEqual([]);
   });
 });
 
@@ -277,7 +279,7 @@ describe('the reviewer\'s diff (issue 18)', () => {
     await page.keyboard.press('Space');
     // The engine filters (the request carries the kinds), and the range counts the filtered list.
     await asked;
-    await expect.poll(() => page.getByTestId('rows-range').textContent()).toMatch(new RegExp(`of ${stat.modified.toLocaleString('en-US')}$`));
+    await expect.poll(() => page.getByTestId('rows-range').textContent(), WAIT).toMatch(new RegExp(`of ${stat.modified.toLocaleString('en-US')}$`));
     const grid = page.getByRole('grid', { name: `Record changes of ${familyId}` });
     const classes = await grid.locator('.grid-data-row').evaluateAll((rows) => rows.map((r) => r.className));
     expect(classes.length).toBeGreaterThan(0);
@@ -293,7 +295,7 @@ describe('the reviewer\'s diff (issue 18)', () => {
     await page.keyboard.press('ArrowDown');
     await page.keyboard.press('Enter');
     const expansions = grid.getByTestId('record-expansion');
-    await expect.poll(() => expansions.locator('[data-testid="changed-fields"]').count()).toBe(3);
+    await expect.poll(() => expansions.locator('[data-testid="changed-fields"]').count(), WAIT).toBe(3);
     for (let i = 0; i < 3; i++) {
       const engine = modified[i]!;
       const row = grid.locator('.grid-data-row').filter({ has: page.locator(`[data-col="record_uuid"][title="${engine.id}"]`) });
@@ -325,12 +327,12 @@ describe('the reviewer\'s diff (issue 18)', () => {
     const m = stat.modified;
     await page.getByTestId('jump-last').focus();
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.getByTestId('rows-range').textContent()).toMatch(new RegExp(`of ${m.toLocaleString('en-US')}$`));
-    await expect.poll(async () => (await gridIds(grid))[0]).toBe(modified[Math.max(0, m - 500)]!.id);
+    await expect.poll(() => page.getByTestId('rows-range').textContent(), WAIT).toMatch(new RegExp(`of ${m.toLocaleString('en-US')}$`));
+    await expect.poll(async () => (await gridIds(grid))[0], WAIT).toBe(modified[Math.max(0, m - 500)]!.id);
     expect(await grid.getByTestId('record-expansion').count()).toBe(0);
     await grid.focus();
     await page.keyboard.press('End');
-    await expect.poll(async () => (await gridIds(grid)).at(-1)).toBe(modified[m - 1]!.id);
+    await expect.poll(async () => (await gridIds(grid)).at(-1), WAIT).toBe(modified[m - 1]!.id);
     expect(await page.getByTestId('rows-range').textContent()).toMatch(new RegExp(`–${m.toLocaleString('en-US')} of ${m.toLocaleString('en-US')}$`));
     await shot('reviewer-diff-last-page');
     expect(await axeProblems()).toEqual([]);
@@ -339,7 +341,7 @@ describe('the reviewer\'s diff (issue 18)', () => {
     await page.getByTestId('jump-row').focus();
     await page.keyboard.type(String(mid));
     await page.keyboard.press('Enter');
-    await expect.poll(async () => (await gridIds(grid))[0]).toBe(modified[mid - 1]!.id);
+    await expect.poll(async () => (await gridIds(grid))[0], WAIT).toBe(modified[mid - 1]!.id);
     expect(await page.getByTestId('rows-range').textContent()).toMatch(new RegExp(`^rows ${mid.toLocaleString('en-US')}–`));
   });
 
@@ -351,7 +353,7 @@ describe('the reviewer\'s diff (issue 18)', () => {
     await page.getByTestId('diff-search').fill(wanted);
     await page.getByTestId('diff-search').press('Enter');
     const grid = page.getByRole('grid', { name: `Record changes of ${familyId}` });
-    await expect.poll(async () => (await gridIds(grid))[0]).toBe(expected[0]!.id);
+    await expect.poll(async () => (await gridIds(grid))[0], WAIT).toBe(expected[0]!.id);
     const ids = await gridIds(grid);
     expect(ids).toEqual(expected.slice(0, ids.length).map((r) => r.id));
     expect(await page.getByTestId('rows-range').textContent()).toMatch(new RegExp(`of ${expected.length.toLocaleString('en-US')}$`));
@@ -365,22 +367,27 @@ describe('the reviewer\'s diff (issue 18)', () => {
     const reason = 'Review found the release candidate right: restore it';
     await call('checkpoints.revert', { project, name: TO, reason, idempotency_key: '6a1f0c3e-7d2b-4c8e-9f10-0b5e2d7c4a91' });
     const all = await call('checkpoints.diff_stat', { project, from: TO, to: 'CURRENT', scope: 'all' });
-    expect(all.headline).toBe('content identical; 1 restoration record');
+    expect(all.headline).toMatch(/^content identical; \d+ restoration records?$/);
     await page.getByLabel('From', { exact: true }).selectOption(TO);
     await page.getByLabel('To', { exact: true }).selectOption('CURRENT');
     await page.getByRole('button', { name: 'Compare' }).click();
-    await expect.poll(() => page.getByTestId('diff-headline').textContent()).toBe('content identical; 1 restoration record');
+    await expect.poll(() => page.getByTestId('diff-headline').textContent(), WAIT).toBe(all.headline);
     const summary = page.getByRole('grid', { name: 'Diff summary by participant' });
     await summary.locator('.grid-data-row').filter({ hasText: 'restoration_transition' }).click();
     const grid = page.getByRole('grid', { name: 'Record changes of restoration_transition' });
     await grid.locator('.grid-data-row').first().waitFor();
+    // The new restoration record (the demo's own earlier one is what the checkpoint holds).
     expect(await page.getByTestId('count-added').textContent()).toBe('1');
     expect(await page.getByTestId('record-diff-error').count()).toBe(0);
-    expect(await grid.locator('[data-col="display:reason"]').first().textContent()).toBe(reason);
+    const kinds = await grid.locator('.grid-data-row').evaluateAll((rows) => rows.map((r) => (r.className.includes('change-added') ? 'added' : 'other')));
+    const at = kinds.indexOf('added');
+    const added = grid.locator('.grid-data-row.change-added');
+    expect(await added.locator('[data-col="display:reason"]').textContent()).toBe(reason);
     await grid.focus();
     await page.keyboard.press('Home');
+    for (let i = 0; i < at; i++) await page.keyboard.press('ArrowDown');
     await page.keyboard.press('Enter');
-    const table = grid.getByTestId('changed-fields');
+    const table = added.getByTestId('changed-fields');
     await table.waitFor();
     expect(await table.locator('tbody tr[data-field="reason"] td').nth(1).textContent()).toBe(reason);
     await shot('reviewer-diff-restoration');

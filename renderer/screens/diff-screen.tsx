@@ -510,6 +510,8 @@ function RecordDiff({ project, compared, family }: { project: string; compared: 
       {paged.error !== null && <ErrorBox error={paged.error} testId="record-diff-error" />}
       {!paged.cancelled && kinds.length > 0 && (
         <VirtualGrid
+          // A new window (jump, filter, search) is a new grid: its scroll position and measurements start afresh.
+          key={windowKey}
           label={`Record changes of ${familyId}`}
           columns={columns}
           rows={rows}
