@@ -167,6 +167,8 @@ describe('desktop UI flows (browser mode, Chromium)', () => {
     expect(await page.getByTestId('count-added').textContent()).toBe(String(count('added')));
     expect(await page.getByTestId('count-removed').textContent()).toBe(String(count('removed')));
     const recordGrid = page.getByRole('grid', { name: 'Record changes of node' });
+    // The chips are exact from the statistics before any row arrives: wait for the first page of rows.
+    await recordGrid.locator('.grid-data-row').first().waitFor();
     if (count('added') > 0) expect(await recordGrid.locator('.grid-data-row.change-added').count()).toBeGreaterThan(0);
     // Filter: only modified rows remain.
     await page.getByRole('checkbox', { name: /added/ }).uncheck();
