@@ -7,6 +7,11 @@
 // The table's row model is built over the visible window only (no sorting or
 // grouping is needed), so a page arriving costs the page and the window, never
 // every row loaded: `rows` may be an append-only array that grows in place.
+//
+// Rows can expand inline (`expanded` + `renderExpanded`): an expanded row
+// grows to show its detail below its cells, several at once, measured as they
+// render. `rowOffset` numbers the rows from a position other than the first
+// (a window reached by a jump), so aria-rowindex stays the row's true position.
 import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { tableFeatures, useTable, type ColumnDef } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
@@ -15,6 +20,8 @@ import type { DisplayRow } from '../arrow-rows';
 /** One displayed column: its id is a column of the row type (typed rows make a renamed column fail `tsc`). */
 export interface GridColumn<R = DisplayRow> {
   readonly id: Extract<keyof R, string>;
+  /** A unique key when several columns read one field (default: `id`). */
+  readonly key?: string;
   readonly header: string;
   /** CSS track size (e.g. `minmax(8rem, 1fr)`). */
   readonly width?: string;
@@ -22,6 +29,8 @@ export interface GridColumn<R = DisplayRow> {
   readonly mono?: boolean;
   /** Minimum width in rem (default 8); the grid scrolls sideways below the sum. */
   readonly minRem?: number;
+  /** The cell's tooltip (default: its value). */
+  readonly title?: (row: R) => string;
 }
 
 /** Grid props. */
@@ -42,26 +51,39 @@ export interface VirtualGridProps<R> {
   readonly emptyText?: string;
   /** `short` for small fixed tables, `tall` for record browsing. */
   readonly size?: 'short' | 'tall';
+  /** Keys of the rows shown expanded (their detail below their cells). */
+  readonly expanded?: ReadonlySet<string>;
+  /** The detail of an expanded row (one cell spanning every column). */
+  readonly renderExpanded?: (row: R, index: number) => ReactNode;
+  /** Position of `rows[0]` in the whole result (0 unless the rows are a window reached by a jump). */
+  readonly rowOffset?: number;
+  /** Changing it scrolls back to the first row (a new window or a new filter). */
+  readonly resetKey?: string;
+  /** The status line below the grid (default: the rows loaded); a function gets the indexes of the first and last row in view. */
+  readonly status?: ReactNode | ((first: number, last: number) => ReactNode);
 }
 
 const features = tableFeatures({});
 const ROW_HEIGHT = 30;
+/** First guess of an expanded row's height (measured once rendered). */
+const EXPANDED_ESTIMATE = 280;
 
 /** A virtualized, keyboard-navigable ARIA grid over display rows. */
 export function VirtualGrid<R extends object>(props: VirtualGridProps<R>) {
   const { label, columns, rows, rowKey, hasMore = false, loading = false, onNeedMore, onActivate, selectedKey = null, rowClass, testId, emptyText = 'No rows.', size = 'tall' } = props;
+  const { expanded, renderExpanded, rowOffset = 0, resetKey, status } = props;
   const gridId = useId();
   const scrollRef = useRef<HTMLDivElement>(null);
   const [active, setActive] = useState(0);
   const defs = useMemo<ColumnDef<typeof features, R>[]>(
-    () => columns.map((c) => ({ id: c.id, header: c.header, accessorFn: (r: R) => (r[c.id] as string | null | undefined) ?? null })),
+    () => columns.map((c) => ({ id: c.key ?? c.id, header: c.header, accessorFn: (r: R) => (r[c.id] as string | null | undefined) ?? null })),
     [columns],
   );
   const count = rows.length;
   const virtualizer = useVirtualizer({
     count,
     getScrollElement: () => scrollRef.current,
-    estimateSize: () => ROW_HEIGHT,
+    estimateSize: (i) => (expanded !== undefined && rows[i] !== undefined && expanded.has(rowKey(rows[i], i)) ? EXPANDED_ESTIMATE : ROW_HEIGHT),
     overscan: 12,
   });
   const items = virtualizer.getVirtualItems();
@@ -81,6 +103,17 @@ export function VirtualGrid<R extends object>(props: VirtualGridProps<R>) {
     if (active >= count && count > 0) setActive(count - 1);
   }, [active, count]);
 
+  // A new window or filter starts at its first row.
+  useEffect(() => {
+    setActive(0);
+    virtualizer.scrollToOffset(0);
+  }, [resetKey]);
+
+  // An expanded or collapsed row changes height: measure again.
+  useEffect(() => {
+    virtualizer.measure();
+  }, [expanded, virtualizer]);
+
   const template = columns.map((c) => c.width ?? `minmax(${c.minRem ?? 8}rem, 1fr)`).join(' ');
   const minWidth = `${columns.reduce((n, c) => n + (c.minRem ?? 8), 0) + 1}rem`;
   const cellId = (i: number) => `${gridId}-r${i}`;
@@ -92,6 +125,8 @@ export function VirtualGrid<R extends object>(props: VirtualGridProps<R>) {
     virtualizer.scrollToIndex(next, { align: 'auto' });
   };
   const onKey = (e: KeyboardEvent<HTMLDivElement>) => {
+    // Keys typed inside an expanded row's detail (its buttons) belong to that control, not to the grid.
+    if (e.target !== e.currentTarget) return;
     const page = Math.max(1, Math.floor((scrollRef.current?.clientHeight ?? 300) / ROW_HEIGHT) - 1);
     const keys: Record<string, () => void> = {
       ArrowDown: () => move(active + 1),
@@ -116,7 +151,7 @@ export function VirtualGrid<R extends object>(props: VirtualGridProps<R>) {
     }
   };
 
-  const totalRows = props.totalRows ?? (hasMore ? -1 : count);
+  const totalRows = props.totalRows ?? (hasMore ? -1 : rowOffset + count);
   return (
     <div className={`grid grid-${size}`} data-testid={testId}>
       <div
@@ -150,16 +185,19 @@ export function VirtualGrid<R extends object>(props: VirtualGridProps<R>) {
             if (item.index === active) classes.push('is-active');
             if (selectedKey !== null && key === selectedKey) classes.push('is-selected');
             if (rowClass !== undefined) classes.push(rowClass(row.original));
+            const open = expanded !== undefined && expanded.has(key);
+            if (open) classes.push('is-expanded');
             return (
               <div
                 role="row"
                 id={cellId(item.index)}
-                aria-rowindex={item.index + 2}
+                aria-rowindex={rowOffset + item.index + 2}
                 aria-selected={selectedKey !== null ? key === selectedKey : undefined}
                 key={key}
                 data-index={item.index}
+                ref={virtualizer.measureElement}
                 className={classes.join(' ')}
-                style={{ gridTemplateColumns: template, transform: `translateY(${item.start}px)`, height: ROW_HEIGHT }}
+                style={{ gridTemplateColumns: template, transform: `translateY(${item.start}px)`, minHeight: ROW_HEIGHT }}
                 onClick={() => {
                   setActive(item.index);
                   onActivate?.(row.original, item.index);
@@ -169,11 +207,23 @@ export function VirtualGrid<R extends object>(props: VirtualGridProps<R>) {
                   const col = columns[ci]!;
                   const v = cell.getValue() as string | null;
                   return (
-                    <div role="gridcell" aria-colindex={ci + 1} key={cell.id} className={col.mono === true ? 'grid-cell mono' : 'grid-cell'} title={v ?? ''}>
+                    <div
+                      role="gridcell"
+                      aria-colindex={ci + 1}
+                      // The first cell carries the expanded state (a row's aria-expanded is for tree grids only).
+                      aria-expanded={renderExpanded !== undefined && ci === 0 ? open : undefined}
+                      key={cell.id}
+                      data-col={col.key ?? col.id} className={col.mono === true ? 'grid-cell mono' : 'grid-cell'} title={col.title?.(row.original) ?? v ?? ''}>
                       {col.render !== undefined ? col.render(row.original) : v ?? '—'}
                     </div>
                   );
                 })}
+                {open && renderExpanded !== undefined && (
+                  // The detail is not part of the row's click target (its buttons and text are selectable).
+                  <div role="gridcell" aria-colindex={1} aria-colspan={columns.length} className="grid-expansion" onClick={(e) => e.stopPropagation()}>
+                    {renderExpanded(row.original, item.index)}
+                  </div>
+                )}
               </div>
             );
           })}
@@ -181,8 +231,10 @@ export function VirtualGrid<R extends object>(props: VirtualGridProps<R>) {
         </div>
         {count === 0 && !loading && <p className="grid-empty muted">{emptyText}</p>}
       </div>
-      <p className="grid-status muted" aria-live="polite">
-        {loading ? 'Loading…' : `${count} row${count === 1 ? '' : 's'}${hasMore ? ' loaded · scroll for more' : ''}`}
+      <p className="grid-status muted" aria-live={typeof status === 'function' ? undefined : 'polite'} data-testid={testId === undefined ? undefined : `${testId}-status`}>
+        {typeof status === 'function'
+          ? status(virtualizer.range?.startIndex ?? 0, Math.min(count - 1, virtualizer.range?.endIndex ?? count - 1))
+          : status ?? (loading ? 'Loading…' : `${count} row${count === 1 ? '' : 's'}${hasMore ? ' loaded · scroll for more' : ''}`)}
       </p>
     </div>
   );

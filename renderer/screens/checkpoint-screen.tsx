@@ -20,43 +20,61 @@ export function scopeOf(p: Pick<ParticipantEntry, 'scope'>): string {
 }
 
 const PAGE = 100;
+const NO_PARTICIPANTS: readonly ParticipantEntry[] = [];
+
+/** An open view and its participants (null until both arrived). */
+interface OpenedView {
+  readonly view: ViewOpened;
+  readonly participants: readonly ParticipantEntry[];
+}
+
+/**
+ * Opens a read-only view of checkpoint `name` for as long as the caller is
+ * mounted with the same project and name, and closes it on every path: the
+ * name changes, the screen unmounts (also before `view.open` answered: the
+ * view is closed as soon as its handle arrives), or its participants fail to
+ * load. Returns the view with its participants, or the error.
+ */
+export function useViewLease(project: string | null, name: string): { readonly opened: OpenedView | null; readonly error: ShownError | null } {
+  const [opened, setOpened] = useState<OpenedView | null>(null);
+  const [error, setError] = useState<ShownError | null>(null);
+  useEffect(() => {
+    setOpened(null);
+    setError(null);
+    if (project === null || name === '') return undefined;
+    let live = true;
+    let handle: string | null = null;
+    const close = (view: string) => void invoke('view.close', { view }).catch(() => undefined);
+    invoke('view.open', { project, name })
+      .then(async (v) => {
+        handle = v.view;
+        // Unmounted or switched while the view opened: the cleanup ran before there was a handle to close.
+        if (!live) return close(v.view);
+        const ps = await invoke('view.participants', { view: v.view });
+        if (live) setOpened({ view: v, participants: ps.participants });
+      })
+      .catch((e: unknown) => {
+        if (live) setError(showError(e));
+      });
+    return () => {
+      live = false;
+      if (handle !== null) close(handle);
+    };
+  }, [project, name]);
+  return { opened, error };
+}
 
 /** The checkpoint view screen. */
 export function CheckpointScreen() {
   const { checkpoints, focusName, workspace } = useStudio(useShallow((s) => ({ checkpoints: s.checkpoints, focusName: s.focusName, workspace: s.workspace })));
   const names = checkpoints.map((c) => c.name ?? '');
   const [name, setName] = useState<string>(focusName ?? names[0] ?? '');
-  const [view, setView] = useState<ViewOpened | null>(null);
-  const [participants, setParticipants] = useState<readonly ParticipantEntry[]>([]);
-  const [error, setError] = useState<ShownError | null>(null);
+  const { opened, error } = useViewLease(workspace?.project ?? null, name);
+  const view = opened?.view ?? null;
+  const participants = opened?.participants ?? NO_PARTICIPANTS;
   const [family, setFamily] = useState<ParticipantEntry | null>(null);
-
-  useEffect(() => {
-    if (workspace === null || name === '') return;
-    let live = true;
-    let opened: string | null = null;
-    setView(null);
-    setParticipants([]);
-    setFamily(null);
-    setError(null);
-    (async () => {
-      const v = await invoke('view.open', { project: workspace.project, name });
-      opened = v.view;
-      if (!live) {
-        // Unmounted (or switched) while the view opened: release its lease now, the cleanup ran too early to.
-        void invoke('view.close', { view: v.view }).catch(() => undefined);
-        return;
-      }
-      const ps = await invoke('view.participants', { view: v.view });
-      if (!live) return;
-      setView(v);
-      setParticipants(ps.participants);
-    })().catch((e: unknown) => live && setError(showError(e)));
-    return () => {
-      live = false;
-      if (opened !== null) void invoke('view.close', { view: opened }).catch(() => undefined);
-    };
-  }, [workspace, name]);
+  // Another checkpoint (or a reopened view) starts with no participant chosen.
+  useEffect(() => setFamily(null), [opened]);
 
   const groups = useMemo(() => {
     const m = new Map<string, ParticipantEntry[]>();
@@ -131,24 +149,34 @@ function RecordsPane({ view, family }: { view: string; family: ParticipantEntry 
         testId="records-grid"
       />
       <p className="muted small" data-testid="records-pages">{paged.rows.length} of {family.row_count} loaded in {paged.pages} page{paged.pages === 1 ? '' : 's'}</p>
-      <Lookup view={view} family={family} fields={paged.columns} />
+      <Lookup key={key} view={view} family={family} />
     </div>
   );
 }
 
-function Lookup({ view, family, fields }: { view: string; family: ParticipantEntry; fields: readonly string[] }) {
-  const [pairs, setPairs] = useState<{ field: string; value: string }[]>([{ field: '', value: '' }]);
+/** The sentence naming a family's identity fields (shown with every lookup error). */
+export function identityFieldsText(family: Pick<ParticipantEntry, 'capability_id' | 'record_family_id' | 'identity_fields'>): string {
+  const fields = family.identity_fields;
+  return fields.length === 0
+    ? `${family.capability_id}/${family.record_family_id} is not a registered family: it has no identity fields to look a record up by.`
+    : `A record of ${family.capability_id}/${family.record_family_id} is named by ${fields.length === 1 ? 'its identity field' : `its ${fields.length} identity fields`} ${fields.join(', ')}.`;
+}
+
+function Lookup({ view, family }: { view: string; family: ParticipantEntry }) {
+  const fields = family.identity_fields;
+  const [values, setValues] = useState<Readonly<Record<string, string>>>({});
   const [result, setResult] = useState<DecodedPage | null>(null);
   const [error, setError] = useState<ShownError | null>(null);
+  const [missing, setMissing] = useState<readonly string[]>([]);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setError(null);
     setResult(null);
-    const identity: Record<string, string | number | boolean | null> = {};
-    for (const p of pairs) {
-      const f = p.field || fields[0] || '';
-      identity[f] = p.value;
-    }
+    const empty = fields.filter((f) => (values[f] ?? '').trim() === '');
+    setMissing(empty);
+    if (empty.length > 0) return;
+    const identity: Record<string, string> = {};
+    for (const f of fields) identity[f] = (values[f] ?? '').trim();
     try {
       const page = await invoke('view.record', { view, capability_id: family.capability_id, record_family_id: family.record_family_id, identity });
       setResult(decodeArrow(page.bytes, 'view.record'));
@@ -156,24 +184,39 @@ function Lookup({ view, family, fields }: { view: string; family: ParticipantEnt
       setError(showError(err));
     }
   };
+  const hint = identityFieldsText(family);
   return (
-    <form className="lookup stack" onSubmit={(e) => void submit(e)} aria-label="Look up a record by identity">
+    <form className="lookup stack" onSubmit={(e) => void submit(e)} aria-label="Look up a record by identity" noValidate>
       <h4>Look up by identity</h4>
-      {pairs.map((p, i) => (
-        <div className="row-form" key={i}>
-          <label htmlFor={`lk-field-${i}`}>Field</label>
-          <select id={`lk-field-${i}`} value={p.field || fields[0] || ''} onChange={(e) => setPairs(pairs.map((q, j) => (j === i ? { ...q, field: e.target.value } : q)))}>
-            {fields.map((f) => <option key={f} value={f}>{f}</option>)}
-          </select>
-          <label htmlFor={`lk-value-${i}`}>Value</label>
-          <input id={`lk-value-${i}`} className="mono" value={p.value} onChange={(e) => setPairs(pairs.map((q, j) => (j === i ? { ...q, value: e.target.value } : q)))} />
+      <p className="muted small" id="lk-hint">{hint}</p>
+      {fields.map((f) => (
+        <div className="row-form" key={f}>
+          <label htmlFor={`lk-${f}`} className="mono">{f}</label>
+          <input
+            id={`lk-${f}`}
+            className="mono"
+            value={values[f] ?? ''}
+            aria-describedby="lk-hint"
+            aria-invalid={missing.includes(f) ? true : undefined}
+            onChange={(e) => setValues({ ...values, [f]: e.target.value })}
+            data-testid="lookup-field"
+          />
         </div>
       ))}
       <div className="actions">
-        <button type="button" onClick={() => setPairs([...pairs, { field: '', value: '' }])} disabled={pairs.length >= 8}>Add field</button>
-        <button type="submit">Look up</button>
+        <button type="submit" disabled={fields.length === 0}>Look up</button>
       </div>
-      {error !== null && <ErrorBox error={error} testId="lookup-error" />}
+      {missing.length > 0 && (
+        <p className="field-error" role="alert" data-testid="lookup-missing">
+          Fill in every identity field: {missing.join(', ')} {missing.length === 1 ? 'is' : 'are'} empty. {hint}
+        </p>
+      )}
+      {error !== null && (
+        <div>
+          <ErrorBox error={error} testId="lookup-error" />
+          <p className="field-error" data-testid="lookup-error-fields">{hint}</p>
+        </div>
+      )}
       {result !== null && (
         <div data-testid="lookup-result" aria-live="polite">
           {result.rows.length === 0 ? (

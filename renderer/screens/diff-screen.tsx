@@ -1,16 +1,30 @@
 // Diff: from/to (checkpoints or CURRENT), scope, the per-participant summary,
-// a family's record diff paged as you scroll (colour-coded, filterable),
-// field-level before/after for a selected record, progress + Cancel, export.
-import { useCallback, useRef, useState } from 'react';
-import { DIFF_SCOPES, type DiffScope, type RecordChangeEntry, type Row } from '../../core/contract/operations';
-import { CURRENT_SELECTOR, RECORD_CHANGE_KINDS, SUMMARY_DIFF_COLUMNS, type RecordChangeKind } from '../../core/contract/diff';
+// a family's record diff paged as you scroll (colour-coded, filterable), rows
+// that expand inline to every field before and after with the changed cells
+// highlighted (several at once), copy buttons, progress + Cancel, export.
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { DIFF_SCOPES, type DiffScope, type OperationInput, type RecordChangeEntry, type RecordJson, type Row } from '../../core/contract/operations';
+import {
+  CURRENT_SELECTOR,
+  DIFF_SEARCH_MAX_CHARS,
+  RECORD_CHANGE_KINDS,
+  SUMMARY_DIFF_COLUMNS,
+  changedFieldList,
+  diffScopeOfParticipant,
+  parseDisplay,
+  type DiffStatFamily,
+  type DiffStatResult,
+  type DisplayValues,
+  type RecordChangeKind,
+} from '../../core/contract/diff';
 import { microsTextIso } from '../../core/contract/time';
 import { decodeArrow } from '../arrow-rows';
 import { ErrorBox } from '../components/error-box';
 import { VirtualGrid, type GridColumn } from '../components/virtual-grid';
 import { showError, type ShownError } from '../errors-text';
 import { invoke } from '../invoke';
-import { fetchAllPages } from '../pages';
+import { fetchAllPages, useQuery, withOperation } from '../hooks';
+import { formatCount } from '../format';
 import { usePaged } from '../paged';
 import { useShallow } from 'zustand/react/shallow';
 import { useStudio } from '../store';
@@ -25,34 +39,64 @@ const CHANGE_KINDS = RECORD_CHANGE_KINDS;
 type ChangeKind = RecordChangeKind;
 /** A summary row (`checkpoint_summary_diff@1`). */
 type SummaryRow = Row<'checkpoints.diff', 'checkpoint_summary_diff@1'>;
-/** A record-diff row (`checkpoint_record_diff@1`). */
-type RecordRow = Row<'checkpoints.diff', 'checkpoint_record_diff@1'>;
+/** A record-diff row with display values, row number and total (`checkpoint_record_diff_display@1`). */
+type RecordRow = Row<'checkpoints.diff', 'checkpoint_record_diff_display@1'>;
 
-/** One compared pair. */
+/** One compared pair: the summary rows and the engine's exact statistics. */
 interface Compared {
   readonly from: string;
   readonly to: string;
   readonly scope: DiffScope;
   readonly rows: readonly SummaryRow[];
   readonly pages: readonly Uint8Array[];
+  readonly stat: DiffStatResult;
 }
 
-const SUMMARY_COLUMNS: readonly GridColumn<SummaryRow>[] = [
-  { id: 'scope', header: 'scope', width: '8rem' },
-  { id: 'capability_id', header: 'capability', width: '8rem' },
-  { id: 'record_family_id', header: 'family', width: 'minmax(8rem, 1fr)' },
-  { id: 'change_kind', header: 'change', width: '7rem' },
-  { id: 'from_row_count', header: 'from rows', width: '6rem' },
-  { id: 'to_row_count', header: 'to rows', width: '6rem' },
-];
+/** A family's key in the summary and the statistics. */
+const familyKeyOf = (f: { readonly capability_id: string | null; readonly record_family_id: string | null }): string => `${f.capability_id ?? ''}/${f.record_family_id ?? ''}`;
 
-const RECORD_COLUMNS: readonly GridColumn<RecordRow>[] = [
-  { id: 'change_kind', header: 'change', width: '6rem' },
-  { id: 'record_uuid', header: 'record uuid', width: 'minmax(10rem, 1fr)', mono: true },
-  { id: 'record_identity_fingerprint', header: 'identity fingerprint', width: 'minmax(10rem, 1fr)', mono: true },
-  { id: 'from_record_fingerprint', header: 'before', width: 'minmax(8rem, 1fr)', mono: true },
-  { id: 'to_record_fingerprint', header: 'after', width: 'minmax(8rem, 1fr)', mono: true },
-];
+function summaryColumns(stat: DiffStatResult): readonly GridColumn<SummaryRow>[] {
+  const byKey = new Map(stat.families.map((f) => [familyKeyOf(f), f]));
+  const count = (k: 'added' | 'removed' | 'modified') => (r: SummaryRow) => {
+    const f = byKey.get(familyKeyOf(r));
+    return f === undefined ? '—' : formatCount(f[k]);
+  };
+  return [
+    { id: 'scope', header: 'scope', width: '8rem' },
+    { id: 'capability_id', header: 'capability', width: '8rem' },
+    { id: 'record_family_id', header: 'family', width: 'minmax(8rem, 1fr)' },
+    { id: 'change_kind', header: 'change', width: '7rem' },
+    { id: 'from_row_count', header: 'from rows', width: '6rem' },
+    { id: 'to_row_count', header: 'to rows', width: '6rem' },
+    { id: 'change_kind', key: 'added', header: 'added', width: '6rem', render: count('added') },
+    { id: 'change_kind', key: 'removed', header: 'removed', width: '6rem', render: count('removed') },
+    { id: 'change_kind', key: 'modified', header: 'modified', width: '6rem', render: count('modified') },
+  ];
+}
+
+/** The endpoints and the family of a record-diff request. */
+export interface FamilyTarget {
+  readonly project: string;
+  readonly from: string;
+  readonly to: string;
+  readonly family: Pick<SummaryRow, 'scope' | 'capability_id' | 'record_family_id'>;
+}
+
+/** One page of a family's record diff, as the contract takes it (the scope derived from the family's declared scope). */
+export function recordDiffRequest(t: FamilyTarget, page: { readonly limit: number; readonly after: string | null; readonly operation_id: string }): OperationInput<'checkpoints.diff'> {
+  return {
+    project: t.project,
+    from: t.from,
+    to: t.to,
+    scope: diffScopeOfParticipant(t.family.scope ?? ''),
+    detail: 'records',
+    limit: page.limit,
+    after: page.after,
+    record_family_id: t.family.record_family_id ?? '',
+    capability_id: t.family.capability_id ?? '',
+    operation_id: page.operation_id,
+  };
+}
 
 /** The diff screen. */
 export function DiffScreen() {
@@ -62,51 +106,62 @@ export function DiffScreen() {
   const [from, setFrom] = useState(names[0] ?? CURRENT);
   const [to, setTo] = useState(CURRENT);
   const [scope, setScope] = useState<DiffScope>('all');
-  const [running, setRunning] = useState<{ readonly id: string; readonly started: number } | null>(null);
+  const [running, setRunning] = useState(false);
   const [compared, setCompared] = useState<Compared | null>(null);
   const [error, setError] = useState<ShownError | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [family, setFamily] = useState<SummaryRow | null>(null);
-  const runId = useRef(0);
+  // The renderer's one cancellation idiom: aborting stops both requests in flight (withOperation tells the engine).
+  const controller = useRef<AbortController | null>(null);
+  useEffect(() => () => controller.current?.abort(), []);
 
   const compare = async () => {
     if (workspace === null) return;
-    const id = crypto.randomUUID();
-    const mine = ++runId.current;
-    setRunning({ id, started: performance.now() });
+    controller.current?.abort();
+    const c = new AbortController();
+    controller.current = c;
+    setRunning(true);
     setCompared(null);
     setFamily(null);
     setError(null);
     setNotice(null);
+    const project = workspace.project;
     try {
-      const results = await fetchAllPages(
-        (after) => invoke('checkpoints.diff', { project: workspace.project, from, to, scope, detail: 'summary', limit: SUMMARY_PAGE, after, operation_id: id }),
-        { maxPages: MAX_SUMMARY_PAGES },
-      );
-      if (mine !== runId.current) return;
+      // The summary and the exact statistics together: the chips show exact totals from the first paint.
+      const [results, stat] = await Promise.all([
+        fetchAllPages(
+          (after) => withOperation(c.signal, (id) => invoke('checkpoints.diff', { project, from, to, scope, detail: 'summary', limit: SUMMARY_PAGE, after, operation_id: id })),
+          { maxPages: MAX_SUMMARY_PAGES, signal: c.signal },
+        ),
+        withOperation(c.signal, (id) => invoke('checkpoints.diff_stat', { project, from, to, scope, operation_id: id })),
+      ]);
+      if (c.signal.aborted) return;
       const rows = results.flatMap((page) => decodeArrow(page.bytes, 'checkpoints.diff', 'checkpoint_summary_diff@1').rows);
       // Shown only once complete: a cancelled or failed diff shows nothing partial.
-      setCompared({ from, to, scope, rows, pages: results.map((page) => page.bytes) });
+      setCompared({ from, to, scope, rows, pages: results.map((page) => page.bytes), stat });
     } catch (e) {
-      if (mine !== runId.current) return;
+      if (c.signal.aborted) return;
       const shown = showError(e);
       if (shown.code === 'GF_CANCELLED') setNotice('Diff cancelled. No result is shown.');
       else setError(shown);
     } finally {
-      if (mine === runId.current) setRunning(null);
+      if (controller.current === c) {
+        controller.current = null;
+        setRunning(false);
+      }
     }
   };
 
-  const cancel = async () => {
-    if (running === null) return;
-    const id = running.id;
-    runId.current++;
-    setRunning(null);
+  const cancel = () => {
+    if (controller.current === null) return;
+    controller.current.abort();
+    controller.current = null;
+    setRunning(false);
     setCompared(null);
     setNotice('Diff cancelled. No result is shown.');
-    await invoke('operation.cancel', { operation_id: id }).catch(() => undefined);
   };
 
+  const summaryCols = useMemo(() => (compared === null ? [] : summaryColumns(compared.stat)), [compared]);
   const changed = compared?.rows.filter((r) => r.change_kind !== 'unchanged').length ?? 0;
   const unchanged = (compared?.rows.length ?? 0) - changed;
 
@@ -135,13 +190,13 @@ export function DiffScreen() {
         <select id="diff-scope" value={scope} onChange={(e) => setScope(e.target.value as DiffScope)}>
           {DIFF_SCOPES.map((s) => <option key={s} value={s}>{s}</option>)}
         </select>
-        <button type="submit" className="primary" disabled={running !== null}>Compare</button>
+        <button type="submit" className="primary" disabled={running}>Compare</button>
       </form>
-      {running !== null && (
+      {running && (
         <div className="progress" role="status" data-testid="diff-progress">
           <progress aria-label="Diff in progress" />
           <span>Comparing {from} → {to}…</span>
-          <button type="button" onClick={() => void cancel()} data-testid="diff-cancel">Cancel</button>
+          <button type="button" onClick={cancel} data-testid="diff-cancel">Cancel</button>
         </div>
       )}
       {notice !== null && <p className="notice" role="status" data-testid="diff-notice">{notice}</p>}
@@ -150,8 +205,8 @@ export function DiffScreen() {
         <div className="stack" data-testid="diff-result">
           <div className="screen-head">
             <p>
-              <strong>{compared.from}</strong> → <strong>{compared.to}</strong> ({compared.scope}): <span data-testid="diff-changed">{changed}</span> changed,{' '}
-              <span data-testid="diff-unchanged">{unchanged}</span> unchanged participants
+              <strong>{compared.from}</strong> → <strong>{compared.to}</strong> ({compared.scope}): <span data-testid="diff-headline">{compared.stat.headline}</span>
+              <span className="muted small"> · <span data-testid="diff-changed">{changed}</span> changed, <span data-testid="diff-unchanged">{unchanged}</span> unchanged participants</span>
             </p>
             <div className="actions" role="group" aria-label="Export the summary">
               <span className="muted">Export the summary:</span>
@@ -170,7 +225,7 @@ export function DiffScreen() {
           )}
           <VirtualGrid
             label="Diff summary by participant"
-            columns={SUMMARY_COLUMNS}
+            columns={summaryCols}
             rows={compared.rows}
             rowKey={(r) => `${r.capability_id ?? ''}/${r.record_family_id ?? ''}`}
             onActivate={(r) => setFamily(r)}
@@ -179,7 +234,10 @@ export function DiffScreen() {
             size="short"
             testId="diff-summary"
           />
-          {family !== null && workspace !== null && <RecordDiff project={workspace.project} compared={compared} family={family} />}
+          {family !== null && workspace !== null && (
+            // Keyed by the family: another family starts with nothing expanded, filtered or selected from the previous one.
+            <RecordDiff key={`${family.capability_id ?? ''}/${family.record_family_id ?? ''}`} project={workspace.project} compared={compared} family={family} />
+          )}
         </div>
       )}
     </section>
@@ -188,67 +246,170 @@ export function DiffScreen() {
 
 const SUMMARY_COLUMNS_ALL = (): readonly string[] => SUMMARY_DIFF_COLUMNS;
 
-/**
- * The record diff as shown: rows of the chosen change kinds and the count of
- * every kind, kept up to date incrementally as pages are appended.
- */
-interface KindView {
-  readonly source: readonly RecordRow[];
-  readonly kinds: ReadonlySet<ChangeKind>;
-  /** Source rows already looked at. */
-  readonly seen: number;
-  /** Append-only for this source and these kinds. */
-  readonly shown: RecordRow[];
-  readonly counts: Record<ChangeKind, number>;
+/** A record-diff row's key: its identity (one row per record and kind). */
+const recordKey = (r: RecordRow): string => `${r.record_identity_fingerprint ?? ''}/${r.change_kind ?? ''}`;
+
+/** The id a person copies for a record: its record UUID, or (families without one) its identity fingerprint. */
+const recordId = (r: RecordRow): string => r.record_uuid ?? r.record_identity_fingerprint ?? '';
+
+/** `abcdef…uvwxyz`: the two ends of a long id (the whole id is in the cell's title and copied by its button). */
+export function middleTruncate(text: string, keep = 8): string {
+  return text.length <= 2 * keep + 1 ? text : `${text.slice(0, keep)}…${text.slice(-keep)}`;
+}
+
+/** Each row's display values, parsed once. */
+const displayCache = new WeakMap<RecordRow, DisplayValues>();
+function displayOf(r: RecordRow): DisplayValues {
+  let d = displayCache.get(r);
+  if (d === undefined) {
+    d = parseDisplay(r.display);
+    displayCache.set(r, d);
+  }
+  return d;
+}
+
+const TECHNICAL_COLUMNS: readonly GridColumn<RecordRow>[] = [
+  { id: 'record_identity_fingerprint', header: 'identity fingerprint', width: 'minmax(10rem, 1fr)', mono: true, minRem: 12 },
+  { id: 'from_record_fingerprint', header: 'before fingerprint', width: 'minmax(10rem, 1fr)', mono: true, minRem: 12 },
+  { id: 'to_record_fingerprint', header: 'after fingerprint', width: 'minmax(10rem, 1fr)', mono: true, minRem: 12 },
+];
+
+/** The record grid's columns: change, the family's display fields, changed fields, the record id, and (on request) the fingerprints. */
+function recordColumns(displayFields: readonly string[], expanded: ReadonlySet<string>, technical: boolean): readonly GridColumn<RecordRow>[] {
+  const change: GridColumn<RecordRow> = {
+    id: 'change_kind',
+    header: 'change',
+    width: '8rem',
+    minRem: 7,
+    render: (r) => (
+      <>
+        <span aria-hidden="true" className="expander">{expanded.has(recordKey(r)) ? '▾' : '▸'}</span> {r.change_kind}
+      </>
+    ),
+  };
+  const display = displayFields.map(
+    (f): GridColumn<RecordRow> => ({
+      id: 'display',
+      key: `display:${f}`,
+      header: f,
+      width: 'minmax(9rem, 1fr)',
+      minRem: 9,
+      title: (r) => displayOf(r)[f] ?? '',
+      render: (r) => displayOf(r)[f] ?? '—',
+    }),
+  );
+  const changed: GridColumn<RecordRow> = {
+    id: 'changed_fields',
+    header: 'changed fields',
+    width: 'minmax(9rem, 1fr)',
+    minRem: 9,
+    render: (r) => changedFieldList(r.changed_fields).join(', ') || '—',
+    title: (r) => changedFieldList(r.changed_fields).join(', '),
+  };
+  const id: GridColumn<RecordRow> = {
+    id: 'record_uuid',
+    header: 'record id',
+    width: 'minmax(12rem, 1fr)',
+    mono: true,
+    minRem: 12,
+    title: recordId,
+    render: (r) => r.record_uuid ?? middleTruncate(r.record_identity_fingerprint ?? '', 12),
+  };
+  return [change, ...display, changed, id, ...(technical ? TECHNICAL_COLUMNS : [])];
+}
+
+/** What the engine filters a family's change list by (page tokens are bound to it). */
+export interface RecordFilter {
+  readonly kinds: readonly ChangeKind[];
+  /** Only modified records in which this field changed. */
+  readonly field: string | null;
+  /** Record-id prefix or display-text substring. */
+  readonly search: string | null;
 }
 
 /**
- * Brings `prev` up to the first `count` rows of `source`: only the new rows
- * are looked at, unless the source (a restart) or the kinds changed.
+ * Rows of the change list a filter selects, from the exact statistics; null
+ * when only the engine's walk can tell (a search).
  */
-function advanceKindView(prev: KindView | null, source: readonly RecordRow[], count: number, kinds: ReadonlySet<ChangeKind>): KindView {
-  const fresh = prev === null || prev.source !== source || prev.kinds !== kinds || prev.seen > count;
-  const base: KindView = fresh ? { source, kinds, seen: 0, shown: [], counts: { added: 0, removed: 0, modified: 0 } } : prev;
-  if (base.seen === count) return base;
-  const { shown } = base;
-  const counts = { ...base.counts };
-  for (let i = base.seen; i < count; i++) {
-    const r = source[i]!;
-    const k = r.change_kind as ChangeKind;
-    if (k in counts) counts[k]++;
-    if (kinds.has(k)) shown.push(r);
-  }
-  return { source, kinds, seen: count, shown, counts };
+export function filteredTotal(stat: Pick<DiffStatFamily, 'added' | 'removed' | 'modified' | 'changed_cells'> | null, filter: RecordFilter): number | null {
+  if (stat === null || filter.search !== null) return null;
+  if (filter.field !== null) return filter.kinds.includes('modified') ? (stat.changed_cells.find((c) => c.field === filter.field)?.records ?? 0) : 0;
+  return filter.kinds.reduce((n, k) => n + stat[k], 0);
 }
+
+/** The engine-side filter fields of a record-diff request (none for the whole list). */
+export function filterRequest(filter: RecordFilter): Pick<OperationInput<'checkpoints.diff'>, 'change_kinds' | 'changed_field' | 'search'> {
+  return {
+    ...(filter.kinds.length === CHANGE_KINDS.length ? {} : { change_kinds: [...filter.kinds] }),
+    ...(filter.field === null ? {} : { changed_field: filter.field }),
+    ...(filter.search === null ? {} : { search: filter.search }),
+  };
+}
+
+const NO_KEYS: ReadonlySet<string> = new Set();
 
 function RecordDiff({ project, compared, family }: { project: string; compared: Compared; family: SummaryRow }) {
   const familyId = family.record_family_id ?? '';
   const capabilityId = family.capability_id ?? '';
-  const scope = (family.scope ?? 'all') as DiffScope;
-  const [kinds, setKinds] = useState<ReadonlySet<ChangeKind>>(new Set(CHANGE_KINDS));
-  const [selected, setSelected] = useState<RecordRow | null>(null);
-  const key = `${compared.from}|${compared.to}|${scope}|${capabilityId}/${familyId}`;
-  // The engine diffs and pages this family alone (its tokens are bound to it): no other family is read or sent.
+  const stat = compared.stat.families.find((f) => familyKeyOf(f) === familyKeyOf(family)) ?? null;
+  const [kinds, setKinds] = useState<readonly ChangeKind[]>(CHANGE_KINDS);
+  const [field, setField] = useState<string | null>(null);
+  const [search, setSearch] = useState<string | null>(null);
+  const [searchText, setSearchText] = useState('');
+  const [position, setPosition] = useState(0);
+  const [jumpText, setJumpText] = useState('');
+  const [technical, setTechnical] = useState(false);
+  const filter: RecordFilter = useMemo(() => ({ kinds, field, search }), [kinds, field, search]);
+  const target: FamilyTarget = useMemo(() => ({ project, from: compared.from, to: compared.to, family }), [project, compared.from, compared.to, family]);
+  const filterKey = JSON.stringify([kinds, field, search]);
+  const windowKey = `${compared.from}|${compared.to}|${capabilityId}/${familyId}|${filterKey}|${position}`;
+  // Expanded rows belong to one filter and window: any change closes them all (never a stale detail).
+  const [open, setOpen] = useState<{ readonly key: string; readonly keys: ReadonlySet<string> }>({ key: windowKey, keys: NO_KEYS });
+  const expanded = open.key === windowKey ? open.keys : NO_KEYS;
+  // The engine diffs, filters and pages this family alone (its tokens are bound to the family and the filter).
   const fetchPage = useCallback(
     (after: string | null, operationId: string) =>
       invoke('checkpoints.diff', {
-        project,
-        from: compared.from,
-        to: compared.to,
-        scope,
-        detail: 'records',
-        limit: RECORD_PAGE,
-        after,
-        record_family_id: familyId,
-        capability_id: capabilityId,
-        operation_id: operationId,
+        ...recordDiffRequest(target, { limit: RECORD_PAGE, after, operation_id: operationId }),
+        display: true,
+        ...filterRequest(filter),
+        ...(after === null && position > 0 ? { position } : {}),
       }),
-    [project, compared.from, compared.to, scope, familyId, capabilityId],
+    [target, filter, position],
   );
-  const paged = usePaged('checkpoints.diff', key, fetchPage, 'checkpoint_record_diff@1');
-  const view = useRef<KindView | null>(null);
-  view.current = advanceKindView(view.current, paged.rows, paged.count, kinds);
-  const { shown, counts } = view.current;
+  const paged = usePaged('checkpoints.diff', kinds.length === 0 ? null : windowKey, fetchPage, 'checkpoint_record_diff_display@1');
+  const rows = paged.rows;
+  const last = rows[paged.count - 1];
+  const total = (last?.total_rows ?? null) !== null ? Number(last!.total_rows) : filteredTotal(stat, filter);
+  const columns = useMemo(() => recordColumns(stat?.display_fields ?? [], expanded, technical), [stat, expanded, technical]);
+  const toggle = useCallback(
+    (r: RecordRow) => {
+      const k = recordKey(r);
+      setOpen((prev) => {
+        const next = new Set(prev.key === windowKey ? prev.keys : NO_KEYS);
+        if (next.has(k)) next.delete(k);
+        else next.add(k);
+        return { key: windowKey, keys: next };
+      });
+    },
+    [windowKey],
+  );
+  const renderExpanded = useCallback((r: RecordRow) => <RecordExpansion target={target} row={r} />, [target]);
+  const setFilter = (next: Partial<RecordFilter>) => {
+    if (next.kinds !== undefined) setKinds(next.kinds);
+    if (next.field !== undefined) setField(next.field);
+    if (next.search !== undefined) setSearch(next.search);
+    setPosition(0);
+  };
+  const lastPage = total === null ? null : Math.max(0, total - RECORD_PAGE);
+  const jump = (to: number) => setPosition(Math.max(0, total === null ? to : Math.min(to, Math.max(0, total - 1))));
+  const rangeText = (first: number, lastIndex: number): string => {
+    const a = rows[first]?.row_number ?? null;
+    const b = rows[lastIndex]?.row_number ?? null;
+    const of = total === null ? (paged.hasMore ? 'more' : formatCount(Number(last?.row_number ?? 0))) : formatCount(total);
+    return a === null || b === null ? `no rows of ${of}` : `rows ${formatCount(Number(a))}–${formatCount(Number(b))} of ${of}`;
+  };
+  const cells = stat?.changed_cells ?? [];
   return (
     <div className="stack" data-testid="record-diff">
       <h3>Records of <span className="mono">{family.capability_id}/{familyId}</span> ({family.change_kind})</h3>
@@ -258,30 +419,83 @@ function RecordDiff({ project, compared, family }: { project: string; compared: 
           <label key={k} className={`chip change-${k}`}>
             <input
               type="checkbox"
-              checked={kinds.has(k)}
-              onChange={(e) => {
-                const next = new Set(kinds);
-                if (e.target.checked) next.add(k);
-                else next.delete(k);
-                setKinds(next);
-              }}
+              checked={kinds.includes(k)}
+              onChange={(e) => setFilter({ kinds: CHANGE_KINDS.filter((x) => (x === k ? e.target.checked : kinds.includes(x))) })}
             />{' '}
-            {k} <span data-testid={`count-${k}`}>{counts[k]}</span>
+            {k} <span data-testid={`count-${k}`}>{stat === null ? '—' : formatCount(stat[k])}</span>
           </label>
         ))}
+        <label className="chip">
+          <input type="checkbox" checked={technical} onChange={(e) => setTechnical(e.target.checked)} data-testid="technical-columns" /> technical columns
+        </label>
       </fieldset>
+      <div className="row-form">
+        <label htmlFor="diff-changed-field">Changed field</label>
+        <select id="diff-changed-field" value={field ?? ''} onChange={(e) => setFilter({ field: e.target.value === '' ? null : e.target.value })} data-testid="changed-field">
+          <option value="">any field</option>
+          {cells.map((c) => (
+            <option key={c.field} value={c.field}>{`${c.field} (changed in ${formatCount(c.records)} ${c.records === 1 ? 'record' : 'records'})`}</option>
+          ))}
+        </select>
+        <form
+          className="row-form"
+          role="search"
+          aria-label="Search the record changes"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const text = searchText.trim();
+            setFilter({ search: text === '' ? null : text });
+          }}
+        >
+          <label htmlFor="diff-search">Search</label>
+          <input
+            id="diff-search"
+            type="search"
+            maxLength={DIFF_SEARCH_MAX_CHARS}
+            placeholder="record id prefix or display text"
+            value={searchText}
+            onChange={(e) => setSearchText(e.target.value)}
+            data-testid="diff-search"
+          />
+          <button type="submit" data-testid="search-go">Search</button>
+          {search !== null && (
+            <button type="button" onClick={() => (setSearchText(''), setFilter({ search: null }))} data-testid="search-clear">Clear search</button>
+          )}
+        </form>
+      </div>
+      {cells.length > 0 && (
+        <p className="muted small" data-testid="changed-cells">
+          Changed cells: {cells.map((c) => `${c.field} in ${formatCount(c.records)}`).join(' · ')}
+        </p>
+      )}
       <ExportAllRecords
-        key={key}
-        target={{ project, from: compared.from, to: compared.to, scope, family: familyId }}
+        key={`${compared.from}|${compared.to}|${capabilityId}/${familyId}`}
+        target={{ project, from: compared.from, to: compared.to, scope: diffScopeOfParticipant(family.scope ?? ''), family: familyId }}
         label={`Export every ${familyId} change`}
         testId="export-family"
       />
+      <form
+        className="pager"
+        aria-label="Jump in the record changes"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const n = Number(jumpText);
+          if (Number.isInteger(n) && n >= 1) jump(n - 1);
+        }}
+      >
+        <button type="button" onClick={() => jump(0)} disabled={position === 0} data-testid="jump-first">First page</button>
+        <button type="button" onClick={() => jump(position - RECORD_PAGE)} disabled={position === 0} data-testid="jump-prev">Previous page</button>
+        <label htmlFor="diff-jump">Go to row</label>
+        <input id="diff-jump" type="number" min={1} max={total ?? undefined} value={jumpText} onChange={(e) => setJumpText(e.target.value)} data-testid="jump-row" />
+        <button type="submit" data-testid="jump-go">Go</button>
+        <button type="button" onClick={() => lastPage !== null && jump(lastPage)} disabled={lastPage === null || position === lastPage} data-testid="jump-last">Last page</button>
+      </form>
       {/* Fixed-height status line: progress and Cancel while a page loads, never shifting the grid. */}
       <div className="progress status-line" role="status" data-testid="record-diff-status">
         {paged.loading ? (
           <>
             <progress aria-label="Record diff page in progress" />
-            <span>Loading record changes{paged.count > 0 ? ` after ${paged.count.toLocaleString('en-US')} rows` : ''}…</span>
+            <span>Loading record changes{paged.count > 0 ? ` after ${formatCount(paged.count)} rows` : ''}…</span>
             <button type="button" onClick={paged.cancel} data-testid="record-diff-cancel">Cancel</button>
           </>
         ) : paged.cancelled ? (
@@ -289,31 +503,35 @@ function RecordDiff({ project, compared, family }: { project: string; compared: 
             <span data-testid="record-diff-notice">Record diff cancelled. No rows are shown.</span>
             <button type="button" onClick={paged.retry} data-testid="record-diff-retry">Load again</button>
           </>
+        ) : kinds.length === 0 ? (
+          <span>Choose at least one change kind.</span>
         ) : null}
       </div>
       {paged.error !== null && <ErrorBox error={paged.error} testId="record-diff-error" />}
-      {!paged.cancelled && (
-      <div className="split-detail">
+      {!paged.cancelled && kinds.length > 0 && (
         <VirtualGrid
+          // A new window (jump, filter, search) is a new grid: its scroll position and measurements start afresh.
+          key={windowKey}
           label={`Record changes of ${familyId}`}
-          columns={RECORD_COLUMNS}
-          rows={shown}
-          rowKey={(r) => `${r.record_identity_fingerprint ?? ''}/${r.change_kind ?? ''}`}
+          columns={columns}
+          rows={rows}
+          rowKey={recordKey}
+          totalRows={total ?? undefined}
           hasMore={paged.hasMore}
           loading={paged.loading}
           onNeedMore={paged.more}
-          onActivate={(r) => setSelected(r)}
-          selectedKey={selected === null ? null : `${selected.record_identity_fingerprint ?? ''}/${selected.change_kind ?? ''}`}
+          onActivate={toggle}
+          expanded={expanded}
+          renderExpanded={renderExpanded}
+          rowOffset={position}
+          resetKey={windowKey}
           rowClass={(r) => `change-${r.change_kind ?? ''}`}
           testId="record-diff-grid"
-          emptyText={paged.hasMore ? 'Loading more pages…' : 'No record changes of these kinds.'}
+          status={(first, lastIndex) => (paged.loading && paged.count === 0 ? 'Loading…' : <span data-testid="rows-range">{rangeText(first, lastIndex)}</span>)}
+          emptyText={paged.hasMore ? 'Loading more pages…' : search !== null ? `No record change matches “${search}”.` : 'No record changes of these kinds.'}
         />
-        {selected !== null && (
-          // Keyed by the record: another selection starts with no values shown (never the previous record's).
-          <RecordDetail key={`${selected.record_identity_fingerprint ?? ''}/${selected.change_kind ?? ''}`} project={project} compared={compared} family={family} row={selected} />
-        )}
-      </div>
       )}
+      <p className="muted small" data-testid="loaded-rows">{formatCount(paged.count)} loaded from row {formatCount(position + 1)}</p>
     </div>
   );
 }
@@ -325,64 +543,131 @@ const microsIso = (text: string): string => microsTextIso(text) ?? text;
 const shownValue = (v: string | number | boolean | null | undefined, timestamp: boolean): string =>
   v === null || v === undefined ? '—' : timestamp ? microsIso(String(v)) : String(v);
 
-function RecordDetail({ project, compared, family, row }: { project: string; compared: Compared; family: SummaryRow; row: RecordRow }) {
-  const [fields, setFields] = useState<RecordChangeEntry | null>(null);
-  const [note, setNote] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const uuid = row.record_uuid;
-  const fingerprint = row.record_identity_fingerprint;
-  const familyId = family.record_family_id ?? '';
-  // Every diff row names its record by the identity fingerprint (any family); the record uuid, when the row has one, lets the engine seek.
-  const canLoad = typeof fingerprint === 'string' && fingerprint.length === 64;
-  const load = async () => {
-    if (!canLoad) return;
-    setNote(null);
-    setBusy(true);
-    try {
-      setFields(
-        await invoke('checkpoints.record_change', {
-          project,
-          from: compared.from,
-          to: compared.to,
-          record_family_id: familyId,
-          record_identity_fingerprint: fingerprint,
-          ...(uuid === null || uuid === undefined ? {} : { record_uuid: uuid }),
-        }),
-      );
-    } catch (e) {
-      setNote(`${showError(e).code}: field values are not available for this record.`);
-    } finally {
-      setBusy(false);
-    }
-  };
-  const changedFields = fields?.changed_fields ?? [];
+/** One field of a record change as shown: its value before and after, and whether it changed. */
+export interface FieldLine {
+  readonly field: string;
+  readonly before: string;
+  readonly after: string;
+  readonly changed: boolean;
+}
+
+/**
+ * Every field of a record change in schema order (the fields of either
+ * version), with display values and the engine's changed flag: a modified
+ * record marks exactly `changed_fields`; an added or removed record marks none
+ * (it has one side only).
+ */
+export function fieldLines(entry: Pick<RecordChangeEntry, 'change_kind' | 'from' | 'to' | 'changed_fields' | 'timestamp_fields'>): readonly FieldLine[] {
+  const names: string[] = [];
+  for (const side of [entry.from, entry.to]) for (const f of Object.keys(side ?? {})) if (!names.includes(f)) names.push(f);
+  const changed = new Set(entry.change_kind === 'modified' ? entry.changed_fields : []);
+  return names.map((f) => {
+    const ts = entry.timestamp_fields.includes(f);
+    return { field: f, before: shownValue(entry.from?.[f], ts), after: shownValue(entry.to?.[f], ts), changed: changed.has(f) };
+  });
+}
+
+/** A record as shown (timestamps ISO 8601), for "Copy row as JSON". */
+function shownRecord(rec: RecordJson | null, timestamps: readonly string[]): Record<string, string | number | boolean | null> | null {
+  if (rec === null) return null;
+  const out: Record<string, string | number | boolean | null> = {};
+  for (const [k, v] of Object.entries(rec)) out[k] = v !== null && timestamps.includes(k) ? microsIso(String(v)) : v;
+  return out;
+}
+
+/** The JSON a "Copy row as JSON" button copies: the change, its ids, both versions and the changed fields. */
+export function rowJson(row: RecordRow, entry: RecordChangeEntry | null): string {
+  return JSON.stringify(
+    {
+      change_kind: row.change_kind,
+      record_family_id: row.record_family_id,
+      record_uuid: row.record_uuid,
+      record_identity_fingerprint: row.record_identity_fingerprint,
+      ...(entry === null
+        ? { from_record_fingerprint: row.from_record_fingerprint, to_record_fingerprint: row.to_record_fingerprint }
+        : { changed_fields: entry.changed_fields, from: shownRecord(entry.from, entry.timestamp_fields), to: shownRecord(entry.to, entry.timestamp_fields) }),
+    },
+    null,
+    2,
+  );
+}
+
+/** A button that copies `text` to the clipboard and says whether it did. */
+function CopyButton({ label, text, testId }: { label: string; text: string; testId: string }) {
+  const [said, setSaid] = useState<string>('');
   return (
-    <aside className="record-detail" aria-label="Selected record change" data-testid="record-detail">
-      <h4 className={`change-${row.change_kind ?? ''}`}>{row.change_kind} record</h4>
-      <dl className="record-fields">
-        <div><dt>record uuid</dt><dd className="mono">{uuid ?? '—'}</dd></div>
-        <div><dt>identity fingerprint</dt><dd className="mono">{row.record_identity_fingerprint}</dd></div>
-        <div><dt>before fingerprint</dt><dd className="mono">{row.from_record_fingerprint ?? '—'}</dd></div>
-        <div><dt>after fingerprint</dt><dd className="mono">{row.to_record_fingerprint ?? '—'}</dd></div>
-      </dl>
-      {canLoad ? (
-        <button type="button" onClick={() => void load()} disabled={busy} data-testid="load-fields">Show changed fields</button>
-      ) : (
-        <p className="muted small">This row carries no identity fingerprint, so its values cannot be looked up from here.</p>
-      )}
-      {note !== null && <p className="muted small">{note}</p>}
-      {fields !== null && (
+    <span className="copy">
+      <button
+        type="button"
+        data-testid={testId}
+        onClick={() => {
+          setSaid('');
+          navigator.clipboard.writeText(text).then(
+            () => setSaid('Copied.'),
+            () => setSaid('Not copied: the clipboard is not available here.'),
+          );
+        }}
+      >
+        {label}
+      </button>
+      <span role="status" className="muted small">{said}</span>
+    </span>
+  );
+}
+
+/**
+ * An expanded record-diff row: every field before and after, changed cells
+ * highlighted (and marked for screen readers), with copy buttons. Loads the
+ * record's two versions once when expanded.
+ */
+function RecordExpansion({ target, row }: { target: FamilyTarget; row: RecordRow }) {
+  const fingerprint = row.record_identity_fingerprint;
+  const uuid = row.record_uuid;
+  const familyId = target.family.record_family_id ?? '';
+  const query = useQuery(fingerprint === null || fingerprint.length !== 64 ? null : `${target.from}|${target.to}|${familyId}|${fingerprint}`, () =>
+    invoke('checkpoints.record_change', {
+      project: target.project,
+      from: target.from,
+      to: target.to,
+      record_family_id: familyId,
+      record_identity_fingerprint: fingerprint ?? '',
+      ...(uuid === null ? {} : { record_uuid: uuid }),
+    }),
+  );
+  const entry = query.data;
+  const error = query.error;
+  const lines = entry === null ? [] : fieldLines(entry);
+  const kind = row.change_kind ?? '';
+  const beforeClass = (l: FieldLine) => (l.changed ? 'mono cell-changed' : kind === 'removed' ? 'mono cell-removed' : 'mono');
+  const afterClass = (l: FieldLine) => (l.changed ? 'mono cell-changed' : kind === 'added' ? 'mono cell-added' : 'mono');
+  return (
+    <div className="record-expansion stack" data-testid="record-expansion">
+      {error !== null && <ErrorBox error={error} testId="record-expansion-error" />}
+      {fingerprint === null && <p className="muted small">This row carries no identity fingerprint, so its values cannot be looked up.</p>}
+      {entry === null && error === null && fingerprint !== null && <p className="muted small" role="status">Loading the record's fields…</p>}
+      {entry !== null && (
         <table className="fields-table" data-testid="changed-fields">
-          <caption>Fields that changed ({compared.from} → {compared.to})</caption>
-          <thead><tr><th scope="col">field</th><th scope="col">before</th><th scope="col">after</th></tr></thead>
+          <caption>
+            {kind} record, every field ({target.from} → {target.to}){kind === 'modified' ? `: ${entry.changed_fields.length} changed, highlighted` : ''}
+          </caption>
+          <thead>
+            <tr><th scope="col">field</th><th scope="col">before</th><th scope="col">after</th></tr>
+          </thead>
           <tbody>
-            {changedFields.map((k) => (
-              <tr key={k}><th scope="row" className="mono">{k}</th><td className="mono change-removed">{shownValue(fields.from?.[k], fields.timestamp_fields.includes(k))}</td><td className="mono change-added">{shownValue(fields.to?.[k], fields.timestamp_fields.includes(k))}</td></tr>
+            {lines.map((l) => (
+              <tr key={l.field} data-field={l.field} data-changed={l.changed ? 'true' : 'false'}>
+                <th scope="row" className="mono">{l.field}{l.changed && <span className="sr-only"> (changed)</span>}</th>
+                <td className={beforeClass(l)}>{l.before}</td>
+                <td className={afterClass(l)}>{l.after}</td>
+              </tr>
             ))}
-            {changedFields.length === 0 && <tr><td colSpan={3}>No field differs.</td></tr>}
           </tbody>
         </table>
       )}
-    </aside>
+      <div className="actions">
+        <CopyButton label={row.record_uuid === null ? 'Copy identity fingerprint' : 'Copy record id'} text={recordId(row)} testId="copy-id" />
+        <CopyButton label="Copy row as JSON" text={rowJson(row, entry)} testId="copy-json" />
+      </div>
+    </div>
   );
 }
