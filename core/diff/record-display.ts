@@ -52,6 +52,18 @@ interface WholeSide {
  */
 const WHOLE_SIDES = new BoundedCache<string, WholeSide>(4);
 
+/** How many list rows one window read looks ahead (a display page is 100 rows). */
+const PREFETCH_ROWS = 128;
+/** The most participant rows one window read spans; a sparser run is read in fewer list rows, or row by row. */
+const PREFETCH_SPAN = 8192;
+
+/** Rows `[lo, lo + n)` of a windowed participant, read at once: their record UUIDs (a copy) and decoded columns. */
+interface RowWindow {
+  readonly ids: Uint8Array;
+  readonly rows: number;
+  readonly values: ReadonlyMap<string, readonly CellValue[]>;
+}
+
 /** Finds records of one participant of one endpoint by record UUID or identity fingerprint. */
 class SideLookup {
   readonly #adapter: DiffAdapter;
@@ -59,6 +71,7 @@ class SideLookup {
   readonly #entry: EndpointParticipant;
   #source: ParticipantSource | undefined;
   #windowed: WindowedParticipant | null | undefined;
+  #window: RowWindow | null = null;
 
   constructor(adapter: DiffAdapter, endpoint: DiffEndpoint, entry: EndpointParticipant) {
     this.#adapter = adapter;
@@ -105,8 +118,51 @@ class SideLookup {
     return index;
   }
 
+  /** True when lookups go through ranged reads (record-UUID identity), so `prefetch` applies. */
+  get windowed(): boolean {
+    return this.#openWindowed() !== null;
+  }
+
+  /** True when `uuid` lies within the rows last read by `prefetch` (found there, or known absent). */
+  covers(uuid: Uint8Array): boolean {
+    const win = this.#window;
+    if (win === null || win.rows === 0) return false;
+    return Buffer.compare(win.ids.subarray(0, 16), uuid) <= 0 && Buffer.compare(win.ids.subarray((win.rows - 1) * 16, win.rows * 16), uuid) >= 0;
+  }
+
+  /**
+   * Reads the contiguous row window spanning record UUIDs `[first, last]` in
+   * one ranged read per column and keeps `fields` of it decoded, so `byUuid`
+   * resolves those records in memory. Returns false (nothing read) when the
+   * window would span more than `maxRows` rows.
+   */
+  prefetch(first: Uint8Array, last: Uint8Array, fields: readonly string[], maxRows: number): boolean {
+    const w = this.#openWindowed();
+    if (w === null) return false;
+    const lo = Math.max(0, w.seekAfter(first) - 1);
+    const hi = w.seekAfter(last);
+    if (hi - lo > maxRows) return false;
+    const ids = Uint8Array.from(w.identityBytes(lo, hi));
+    const cols = columnsOf(this.#adapter.family, w.window(lo, hi).table);
+    const values = new Map<string, readonly CellValue[]>();
+    for (const f of fields) if (!values.has(f)) values.set(f, cols.col(f));
+    this.#window = { ids, rows: hi - lo, values };
+    return true;
+  }
+
   /** The values of the record whose record UUID is `uuid` (record-UUID identity only), or null. */
   byUuid(uuid: Uint8Array): ((field: string) => CellValue) | null {
+    const win = this.#window;
+    if (win !== null && this.covers(uuid)) {
+      const ids = win.ids;
+      const at = lowerBound(win.rows, (row) => Buffer.compare(ids.subarray(row * 16, row * 16 + 16), uuid), true);
+      if (at >= win.rows || Buffer.compare(ids.subarray(at * 16, at * 16 + 16), uuid) !== 0) return null;
+      return (field) => {
+        const col = win.values.get(field);
+        if (col === undefined) throw new Error(`invariant violated: field ${field} was not prefetched`);
+        return col[at] ?? null;
+      };
+    }
     const w = this.#openWindowed();
     if (w !== null) {
       const at = w.seekAfter(uuid) - 1;
@@ -133,6 +189,7 @@ class SideLookup {
     this.#source?.close();
     this.#source = undefined;
     this.#windowed = undefined;
+    this.#window = null;
   }
 }
 
@@ -186,11 +243,49 @@ export class DisplayResolver {
       own === null
         ? null
         : list.hasUuid && this.#adapter.identityFields.length === 1
-          ? own.byUuid(list.uuid.subarray(i * 16, i * 16 + 16))
+          ? this.#byUuidWindowed(own, list, i, side)
           : own.byIdentity(list.identity.subarray(i * 32, i * 32 + 32));
     const display: Record<string, string | null> = {};
     for (const f of this.#fields) display[f.name] = record === null ? null : this.#valueOf(f, record, side);
     return { display, changedFields: changedFieldsOf(this.#adapter, list, i) };
+  }
+
+  /**
+   * Row `i`'s record on a record-UUID side. On a miss of the side's current
+   * window, one window is read spanning the records of the next list rows on
+   * the same side (they lie in a contiguous row range, the side being in
+   * identity order), so a page costs two binary searches and one ranged read
+   * instead of a search and a read per row. A run too sparse for one window
+   * is tried with fewer list rows, then row by row.
+   */
+  #byUuidWindowed(own: SideLookup, list: ChangeList, i: number, side: 'from' | 'to'): ((field: string) => CellValue) | null {
+    const uuid = list.uuid.subarray(i * 16, i * 16 + 16);
+    if (own.windowed && !own.covers(uuid)) {
+      for (let ahead = PREFETCH_ROWS; ahead > 1; ahead >>= 2) {
+        let first = uuid;
+        let last = uuid;
+        const end = Math.min(list.length, i + ahead);
+        for (let k = i + 1; k < end; k++) {
+          if ((list.kind[k] === KIND_REMOVED ? 'from' : 'to') !== side) continue;
+          const u = list.uuid.subarray(k * 16, k * 16 + 16);
+          if (Buffer.compare(u, first) < 0) first = u;
+          if (Buffer.compare(u, last) > 0) last = u;
+        }
+        if (own.prefetch(first, last, this.#ownFields, PREFETCH_SPAN)) break;
+      }
+    }
+    return own.byUuid(uuid);
+  }
+
+  /** The own-family fields display values read (`field`, `orField`, a label of the same family). */
+  get #ownFields(): string[] {
+    const out: string[] = [];
+    for (const f of this.#fields) {
+      out.push(f.field);
+      if (f.orField !== undefined) out.push(f.orField);
+      if (f.labelOf?.target === this.#adapter.family.key) out.push(f.labelOf.show);
+    }
+    return out;
   }
 
   #valueOf(f: DisplayFieldSpec, record: (field: string) => CellValue, side: 'from' | 'to'): string | null {
