@@ -81,7 +81,9 @@ describe('desktop UI flows (browser mode, Chromium)', () => {
     expect(await page.getByTestId('generation-count').textContent()).toBe(String(summary.generations.length));
     const ids = await page.locator('[data-testid="generation-row"] [data-testid="row-generation"]').allTextContents();
     expect(ids).toEqual(summary.generations.map((g) => g.generation_uuid));
-    const currentRow = page.getByTestId('generation-row').filter({ hasText: 'CURRENT' });
+    // CURRENT's row by its status marker (other rows mention CURRENT in their "Diff with CURRENT" action).
+    const currentRow = page.locator('[data-testid="generation-row"][data-status="current"]');
+    expect(await currentRow.count()).toBe(1);
     expect(await currentRow.getByTestId('row-generation').textContent()).toBe(summary.current!.generation_uuid);
     expect((await page.getByTestId('checkpoint-label').allTextContents()).sort()).toEqual([...names].sort());
     // The deleted demo checkpoint is not among the labels.
@@ -174,6 +176,10 @@ describe('desktop UI flows (browser mode, Chromium)', () => {
     // Filter: only modified rows remain.
     await page.getByRole('checkbox', { name: /added/ }).uncheck();
     await page.getByRole('checkbox', { name: /removed/ }).uncheck();
+    // The engine filters: the grid reloads with the modified rows alone (every one of them, one page).
+    const loaded = async () => Number(((await page.getByTestId('loaded-rows').textContent()) ?? '').split(' ')[0]!.replace(/,/g, ''));
+    await expect.poll(loaded).toBe(count('modified'));
+    await recordGrid.locator('.grid-data-row').first().waitFor();
     const classes = await recordGrid.locator('.grid-data-row').evaluateAll((rows) => rows.map((r) => r.className));
     expect(classes.length).toBeGreaterThan(0);
     expect(classes.every((c) => c.includes('change-modified'))).toBe(true);
@@ -359,9 +365,9 @@ describe('desktop UI flows (browser mode, Chromium)', () => {
     const expected = await call('checkpoints.record_change', { project, from: 'Graph imported', to: 'CURRENT', record_family_id: 'configuration', record_identity_fingerprint: fingerprint });
     expect(expected.change_kind).toBe('modified');
     expect(expected.changed_fields).toEqual(['value']);
-    // Named by its identity value instead, the engine gives the same answer.
-    const byKey = await call('checkpoints.record_change', { project, from: 'Graph imported', to: 'CURRENT', record_family_id: 'configuration', identity: { key: String(expected.from?.['key']) } });
-    expect(byKey).toEqual(expected);
+    // Named by its identity value instead (configuration is one document: rows {field, value}, identity `field`), the engine gives the same answer.
+    const byField = await call('checkpoints.record_change', { project, from: 'Graph imported', to: 'CURRENT', record_family_id: 'configuration', identity: { field: String(expected.from?.['field']) } });
+    expect(byField).toEqual(expected);
 
     // The diff from the previous test (Graph imported → CURRENT) is shown; drill into configuration.
     const asked = page.waitForRequest((r) => r.url().endsWith('/api/checkpoints.diff') && (r.postData() ?? '').includes('"detail":"records"'));
@@ -529,6 +535,12 @@ describe('desktop UI flows (browser mode, Chromium)', () => {
     expect(committed).toBe('yes');
     const mid = await call('project.summary', { project });
     expect(mid.current!.generation_uuid).not.toBe(before.current!.generation_uuid);
+    // The live update recomputes the preview against the new CURRENT, which already has the target's content:
+    // Revert now asks to confirm a same-content publication before it is enabled again.
+    await page.getByTestId('revert-same-content').waitFor();
+    expect(await page.getByTestId('revert-submit').isDisabled()).toBe(true);
+    expect(await page.getByTestId('revert-blocked').textContent()).toBe('Confirm that you want to publish a generation that changes nothing.');
+    await page.getByTestId('revert-same-confirm').check();
     // Retrying reuses the request's idempotency key: the original receipt, not a second revert.
     await page.getByTestId('revert-submit').click();
     const receipt = page.getByTestId('revert-receipt');

@@ -80,6 +80,9 @@ export class ChainStores {
     this.#postgres ??= openPostgresChainStore(url).catch((e: unknown) => {
       this.#postgres = undefined;
       if (e instanceof GfError || e instanceof ChainError) throw e;
+      // An unreachable server is GF_STORE_UNREACHABLE (host, port and errno only), not a generic store error.
+      const explained = this.explain(e);
+      if (explained !== e) throw explained;
       // The driver's text is not echoed; only its code, and the URL with its password redacted.
       const code = (e as { code?: unknown } | null)?.code;
       throw new GfError('GF_CHAIN_STORE', `the PostgreSQL chain store at ${redactConnectionString(url)} did not answer`, { reason: typeof code === 'string' ? code : 'unreachable' });

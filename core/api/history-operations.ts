@@ -126,7 +126,7 @@ export function retentionPolicy(project: Project<Table>): RetentionPolicy {
     current_generation_uuid: roots.current,
     ancestors: [...roots.ancestors],
     checkpointed: [...roots.pinned].sort(),
-    leased: project.leasedGenerations(keep),
+    leased: project.generationsHeldByReaders(keep),
   };
 }
 

@@ -25,6 +25,10 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, string>> = {
   'chain show': 'gf chain show demo-clean-completion --project ./demo',
   'chain verify': 'gf chain verify --all --project ./demo --json',
   doctor: 'gf doctor --project ./demo',
+  'ontology adopt': 'gf ontology adopt ontology.yaml --mode advisory --project ./demo',
+  'ontology clear': 'gf ontology clear --project ./demo',
+  'ontology show': 'gf ontology show --project ./demo --json',
+  'config show': 'gf config show --project ./demo --json',
 };
 
 /** Adds `Example:` help text to every command listed in `COMMAND_EXAMPLES`. */

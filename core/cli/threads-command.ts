@@ -86,7 +86,7 @@ export function registerThreadsCommands(program: Command, io: CliIo): void {
 
   withOutputOptions(paged(withSource(threads.command('list').description('threads with their checkpoint count, newest checkpoint and whether an interrupt is waiting'))))
     .option('--prefix <text>', 'only threads whose id starts with this text')
-    .addHelpText('after', '\nExamples:\n  gf threads list --sqlite ./demo/langgraph.sqlite\n  gf threads list --sqlite ./demo/langgraph.sqlite --prefix review- --csv\n')
+    .addHelpText('after', '\nExample:\n  gf threads list --sqlite ./demo/langgraph.sqlite --prefix review- --csv\n')
     .action(async (opts: SourceOpts) => {
       const format = formatOf(opts);
       await runCall(opts, async (c, source, e) => {
@@ -119,7 +119,7 @@ export function registerThreadsCommands(program: Command, io: CliIo): void {
   withOutputOptions(withSource(threads.command('show').description('one checkpoint: channel values (JSON, with their types), next nodes, interrupts, pending writes, metadata')))
     .argument('<thread>', 'thread id')
     .argument('[checkpoint]', 'checkpoint id (default: the newest)')
-    .addHelpText('after', '\nExamples:\n  gf threads show review-07 --sqlite ./demo/langgraph.sqlite\n  gf threads show review-07 1f0c…-… --sqlite ./demo/langgraph.sqlite --json\n')
+    .addHelpText('after', '\nExample:\n  gf threads show review-07 --sqlite ./demo/langgraph.sqlite --json\n')
     .action(async (thread: string, checkpoint: string | undefined, opts: SourceOpts) => {
       const format = formatOf(opts);
       await runCall(opts, async (c, source, e) => {

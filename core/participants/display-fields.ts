@@ -34,8 +34,8 @@ const nodeLabel = (name: string, field: string, orField?: string): DisplayFieldS
 export const DISPLAY_FIELDS: Readonly<Record<string, readonly DisplayFieldSpec[]>> = Object.freeze({
   'graph/node': [own('label'), own('kind', 'class_id')],
   'graph/edge': [nodeLabel('source', 'source_node_uuid'), nodeLabel('target', 'target_node_uuid'), own('type', 'kind')],
-  'workspace/ontology': [own('label'), own('kind'), own('id')],
-  'workspace/configuration': [own('key'), own('value')],
+  'workspace/ontology': [own('field'), own('value')],
+  'workspace/configuration': [own('field'), own('value')],
   'capabilities/declaration': [own('capability', 'capability_id'), own('enabled'), own('version', 'capability_version')],
   'provenance/event': [own('activity'), own('agent'), own('started_at')],
   'provenance/lineage': [own('role'), own('entity_kind'), own('entity', 'entity_uuid')],

@@ -179,7 +179,7 @@ export class Project<T = unknown> {
    *
    * Probes each such lease without waiting and releases it at once.
    */
-  leasedGenerations(keep: ReadonlySet<string>): string[] {
+  generationsHeldByReaders(keep: ReadonlySet<string>): string[] {
     const gens = place(this.root, LAYOUT.generations);
     const out: string[] = [];
     for (const ent of listDir(gens.abs, gens.rel)) {

@@ -112,7 +112,8 @@ function cannotWrite(e: unknown): boolean {
 }
 
 /** SQLite result codes and errnos that mean the ledger file could not be read or written. */
-const IO_FAILURE = /^(SQLITE_(FULL|IOERR|CANTOPEN|READONLY|PERM)|ENOSPC|EIO|EACCES|EPERM|EROFS|EDQUOT)/;
+const IO_FAILURE_PREFIXES = ['SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_PERM', 'ENOSPC', 'EIO', 'EACCES', 'EPERM', 'EROFS', 'EDQUOT'] as const;
+const isIoFailure = (code: string): boolean => IO_FAILURE_PREFIXES.some((p) => code.startsWith(p));
 
 /**
  * An append's failure as the caller sees it: the driver's stable ids, and an
@@ -124,7 +125,7 @@ function appendFailure(e: unknown): unknown {
   const mapped = mapDriverError(e);
   if (mapped !== e || isGfError(e)) return mapped;
   const code = sqliteCode(e);
-  if (code === undefined || !IO_FAILURE.test(code)) return e;
+  if (code === undefined || !isIoFailure(code)) return e;
   return new GfError('GF_IO', 'the ledger write failed', { cause: safeDriverCode(code) ?? 'io' }, false);
 }
 

@@ -14,7 +14,7 @@ describe('errors', () => {
 
   it('never leaks the message of a non-engine error', () => {
     const w = toWireError(new Error('/home/alice/secret path'));
-    expect(w.code).toBe('GF_IO');
+    expect(w.code).toBe('GF_INTERNAL');
     expect(w.message).not.toContain('alice');
   });
 });

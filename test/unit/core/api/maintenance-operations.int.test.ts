@@ -7,7 +7,8 @@ import { createFacade, type Facade } from '../../../../core/api/facade';
 import { SqliteChainStore } from '../../../../core/chain/sqlite/sqlite-store';
 import type { ChainRowEntry } from '../../../../core/contract/maintenance';
 import { DEMO_WORKFLOWS, writeDemoLedgers } from '../../../../core/demo/demo-ledgers';
-import { putConfig } from '../../../support/project-fixtures';
+import { DEFAULT_CONFIGURATION } from '../../../../core/participants/workspace-documents';
+import { configurationDocumentBytes } from '../../../../core/participants/workspace-bytes';
 
 const FIXTURE = fileURLToPath(new URL('../../../fixtures/canonical-fingerprint-v1.subset.json', import.meta.url));
 
@@ -61,9 +62,9 @@ describe('the operations the CLI goes through (chain.open, chain.rows, project.p
     const { project } = value(await call('project.open', { path: dir })) as { project: string };
     const refused = await call('project.publish', { project, changes: [{ kind: 'remove', capability_id: 'graph', record_family_id: 'no_such_family' }] });
     expect(refused.ok ? null : [refused.error.code, refused.error.committed]).toEqual(['GF_VALIDATION', false]);
-    const cfg = putConfig('maint');
-    if (cfg.kind !== 'put') throw new Error('put');
-    const receipt = value(await call('project.publish', { project, changes: [{ kind: 'put', capability_id: 'workspace', record_family_id: 'configuration', bytes_base64: Buffer.from(cfg.bytes).toString('base64') }] }));
+    // The demo ends with a strict ontology: a configuration document must name the same ontology mode (o21).
+    const cfg = configurationDocumentBytes({ ...DEFAULT_CONFIGURATION, ontology_mode: 'strict', embedding_configuration: { model_id: 'maint' } });
+    const receipt = value(await call('project.publish', { project, changes: [{ kind: 'put', capability_id: 'workspace', record_family_id: 'configuration', bytes_base64: Buffer.from(cfg).toString('base64') }] }));
     expect(receipt['parent_generation_uuid']).toBe(last);
     const summary = value(await call('project.summary', { project })) as { current: { generation_uuid: string } };
     expect(summary.current.generation_uuid).toBe(receipt['generation_uuid']);

@@ -47,7 +47,8 @@ describe('project operations through the facade dispatcher', () => {
       [g2.generationUuid, g1.generationUuid, true],
       [g1.generationUuid, null, false],
     ]);
-    expect(s.generations.map((g) => g.participant_count)).toEqual([2, 2]);
+    // nodes + configuration, plus the mandatory ontology document a first publication gets filled in (o21).
+    expect(s.generations.map((g) => g.participant_count)).toEqual([3, 3]);
     expect(s.generations.every((g) => g.restoration === null)).toBe(true);
 
     expect(value<{ closed: boolean }>(await facade.dispatcher.dispatch('project.close', { project: opened.project })).closed).toBe(true);

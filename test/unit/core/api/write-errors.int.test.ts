@@ -37,7 +37,10 @@ describe('write_errors_carry_committed', () => {
   it('every contract refusal of a write operation says committed: false; a read refusal carries none', async () => {
     const key = testUuid('write-errors-key');
     const writes = (Object.keys(OPERATIONS) as (keyof typeof OPERATIONS)[]).filter((op) => OPERATIONS[op].writes);
-    expect(writes.sort()).toEqual(['checkpoints.create', 'checkpoints.delete', 'checkpoints.revert', 'project.create', 'retention.set']);
+    expect(writes.sort()).toEqual([
+      'checkpoints.create', 'checkpoints.delete', 'checkpoints.revert', 'demo.create', 'project.create', 'project.doctor',
+      'project.publish', 'retention.set', 'threads.restore', 'workspace.adopt_ontology', 'workspace.clear_ontology',
+    ]);
     const bad: Array<[string, unknown]> = [
       ['checkpoints.create', { project, name: 'x', idempotency_key: 'not-a-uuid' }],
       ['checkpoints.create', { project, name: 'x', idempotency_key: key, surprise: 1 }],
@@ -46,7 +49,15 @@ describe('write_errors_carry_committed', () => {
       ['checkpoints.revert', { project, name: 'baseline', reason: '   ', idempotency_key: key }],
       ['project.create', { path: 'relative/dir' }],
       ['retention.set', { project, retain_ancestors: -1 }],
+      ['demo.create', { path: join(root, 'demo'), records: -1 }],
+      ['project.doctor', { path: ws.dir, repair: 'yes' }],
+      ['project.publish', { project, changes: [] }],
+      ['threads.restore', { source: { kind: 'postgres' }, thread_id: 't', checkpoint_id: 'c', reason: '   ', idempotency_key: key }],
+      ['workspace.adopt_ontology', { project, source: '', source_format: 'xml', mode: 'strict', idempotency_key: key }],
+      ['workspace.clear_ontology', { project, idempotency_key: 'not-a-uuid' }],
     ];
+    // Every write operation is exercised by at least one bad request.
+    expect([...new Set(bad.map(([op]) => op))].sort()).toEqual(writes);
     for (const [op, req] of bad) expect({ op, ...outcome(await call(op, req)) }).toEqual({ op, code: 'GF_VALIDATION', committed: false });
     expect(outcome(await call('checkpoints.list', { project, limit: 0 }))).toEqual({ code: 'GF_VALIDATION', committed: null });
   });

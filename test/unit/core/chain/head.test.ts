@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { blake3 } from '@noble/hashes/blake3.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -30,10 +30,28 @@ describe('chain head', () => {
   });
 
   it('purity fence: head.ts reads no clock, randomness or environment', () => {
-    const src = readFileSync(join(import.meta.dirname, '../../../../core/chain/head.ts'), 'utf8');
-    expect(src).not.toMatch(/Date|Math\.random|process\.|crypto\.getRandomValues|performance/);
+    const impure = /Date|Math\.random|process\.|crypto\.getRandomValues|performance/;
+    const runtimeImports = (src: string): string[] => [...src.matchAll(/^(?:import|export)(?! type )[^;]*? from '([^']+)'/gm)].map((m) => m[1] as string);
+    const headFile = join(import.meta.dirname, '../../../../core/chain/head.ts');
+    const src = readFileSync(headFile, 'utf8');
+    expect(src).not.toMatch(impure);
     const imports = [...src.matchAll(/from '([^']+)'/g)].map((m) => m[1]);
-    expect(imports).toEqual(['@noble/hashes/blake3.js', '@noble/hashes/utils.js', 'hash-wasm', 'hash-wasm']);
+    // The only module of the project head.ts reads is the contract's chain head pattern (declared once there).
+    expect(imports).toEqual(['@noble/hashes/blake3.js', '@noble/hashes/utils.js', 'hash-wasm', 'hash-wasm', '../contract/chain']);
+    // That module, and everything it loads at run time, is pure too and brings in no package.
+    const seen = new Set<string>();
+    const visit = (file: string): void => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const text = readFileSync(file, 'utf8');
+      expect(text, file).not.toMatch(impure);
+      for (const spec of runtimeImports(text)) {
+        expect(spec.startsWith('.'), `${file} imports ${spec}`).toBe(true);
+        visit(join(dirname(file), `${spec}.ts`));
+      }
+    };
+    visit(join(dirname(headFile), '../contract/chain.ts'));
+    expect([...seen].map((f) => f.split(/[\\/]core[\\/]/).pop())).toEqual([`contract${sep}chain.ts`, `contract${sep}errors.ts`, `errors.ts`]);
   });
 
   it('the WebAssembly BLAKE3 and the JS reference give the same head for any prior head and bytes', async () => {

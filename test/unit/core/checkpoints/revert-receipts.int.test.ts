@@ -6,8 +6,8 @@ import { openCheckpointedProject } from '../../../../core/checkpoints/checkpoint
 import { REVERT_RECEIPTS_MAX, lookupRevertReceipt, pruneRevertReceipts } from '../../../../core/checkpoints/revert-receipts';
 import type { Project } from '../../../../core/project/index';
 import { RevertEngine, ValidationMemo, revertTransactionUuid } from '../../../../core/revert/index';
-import { putConfig, testUuid } from '../../../support/project-fixtures';
-import { counterClock, demoProject, tempDir } from '../revert/revert-support';
+import { testUuid } from '../../../support/project-fixtures';
+import { counterClock, demoProject, putConfigKeepingMode, tempDir } from '../revert/revert-support';
 
 /** These cases revert to one checkpoint more than once (issue 19: the same content again needs the explicit confirmation). */
 const SAME = { confirmSameContent: true } as const;
@@ -35,7 +35,7 @@ function engine(clock = counterClock()): RevertEngine {
 }
 
 async function laterPublications(n: number, tag: string): Promise<void> {
-  for (let i = 0; i < n; i++) await project.publish({ parent: project.current()?.generationUuid ?? null, changes: [putConfig(`${tag}-${i}`)] });
+  for (let i = 0; i < n; i++) await project.publish({ parent: project.current()?.generationUuid ?? null, changes: [putConfigKeepingMode(project, `${tag}-${i}`)] });
 }
 
 function generationDirs(): string[] {

@@ -5,7 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../../core/cli/main';
 import { Checkpoints, openCheckpointedProject } from '../../../../core/checkpoints/checkpoints';
 import { openProject } from '../../../../core/project/index';
-import { putConfig, putEdges, putNodes } from '../../../support/project-fixtures';
+import { configurationDocumentBytes } from '../../../../core/participants/workspace-bytes';
+import { DEFAULT_CONFIGURATION } from '../../../../core/participants/workspace-documents';
+import { putEdges, putNodes } from '../../../support/project-fixtures';
 
 let tmp: string;
 beforeAll(() => {
@@ -20,6 +22,18 @@ async function gf(...argv: string[]): Promise<{ code: number; out: string; err: 
   return { code, out, err };
 }
 
+/**
+ * A configuration document (workspace_configuration@1) for the demo at `dir`: it repeats the mode of the
+ * ontology CURRENT has adopted (rule workspace.configuration.ontology_mode_matches; the demo adopts one).
+ */
+async function configFor(dir: string, modelId: string): Promise<Uint8Array> {
+  const shown = await gf('config', 'show', '--project', dir, '--json');
+  expect(shown.code).toBe(0);
+  const { ontology_mode } = JSON.parse(shown.out) as { ontology_mode: typeof DEFAULT_CONFIGURATION.ontology_mode };
+  expect(ontology_mode).not.toBe('none');
+  return configurationDocumentBytes({ ...DEFAULT_CONFIGURATION, ontology_mode, embedding_configuration: { model_id: modelId } });
+}
+
 function file(name: string, bytes: Uint8Array): string {
   const f = path.join(tmp, name);
   fs.writeFileSync(f, bytes);
@@ -32,10 +46,10 @@ describe('gf publish', () => {
     expect((await gf('demo', 'create', dir, '--records', '50', '--seed', '9')).code).toBe(0);
     const nodes = putNodes(4, 'cli');
     const edges = putEdges(3, 'cli');
-    const cfg = putConfig('cli');
-    if (nodes.kind !== 'put' || edges.kind !== 'put' || cfg.kind !== 'put') throw new Error('puts');
+    if (nodes.kind !== 'put' || edges.kind !== 'put') throw new Error('puts');
+    const cfg = await configFor(dir, 'cli');
     const before = (await openProject(dir)).current()?.generationUuid;
-    const r = await gf('publish', '--project', dir, '--family', 'workspace/configuration', '--file', file('cfg.json', cfg.bytes));
+    const r = await gf('publish', '--project', dir, '--family', 'workspace/configuration', '--file', file('cfg.json', cfg));
     expect(r.code).toBe(0);
     const out = JSON.parse(r.out) as { generation_uuid: string; parent_generation_uuid: string };
     expect(out.parent_generation_uuid).toBe(before);
@@ -61,9 +75,8 @@ describe('gf publish', () => {
     const before = new Checkpoints(await openCheckpointedProject(dir)).listCheckpoints({ limit: 100 });
     expect(before.rows.length).toBeGreaterThan(2);
     for (let i = 0; i < 4; i++) {
-      const cfg = putConfig(`pins-${i}`);
-      if (cfg.kind !== 'put') throw new Error('put');
-      expect((await gf('publish', '--project', dir, '--family', 'workspace/configuration', '--file', file(`pins-${i}.json`, cfg.bytes))).code).toBe(0);
+      const cfg = await configFor(dir, `pins-${i}`);
+      expect((await gf('publish', '--project', dir, '--family', 'workspace/configuration', '--file', file(`pins-${i}.json`, cfg))).code).toBe(0);
     }
     const cps = new Checkpoints(await openCheckpointedProject(dir));
     for (const row of before.rows) {

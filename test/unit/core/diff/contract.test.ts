@@ -22,7 +22,7 @@ import {
 import { sampleRecords } from '../participants/sample-workspace';
 import { GfError } from '../../../../core/errors';
 import { RECORD_FAMILIES } from '../../../../core/participants';
-import { SECRET, endpoint, stored, uuidOf, workspace, type StoredParticipant } from './diff-support';
+import { SECRET, endpoint, fam, stored, uuidOf, workspace, type StoredParticipant } from './diff-support';
 
 const CONTRACT = JSON.parse(readFileSync(fileURLToPath(new URL('../../../fixtures/checkpoint-api-v1.json', import.meta.url)), 'utf8')) as {
   contract: string;
@@ -126,7 +126,9 @@ describe('diff result schemas and constants match checkpoint-api-v1.json', () =>
     // A request with exactly the fixture's engine fields is accepted as given.
     expect(validateDiffParams({ scope: 'all', detail: 'records', limit: 3, after: null })).toMatchObject({ scope: 'all', detail: 'records', limit: 3, after: null });
     const from = endpoint(uuidOf('f'), workspace(sampleRecords()));
-    const to = endpoint(uuidOf('t'), workspace({}));
+    // The other side keeps only the mandatory one-document families (a generation always holds its documents); every other record is removed.
+    const documents = Object.fromEntries(Object.entries(sampleRecords()).filter(([key]) => fam(key).documentFields !== undefined));
+    const to = endpoint(uuidOf('t'), workspace(documents));
     const params = validateDiffParams({ scope: 'all', detail: 'records', limit: 2 });
     // from/to: page tokens are bound to the selectors, so a token of one pair is refused by another.
     expect(request).toEqual(expect.arrayContaining(['from', 'to', 'cancellation']));
@@ -164,7 +166,8 @@ describe('diff result schemas and constants match checkpoint-api-v1.json', () =>
   it('produced tables carry exactly these schemas and are sorted by the contract keys', () => {
     const base = sampleRecords();
     const next = structuredClone(base) as Record<string, Record<string, unknown>[]>;
-    for (const recs of Object.values(next)) recs.pop();
+    // Every record list loses a row, except the one-document families (a document keeps exactly its fields).
+    for (const [key, recs] of Object.entries(next)) if (fam(key).documentFields === undefined) recs.pop();
     const from = endpoint(uuidOf('f'), workspace(base));
     const to = endpoint(uuidOf('t'), workspace(next));
     const binding = { selectorsSha256: selectorsDigest('a', 'b') };

@@ -12,7 +12,7 @@ import {
 import type { DiffEndpoint, DiffPage, DiffSelector, EndpointResolver, LeasedEndpoint } from '../../../../core/diff';
 import { GfError } from '../../../../core/errors';
 import { GRAPH_EDGE, GRAPH_NODE, WORKSPACE_CONFIGURATION } from '../../../../core/participants';
-import { SECRET, endpoint, storedRecords, uuidOf } from './diff-support';
+import { SECRET, configurationRows, endpoint, storedRecords, uuidOf } from './diff-support';
 
 const T0 = 1_750_000_000_000_000n;
 
@@ -43,12 +43,12 @@ function snapshots(): { a: ReturnType<typeof storedRecords>[]; b: ReturnType<typ
     a: [
       storedRecords(GRAPH_NODE, nodes(60, 'a').slice(0, 55)),
       storedRecords(GRAPH_EDGE, edges(20, 0)),
-      storedRecords(WORKSPACE_CONFIGURATION, [{ key: 'a.b', value: '1' }, { key: 'c.d', value: '2' }]),
+      storedRecords(WORKSPACE_CONFIGURATION, configurationRows('model-a')),
     ],
     b: [
       storedRecords(GRAPH_NODE, nodes(60, 'b', 4).slice(3)),
       storedRecords(GRAPH_EDGE, edges(20, 5)),
-      storedRecords(WORKSPACE_CONFIGURATION, [{ key: 'a.b', value: '3' }, { key: 'e.f', value: '2' }]),
+      storedRecords(WORKSPACE_CONFIGURATION, configurationRows('model-b')),
     ],
   };
 }

@@ -8,6 +8,13 @@ import type { VerifiedObject } from '../../../../core/project';
 import { GfError } from '../../../../core/errors';
 import { RECORD_FAMILIES, encodeRecords, familyByKey, tableFromRecords } from '../../../../core/participants';
 import type { RecordFamily } from '../../../../core/participants';
+import { DEFAULT_CONFIGURATION, documentRows } from '../../../../core/participants/workspace-documents';
+import { WORKSPACE_CONFIGURATION_FIELDS } from '../../../../core/contract/workspace';
+
+/** The rows of a valid workspace_configuration@1 document whose embedding model id is `modelId` (one text-keyed row per field). */
+export function configurationRows(modelId: string): { field: string; value: string }[] {
+  return documentRows({ ...DEFAULT_CONFIGURATION, embedding_configuration: { model_id: modelId } }, WORKSPACE_CONFIGURATION_FIELDS);
+}
 
 /** A deterministic UUID from a label. */
 export function uuidOf(label: string): string {

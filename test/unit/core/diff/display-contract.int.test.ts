@@ -68,12 +68,14 @@ describe('reviewer diff through the contract', () => {
   });
 
   it('a checkpoint against the CURRENT just reverted to it: content identical, 1 restoration record, and that record opens', async () => {
-    await ok('checkpoints.revert', { name: 'Release 1.0', reason: 'back to the release', idempotency_key: testUuid('display-contract-revert') });
+    // The demo's CURRENT already has the release's content: a same-content revert must be confirmed.
+    await ok('checkpoints.revert', { name: 'Release 1.0', reason: 'back to the release', idempotency_key: testUuid('display-contract-revert'), confirm_same_content: true });
     const stat = await ok<DiffStatResult>('checkpoints.diff_stat', { from: 'Release 1.0', to: 'CURRENT', scope: 'all' });
     expect(stat.headline).toBe('content identical; 1 restoration record');
     const books = stat.families.filter((f) => f.change_kind !== 'unchanged');
-    // The participant holds the latest restoration record: the new one replaces the demo's earlier one.
-    expect(books.map((f) => [f.record_family_id, f.bookkeeping, f.added, f.removed, f.modified])).toEqual([['restoration_transition', true, 1, 1, 0]]);
+    // The restored generation holds exactly its own restoration record; Release 1.0 (a later publication than the
+    // demo's earlier revert) carries none forward, so the one record is added and nothing is removed.
+    expect(books.map((f) => [f.record_family_id, f.bookkeeping, f.added, f.removed, f.modified])).toEqual([['restoration_transition', true, 1, 0, 0]]);
     const page = await ok<{ bytes: Uint8Array }>('checkpoints.diff', {
       from: 'Release 1.0',
       to: 'CURRENT',
@@ -84,7 +86,7 @@ describe('reviewer diff through the contract', () => {
     });
     const got = rows(page.bytes);
     const added = got.filter((r) => r['change_kind'] === 'added');
-    expect(added.map((r) => [parseDisplay(r['display'] as string)['reason'], String(r['total_rows'])])).toEqual([['back to the release', '2']]);
+    expect(added.map((r) => [parseDisplay(r['display'] as string)['reason'], String(r['total_rows'])])).toEqual([['back to the release', '1']]);
     // Microseconds, through the one formatter.
     expect(parseDisplay(added[0]?.['display'] as string)['restored_at']).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
   });

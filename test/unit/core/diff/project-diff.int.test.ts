@@ -1,10 +1,11 @@
 import fs from 'node:fs';
+import { putConfig } from '../../../support/project-fixtures';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { toHex } from '../../../../core/canonical';
 import { TOKEN_SECRET_PATH, currentEndpointUuid, diffProjectCheckpoints, recordChange } from '../../../../core/diff';
 import type { DiffPage } from '../../../../core/diff';
-import { GRAPH_NODE, WORKSPACE_CONFIGURATION, encodeRecords } from '../../../../core/participants';
+import { GRAPH_NODE, encodeRecords } from '../../../../core/participants';
 import type { ParticipantChange } from '../../../../core/project';
 import { codeOf, workspace } from '../checkpoints/checkpoint-support';
 import type { Workspace } from '../checkpoints/checkpoint-support';
@@ -25,7 +26,7 @@ function nodes(n: number, relabel: (i: number) => string | null): object[] {
 function put(records: object[], config: string): ParticipantChange[] {
   return [
     { kind: 'put', capabilityId: 'graph', recordFamilyId: 'node', bytes: encodeRecords(GRAPH_NODE, records) },
-    { kind: 'put', capabilityId: 'workspace', recordFamilyId: 'configuration', bytes: encodeRecords(WORKSPACE_CONFIGURATION, [{ key: 'demo.label', value: JSON.stringify(config) }]) },
+    putConfig(config),
   ];
 }
 
@@ -105,7 +106,8 @@ describe('diff on a real project (checkpoint views and CURRENT leases)', () => {
     const summary = await diffProjectCheckpoints(w.cps, { from: 'base', to: 'CURRENT', scope: 'all', detail: 'summary' });
     expect(summary.to.checkpointUuid).toBe(synthetic);
     const kinds = Object.fromEntries(summary.table.toArray().map((r) => [r.record_family_id as string, r.change_kind as string]));
-    expect(kinds).toEqual({ node: 'modified', configuration: 'modified' });
+    // Both generations hold the mandatory documents: the configuration document changed with the label, the ontology did not.
+    expect(kinds).toEqual({ node: 'modified', configuration: 'modified', ontology: 'unchanged' });
 
     const page = await diffProjectCheckpoints(w.cps, { from: 'base', to: 'CURRENT', scope: 'graph', detail: 'records', limit: 2 });
     expect(page.table.numRows).toBe(2);

@@ -8,7 +8,7 @@ import { diffAllRecords, recordChangeBetween, recordChangeOf } from '../../../..
 import type { DiffEndpoint, RecordChangeResult } from '../../../../core/diff';
 import { GfError } from '../../../../core/errors';
 import { GRAPH_EDGE, GRAPH_NODE, WORKSPACE_CONFIGURATION } from '../../../../core/participants';
-import { counting, endpoint, rangedEndpoint, storedRecords, uuidOf } from './diff-support';
+import { counting, endpoint, rangedEndpoint, storedRecords, uuidOf, configurationRows } from './diff-support';
 
 const T0 = 1_750_000_000_000_000n;
 const node = (i: number, label = `node ${i}`) => ({ node_uuid: uuidOf(`n-${i}`), class_id: 'Paper', label, properties: null, created_at: T0 + BigInt(i), updated_at: null });
@@ -19,12 +19,12 @@ function endpoints(reads: string[] = []): { from: DiffEndpoint; to: DiffEndpoint
     storedRecords(GRAPH_NODE, [0, 1, 2, 3].map((i) => node(i))),
     // Edges 0..5; edge 2 gets a weight, edge 0 is removed, edge 6 added.
     storedRecords(GRAPH_EDGE, [0, 1, 2, 3, 4, 5].map((i) => edge(i, null))),
-    storedRecords(WORKSPACE_CONFIGURATION, [{ key: 'a.b', value: '1' }, { key: 'c.d', value: '2' }, { key: 'x.y', value: '"same"' }]),
+    storedRecords(WORKSPACE_CONFIGURATION, configurationRows('model-a')),
   ], reads);
   const to = endpoint(uuidOf('cp-to'), [
     storedRecords(GRAPH_NODE, [node(0), node(1, 'renamed'), node(3), node(4)]),
     storedRecords(GRAPH_EDGE, [edge(1, null), edge(2, 0.5), edge(3, null), edge(4, null), edge(5, null), edge(6, null)]),
-    storedRecords(WORKSPACE_CONFIGURATION, [{ key: 'a.b', value: '3' }, { key: 'e.f', value: '2' }, { key: 'x.y', value: '"same"' }]),
+    storedRecords(WORKSPACE_CONFIGURATION, configurationRows('model-b')),
   ], reads);
   return { from, to };
 }
@@ -89,21 +89,15 @@ describe('recordChange by identity fingerprint', () => {
     // The same record named by its identity values gives the same answer.
     const byValues: RecordChangeResult = recordChangeBetween(from, to, 'edge', { identity: { source_node_uuid: uuidOf('n-2'), target_node_uuid: uuidOf('n-3'), kind: 'cites' } });
     expect(byValues).toEqual(e);
-    // A text-keyed configuration entry: modified, and a removed one (only on the from side).
+    // A text-keyed configuration document field: modified, the other fields unchanged (a document keeps its fields).
     const kinds = rows
       .filter((r) => r.record_family_id === 'configuration')
       .map((r) => {
         const c = recordChangeBetween(from, to, 'configuration', { identityFingerprint: r.record_identity_fingerprint });
-        return [c.change_kind, c.from?.['key'] ?? c.to?.['key'], c.changed_fields.join(','), c.from?.['value'] ?? null, c.to?.['value'] ?? null];
+        return [c.change_kind, c.from?.['field'] ?? c.to?.['field'], c.changed_fields.join(','), c.from?.['value'] ?? null, c.to?.['value'] ?? null];
       });
-    expect(kinds).toEqual(
-      expect.arrayContaining([
-        ['modified', 'a.b', 'value', '1', '3'],
-        ['removed', 'c.d', 'key,value', '2', null],
-        ['added', 'e.f', 'key,value', null, '2'],
-      ]),
-    );
-    expect(kinds).toHaveLength(3);
+    expect(kinds).toEqual([['modified', 'embedding_configuration', 'value', '{"model_id":"model-a"}', '{"model_id":"model-b"}']]);
+    expect(kinds).toHaveLength(1);
   });
 
   it('refuses an unknown fingerprint, a malformed one, an inconsistent record UUID and an ambiguous request with GF_VALIDATION', () => {

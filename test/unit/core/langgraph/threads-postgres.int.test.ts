@@ -74,13 +74,22 @@ describe('threads on PostgreSQL: read-only and unreachable', () => {
 
   it('an unreachable server and a refusing one give GF_IO without the URL or the password', async () => {
     const secret = 'pw-never-shown';
-    for (const url of [`postgres://u:${secret}@127.0.0.1:1/db`, withDatabase(server().url, 'no_such_database').replace(/:\/\/[^@]*@/, `://${server().user}:${secret}@`)]) {
+    const refusing = withDatabase(server().url, 'no_such_database').replace(/:\/\/[^@]*@/, `://gf_who_${server().user}:${secret}@`);
+    const cases = [
+      // Where it points (HOST:PORT) is shown; who connects, with what secret, to which database never is.
+      { url: `postgres://gf_who_u:${secret}@127.0.0.1:1/gf_which_db`, message: 'GF_IO: the LangGraph PostgreSQL database at 127.0.0.1:1 refused the connection' },
+      { url: refusing, message: `GF_IO: the LangGraph PostgreSQL database at ${new URL(refusing).host} refused the credentials` },
+    ];
+    for (const { url, message } of cases) {
       const facade = createFacade({ mode: 'library', langgraphPostgresUrl: url });
       try {
         const env = await facade.dispatcher.dispatch('threads.list', { source: { kind: 'postgres' } });
         expect(env.ok).toBe(false);
-        expect(JSON.stringify(env)).not.toContain(secret);
-        expect(JSON.stringify(env)).not.toContain('127.0.0.1');
+        if (env.ok) throw new Error('refused');
+        expect(env.error.code).toBe('GF_IO');
+        expect(env.error.message).toBe(message);
+        const text = JSON.stringify(env);
+        for (const hidden of [secret, 'gf_who_', 'gf_which_db', 'no_such_database', 'postgres://', '@']) expect(text).not.toContain(hidden);
         expect(await codeOf(caller(facade)('threads.history', { source: { kind: 'postgres' }, thread_id: 'x' }))).toBe('GF_IO');
       } finally {
         await facade.close();

@@ -57,7 +57,8 @@ describe('lineage log', () => {
     const { dir, gens } = await threeGenerations();
     const log = readLineage(dir);
     expect(log.records.map((r) => [r.seq, r.generationUuid, r.kind, r.publishedAt, r.participantsChanged])).toEqual([
-      [1, gens[0], 'first', T0, 3],
+      // Three put by the caller, plus the mandatory workspace ontology document the publication fills in (ADR-0014).
+      [1, gens[0], 'first', T0, 4],
       [2, gens[1], 'publication', T0 + 1, 1],
       [3, gens[2], 'publication', T0 + 2, 1],
     ]);
@@ -98,8 +99,9 @@ describe('lineage log', () => {
     const { dir } = await threeGenerations();
     const whole = logBytes(dir);
     const edited = Buffer.from(whole);
-    const at = edited.indexOf('"participants_changed":3');
-    edited.write('"participants_changed":4', at);
+    const at = edited.indexOf('"participants_changed":4');
+    expect(at).toBeGreaterThan(0);
+    edited.write('"participants_changed":5', at);
     fs.writeFileSync(path.join(dir, LOG), edited);
     expect(await codeOf(() => readLineage(dir))).toBe('GF_PROJECT_CORRUPT');
     const facade = createFacade({ mode: 'library' });
@@ -142,7 +144,7 @@ describe('lineage log', () => {
         [2, gens[1], 'pruned'],
         [1, gens[0], 'pruned'],
       ]);
-      expect(page.entries[2]).toMatchObject({ kind: 'first', published_at: '2026-01-01T00:00:00.000000Z', participants_changed: 3, checkpoints: [] });
+      expect(page.entries[2]).toMatchObject({ kind: 'first', published_at: '2026-01-01T00:00:00.000000Z', participants_changed: 4, checkpoints: [] });
       expect(fs.existsSync(path.join(dir, 'generations', gens[0] as string))).toBe(false);
       // Keyset paging: two pages of one and two, the token bound to its filter.
       const p1 = unwrapEnvelope(await facade.dispatcher.dispatch('history.list', { project, limit: 1 })) as HistoryPage;

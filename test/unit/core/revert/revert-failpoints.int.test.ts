@@ -11,10 +11,9 @@ import { lookupRevertReceipt } from '../../../../core/checkpoints/revert-receipt
 import { FAILPOINT_NAMES, armFailpointForTesting, committedAt, readLineage } from '../../../../core/project/index';
 import type { FailpointName, LineageRecord, Project } from '../../../../core/project/index';
 import { RevertEngine, ValidationMemo, revertTransactionUuid } from '../../../../core/revert/index';
-import { putConfig } from '../../../support/project-fixtures';
 import { observe } from '../../../support/project-state';
 import type { ObservedState } from '../../../support/project-state';
-import { demoProject, laterChangesEverywhere, tempDir } from './revert-support';
+import { demoProject, laterChangesEverywhere, putConfigKeepingMode, tempDir } from './revert-support';
 
 // revert_publication_failpoint_matrix: a real child process reverting a demo
 // workspace (later changes in every scope) is SIGKILLed at every publication
@@ -69,8 +68,8 @@ beforeAll(async () => {
   const p = await demoProject(fixture, 100);
   await laterChangesEverywhere(p);
   // Two more plain generations, so the revert's cleanup has an unpinned ancestor to move to trash (gc failpoints).
-  await p.publish({ parent: p.current()?.generationUuid ?? null, changes: [putConfig('later-1')] });
-  await p.publish({ parent: p.current()?.generationUuid ?? null, changes: [putConfig('later-2')] });
+  await p.publish({ parent: p.current()?.generationUuid ?? null, changes: [putConfigKeepingMode(p, 'later-1')] });
+  await p.publish({ parent: p.current()?.generationUuid ?? null, changes: [putConfigKeepingMode(p, 'later-2')] });
   before = await observe(fixture);
   const ref = copy('reference');
   receipt = await revert(await openCheckpointedProject(ref));

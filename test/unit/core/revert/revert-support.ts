@@ -4,8 +4,9 @@ import path from 'node:path';
 import type { Table } from 'apache-arrow';
 import { openCheckpointedProject } from '../../../../core/checkpoints/checkpoints';
 import { createDemoWorkspace } from '../../../../core/demo/index';
-import { CAPABILITY_DECLARATION, PROVENANCE_EVENT, REGISTERED_CAPABILITIES, encodeRecords, recordsFromTable } from '../../../../core/participants/index';
-import type { Project } from '../../../../core/project/index';
+import { CAPABILITY_DECLARATION, DEFAULT_CONFIGURATION, PROVENANCE_EVENT, REGISTERED_CAPABILITIES, configurationDocumentBytes, encodeRecords, recordsFromTable } from '../../../../core/participants/index';
+import type { ConfigurationDocument } from '../../../../core/participants/index';
+import type { ParticipantChange, Project } from '../../../../core/project/index';
 
 /** A deterministic engine clock: 1 µs per call from a fixed instant. */
 export function counterClock(start = 1_760_000_000_000_000): () => number {
@@ -48,6 +49,30 @@ export async function laterChangesEverywhere(project: Project<Table>): Promise<v
       },
     ],
   });
+}
+
+/**
+ * A workspace/configuration put that differs per label (its embedding `model_id`, as the fixtures' putConfig)
+ * and keeps CURRENT's ontology mode: the configuration repeats the ontology document's mode
+ * (rule workspace.configuration.ontology_mode_matches), and the demo's ontology is not "none".
+ */
+export function putConfigKeepingMode(project: Project<Table>, label: string): ParticipantChange {
+  const lease = project.lease();
+  let mode: ConfigurationDocument['ontology_mode'] = DEFAULT_CONFIGURATION.ontology_mode;
+  try {
+    const rows = (lease.readTable('workspace/configuration') as Table | undefined)?.toArray() ?? [];
+    const row = rows.find((r: { field?: string }) => r.field === 'ontology_mode') as { value: string } | undefined;
+    if (row !== undefined) mode = JSON.parse(row.value) as ConfigurationDocument['ontology_mode'];
+  } finally {
+    lease.release();
+  }
+  const modelId = label.toLowerCase().replace(/[^a-z0-9._-]/g, '-').replace(/^[^a-z0-9]/, 'x').slice(0, 128);
+  return {
+    kind: 'put',
+    capabilityId: 'workspace',
+    recordFamilyId: 'configuration',
+    bytes: configurationDocumentBytes({ ...DEFAULT_CONFIGURATION, ontology_mode: mode, embedding_configuration: { model_id: modelId } }),
+  };
 }
 
 /** Decoded rows of every family of a lease-like source, as JSON text (logical content). */

@@ -103,6 +103,12 @@ describe('CheckpointView', () => {
         'checkpoints.delete': (h) => ({ project: h, name: 'ro', idempotency_key: op(21) }),
         'checkpoints.revert': (h) => ({ project: h, name: 'ro', reason: 'via a view', idempotency_key: op(22) }),
         'retention.set': (h) => ({ project: h, retain_ancestors: 5 }),
+        'project.publish': (h) => ({ project: h, changes: [{ kind: 'remove', capability_id: 'demo', record_family_id: 'items' }] }),
+        'workspace.adopt_ontology': (h) => ({ project: h, source: '{}', source_format: 'json', mode: 'advisory', idempotency_key: op(23) }),
+        'workspace.clear_ontology': (h) => ({ project: h, idempotency_key: op(24) }),
+        'demo.create': () => null, // takes a path, not a handle
+        'project.doctor': () => null, // takes a path, not a handle
+        'threads.restore': () => null, // takes a LangGraph source, not a project handle
       };
       const writing = OPERATION_NAMES.filter((n) => OPERATIONS[n].writes);
       expect([...writing].sort()).toEqual(Object.keys(requests).sort());
