@@ -199,8 +199,15 @@ describe('I/O fault walk: every N-th filesystem call of each operation fails or 
         );
         for (const { n, dir, res } of results) {
           const label = `${op} kill #${n}`;
-          expect({ label, signal: res.signal }).toEqual({ label, signal: 'SIGKILL' });
-          count++;
+          if (res.signal === null) {
+            // A run's call count varies by a few calls (a revert measured 248–253 here); a run that finished
+            // without reaching its N-th call must say so: it made fewer calls than N, and (checked below) it fully happened.
+            const ran = (JSON.parse(res.stdout) as { calls: number }).calls;
+            expect({ label, reachedN: ran >= n }).toEqual({ label, reachedN: false });
+          } else {
+            expect({ label, signal: res.signal }).toEqual({ label, signal: 'SIGKILL' });
+            count++;
+          }
           // Killed: the process could say nothing, so a reader sees exactly one of the two states.
           await afterFault(op, dir, [f.before, f.after], label);
           fs.rmSync(dir, { recursive: true, force: true });
