@@ -559,9 +559,10 @@ describe('desktop UI flows (browser mode, Chromium)', () => {
     // History counts every publication of the lineage log (retention-pruned ones included), not only the retained generations.
     const published = (await call('history.list', { project, limit: 1 })).total_records;
     expect(published).toBeGreaterThanOrEqual(after.generations.length);
-    expect(await page.getByTestId('generation-count').textContent()).toBe(published.toLocaleString('en-US'));
+    // Until history.list answers, the header shows the summary's retained generations: wait for the log's count.
+    await expect.poll(() => page.getByTestId('generation-count').textContent()).toBe(published.toLocaleString('en-US'));
     const first = page.getByTestId('generation-row').first();
-    expect(await first.getByTestId('row-generation').textContent()).toBe(after.current!.generation_uuid);
+    await expect.poll(() => first.getByTestId('row-generation').textContent()).toBe(after.current!.generation_uuid);
     expect(await first.getByTestId('produced-by').textContent()).toContain('revert to Graph imported');
   });
 

@@ -73,7 +73,13 @@ export function HistoryScreen() {
         </div>
       </div>
       <p className="muted">
-        <span data-testid="generation-count">{formatCount(history.data?.total ?? summary.generations.length)}</span> {plural(history.data?.total ?? summary.generations.length, 'generation', 'generations')} published ·{' '}
+        {history.data === null ? (
+          <span>{history.error === null ? 'Counting publications…' : 'Publications not counted'} ·{' '}</span>
+        ) : (
+          <>
+            <span data-testid="generation-count">{formatCount(history.data.total)}</span> {plural(history.data.total, 'generation', 'generations')} published ·{' '}
+          </>
+        )}
         <span data-testid="checkpoint-count">{formatCount(checkpoints.length)}</span> active {plural(checkpoints.length, 'checkpoint', 'checkpoints')}
       </p>
       {policy !== null && (
