@@ -15,14 +15,16 @@ const loadCheckpoint = () => import('./screens/checkpoint-screen');
 const loadDiff = () => import('./screens/diff-screen');
 const loadRevert = () => import('./screens/revert-screen');
 const loadLedgers = () => import('./screens/ledgers-screen');
+const loadThreads = () => import('./screens/threads-screen');
 const CheckpointScreen = lazy(() => loadCheckpoint().then((m) => ({ default: m.CheckpointScreen })));
 const DiffScreen = lazy(() => loadDiff().then((m) => ({ default: m.DiffScreen })));
 const RevertScreen = lazy(() => loadRevert().then((m) => ({ default: m.RevertScreen })));
 const LedgersScreen = lazy(() => loadLedgers().then((m) => ({ default: m.LedgersScreen })));
+const ThreadsScreen = lazy(() => loadThreads().then((m) => ({ default: m.ThreadsScreen })));
 
 /** Fetches the other screens' chunks in the background (after the first paint). */
 function prefetchScreens(): void {
-  for (const load of [loadCheckpoint, loadDiff, loadRevert, loadLedgers]) void load().catch(() => undefined);
+  for (const load of [loadCheckpoint, loadDiff, loadRevert, loadLedgers, loadThreads]) void load().catch(() => undefined);
 }
 
 /**
@@ -62,7 +64,10 @@ const NAV: readonly { readonly screen: Screen; readonly label: string }[] = [
   { screen: 'diff', label: 'Diff' },
   { screen: 'revert', label: 'Revert' },
   { screen: 'ledgers', label: 'Ledgers' },
+  { screen: 'threads', label: 'Agent threads' },
 ];
+/** Screens reachable without an open workspace. */
+const NO_WORKSPACE: ReadonlySet<Screen> = new Set<Screen>(['open', 'threads']);
 
 /** The root component. */
 export function App() {
@@ -94,9 +99,9 @@ export function App() {
           {mode ?? '…'} mode over {transport()} · workspace: <span data-testid="project-label">{workspace?.label ?? 'none'}</span>
         </p>
       </header>
-      {workspace !== null && (
+      {booted && fatal === null && (
         <nav aria-label="Screens" className="app-nav">
-          {NAV.map((n) => (
+          {NAV.filter((n) => workspace !== null || NO_WORKSPACE.has(n.screen)).map((n) => (
             <button key={n.screen} type="button" className="nav-item" aria-current={screen === n.screen ? 'page' : undefined} onClick={() => go(n.screen)}>
               {n.label}
             </button>
@@ -109,6 +114,8 @@ export function App() {
           <ErrorBox error={fatal} />
         ) : !booted ? (
           <p className="muted">Loading…</p>
+        ) : screen === 'threads' ? (
+          <ThreadsScreen />
         ) : workspace === null || screen === 'open' ? (
           <OpenScreen />
         ) : screen === 'history' ? (

@@ -1,4 +1,4 @@
-// A hook for engine-paged Arrow results: the pages fetched so far, the
+// A hook for engine-paged results (Arrow, or JSON `{ rows, next_page_token }`): the pages fetched so far, the
 // next-page token, and a `more()` that fetches exactly one more page.
 //
 // Rows are appended into one array per `key` (never copied per page), so the
@@ -9,6 +9,7 @@ import type { ArrowOperation, ArrowResult, Row, SchemasOf } from '../core/contra
 import { decodeArrow } from './arrow-rows';
 import { showError, type ShownError } from './errors-text';
 import { withOperation } from './hooks';
+import type { PageLike } from './pages';
 
 /** State of a paged result. */
 export interface Paged<R> {
@@ -57,8 +58,33 @@ export function usePaged<N extends ArrowOperation, S extends SchemasOf<N> = Sche
   fetchPage: (after: string | null, operationId: string) => Promise<ArrowResult>,
   schema?: S,
 ): Paged<Row<N, S>> {
-  const [state, setState] = useState<PagedState>(IDLE);
-  const rows = useRef<Row<N, S>[]>([]);
+  return usePagedRows<ArrowResult, Row<N, S>>(key, fetchPage, (page) => decodeArrow(page.bytes, op, schema));
+}
+
+/** A page as {@link usePagedRows} reads it: its next-page token, rows and columns. */
+export interface PageRows<R> {
+  readonly columns: readonly string[];
+  readonly rows: readonly R[];
+}
+
+/** State of a paged result with its last page (JSON-paged operations carry a summary on every page). */
+export interface PagedWithLast<P, R> extends Paged<R> {
+  /** The newest page received for the current key (null before the first). */
+  readonly last: P | null;
+}
+
+/**
+ * The paging engine of {@link usePaged}, for any paged operation: Arrow pages
+ * (decoded by `rowsOf`) or JSON pages (`{ rows, next_page_token }`, e.g.
+ * `threads.list`, `threads.diff`). Same cancellation, staleness and append-only rows.
+ */
+export function usePagedRows<P extends PageLike, R>(
+  key: string | null,
+  fetchPage: (after: string | null, operationId: string) => Promise<P>,
+  rowsOf: (page: P) => PageRows<R>,
+): PagedWithLast<P, R> {
+  const [state, setState] = useState<PagedState & { readonly last: P | null }>({ ...IDLE, last: null });
+  const rows = useRef<R[]>([]);
   const token = useRef<string | null>(null);
   // The cancellation idiom of every renderer hook: one AbortController per
   // result (aborted by a new key, cancel(), retry() or unmount); an aborted
@@ -67,6 +93,8 @@ export function usePaged<N extends ArrowOperation, S extends SchemasOf<N> = Sche
   const inFlight = useRef(false);
   const fetchRef = useRef(fetchPage);
   fetchRef.current = fetchPage;
+  const rowsOfRef = useRef(rowsOf);
+  rowsOfRef.current = rowsOf;
 
   const stop = useCallback(() => {
     controller.current?.abort();
@@ -81,18 +109,18 @@ export function usePaged<N extends ArrowOperation, S extends SchemasOf<N> = Sche
     const c = controller.current ?? new AbortController();
     controller.current = c;
     inFlight.current = true;
-    setState((s) => (reset ? { ...IDLE, loading: true } : { ...s, loading: true }));
+    setState((s) => (reset ? { ...IDLE, loading: true, last: null } : { ...s, loading: true }));
     const after = reset ? null : token.current;
     withOperation(c.signal, (id) => fetchRef.current(after, id)).then(
       (page) => {
         if (c.signal.aborted) return;
         inFlight.current = false;
         token.current = page.next_page_token;
-        const decoded = decodeArrow(page.bytes, op, schema);
+        const decoded = rowsOfRef.current(page);
         const target = rows.current;
         for (const r of decoded.rows) target.push(r);
         const count = target.length;
-        setState((s) => ({ columns: sameColumns(s.columns, decoded.columns) ? s.columns : decoded.columns, count, hasMore: page.next_page_token !== null, loading: false, error: null, pages: s.pages + 1, cancelled: false }));
+        setState((s) => ({ columns: sameColumns(s.columns, decoded.columns) ? s.columns : decoded.columns, count, hasMore: page.next_page_token !== null, loading: false, error: null, pages: s.pages + 1, cancelled: false, last: page }));
       },
       (e: unknown) => {
         if (c.signal.aborted) return;
@@ -105,7 +133,7 @@ export function usePaged<N extends ArrowOperation, S extends SchemasOf<N> = Sche
   useEffect(() => {
     if (key === null) {
       stop();
-      setState(IDLE);
+      setState({ ...IDLE, last: null });
       return undefined;
     }
     load(true);
@@ -116,7 +144,7 @@ export function usePaged<N extends ArrowOperation, S extends SchemasOf<N> = Sche
   const cancel = useCallback(() => {
     if (!inFlight.current) return;
     stop();
-    setState({ ...IDLE, cancelled: true });
+    setState({ ...IDLE, cancelled: true, last: null });
   }, [stop]);
   const retry = useCallback(() => load(true), [load]);
   // Only the first `count` rows are published: a page appended after this

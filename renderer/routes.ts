@@ -5,7 +5,7 @@
 // `location.hash`.
 
 /** The main screens. */
-export const SCREENS = ['open', 'history', 'checkpoint', 'diff', 'revert', 'ledgers'] as const;
+export const SCREENS = ['open', 'history', 'checkpoint', 'diff', 'revert', 'ledgers', 'threads'] as const;
 /** One main screen. */
 export type Screen = (typeof SCREENS)[number];
 
@@ -21,7 +21,10 @@ export interface Route {
  * history: `q` (checkpoint name search), `kind` (publication kind);
  * checkpoint: `name`, `family` (`capability/record_family`);
  * diff: `from`, `to` (checkpoint names or CURRENT), `scope`, `family`;
- * revert: `name`; ledgers: `workflow`.
+ * revert: `name`; ledgers: `workflow`;
+ * threads (Agent threads, needs no workspace): `source` (a SQLite path, or
+ * `postgres` for the database given at launch), `q` (thread id prefix),
+ * `thread`, `checkpoint` (the one inspected and restore target), `from`, `to` (a diff).
  */
 export const ROUTE_PARAMS: Readonly<Record<Screen, readonly string[]>> = {
   open: [],
@@ -30,6 +33,7 @@ export const ROUTE_PARAMS: Readonly<Record<Screen, readonly string[]>> = {
   diff: ['from', 'to', 'scope', 'family'],
   revert: ['name'],
   ledgers: ['workflow'],
+  threads: ['source', 'q', 'thread', 'checkpoint', 'from', 'to'],
 };
 
 const SCREEN_SET: ReadonlySet<string> = new Set(SCREENS);

@@ -124,6 +124,8 @@ export const useStudio = create<StudioState>((set, get) => ({
         const linked = parseRoute(location.hash);
         get().setRoute(linked !== null && linked.screen !== 'open' ? linked : { screen: 'history', params: {} }, { replace: true });
         await get().refresh(history);
+      } else if (parseRoute(location.hash)?.screen === 'threads') {
+        get().setRoute(parseRoute(location.hash) ?? { screen: 'threads', params: {} }, { replace: true }); // Agent threads need no workspace
       }
       set({ booted: true });
     } catch (e) {
@@ -173,7 +175,7 @@ export const useStudio = create<StudioState>((set, get) => ({
   },
   followHash(hash) {
     const route = parseRoute(hash);
-    if (route === null || get().workspace === null) return;
+    if (route === null || (get().workspace === null && route.screen !== 'threads')) return; // Agent threads need no workspace
     set({ route, screen: route.screen, focusName: route.params['name'] ?? null });
   },
   async closeWorkspace() {

@@ -1,4 +1,4 @@
-// `npm start [-- --project DIR] [-- --browser] [-- --no-open]`: builds the app
+// `npm start [-- --project DIR] [-- --browser] [-- --no-open] [-- --postgres-url URL]`: builds the app
 // if needed, creates the demo workspace on first run in the user data
 // directory, and opens it in Electron — fetching the Electron binary and the
 // Electron build of better-sqlite3 on first use (scripts/electron-runtime.mjs)
@@ -56,7 +56,7 @@ async function ensureDemo() {
 
 async function browserMode(project) {
   const { serve } = await engine('serve');
-  const { bridge, stop } = await serve({ project });
+  const { bridge, stop } = await serve({ project, ...(postgresUrl !== undefined ? { langgraphPostgresUrl: postgresUrl } : {}) });
   console.log(`Checkpoint Studio (browser mode): ${bridge.url}`);
   const opened = openBrowser(bridge.url, { argv });
   if (opened.opened) console.log(`Checkpoint Studio: opening it in your default browser (${opened.command}; --no-open skips this).`);
@@ -86,6 +86,11 @@ async function checkProject(project) {
 const argv = process.argv.slice(2);
 const explicit = argValue(argv, '--project');
 const browserOnly = argv.includes('--browser');
+// Agent threads: a LangGraph Postgres URL (`--postgres-url`, or GF_LANGGRAPH_POSTGRES_URL which the
+// engine reads itself) is held in memory only: handed to the server in-process, or to Electron through
+// its environment (never its arguments), never written or printed. The demo's langgraph.sqlite (beside
+// the demo workspace) is the screen's default source: the engine finds it when it opens the workspace.
+const postgresUrl = argValue(argv, '--postgres-url');
 const project = explicit !== undefined ? resolve(explicit) : undefined;
 // A missing directory fails now, in one line, whichever mode would open it (before any build).
 if (project !== undefined && !existsSync(project)) await checkProject(project).then(() => undefined, (e) => fail(e, project));
@@ -113,7 +118,7 @@ if (browserOnly) {
 }
 if (electron !== undefined) {
   const args = [ROOT, ...(opened !== undefined ? ['--project', opened] : [])];
-  const child = spawn(electron.exe, args, { cwd: ROOT, stdio: 'inherit', env: { ...process.env, GF_SQLITE_NATIVE_BINDING: electron.native } });
+  const child = spawn(electron.exe, args, { cwd: ROOT, stdio: 'inherit', env: { ...process.env, GF_SQLITE_NATIVE_BINDING: electron.native, ...(postgresUrl !== undefined ? { GF_LANGGRAPH_POSTGRES_URL: postgresUrl } : {}) } });
   child.on('error', (e) => fail(e, electron.exe));
   child.on('exit', (code) => process.exit(code ?? 0));
 } else {

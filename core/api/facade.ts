@@ -1,7 +1,10 @@
 // The facade: implements each contract operation by calling the engine
 // modules. `Implementations` is total: an operation the contract declares and
 // no module implements fails the build (no runtime placeholder, no hidden button).
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import type { ProjectOpened } from '../contract/operations';
+import { DEMO_LANGGRAPH_FILE } from '../demo/langgraph-demo';
 import { unwrapEnvelope } from '../contract/wire';
 import { createDispatcher, type Dispatcher, type Implementations } from './dispatcher';
 import { projectOperations, type ProjectSession } from './project-operations';
@@ -31,6 +34,12 @@ export interface FacadeOptions {
   readonly chain?: ChainBackend;
   /** Agent threads: the LangGraph Postgres URL given at launch (default `GF_LANGGRAPH_POSTGRES_URL`); kept in memory only. */
   readonly langgraphPostgresUrl?: string;
+  /**
+   * Agent threads: the SQLite checkpoint database the app offers first
+   * (absolute). Default: `langgraph.sqlite` beside the launched workspace when
+   * it exists (the demo's, as `gf demo create` writes it).
+   */
+  readonly langgraphSqlite?: string;
 }
 
 /** A facade instance: its implementations, its dispatcher and its sessions. */
@@ -53,11 +62,13 @@ export function createFacade(options: FacadeOptions): Facade {
   const views = new SessionTable<CheckpointView>('view');
   const cancellations = new Cancellations();
   const chainStores = new ChainStores(options.chain ?? { kind: 'sqlite' });
-  const threadSources = new ThreadSources(options.langgraphPostgresUrl ?? launchPostgresUrl());
+  const postgresUrl = options.langgraphPostgresUrl ?? launchPostgresUrl();
+  const threadSources = new ThreadSources(postgresUrl);
+  let defaultSqlite: string | null = options.langgraphSqlite === undefined ? null : resolve(options.langgraphSqlite);
   const ledgers = new SessionTable<LedgerScope>('ledgers');
 
   const implementations: Implementations = {
-    'app.session': async () => ({ project: launch, mode: options.mode, operations: dispatcher.available }),
+    'app.session': async () => ({ project: launch, mode: options.mode, operations: dispatcher.available, threads: { default_sqlite: defaultSqlite, postgres: postgresUrl !== undefined && postgresUrl !== '' } }),
     ...projectOperations(projects),
     ...checkpointOperations(projects, views, cancellations, options.micros),
     ...threadsOperations(threadSources, options.clock ?? (() => new Date()), cancellations),
@@ -75,6 +86,8 @@ export function createFacade(options: FacadeOptions): Facade {
     async launch(directory) {
       const env = await dispatcher.dispatch('project.open', { path: directory });
       launch = unwrapEnvelope(env) as ProjectOpened;
+      const beside = join(dirname(resolve(directory)), DEMO_LANGGRAPH_FILE);
+      if (defaultSqlite === null && existsSync(beside)) defaultSqlite = beside;
       // The launched project's first screen asks for its history and checkpoints:
       // compute them once now, while the window or browser starts, so the first
       // open finds the generation records read and the code paths warm (results

@@ -16,6 +16,10 @@ export interface ServeOptions {
   readonly rendererDir?: string;
   /** Where ledgers live (default: each project's SQLite ledgers). */
   readonly chain?: ChainBackend;
+  /** Agent threads: the LangGraph Postgres URL (default `GF_LANGGRAPH_POSTGRES_URL`); held in memory only. */
+  readonly langgraphPostgresUrl?: string;
+  /** Agent threads: the SQLite database the screen opens first (default: `langgraph.sqlite` beside the project). */
+  readonly langgraphSqlite?: string;
 }
 
 /** A running browser mode. */
@@ -33,6 +37,8 @@ export async function serve(options: ServeOptions): Promise<Served> {
   const facade = createFacade({
     mode: 'browser',
     chain: options.chain ?? { kind: 'sqlite' },
+    ...(options.langgraphPostgresUrl === undefined ? {} : { langgraphPostgresUrl: options.langgraphPostgresUrl }),
+    ...(options.langgraphSqlite === undefined ? {} : { langgraphSqlite: options.langgraphSqlite }),
   });
   let bridge: Bridge | undefined;
   try {

@@ -26,7 +26,8 @@ interface SourceOpts extends OutputFlags {
 
 type Source = { readonly kind: 'sqlite'; readonly path: string } | { readonly kind: 'postgres' };
 
-function assertPostgresUrl(url: string): void {
+/** Refuses a `--postgres-url` that is not a postgres:// or postgresql:// URL (`GF_VALIDATION`; the value is never echoed). */
+export function assertPostgresUrl(url: string): void {
   let scheme = '';
   try {
     scheme = new URL(url).protocol;

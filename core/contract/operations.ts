@@ -6,7 +6,7 @@ import { DESCRIPTION_MAX_UTF8_BYTES, NAME_MAX_UTF8_BYTES, nameRefusal, utf8Lengt
 import { REASON_MAX_UTF8_BYTES, REASON_MAX_RAW_CHARS, reasonRefusal } from './reasons';
 import { HISTORY_NAME_FILTER_MAX, LINEAGE_KINDS, RETAIN_ANCESTORS_MAX, type HistoryPage, type PrunableGeneration, type RetentionPolicy } from './history';
 import type { ArrowRow, ArrowSchemaName, RecordRow } from './results';
-import { THREAD_ID_MAX_CHARS, THREAD_PAGE_LIMITS, type ThreadDiff, type ThreadHealth, type ThreadHistoryRow, type ThreadListRow, type ThreadPage, type ThreadRestoreReceipt, type ThreadState } from './threads';
+import { THREAD_ID_MAX_CHARS, THREAD_PAGE_LIMITS, type LaunchThreadSources, type ThreadDiff, type ThreadHealth, type ThreadHistoryRow, type ThreadListRow, type ThreadPage, type ThreadRestoreReceipt, type ThreadState } from './threads';
 import { WORKFLOW_ID_PATTERN } from './chain';
 import { DEMO_MAX_RECORDS, DEMO_MAX_SEED, DEMO_MIN_RECORDS } from './demo';
 import type { ChainRowEntry, DemoCreated, DoctorReport, PublishReceipt, VectorResultEntry } from './maintenance';
@@ -616,7 +616,13 @@ export interface PreviewChange {
 
 /** JSON result types per operation. */
 export interface JsonResults {
-  readonly 'app.session': { readonly project: ProjectOpened | null; readonly mode: 'electron' | 'browser' | 'library'; readonly operations: readonly OperationName[] };
+  readonly 'app.session': {
+    readonly project: ProjectOpened | null;
+    readonly mode: 'electron' | 'browser' | 'library';
+    readonly operations: readonly OperationName[];
+    /** Agent threads (issue 17): the launch's default SQLite source (the demo's `langgraph.sqlite`) and whether a launch Postgres exists (never its URL). */
+    readonly threads: LaunchThreadSources;
+  };
   readonly 'project.open': ProjectOpened;
   readonly 'project.create': ProjectOpened;
   readonly 'project.close': { readonly closed: boolean };

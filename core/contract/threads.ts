@@ -148,3 +148,16 @@ export interface ThreadHealth {
   readonly pool_idle: number;
   readonly last_write_age_seconds: number | null;
 }
+
+/**
+ * What a launch offers the "Agent threads" screen (`app.session.threads`).
+ *
+ * The launch Postgres is a flag only: its connection string stays in the
+ * server's memory, never sent to the renderer.
+ */
+export interface LaunchThreadSources {
+  /** Absolute path of the SQLite checkpoint database to open first (the demo's `langgraph.sqlite` beside the launched workspace), or null. */
+  readonly default_sqlite: string | null;
+  /** True when the server was given a LangGraph Postgres URL (`--postgres-url` or `GF_LANGGRAPH_POSTGRES_URL`). */
+  readonly postgres: boolean;
+}

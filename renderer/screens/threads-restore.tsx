@@ -1,0 +1,119 @@
+// Agent threads: the guided restore. A preview diff from the head to the
+// target, a required reason (the revert reason rules), the thread id typed to
+// confirm, then the receipt with the new head. The request's idempotency key
+// is kept until a receipt is shown, so a retry after a lost answer returns the
+// original receipt instead of restoring twice.
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { REASON_MAX_UTF8_BYTES, reasonBytes, reasonProblem } from '../../core/contract/reasons';
+import { THREAD_HEAD_SELECTOR, type ThreadRestoreReceipt } from '../../core/contract/threads';
+import { ErrorBox } from '../components/error-box';
+import { formatCount } from '../format';
+import { useAction } from '../hooks';
+import { invoke } from '../invoke';
+import { ThreadDiffView } from './threads-inspect';
+import { shortId, threadError, type ThreadSource } from './threads-common';
+
+/** Restore `target` as the new head of `thread`. */
+export function RestorePanel({ source, thread, target, targetTime, headId, revision, onRestored, onInspect }: {
+  readonly source: ThreadSource;
+  readonly thread: string;
+  readonly target: string;
+  /** The target's time, when the history page holding it is loaded. */
+  readonly targetTime: string | null;
+  /** The thread's newest checkpoint (null while the history loads). */
+  readonly headId: string | null;
+  readonly revision: number;
+  readonly onRestored: (receipt: ThreadRestoreReceipt) => void;
+  readonly onInspect: (checkpointId: string) => void;
+}) {
+  const [reason, setReason] = useState('');
+  const [touched, setTouched] = useState(false);
+  const [confirmText, setConfirmText] = useState('');
+  const [receipt, setReceipt] = useState<ThreadRestoreReceipt | null>(null);
+  // One key per target until its receipt: a retried request is a replay, never a second restore.
+  const key = useRef<{ readonly target: string; readonly key: string } | null>(null);
+  const errorRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    setConfirmText('');
+  }, [target, thread]);
+  const problem = reasonProblem(reason);
+  const confirmed = confirmText === thread;
+  const isHead = headId !== null && headId === target;
+  const ready = headId !== null && !isHead && problem === null && confirmed;
+  const action = useAction(async () => {
+    if (key.current === null || key.current.target !== `${thread}|${target}`) key.current = { target: `${thread}|${target}`, key: crypto.randomUUID() };
+    const r = await invoke('threads.restore', { source, thread_id: thread, checkpoint_id: target, reason, idempotency_key: key.current.key });
+    key.current = null;
+    setReceipt(r);
+    setReason('');
+    setTouched(false);
+    setConfirmText('');
+    onRestored(r);
+  });
+  useEffect(() => {
+    if (action.error !== null) errorRef.current?.focus();
+  }, [action.error]);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    setTouched(true);
+    if (ready) void action.run();
+  };
+  const busy = action.busy;
+  return (
+    <div data-testid="thread-restore">
+      {receipt !== null && (
+        <div className="receipt" role="status" data-testid="restore-receipt">
+          <h4>{receipt.replayed ? 'This restore was already done: nothing new was written' : `Restored “${receipt.thread_id}”: a new head was appended`}</h4>
+          <dl className="record-fields">
+            <div><dt>reason</dt><dd data-testid="receipt-reason">{receipt.reason}</dd></div>
+            <div><dt>restored at</dt><dd>{receipt.restored_at}</dd></div>
+            {receipt.actor !== null && <div><dt>actor</dt><dd>{receipt.actor}</dd></div>}
+            <div><dt>new head</dt><dd className="mono" data-testid="receipt-new-head">{receipt.checkpoint_id}</dd></div>
+            <div><dt>restored from</dt><dd className="mono" data-testid="receipt-restored-from">{receipt.restored_from}</dd></div>
+            <div><dt>previous head</dt><dd className="mono">{receipt.parent_checkpoint_id}</dd></div>
+            <div><dt>request id</dt><dd className="mono">{receipt.idempotency_key}</dd></div>
+          </dl>
+          <div className="actions">
+            <button type="button" onClick={() => onInspect(receipt.checkpoint_id)} data-testid="receipt-inspect">Inspect the new head</button>
+          </div>
+        </div>
+      )}
+      {isHead ? (
+        <p className="notice" data-testid="restore-is-head">This checkpoint is already the head of the thread: restoring it would change nothing. Choose an earlier checkpoint in the history.</p>
+      ) : (
+        <form onSubmit={submit} aria-describedby="restore-blocked">
+          <ol className="steps">
+            <li>
+              <h4>What the restore changes (head → this checkpoint{targetTime !== null ? ` of ${targetTime}` : ''})</h4>
+              <ThreadDiffView source={source} thread={thread} from={THREAD_HEAD_SELECTOR} to={target} revision={revision} label="Restore preview: value changes" testId="restore-preview" />
+              <p className="muted small">A new checkpoint equal to <span className="mono" title={target}>{shortId(target)}</span> is appended at the head; no checkpoint is changed or deleted.</p>
+            </li>
+            <li>
+              <label htmlFor="restore-reason">Reason (required)</label>
+              <textarea id="restore-reason" rows={3} value={reason} onChange={(e) => { setReason(e.target.value); setTouched(true); }} onBlur={() => setTouched(true)} aria-invalid={touched && problem !== null} aria-describedby="restore-reason-help" disabled={busy} />
+              <p id="restore-reason-help" className={touched && problem !== null ? 'field-error' : 'muted small'} data-testid="restore-reason-problem" aria-live="polite">
+                {touched && problem !== null ? problem : `${formatCount(reasonBytes(reason))} / ${formatCount(REASON_MAX_UTF8_BYTES)} bytes`}
+              </p>
+            </li>
+            <li>
+              <label htmlFor="restore-confirm">Type the thread id to confirm: <strong>{thread}</strong></label>
+              <input id="restore-confirm" value={confirmText} onChange={(e) => setConfirmText(e.target.value)} autoComplete="off" spellCheck={false} disabled={busy} aria-invalid={confirmText !== '' && !confirmed} />
+            </li>
+          </ol>
+          <p id="restore-blocked" className="muted small" data-testid="restore-blocked">
+            {ready || busy ? '' : headId === null ? 'Restore is available once the history is read.' : problem !== null ? 'Restore needs a reason (1 to 1,024 bytes).' : 'Restore needs the thread id typed to confirm.'}
+          </p>
+          <div className="actions">
+            <button type="submit" className="danger" disabled={busy || !ready} data-testid="restore-submit">{busy ? 'Restoring…' : 'Restore'}</button>
+          </div>
+        </form>
+      )}
+      {busy && <p role="status"><progress aria-label="Restore in progress" /> Appending the restored checkpoint…</p>}
+      {action.error !== null && (
+        <div ref={errorRef} tabIndex={-1}>
+          <ErrorBox error={threadError(action.error)} testId="restore-error" />
+        </div>
+      )}
+    </div>
+  );
+}
