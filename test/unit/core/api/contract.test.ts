@@ -182,7 +182,7 @@ describe('dispatcher', () => {
   });
 
   it('refuses undeclared and unimplemented operation names (including prototype names) with GF_VALIDATION', async () => {
-    const d = createDispatcher({ 'app.session': async () => ({ project: null, mode: 'library', operations: [] }) });
+    const d = createDispatcher({ 'app.session': async () => ({ project: null, mode: 'library', operations: [], threads: { default_sqlite: null, postgres: false } }) });
     expect(d.available).toEqual(['app.session']);
     for (const op of ['toString', '__proto__', 'constructor', 'project.summary', 'nope', '']) {
       const env = await d.dispatch(op, {});
