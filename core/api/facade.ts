@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { ProjectOpened } from '../contract/operations';
-import { DEMO_LANGGRAPH_FILE } from '../demo/langgraph-demo';
+import { DEMO_LANGGRAPH_FILE } from '../contract/threads';
 import { unwrapEnvelope } from '../contract/wire';
 import { createDispatcher, type Dispatcher, type Implementations } from './dispatcher';
 import { projectOperations, type ProjectSession } from './project-operations';

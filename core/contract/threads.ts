@@ -10,6 +10,9 @@ export const THREAD_ID_MAX_CHARS = 256;
 /** The selector naming a thread's newest checkpoint in `threads.diff`. */
 export const THREAD_HEAD_SELECTOR = 'HEAD';
 
+/** The demo's LangGraph database file name, written beside the demo workspace directory (and the app's default threads source there). */
+export const DEMO_LANGGRAPH_FILE = 'langgraph.sqlite';
+
 /** The environment variable holding the LangGraph Postgres URL given at launch (never written anywhere). */
 export const LANGGRAPH_POSTGRES_URL_ENV = 'GF_LANGGRAPH_POSTGRES_URL';
 

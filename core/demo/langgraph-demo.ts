@@ -7,8 +7,9 @@ import { dirname, join, resolve } from 'node:path';
 import { SqliteCheckpointerAdapter } from '../langgraph/sqlite-checkpointer';
 import { restoreThread } from '../langgraph/thread-restore';
 
-/** The demo's LangGraph database file name, written beside the workspace directory. */
-export const DEMO_LANGGRAPH_FILE = 'langgraph.sqlite';
+import { DEMO_LANGGRAPH_FILE } from '../contract/threads';
+
+export { DEMO_LANGGRAPH_FILE } from '../contract/threads';
 
 /** What {@link writeLangGraphDemo} wrote. */
 export interface LangGraphDemoResult {

@@ -79,12 +79,14 @@ export function ThreadsScreen() {
   const to = params['to'] ?? null;
   const prefix = params['q'] ?? '';
   const choose = (value: string) => update({ source: value, q: null, thread: null, checkpoint: null, from: null, to: null });
+  const [recents, setRecents] = useState(loadThreadRecents);
+  const onAnswered = useCallback((path: string) => setRecents(rememberThreadDatabase(path)), []);
 
   return (
     <section className="screen" aria-labelledby="threads-title">
       <h2 id="threads-title">Agent threads</h2>
       <p className="muted small">LangGraph checkpoint databases, read-only: browsing never writes; only a restore appends a checkpoint.</p>
-      <SourcePicker source={source} postgres={launch.data?.postgres ?? false} onChoose={choose} />
+      <SourcePicker source={source} postgres={launch.data?.postgres ?? false} recents={recents} onChoose={choose} />
       {source === null ? (
         <p className="muted" data-testid="threads-no-source">Choose a LangGraph checkpoint database above.</p>
       ) : (
@@ -99,15 +101,15 @@ export function ThreadsScreen() {
           to={to}
           update={update}
           onRestored={() => setRevision((n) => n + 1)}
+          onAnswered={onAnswered}
         />
       )}
     </section>
   );
 }
 
-function SourcePicker({ source, postgres, onChoose }: { readonly source: ThreadSource | null; readonly postgres: boolean; readonly onChoose: (value: string) => void }) {
+function SourcePicker({ source, postgres, recents, onChoose }: { readonly source: ThreadSource | null; readonly postgres: boolean; readonly recents: readonly string[]; readonly onChoose: (value: string) => void }) {
   const [path, setPath] = useState('');
-  const [recents] = useState(loadThreadRecents);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (path.trim() !== '') onChoose(path.trim());
@@ -154,16 +156,19 @@ function SourceView(props: {
   readonly to: string | null;
   readonly update: (changes: Readonly<Record<string, string | null>>, replace?: boolean) => void;
   readonly onRestored: () => void;
+  /** A SQLite path answered: it joins the recents. */
+  readonly onAnswered: (path: string) => void;
 }) {
-  const { source, revision, prefix, thread, checkpoint, from, to, update } = props;
+  const { source, revision, prefix, thread, checkpoint, from, to, update, onAnswered } = props;
   const key = sourceKey(source);
   const [search, setSearch] = useState(prefix);
   const threads = usePagedRows(`${key}|${prefix}|${revision}`, (after) => invoke('threads.list', { source, ...(prefix === '' ? {} : { prefix }), limit: THREAD_PAGE_LIMITS.default, after }), pageRows<ThreadListRow>);
   // A SQLite path that answered is remembered among the recents.
   const answered = threads.pages > 0;
+  const answeredPath = answered && source.kind === 'sqlite' ? source.path : null;
   useEffect(() => {
-    if (answered && source.kind === 'sqlite') rememberThreadDatabase(source.path);
-  }, [answered, source]);
+    if (answeredPath !== null) onAnswered(answeredPath);
+  }, [answeredPath, onAnswered]);
   const onSearch = (value: string) => {
     setSearch(value);
     update({ q: value === '' ? null : value }, true);

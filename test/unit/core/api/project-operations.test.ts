@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -87,6 +87,26 @@ describe('project operations through the facade dispatcher', () => {
     expect(s.operations).toContain('project.summary');
     // Every declared operation is implemented (Implementations is total): the session offers them all.
     expect([...s.operations].sort()).toEqual([...OPERATION_NAMES].sort());
+    await facade.close();
+  });
+
+  it("app.session offers the launch's threads sources: langgraph.sqlite beside the launched workspace, and a Postgres flag that never carries the URL", async () => {
+    const url = 'postgres://agent:s3cret-pw@127.0.0.1:1/threads';
+    const bare = createFacade({ mode: 'browser', langgraphPostgresUrl: '' });
+    const none = value<{ threads: unknown }>(await bare.dispatcher.dispatch('app.session', {}));
+    expect(none.threads).toEqual({ default_sqlite: null, postgres: false });
+    await bare.close();
+    const facade = createFacade({ mode: 'browser', langgraphPostgresUrl: url });
+    const parent = join(root, 'with-threads');
+    const dir = join(parent, 'demo');
+    mkdirSync(parent);
+    value(await facade.dispatcher.dispatch('project.create', { path: dir }));
+    writeFileSync(join(parent, 'langgraph.sqlite'), '');
+    await facade.launch(dir);
+    const env = await facade.dispatcher.dispatch('app.session', {});
+    expect(value<{ threads: unknown }>(env).threads).toEqual({ default_sqlite: join(parent, 'langgraph.sqlite'), postgres: true });
+    expect(JSON.stringify(env)).not.toContain('s3cret');
+    expect(JSON.stringify(env)).not.toContain('postgres://');
     await facade.close();
   });
 });
