@@ -14,11 +14,8 @@ import {
   type ThreadState,
 } from '../contract/threads';
 import { diffChannels, toThreadJson, typeOfValue } from './thread-json';
-import type { ThreadReadSource } from './thread-source';
+import { INTERRUPT_CHANNEL, type ThreadReadSource } from './thread-source';
 import { decodeDiffToken, decodeKeysetToken, encodeDiffToken, encodeKeysetToken } from './thread-tokens';
-
-/** LangGraph's channel for interrupts among pending writes. */
-const INTERRUPT_CHANNEL = '__interrupt__';
 
 /** LangGraph-internal channels (`__start__`, `__pregel_tasks`, `branch:to:x`, …): not part of the graph's state. */
 export function isInternalChannel(name: string): boolean {
@@ -91,10 +88,10 @@ export function writingNodes(t: CheckpointTuple, parent: CheckpointTuple | undef
 
 const metaOf = (t: CheckpointTuple): Record<string, unknown> => (t.metadata ?? {}) as Record<string, unknown>;
 
-function interruptsOf(t: CheckpointTuple): ThreadInterrupt[] {
+/** The interrupts among the values of `__interrupt__` writes (each write holds one interrupt or a list of them). */
+function interruptsIn(values: readonly unknown[]): ThreadInterrupt[] {
   const out: ThreadInterrupt[] = [];
-  for (const [, channel, value] of t.pendingWrites ?? []) {
-    if (channel !== INTERRUPT_CHANNEL) continue;
+  for (const value of values) {
     for (const i of Array.isArray(value) ? value : [value]) {
       const id: unknown = (i as { id?: unknown } | null)?.id;
       out.push({ id: typeof id === 'string' ? id : null, value: toThreadJson((i as { value?: unknown } | null)?.value) });
@@ -103,26 +100,25 @@ function interruptsOf(t: CheckpointTuple): ThreadInterrupt[] {
   return out;
 }
 
+function interruptsOf(t: CheckpointTuple): ThreadInterrupt[] {
+  return interruptsIn((t.pendingWrites ?? []).filter(([, channel]) => channel === INTERRUPT_CHANNEL).map(([, , value]) => value));
+}
+
 /** `threads.list`: a keyset page of threads, each with its newest checkpoint's facts. */
 export async function listThreads(src: OpenThreadSource, prefix: string, limit: number = THREAD_PAGE_LIMITS.default, after?: string | null): Promise<ThreadPage<ThreadListRow>> {
   const binding = `threads.list\u0000${src.id}\u0000${prefix}\u0000${limit}`;
   const from = after === undefined || after === null ? null : decodeKeysetToken('threads.list', binding, after);
-  const keys = await src.reader.threads(prefix, from, limit + 1);
+  const keys = await src.reader.heads(prefix, from, limit + 1);
   const page = keys.slice(0, limit);
-  const rows: ThreadListRow[] = [];
-  for (const k of page) {
-    const head = await src.reader.saver.getTuple(rootConfig(k.thread_id, k.latest_checkpoint_id));
-    const meta = head === undefined ? {} : metaOf(head);
-    rows.push({
-      thread_id: k.thread_id,
-      checkpoint_count: k.checkpoint_count,
-      latest_checkpoint_id: k.latest_checkpoint_id,
-      latest_time: head?.checkpoint.ts ?? '',
-      latest_step: typeof meta['step'] === 'number' ? meta['step'] : null,
-      latest_source: typeof meta['source'] === 'string' ? meta['source'] : null,
-      interrupted: head !== undefined && interruptsOf(head).length > 0,
-    });
-  }
+  const rows: ThreadListRow[] = page.map((head) => ({
+    thread_id: head.thread_id,
+    checkpoint_count: head.checkpoint_count,
+    latest_checkpoint_id: head.latest_checkpoint_id,
+    latest_time: head.ts,
+    latest_step: typeof head.metadata['step'] === 'number' ? head.metadata['step'] : null,
+    latest_source: typeof head.metadata['source'] === 'string' ? head.metadata['source'] : null,
+    interrupted: interruptsIn(head.interruptWrites).length > 0,
+  }));
   const last = page[page.length - 1];
   const next = keys.length > limit && last !== undefined ? encodeKeysetToken(binding, last.thread_id) : null;
   return { rows, next_page_token: next };
