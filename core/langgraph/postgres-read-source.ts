@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import { GfError } from '../errors';
-import { INTERRUPT_CHANNEL, noLangGraphTables, type ThreadHead, type ThreadReadSource } from './thread-source';
+import { INTERRUPT_CHANNEL, noLangGraphTables, type RawChannelValue, type ThreadHead, type ThreadReadSource } from './thread-source';
 
 /** `HOST:PORT` of a connection string: where it points, never who connects or with what secret. */
 function endpointOf(url: string): string {
@@ -76,6 +76,40 @@ export async function openPostgresReadSource(url: string): Promise<ThreadReadSou
           return { thread_id: row.thread_id, checkpoint_count: Number(row.n), latest_checkpoint_id: row.latest, ts: typeof row.ts === 'string' ? row.ts : '', metadata: metadata ?? {}, interruptWrites };
         }),
       );
+    },
+    async rawCheckpoint(threadId, checkpointId) {
+      if (!hasTables) throw noLangGraphTables('postgres');
+      // PostgresSaver's SELECT_SQL channel blobs (one per channel at its version), loaded as its _loadBlobs loads them,
+      // except that a JSON blob is parsed and left for the diff to revive where it differs.
+      const r = await pool.query<{ checkpoint_id: string; channel_values: [Buffer, Buffer, Buffer | null][] | null }>(
+        `SELECT checkpoint_id,
+           (SELECT array_agg(array[bl.channel::bytea, bl.type::bytea, bl.blob])
+              FROM jsonb_each_text(checkpoint -> 'channel_versions')
+              INNER JOIN checkpoint_blobs AS bl
+                ON bl.thread_id = cp.thread_id AND bl.checkpoint_ns = cp.checkpoint_ns
+               AND bl.channel = jsonb_each_text.key AND bl.version = jsonb_each_text.value) AS channel_values
+         FROM checkpoints AS cp WHERE thread_id = $1 AND checkpoint_ns = ''
+         ${checkpointId === undefined ? 'ORDER BY checkpoint_id DESC LIMIT 1' : 'AND checkpoint_id = $2'}`,
+        checkpointId === undefined ? [threadId] : [threadId, checkpointId],
+      );
+      const row = r.rows[0];
+      if (row === undefined) return undefined;
+      const decoder = new TextDecoder();
+      const channels = new Map<string, RawChannelValue>();
+      for (const [k, t, v] of row.channel_values ?? []) {
+        const type = decoder.decode(t);
+        if (type === 'empty') continue;
+        let value: RawChannelValue | undefined;
+        if (type === 'json' && v !== null) {
+          try {
+            value = { parsed: JSON.parse(decoder.decode(v)) as unknown };
+          } catch (_e) {
+            value = undefined;
+          }
+        }
+        channels.set(decoder.decode(k), value ?? { revived: await saver.serde.loadsTyped(type, v ?? new Uint8Array()) });
+      }
+      return { checkpoint_id: row.checkpoint_id, channels };
     },
     async checkpointCount(threadId) {
       if (!hasTables) throw noLangGraphTables('postgres');

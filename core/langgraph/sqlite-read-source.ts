@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { GfError } from '../errors';
 import { sqliteNativeOptions } from '../sqlite-options';
-import { INTERRUPT_CHANNEL, noLangGraphTables, type ThreadHead, type ThreadReadSource } from './thread-source';
+import { INTERRUPT_CHANNEL, isPlainParsedObject, noLangGraphTables, type RawChannelValue, type ThreadHead, type ThreadReadSource } from './thread-source';
 
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 
@@ -135,6 +135,7 @@ export async function openSqliteReadSource(path: string): Promise<ThreadReadSour
       saver,
       hasTables,
       heads: () => Promise.reject(noLangGraphTables('sqlite')),
+      rawCheckpoint: () => Promise.reject(noLangGraphTables('sqlite')),
       checkpointCount: () => Promise.reject(noLangGraphTables('sqlite')),
       pool: () => ({ in_use: 0, idle: db.open ? 1 : 0 }),
       close: async () => {
@@ -175,10 +176,32 @@ export async function openSqliteReadSource(path: string): Promise<ThreadReadSour
     ]);
     return { thread_id: r.thread_id, checkpoint_count: r.n, latest_checkpoint_id: r.latest, ts, metadata: metadata ?? {}, interruptWrites };
   };
+  const rawById = db.prepare("SELECT checkpoint_id, type, checkpoint FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?");
+  const rawHead = db.prepare("SELECT checkpoint_id, type, checkpoint FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1");
   return {
     kind: 'sqlite',
     saver,
     hasTables,
+    async rawCheckpoint(threadId, checkpointId) {
+      const row = (checkpointId === undefined ? rawHead.get(threadId) : rawById.get(threadId, checkpointId)) as { checkpoint_id: string; type: string | null; checkpoint: Uint8Array | string | null } | undefined;
+      if (row === undefined) return undefined;
+      // The document getTuple would revive whole (JsonPlusSerializer: JSON.parse, then a bottom-up reviver).
+      const text = row.checkpoint === null ? '' : typeof row.checkpoint === 'string' ? row.checkpoint : new TextDecoder().decode(row.checkpoint);
+      let doc: unknown;
+      try {
+        doc = (row.type ?? 'json') === 'json' ? JSON.parse(text) : undefined;
+      } catch (_e) {
+        doc = undefined;
+      }
+      const values = isPlainParsedObject(doc) ? doc['channel_values'] : undefined;
+      if (isPlainParsedObject(values)) {
+        return { checkpoint_id: row.checkpoint_id, channels: new Map(Object.entries(values).map(([k, v]): [string, RawChannelValue] => [k, { parsed: v }])) };
+      }
+      // Any other form: upstream getTuple in full.
+      const t = await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: '', checkpoint_id: row.checkpoint_id } });
+      if (t === undefined) return undefined;
+      return { checkpoint_id: row.checkpoint_id, channels: new Map(Object.entries(t.checkpoint.channel_values).map(([k, v]): [string, RawChannelValue] => [k, { revived: v }])) };
+    },
     async heads(prefix, after, limit) {
       const rows = page.all(after ?? '', prefix, prefix.length, prefix.length, prefix, limit) as HeadRow[];
       return Promise.all(rows.map(headOf));

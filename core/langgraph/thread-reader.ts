@@ -13,8 +13,8 @@ import {
   type ThreadPendingWrite,
   type ThreadState,
 } from '../contract/threads';
-import { diffChannels, toThreadJson, typeOfValue } from './thread-json';
-import { INTERRUPT_CHANNEL, type ThreadReadSource } from './thread-source';
+import { diffUnrevivedChannels, toThreadJson, typeOfValue, type UnrevivedValue } from './thread-json';
+import { INTERRUPT_CHANNEL, isPlainParsedObject, type RawCheckpoint, type ThreadReadSource } from './thread-source';
 import { decodeDiffToken, decodeKeysetToken, encodeDiffToken, encodeKeysetToken } from './thread-tokens';
 
 /** LangGraph-internal channels (`__start__`, `__pregel_tasks`, `branch:to:x`, …): not part of the graph's state. */
@@ -46,6 +46,19 @@ export async function readTuple(reader: ThreadReadSource, threadId: string, chec
   if (tuple !== undefined) return tuple;
   if (checkpointId === undefined || (await reader.checkpointCount(threadId)) === 0) return threadNotFound();
   return checkpointNotFound();
+}
+
+/** One checkpoint's channel values before revival (the head when `checkpointId` is omitted); the not-found errors of `readTuple`. */
+async function readRaw(reader: ThreadReadSource, threadId: string, checkpointId?: string): Promise<RawCheckpoint> {
+  const raw = await reader.rawCheckpoint(threadId, checkpointId);
+  if (raw !== undefined) return raw;
+  if (checkpointId === undefined || (await reader.checkpointCount(threadId)) === 0) return threadNotFound();
+  return checkpointNotFound();
+}
+
+/** The state channels (internal ones left out, as `stateValues` leaves them) of an unrevived checkpoint. */
+function stateChannels(raw: RawCheckpoint): Map<string, UnrevivedValue> {
+  return new Map([...raw.channels].filter(([channel]) => !isInternalChannel(channel)));
 }
 
 const idOf = (t: CheckpointTuple): string => String(t.config.configurable?.['checkpoint_id']);
@@ -199,20 +212,24 @@ export async function diffThread(src: OpenThreadSource, threadId: string, from: 
     if (signal?.aborted === true) throw new GfError('GF_CANCELLED', 'the thread diff was cancelled', { operation: 'threads.diff' });
   };
   check();
-  const a = await readTuple(src.reader, threadId, from === THREAD_HEAD_SELECTOR ? undefined : from);
+  // Both checkpoints are read unrevived; only the values that differ go through the saver's serializer
+  // (reviving two 10,000-item states in full costs far more than the diff itself).
+  const a = await readRaw(src.reader, threadId, from === THREAD_HEAD_SELECTOR ? undefined : from);
   check();
-  const b = await readTuple(src.reader, threadId, to === THREAD_HEAD_SELECTOR ? undefined : to);
+  const b = await readRaw(src.reader, threadId, to === THREAD_HEAD_SELECTOR ? undefined : to);
   check();
-  const binding = { source: src.id, threadId, from: idOf(a), to: idOf(b), limit };
+  const binding = { source: src.id, threadId, from: a.checkpoint_id, to: b.checkpoint_id, limit };
   const offset = after === undefined || after === null ? 0 : decodeDiffToken(after, binding);
-  const { channels, changes } = diffChannels(stateValues(a), stateValues(b), check);
+  const serde = src.reader.saver.serde;
+  const revive = (parsed: unknown): Promise<unknown> => serde.loadsTyped('json', JSON.stringify(parsed)) as Promise<unknown>;
+  const { channels, changes } = await diffUnrevivedChannels(stateChannels(a), stateChannels(b), revive, isPlainParsedObject, check);
   if (offset > changes.length) throw new GfError('GF_PAGE_INVALID', 'the page token is not valid for this request', { operation: 'threads.diff', problem: 'position' });
   const rows = changes.slice(offset, offset + limit);
   const end = offset + rows.length;
   return {
     thread_id: threadId,
-    from_checkpoint_id: idOf(a),
-    to_checkpoint_id: idOf(b),
+    from_checkpoint_id: a.checkpoint_id,
+    to_checkpoint_id: b.checkpoint_id,
     channels,
     total_changes: changes.length,
     rows,

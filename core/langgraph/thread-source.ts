@@ -26,6 +26,24 @@ export interface ThreadHead extends ThreadKey {
 }
 
 /**
+ * A channel value as read for a diff: the parsed JSON text the saver's
+ * serializer would revive (`parsed`), or, for a value stored in another
+ * form, the value the serializer already revived (`revived`).
+ */
+export type RawChannelValue = { readonly parsed: unknown } | { readonly revived: unknown };
+
+/** One checkpoint's channel values before revival, by channel (every stored channel, internal ones included). */
+export interface RawCheckpoint {
+  readonly checkpoint_id: string;
+  readonly channels: ReadonlyMap<string, RawChannelValue>;
+}
+
+/** Whether a parsed JSON object revives key for key into a plain object: no `lc` record marker, no `__proto__` key. */
+export function isPlainParsedObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !Object.prototype.hasOwnProperty.call(v, 'lc') && !Object.prototype.hasOwnProperty.call(v, '__proto__');
+}
+
+/**
  * A LangGraph checkpoint database opened for reading (issue 17).
  *
  * `saver` is upstream's own `SqliteSaver` / `PostgresSaver`: every
@@ -41,6 +59,11 @@ export interface ThreadReadSource {
   readonly hasTables: boolean;
   /** Threads of the root namespace ordered by id (binary order), after `after`, starting with `prefix`, each with its head. */
   heads(prefix: string, after: string | null, limit: number): Promise<ThreadHead[]>;
+  /**
+   * One checkpoint's channel values before revival (the head when `checkpointId` is omitted; undefined when absent),
+   * read as the saver's `getTuple` reads them, so a diff revives (through `saver.serde`) only what differs.
+   */
+  rawCheckpoint(threadId: string, checkpointId?: string): Promise<RawCheckpoint | undefined>;
   /** Checkpoints of one thread's root namespace (0 when the thread is unknown). */
   checkpointCount(threadId: string): Promise<number>;
   /** Pool counters of the reading connection(s). */

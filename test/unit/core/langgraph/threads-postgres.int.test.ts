@@ -5,7 +5,7 @@ import { PostgresCheckpointerAdapter } from '../../../../core/langgraph';
 import { createFacade } from '../../../../core/api/facade';
 import { openPostgresReadSource } from '../../../../core/langgraph/postgres-read-source';
 import { usePostgres } from '../../../support/postgres';
-import { caller, codeOf, threadsFaithfulness, threadsListAgreement, type ThreadsBackend } from './threads-support';
+import { caller, codeOf, threadsFaithfulness, threadsDiffAgreement, threadsListAgreement, type ThreadsBackend } from './threads-support';
 
 const server = usePostgres({ beforeAll, afterAll });
 
@@ -61,8 +61,9 @@ describe('threads on PostgreSQL: faithful to LangGraph', () => {
 });
 
 const listBackend = postgresBackend('threads_list');
-describe('threads on PostgreSQL: the batched list', () => {
+describe('threads on PostgreSQL: the batched list and the diff', () => {
   threadsListAgreement(() => listBackend);
+  threadsDiffAgreement(() => listBackend);
 });
 
 describe('threads on PostgreSQL: read-only and unreachable', () => {

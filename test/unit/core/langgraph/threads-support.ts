@@ -8,6 +8,8 @@ import { createFacade, type Facade } from '../../../../core/api/facade';
 import type { OperationInput, OperationName, OperationResult } from '../../../../core/contract/operations';
 import type { ThreadHistoryRow } from '../../../../core/contract/threads';
 import { unwrapEnvelope, type Envelope } from '../../../../core/contract/wire';
+import { diffChannels } from '../../../../core/langgraph/thread-json';
+import { stateValues } from '../../../../core/langgraph/thread-reader';
 import { buildResumeGraph, RESUME_ANSWER, RESUME_INPUT, threadConfig } from './resume-graph';
 
 /** One backend under test: a main database and a copy made after the graph ran. */
@@ -293,6 +295,73 @@ export function threadsListAgreement(backend: () => ThreadsBackend): void {
       expect(await all('p-', 2)).toEqual(expected.filter((r) => r.thread_id.startsWith('p-')));
       expect(await all('p-', 5)).toEqual(expected.filter((r) => r.thread_id.startsWith('p-')));
       expect(await all('zz', 2)).toEqual([]);
+    } finally {
+      await facade.close();
+    }
+  });
+}
+
+/** A value nested `depth` levels deep, holding `leaf`. */
+const nested = (depth: number, leaf: unknown): unknown => (depth === 0 ? leaf : { d: nested(depth - 1, leaf) });
+
+/**
+ * Registers the diff agreement test: `threads.diff` (which revives only what differs) equals the diff of the
+ * two checkpoints as upstream `getTuple` revives them in full, on values the serializer encodes specially.
+ */
+export function threadsDiffAgreement(backend: () => ThreadsBackend): void {
+  it('the thread diff equals the diff of fully revived getTuple states (sets, maps, bytes, undefined, records, depth)', { timeout: 60_000 }, async () => {
+    const b = backend();
+    const saver = await b.mainSaver();
+    const protoKeyed = (v: number): unknown => JSON.parse(`{"__proto__": {"x": ${v}}, "y": 1}`);
+    const before = {
+      items: Array.from({ length: 30 }, (_, i) => ({ id: i, tags: new Set([i % 3]), score: i % 5, blob: new Uint8Array([i, 1]) })),
+      table: new Map<string, unknown>([['a', 1], ['b', [1, 2]]]),
+      maybe: { kept: 1, gone: 'soon', later: undefined },
+      shape: [1, 2, 3],
+      record: { lc: 2, type: 'note', text: 'user data that looks like a record' },
+      proto: protoKeyed(1),
+      deep: nested(70, 'old'),
+      'a/b~c': { n: 1 },
+      error: new Error('first'),
+      removedChannel: 'bye',
+    };
+    const after = {
+      items: [...before.items.slice(0, 28).map((it) => (it.id % 7 === 0 ? { ...it, tags: new Set([9]), score: it.score + 1 } : it.id === 5 ? { ...it, blob: new Uint8Array([0]) } : it)), { id: 99, tags: new Set<number>(), score: 0, blob: new Uint8Array() }],
+      table: new Map<string, unknown>([['a', 1], ['b', [1, 3]], ['c', null]]),
+      maybe: { kept: 1, gone: undefined, later: 'now' },
+      shape: { 0: 1 },
+      record: { lc: 2, type: 'note', text: 'changed' },
+      proto: protoKeyed(2),
+      deep: nested(70, 'new'),
+      'a/b~c': { n: 2 },
+      error: new Error('second'),
+      addedChannel: [1],
+    };
+    const cp = (id: string, step: number, values: Record<string, unknown>) => rawCheckpoint(id, step, values);
+    const first = await saver.put({ configurable: { thread_id: 'd', checkpoint_ns: '' } }, cp(uuid6(0), 0, before), { source: 'input', step: 0, parents: {} }, cp(uuid6(0), 0, before).channel_versions);
+    const second = await saver.put(first, cp(uuid6(1), 1, after), { source: 'loop', step: 1, parents: {} }, cp(uuid6(1), 1, after).channel_versions);
+    const ta = await saver.getTuple(first);
+    const tb = await saver.getTuple(second);
+    await b.closeMain();
+    if (ta === undefined || tb === undefined) throw new Error('the saver lost a checkpoint');
+    const reference = diffChannels(stateValues(ta), stateValues(tb));
+    expect(reference.changes.length).toBeGreaterThan(15);
+    expect(reference.channels.map((c) => c.change)).toContain('added');
+
+    const facade = createFacade({ mode: 'library', ...(b.postgresUrl === undefined ? {} : { langgraphPostgresUrl: b.postgresUrl }) });
+    const call = caller(facade);
+    try {
+      const from = ta.config.configurable?.['checkpoint_id'] as string;
+      const rows = [];
+      let page: OperationResult<'threads.diff'> = await call('threads.diff', { source: b.source, thread_id: 'd', from, to: 'HEAD', limit: 7 });
+      expect(page.channels).toEqual(reference.channels);
+      rows.push(...page.rows);
+      while (page.next_page_token !== null) {
+        page = await call('threads.diff', { source: b.source, thread_id: 'd', from, to: 'HEAD', limit: 7, after: page.next_page_token });
+        rows.push(...page.rows);
+      }
+      expect(rows).toEqual(reference.changes);
+      expect(page.total_changes).toBe(reference.changes.length);
     } finally {
       await facade.close();
     }
