@@ -101,7 +101,11 @@ export function jsonChanges(pointer: string, before: ThreadJson, after: ThreadJs
   out.push({ pointer, kind: 'modified', before, after });
 }
 
-/** The per-channel summary and every value change between two sets of channel values (`checkpoint` may throw to stop). */
+/**
+ * The per-channel summary and every value change between two sets of channel values (`checkpoint` may throw to stop).
+ *
+ * The reference form over fully revived values; `threads.diff` runs `diffUnrevivedChannels`, which must give the same answer.
+ */
 export function diffChannels(before: ReadonlyMap<string, ThreadJson>, after: ReadonlyMap<string, ThreadJson>, checkpoint: () => void = () => undefined): { channels: ThreadChannelSummary[]; changes: ThreadValueChange[] } {
   const names = [...new Set([...before.keys(), ...after.keys()])].sort();
   const channels: ThreadChannelSummary[] = [];
