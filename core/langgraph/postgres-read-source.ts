@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import { GfError } from '../errors';
-import { noLangGraphTables, type ThreadReadSource } from './thread-source';
+import { INTERRUPT_CHANNEL, noLangGraphTables, type RawChannelValue, type ThreadHead, type ThreadReadSource } from './thread-source';
 
 /** `HOST:PORT` of a connection string: where it points, never who connects or with what secret. */
 function endpointOf(url: string): string {
@@ -47,15 +47,69 @@ export async function openPostgresReadSource(url: string): Promise<ThreadReadSou
     kind: 'postgres',
     saver,
     hasTables,
-    async threads(prefix, after, limit) {
+    async heads(prefix, after, limit) {
       if (!hasTables) throw noLangGraphTables('postgres');
-      const r = await pool.query<{ thread_id: string; n: string; latest: string }>(
-        `SELECT thread_id, count(*) AS n, max(checkpoint_id) AS latest FROM checkpoints
-          WHERE checkpoint_ns = '' AND thread_id COLLATE "C" > $1 AND left(thread_id, $2) = $3
-          GROUP BY thread_id ORDER BY thread_id COLLATE "C" LIMIT $4`,
+      // One pass for a page: thread keys (keyset by thread id, binary order), each head's `ts` member and metadata
+      // as upstream getTuple selects them, and its interrupt writes (getTuple's pending writes, `__interrupt__` only).
+      const r = await pool.query<{ thread_id: string; n: string; latest: string; ts: unknown; metadata: unknown; interrupts: [Buffer, Buffer][] | null }>(
+        `WITH page AS (
+           SELECT thread_id, count(*) AS n, max(checkpoint_id) AS latest FROM checkpoints
+            WHERE checkpoint_ns = '' AND thread_id COLLATE "C" > $1 AND left(thread_id, $2) = $3
+            GROUP BY thread_id ORDER BY thread_id COLLATE "C" LIMIT $4)
+         SELECT p.thread_id, p.n, p.latest, cp.checkpoint -> 'ts' AS ts, cp.metadata,
+           (SELECT array_agg(array[cw.type::bytea, cw.blob] ORDER BY cw.task_id, cw.idx) FROM checkpoint_writes AS cw
+             WHERE cw.thread_id = p.thread_id AND cw.checkpoint_ns = '' AND cw.checkpoint_id = p.latest AND cw.channel = '${INTERRUPT_CHANNEL}') AS interrupts
+         FROM page AS p JOIN checkpoints AS cp ON cp.thread_id = p.thread_id AND cp.checkpoint_ns = '' AND cp.checkpoint_id = p.latest
+         ORDER BY p.thread_id COLLATE "C"`,
         [after ?? '', prefix.length, prefix, limit],
       );
-      return r.rows.map((row) => ({ thread_id: row.thread_id, checkpoint_count: Number(row.n), latest_checkpoint_id: row.latest }));
+      const serde = saver.serde;
+      const decoder = new TextDecoder();
+      return Promise.all(
+        r.rows.map(async (row): Promise<ThreadHead> => {
+          // As PostgresSaver's _loadMetadata and _loadWrites: metadata round-trips through the serializer, writes are loaded by their type.
+          const [metaType, metaBytes] = await serde.dumpsTyped(row.metadata);
+          const [metadata, interruptWrites] = await Promise.all([
+            serde.loadsTyped(metaType, metaBytes) as Promise<Record<string, unknown> | null>,
+            Promise.all((row.interrupts ?? []).map(([type, blob]) => serde.loadsTyped(decoder.decode(type), blob))),
+          ]);
+          return { thread_id: row.thread_id, checkpoint_count: Number(row.n), latest_checkpoint_id: row.latest, ts: typeof row.ts === 'string' ? row.ts : '', metadata: metadata ?? {}, interruptWrites };
+        }),
+      );
+    },
+    async rawCheckpoint(threadId, checkpointId) {
+      if (!hasTables) throw noLangGraphTables('postgres');
+      // PostgresSaver's SELECT_SQL channel blobs (one per channel at its version), loaded as its _loadBlobs loads them,
+      // except that a JSON blob is parsed and left for the diff to revive where it differs.
+      const r = await pool.query<{ checkpoint_id: string; channel_values: [Buffer, Buffer, Buffer | null][] | null }>(
+        `SELECT checkpoint_id,
+           (SELECT array_agg(array[bl.channel::bytea, bl.type::bytea, bl.blob])
+              FROM jsonb_each_text(checkpoint -> 'channel_versions')
+              INNER JOIN checkpoint_blobs AS bl
+                ON bl.thread_id = cp.thread_id AND bl.checkpoint_ns = cp.checkpoint_ns
+               AND bl.channel = jsonb_each_text.key AND bl.version = jsonb_each_text.value) AS channel_values
+         FROM checkpoints AS cp WHERE thread_id = $1 AND checkpoint_ns = ''
+         ${checkpointId === undefined ? 'ORDER BY checkpoint_id DESC LIMIT 1' : 'AND checkpoint_id = $2'}`,
+        checkpointId === undefined ? [threadId] : [threadId, checkpointId],
+      );
+      const row = r.rows[0];
+      if (row === undefined) return undefined;
+      const decoder = new TextDecoder();
+      const channels = new Map<string, RawChannelValue>();
+      for (const [k, t, v] of row.channel_values ?? []) {
+        const type = decoder.decode(t);
+        if (type === 'empty') continue;
+        let value: RawChannelValue | undefined;
+        if (type === 'json' && v !== null) {
+          try {
+            value = { parsed: JSON.parse(decoder.decode(v)) as unknown };
+          } catch (_e) {
+            value = undefined;
+          }
+        }
+        channels.set(decoder.decode(k), value ?? { revived: await saver.serde.loadsTyped(type, v ?? new Uint8Array()) });
+      }
+      return { checkpoint_id: row.checkpoint_id, channels };
     },
     async checkpointCount(threadId) {
       if (!hasTables) throw noLangGraphTables('postgres');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { GfError } from '../errors';
 import { sqliteNativeOptions } from '../sqlite-options';
-import { noLangGraphTables, type ThreadReadSource } from './thread-source';
+import { INTERRUPT_CHANNEL, isPlainParsedObject, noLangGraphTables, type RawChannelValue, type ThreadHead, type ThreadReadSource } from './thread-source';
 
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 
@@ -89,6 +89,17 @@ function consistentImage(Db: typeof Database, path: string): Buffer {
   throw new GfError('GF_IO', 'the SQLite checkpoint database kept changing while it was read; try again', { reason: 'busy' });
 }
 
+/** A row of the page query. */
+interface HeadRow {
+  readonly thread_id: string;
+  readonly n: number;
+  readonly latest: string;
+  readonly type: string | null;
+  readonly metadata: Uint8Array | string | null;
+  readonly ts: unknown;
+  readonly interrupts: string;
+}
+
 /**
  * Opens a LangGraph SQLite checkpoint file for reading; nothing on disk is written.
  *
@@ -123,7 +134,8 @@ export async function openSqliteReadSource(path: string): Promise<ThreadReadSour
       kind: 'sqlite',
       saver,
       hasTables,
-      threads: () => Promise.reject(noLangGraphTables('sqlite')),
+      heads: () => Promise.reject(noLangGraphTables('sqlite')),
+      rawCheckpoint: () => Promise.reject(noLangGraphTables('sqlite')),
       checkpointCount: () => Promise.reject(noLangGraphTables('sqlite')),
       pool: () => ({ in_use: 0, idle: db.open ? 1 : 0 }),
       close: async () => {
@@ -131,19 +143,68 @@ export async function openSqliteReadSource(path: string): Promise<ThreadReadSour
       },
     };
   }
+  // One pass for a page: the thread keys (keyset by thread id), each head's row, its `ts` and its interrupt writes
+  // (selected and cast as upstream getTuple selects its pending writes, restricted to the `__interrupt__` channel).
   const page = db.prepare(
-    `SELECT thread_id, count(*) AS n, max(checkpoint_id) AS latest FROM checkpoints
-      WHERE checkpoint_ns = '' AND thread_id > ? AND thread_id >= ? AND (? = 0 OR substr(thread_id, 1, ?) = ?)
-      GROUP BY thread_id ORDER BY thread_id LIMIT ?`,
+    `WITH page AS (
+       SELECT thread_id, count(*) AS n, max(checkpoint_id) AS latest FROM checkpoints
+        WHERE checkpoint_ns = '' AND thread_id > ? AND thread_id >= ? AND (? = 0 OR substr(thread_id, 1, ?) = ?)
+        GROUP BY thread_id ORDER BY thread_id LIMIT ?)
+     SELECT p.thread_id, p.n, p.latest, c.type, c.metadata,
+       CASE WHEN c.type = 'json' AND json_valid(CAST(c.checkpoint AS TEXT)) THEN json_extract(CAST(c.checkpoint AS TEXT), '$.ts') END AS ts,
+       (SELECT json_group_array(json_object('type', w.type, 'value', CAST(w.value AS TEXT))) FROM writes AS w
+         WHERE w.thread_id = p.thread_id AND w.checkpoint_ns = '' AND w.checkpoint_id = p.latest AND w.channel = '${INTERRUPT_CHANNEL}') AS interrupts
+     FROM page AS p JOIN checkpoints AS c ON c.thread_id = p.thread_id AND c.checkpoint_ns = '' AND c.checkpoint_id = p.latest
+     ORDER BY p.thread_id`,
   );
+  const fullCheckpoint = db.prepare("SELECT checkpoint FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?");
   const count = db.prepare("SELECT count(*) AS n FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ''");
+  const serde = saver.serde;
+  /** A head's `ts`: the stored document's string member; any other shape goes through the serializer in full, as getTuple would. */
+  const tsOf = async (r: HeadRow): Promise<string> => {
+    if (typeof r.ts === 'string') return r.ts;
+    const full = fullCheckpoint.get(r.thread_id, r.latest) as { checkpoint: Uint8Array | string | null };
+    const cp = (await serde.loadsTyped(r.type ?? 'json', full.checkpoint ?? '')) as { ts?: unknown } | null;
+    return typeof cp?.ts === 'string' ? cp.ts : '';
+  };
+  const headOf = async (r: HeadRow): Promise<ThreadHead> => {
+    const writes = JSON.parse(r.interrupts) as { type: string | null; value: string | null }[];
+    const [ts, metadata, interruptWrites] = await Promise.all([
+      tsOf(r),
+      serde.loadsTyped(r.type ?? 'json', r.metadata ?? '') as Promise<Record<string, unknown> | null>,
+      Promise.all(writes.map((w) => serde.loadsTyped(w.type ?? 'json', w.value ?? ''))),
+    ]);
+    return { thread_id: r.thread_id, checkpoint_count: r.n, latest_checkpoint_id: r.latest, ts, metadata: metadata ?? {}, interruptWrites };
+  };
+  const rawById = db.prepare("SELECT checkpoint_id, type, checkpoint FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?");
+  const rawHead = db.prepare("SELECT checkpoint_id, type, checkpoint FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1");
   return {
     kind: 'sqlite',
     saver,
     hasTables,
-    async threads(prefix, after, limit) {
-      const rows = page.all(after ?? '', prefix, prefix.length, prefix.length, prefix, limit) as { thread_id: string; n: number; latest: string }[];
-      return rows.map((r) => ({ thread_id: r.thread_id, checkpoint_count: r.n, latest_checkpoint_id: r.latest }));
+    async rawCheckpoint(threadId, checkpointId) {
+      const row = (checkpointId === undefined ? rawHead.get(threadId) : rawById.get(threadId, checkpointId)) as { checkpoint_id: string; type: string | null; checkpoint: Uint8Array | string | null } | undefined;
+      if (row === undefined) return undefined;
+      // The document getTuple would revive whole (JsonPlusSerializer: JSON.parse, then a bottom-up reviver).
+      const text = row.checkpoint === null ? '' : typeof row.checkpoint === 'string' ? row.checkpoint : new TextDecoder().decode(row.checkpoint);
+      let doc: unknown;
+      try {
+        doc = (row.type ?? 'json') === 'json' ? JSON.parse(text) : undefined;
+      } catch (_e) {
+        doc = undefined;
+      }
+      const values = isPlainParsedObject(doc) ? doc['channel_values'] : undefined;
+      if (isPlainParsedObject(values)) {
+        return { checkpoint_id: row.checkpoint_id, channels: new Map(Object.entries(values).map(([k, v]): [string, RawChannelValue] => [k, { parsed: v }])) };
+      }
+      // Any other form: upstream getTuple in full.
+      const t = await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: '', checkpoint_id: row.checkpoint_id } });
+      if (t === undefined) return undefined;
+      return { checkpoint_id: row.checkpoint_id, channels: new Map(Object.entries(t.checkpoint.channel_values).map(([k, v]): [string, RawChannelValue] => [k, { revived: v }])) };
+    },
+    async heads(prefix, after, limit) {
+      const rows = page.all(after ?? '', prefix, prefix.length, prefix.length, prefix, limit) as HeadRow[];
+      return Promise.all(rows.map(headOf));
     },
     async checkpointCount(threadId) {
       return (count.get(threadId) as { n: number }).n;

@@ -13,12 +13,9 @@ import {
   type ThreadPendingWrite,
   type ThreadState,
 } from '../contract/threads';
-import { diffChannels, toThreadJson, typeOfValue } from './thread-json';
-import type { ThreadReadSource } from './thread-source';
+import { diffUnrevivedChannels, toThreadJson, typeOfValue, type UnrevivedValue } from './thread-json';
+import { INTERRUPT_CHANNEL, isPlainParsedObject, type RawCheckpoint, type ThreadReadSource } from './thread-source';
 import { decodeDiffToken, decodeKeysetToken, encodeDiffToken, encodeKeysetToken } from './thread-tokens';
-
-/** LangGraph's channel for interrupts among pending writes. */
-const INTERRUPT_CHANNEL = '__interrupt__';
 
 /** LangGraph-internal channels (`__start__`, `__pregel_tasks`, `branch:to:x`, …): not part of the graph's state. */
 export function isInternalChannel(name: string): boolean {
@@ -49,6 +46,19 @@ export async function readTuple(reader: ThreadReadSource, threadId: string, chec
   if (tuple !== undefined) return tuple;
   if (checkpointId === undefined || (await reader.checkpointCount(threadId)) === 0) return threadNotFound();
   return checkpointNotFound();
+}
+
+/** One checkpoint's channel values before revival (the head when `checkpointId` is omitted); the not-found errors of `readTuple`. */
+async function readRaw(reader: ThreadReadSource, threadId: string, checkpointId?: string): Promise<RawCheckpoint> {
+  const raw = await reader.rawCheckpoint(threadId, checkpointId);
+  if (raw !== undefined) return raw;
+  if (checkpointId === undefined || (await reader.checkpointCount(threadId)) === 0) return threadNotFound();
+  return checkpointNotFound();
+}
+
+/** The state channels (internal ones left out, as `stateValues` leaves them) of an unrevived checkpoint. */
+function stateChannels(raw: RawCheckpoint): Map<string, UnrevivedValue> {
+  return new Map([...raw.channels].filter(([channel]) => !isInternalChannel(channel)));
 }
 
 const idOf = (t: CheckpointTuple): string => String(t.config.configurable?.['checkpoint_id']);
@@ -91,10 +101,10 @@ export function writingNodes(t: CheckpointTuple, parent: CheckpointTuple | undef
 
 const metaOf = (t: CheckpointTuple): Record<string, unknown> => (t.metadata ?? {}) as Record<string, unknown>;
 
-function interruptsOf(t: CheckpointTuple): ThreadInterrupt[] {
+/** The interrupts among the values of `__interrupt__` writes (each write holds one interrupt or a list of them). */
+function interruptsIn(values: readonly unknown[]): ThreadInterrupt[] {
   const out: ThreadInterrupt[] = [];
-  for (const [, channel, value] of t.pendingWrites ?? []) {
-    if (channel !== INTERRUPT_CHANNEL) continue;
+  for (const value of values) {
     for (const i of Array.isArray(value) ? value : [value]) {
       const id: unknown = (i as { id?: unknown } | null)?.id;
       out.push({ id: typeof id === 'string' ? id : null, value: toThreadJson((i as { value?: unknown } | null)?.value) });
@@ -103,26 +113,25 @@ function interruptsOf(t: CheckpointTuple): ThreadInterrupt[] {
   return out;
 }
 
+function interruptsOf(t: CheckpointTuple): ThreadInterrupt[] {
+  return interruptsIn((t.pendingWrites ?? []).filter(([, channel]) => channel === INTERRUPT_CHANNEL).map(([, , value]) => value));
+}
+
 /** `threads.list`: a keyset page of threads, each with its newest checkpoint's facts. */
 export async function listThreads(src: OpenThreadSource, prefix: string, limit: number = THREAD_PAGE_LIMITS.default, after?: string | null): Promise<ThreadPage<ThreadListRow>> {
   const binding = `threads.list\u0000${src.id}\u0000${prefix}\u0000${limit}`;
   const from = after === undefined || after === null ? null : decodeKeysetToken('threads.list', binding, after);
-  const keys = await src.reader.threads(prefix, from, limit + 1);
+  const keys = await src.reader.heads(prefix, from, limit + 1);
   const page = keys.slice(0, limit);
-  const rows: ThreadListRow[] = [];
-  for (const k of page) {
-    const head = await src.reader.saver.getTuple(rootConfig(k.thread_id, k.latest_checkpoint_id));
-    const meta = head === undefined ? {} : metaOf(head);
-    rows.push({
-      thread_id: k.thread_id,
-      checkpoint_count: k.checkpoint_count,
-      latest_checkpoint_id: k.latest_checkpoint_id,
-      latest_time: head?.checkpoint.ts ?? '',
-      latest_step: typeof meta['step'] === 'number' ? meta['step'] : null,
-      latest_source: typeof meta['source'] === 'string' ? meta['source'] : null,
-      interrupted: head !== undefined && interruptsOf(head).length > 0,
-    });
-  }
+  const rows: ThreadListRow[] = page.map((head) => ({
+    thread_id: head.thread_id,
+    checkpoint_count: head.checkpoint_count,
+    latest_checkpoint_id: head.latest_checkpoint_id,
+    latest_time: head.ts,
+    latest_step: typeof head.metadata['step'] === 'number' ? head.metadata['step'] : null,
+    latest_source: typeof head.metadata['source'] === 'string' ? head.metadata['source'] : null,
+    interrupted: interruptsIn(head.interruptWrites).length > 0,
+  }));
   const last = page[page.length - 1];
   const next = keys.length > limit && last !== undefined ? encodeKeysetToken(binding, last.thread_id) : null;
   return { rows, next_page_token: next };
@@ -203,20 +212,24 @@ export async function diffThread(src: OpenThreadSource, threadId: string, from: 
     if (signal?.aborted === true) throw new GfError('GF_CANCELLED', 'the thread diff was cancelled', { operation: 'threads.diff' });
   };
   check();
-  const a = await readTuple(src.reader, threadId, from === THREAD_HEAD_SELECTOR ? undefined : from);
+  // Both checkpoints are read unrevived; only the values that differ go through the saver's serializer
+  // (reviving two 10,000-item states in full costs far more than the diff itself).
+  const a = await readRaw(src.reader, threadId, from === THREAD_HEAD_SELECTOR ? undefined : from);
   check();
-  const b = await readTuple(src.reader, threadId, to === THREAD_HEAD_SELECTOR ? undefined : to);
+  const b = await readRaw(src.reader, threadId, to === THREAD_HEAD_SELECTOR ? undefined : to);
   check();
-  const binding = { source: src.id, threadId, from: idOf(a), to: idOf(b), limit };
+  const binding = { source: src.id, threadId, from: a.checkpoint_id, to: b.checkpoint_id, limit };
   const offset = after === undefined || after === null ? 0 : decodeDiffToken(after, binding);
-  const { channels, changes } = diffChannels(stateValues(a), stateValues(b), check);
+  const serde = src.reader.saver.serde;
+  const revive = (parsed: unknown): Promise<unknown> => serde.loadsTyped('json', JSON.stringify(parsed)) as Promise<unknown>;
+  const { channels, changes } = await diffUnrevivedChannels(stateChannels(a), stateChannels(b), revive, isPlainParsedObject, check);
   if (offset > changes.length) throw new GfError('GF_PAGE_INVALID', 'the page token is not valid for this request', { operation: 'threads.diff', problem: 'position' });
   const rows = changes.slice(offset, offset + limit);
   const end = offset + rows.length;
   return {
     thread_id: threadId,
-    from_checkpoint_id: idOf(a),
-    to_checkpoint_id: idOf(b),
+    from_checkpoint_id: a.checkpoint_id,
+    to_checkpoint_id: b.checkpoint_id,
     channels,
     total_changes: changes.length,
     rows,

@@ -5,7 +5,7 @@ import { PostgresCheckpointerAdapter } from '../../../../core/langgraph';
 import { createFacade } from '../../../../core/api/facade';
 import { openPostgresReadSource } from '../../../../core/langgraph/postgres-read-source';
 import { usePostgres } from '../../../support/postgres';
-import { caller, codeOf, threadsFaithfulness, type ThreadsBackend } from './threads-support';
+import { caller, codeOf, threadsFaithfulness, threadsDiffAgreement, threadsListAgreement, type ThreadsBackend } from './threads-support';
 
 const server = usePostgres({ beforeAll, afterAll });
 
@@ -25,9 +25,9 @@ async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
-function postgresBackend(): ThreadsBackend {
+function postgresBackend(db = 'threads_main'): ThreadsBackend {
   const pools: pg.Pool[] = [];
-  const url = () => withDatabase(server().url, 'threads_main');
+  const url = () => withDatabase(server().url, db);
   const copyUrl = () => withDatabase(server().url, 'threads_copy');
   const open = async (u: string) => {
     const pool = new pg.Pool({ connectionString: u });
@@ -41,7 +41,7 @@ function postgresBackend(): ThreadsBackend {
       return url();
     },
     mainSaver: async () => {
-      if (pools.length === 0) await admin((c) => c.query('CREATE DATABASE threads_main')).catch(() => undefined);
+      if (pools.length === 0) await admin((c) => c.query(`CREATE DATABASE ${db}`)).catch(() => undefined);
       return open(url());
     },
     closeMain: async () => {
@@ -58,6 +58,12 @@ function postgresBackend(): ThreadsBackend {
 const backend = postgresBackend();
 describe('threads on PostgreSQL: faithful to LangGraph', () => {
   threadsFaithfulness(() => backend);
+});
+
+const listBackend = postgresBackend('threads_list');
+describe('threads on PostgreSQL: the batched list and the diff', () => {
+  threadsListAgreement(() => listBackend);
+  threadsDiffAgreement(() => listBackend);
 });
 
 describe('threads on PostgreSQL: read-only and unreachable', () => {

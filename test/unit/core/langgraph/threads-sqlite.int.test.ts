@@ -9,7 +9,7 @@ import { SqliteCheckpointerAdapter } from '../../../../core/langgraph';
 import { createFacade } from '../../../../core/api/facade';
 import type { OperationResult } from '../../../../core/contract/operations';
 import { buildResumeGraph, RESUME_INPUT, threadConfig } from './resume-graph';
-import { caller, codeOf, threadsFaithfulness, type ThreadsBackend } from './threads-support';
+import { caller, codeOf, threadsFaithfulness, threadsDiffAgreement, threadsListAgreement, type ThreadsBackend } from './threads-support';
 
 const root = mkdtempSync(join(tmpdir(), 'gf-threads-sqlite-'));
 afterAll(() => {
@@ -47,6 +47,12 @@ let current: ThreadsBackend | undefined;
 describe('threads on SQLite: faithful to LangGraph', () => {
   current = sqliteBackend();
   threadsFaithfulness(() => current as ThreadsBackend);
+});
+
+const listBackend = sqliteBackend();
+describe('threads on SQLite: the batched list and the diff', () => {
+  threadsListAgreement(() => listBackend);
+  threadsDiffAgreement(() => listBackend);
 });
 
 function fingerprint(path: string): string[] {

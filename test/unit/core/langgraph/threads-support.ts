@@ -2,11 +2,14 @@
 // threads.* operations against a real compiled LangGraph graph.
 import { expect, it } from 'vitest';
 import { Command } from '@langchain/langgraph';
-import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
+import { uuid6, type BaseCheckpointSaver, type Checkpoint, type CheckpointMetadata } from '@langchain/langgraph-checkpoint';
+import type { RunnableConfig } from '@langchain/core/runnables';
 import { createFacade, type Facade } from '../../../../core/api/facade';
 import type { OperationInput, OperationName, OperationResult } from '../../../../core/contract/operations';
 import type { ThreadHistoryRow } from '../../../../core/contract/threads';
 import { unwrapEnvelope, type Envelope } from '../../../../core/contract/wire';
+import { diffChannels } from '../../../../core/langgraph/thread-json';
+import { stateValues } from '../../../../core/langgraph/thread-reader';
 import { buildResumeGraph, RESUME_ANSWER, RESUME_INPUT, threadConfig } from './resume-graph';
 
 /** One backend under test: a main database and a copy made after the graph ran. */
@@ -211,6 +214,162 @@ export function threadsFaithfulness(backend: () => ThreadsBackend): void {
     } finally {
       await facade.close();
       await b.closeMain();
+    }
+  });
+}
+
+/** A checkpoint written straight through an upstream saver's `put` (no graph): `values` as its channel values. */
+function rawCheckpoint(id: string, step: number, values: Record<string, unknown>): Checkpoint {
+  return {
+    v: 4,
+    id,
+    ts: new Date(Date.UTC(2026, 0, 2) + step * 1000).toISOString(),
+    channel_values: values,
+    channel_versions: Object.fromEntries(Object.keys(values).map((k) => [k, step + 1])),
+    versions_seen: {},
+  };
+}
+
+/**
+ * Registers the batched thread list test: `threads.list` (heads of a page read in one SQL pass) equals
+ * per-thread upstream `getTuple` / `list` answers on a database the upstream saver wrote, page by page.
+ */
+export function threadsListAgreement(backend: () => ThreadsBackend): void {
+  it('the batched thread list equals per-thread getTuple answers, across page boundaries and with a prefix', { timeout: 120_000 }, async () => {
+    const b = backend();
+    const saver = await b.mainSaver();
+    const graph = buildResumeGraph(saver);
+    // Graph threads: interrupted ones wait at review; finished ones were resumed. Ids straddle the prefix `p-`.
+    const interrupted = new Set(['p-0', 'p-2']);
+    for (const t of ['p-0', 'p-1', 'p-2', 'p-3']) {
+      await graph.invoke(RESUME_INPUT, threadConfig(t));
+      if (!interrupted.has(t)) await graph.invoke(new Command({ resume: RESUME_ANSWER }), threadConfig(t));
+    }
+    // Written through `put`: a head with a non-interrupt pending write and an empty interrupt list (not interrupted),
+    // a larger state, and a newer checkpoint of p-2 in a subgraph namespace (the root head stays the list's head).
+    const put = (config: RunnableConfig, cp: Checkpoint, metadata: CheckpointMetadata) => saver.put(config, cp, metadata, cp.channel_versions);
+    const first = await put({ configurable: { thread_id: 'p-4', checkpoint_ns: '' } }, rawCheckpoint(uuid6(0), 0, { items: [1, 2] }), { source: 'input', step: -1, parents: {} });
+    const head = await put(first, rawCheckpoint(uuid6(1), 1, { items: Array.from({ length: 200 }, (_, i) => ({ i, tags: new Set([i % 3]) })) }), { source: 'update', step: 7, parents: {} });
+    await saver.putWrites(head, [['items', [9]], ['__interrupt__', []]], 'task-1');
+    // Outside the prefix, on both sides of it: one head with an interrupt write (interrupted), two without.
+    for (const [t, step] of [['o-9', 4], ['p_', 5], ['q-0', 6]] as const) {
+      const written = await put({ configurable: { thread_id: t, checkpoint_ns: '' } }, rawCheckpoint(uuid6(step), step, { items: [t] }), { source: 'loop', step, parents: {} });
+      if (t === 'q-0') await saver.putWrites(written, [['__interrupt__', [{ value: 'approve?', id: 'i-1' }]]], 'task-2');
+    }
+    await put({ configurable: { thread_id: 'p-2', checkpoint_ns: 'sub' } }, rawCheckpoint(uuid6(2), 3, { x: 1 }), { source: 'loop', step: 3, parents: {} });
+    for (const t of interrupted) expect((await graph.getState(threadConfig(t))).tasks.some((task) => task.interrupts.length > 0)).toBe(true);
+    interrupted.add('q-0');
+    await b.closeMain();
+
+    // What upstream answers thread by thread.
+    const reader = await b.mainSaver();
+    const ids = ['o-9', 'p-0', 'p-1', 'p-2', 'p-3', 'p-4', 'p_', 'q-0'];
+    const expected = [];
+    for (const t of ids) {
+      const tuple = await reader.getTuple({ configurable: { thread_id: t, checkpoint_ns: '' } });
+      let count = 0;
+      for await (const _c of reader.list({ configurable: { thread_id: t, checkpoint_ns: '' } })) count += 1;
+      const meta = (tuple?.metadata ?? {}) as Record<string, unknown>;
+      expected.push({
+        thread_id: t,
+        checkpoint_count: count,
+        latest_checkpoint_id: tuple?.config.configurable?.['checkpoint_id'],
+        latest_time: tuple?.checkpoint.ts,
+        latest_step: meta['step'],
+        latest_source: meta['source'],
+        interrupted: interrupted.has(t),
+      });
+    }
+    await b.closeMain();
+    expect(expected.find((r) => r.thread_id === 'p-4')).toMatchObject({ checkpoint_count: 2, latest_step: 7, latest_source: 'update' });
+
+    const facade = createFacade({ mode: 'library', ...(b.postgresUrl === undefined ? {} : { langgraphPostgresUrl: b.postgresUrl }) });
+    const call = caller(facade);
+    const all = async (prefix: string, limit: number) => {
+      const rows: OperationResult<'threads.list'>['rows'][number][] = [];
+      let after: string | null = null;
+      do {
+        const page: OperationResult<'threads.list'> = await call('threads.list', { source: b.source, prefix, limit, after });
+        expect(page.rows.length).toBeLessThanOrEqual(limit);
+        rows.push(...page.rows);
+        after = page.next_page_token;
+      } while (after !== null);
+      return rows;
+    };
+    try {
+      expect(await all('', 3)).toEqual(expected);
+      expect(await all('p-', 2)).toEqual(expected.filter((r) => r.thread_id.startsWith('p-')));
+      expect(await all('p-', 5)).toEqual(expected.filter((r) => r.thread_id.startsWith('p-')));
+      expect(await all('zz', 2)).toEqual([]);
+    } finally {
+      await facade.close();
+    }
+  });
+}
+
+/** A value nested `depth` levels deep, holding `leaf`. */
+const nested = (depth: number, leaf: unknown): unknown => (depth === 0 ? leaf : { d: nested(depth - 1, leaf) });
+
+/**
+ * Registers the diff agreement test: `threads.diff` (which revives only what differs) equals the diff of the
+ * two checkpoints as upstream `getTuple` revives them in full, on values the serializer encodes specially.
+ */
+export function threadsDiffAgreement(backend: () => ThreadsBackend): void {
+  it('the thread diff equals the diff of fully revived getTuple states (sets, maps, bytes, undefined, records, depth)', { timeout: 60_000 }, async () => {
+    const b = backend();
+    const saver = await b.mainSaver();
+    const protoKeyed = (v: number): unknown => JSON.parse(`{"__proto__": {"x": ${v}}, "y": 1}`);
+    const before = {
+      items: Array.from({ length: 30 }, (_, i) => ({ id: i, tags: new Set([i % 3]), score: i % 5, blob: new Uint8Array([i, 1]) })),
+      table: new Map<string, unknown>([['a', 1], ['b', [1, 2]]]),
+      maybe: { kept: 1, gone: 'soon', later: undefined },
+      shape: [1, 2, 3],
+      record: { lc: 2, type: 'note', text: 'user data that looks like a record' },
+      proto: protoKeyed(1),
+      deep: nested(70, 'old'),
+      'a/b~c': { n: 1 },
+      error: new Error('first'),
+      removedChannel: 'bye',
+    };
+    const after = {
+      items: [...before.items.slice(0, 28).map((it) => (it.id % 7 === 0 ? { ...it, tags: new Set([9]), score: it.score + 1 } : it.id === 5 ? { ...it, blob: new Uint8Array([0]) } : it)), { id: 99, tags: new Set<number>(), score: 0, blob: new Uint8Array() }],
+      table: new Map<string, unknown>([['a', 1], ['b', [1, 3]], ['c', null]]),
+      maybe: { kept: 1, gone: undefined, later: 'now' },
+      shape: { 0: 1 },
+      record: { lc: 2, type: 'note', text: 'changed' },
+      proto: protoKeyed(2),
+      deep: nested(70, 'new'),
+      'a/b~c': { n: 2 },
+      error: new Error('second'),
+      addedChannel: [1],
+    };
+    const cp = (id: string, step: number, values: Record<string, unknown>) => rawCheckpoint(id, step, values);
+    const first = await saver.put({ configurable: { thread_id: 'd', checkpoint_ns: '' } }, cp(uuid6(0), 0, before), { source: 'input', step: 0, parents: {} }, cp(uuid6(0), 0, before).channel_versions);
+    const second = await saver.put(first, cp(uuid6(1), 1, after), { source: 'loop', step: 1, parents: {} }, cp(uuid6(1), 1, after).channel_versions);
+    const ta = await saver.getTuple(first);
+    const tb = await saver.getTuple(second);
+    await b.closeMain();
+    if (ta === undefined || tb === undefined) throw new Error('the saver lost a checkpoint');
+    const reference = diffChannels(stateValues(ta), stateValues(tb));
+    expect(reference.changes.length).toBeGreaterThan(15);
+    expect(reference.channels.map((c) => c.change)).toContain('added');
+
+    const facade = createFacade({ mode: 'library', ...(b.postgresUrl === undefined ? {} : { langgraphPostgresUrl: b.postgresUrl }) });
+    const call = caller(facade);
+    try {
+      const from = ta.config.configurable?.['checkpoint_id'] as string;
+      const rows = [];
+      let page: OperationResult<'threads.diff'> = await call('threads.diff', { source: b.source, thread_id: 'd', from, to: 'HEAD', limit: 7 });
+      expect(page.channels).toEqual(reference.channels);
+      rows.push(...page.rows);
+      while (page.next_page_token !== null) {
+        page = await call('threads.diff', { source: b.source, thread_id: 'd', from, to: 'HEAD', limit: 7, after: page.next_page_token });
+        rows.push(...page.rows);
+      }
+      expect(rows).toEqual(reference.changes);
+      expect(page.total_changes).toBe(reference.changes.length);
+    } finally {
+      await facade.close();
     }
   });
 }
