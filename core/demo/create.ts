@@ -13,6 +13,7 @@ import type { DemoLedgerLink } from './demo-ledgers';
 import { writeDemoChain } from './ledgers';
 import { DEMO_EPOCH_US, demoClock, demoUuid, rngFor } from './rng';
 import { DEMO_STEPS } from './steps';
+import { NodeStore } from './graph-store';
 import { DEMO_DEFAULT_RECORDS, DEMO_DEFAULT_SEED, DEMO_MAX_RECORDS, DEMO_MIN_RECORDS } from './defaults';
 import type { DemoContext, DemoState, DemoStep } from './steps';
 
@@ -133,7 +134,7 @@ async function buildDemo(dir: string, records: number, seed: number, steps: read
   const project = await createProject<Table>(dir, { catalog: registryCatalog, retainAncestors: steps.length + 1 });
   const clock = demoClock();
   const state: DemoState = {
-    nodes: { uuid: [], cls: [], label: [], props: [], created: [], updated: [] },
+    nodes: new NodeStore(),
     events: [],
     assertions: [],
     assertionColumns: {},
