@@ -14,6 +14,7 @@ import { writeDemoChain } from './ledgers';
 import { DEMO_EPOCH_US, demoClock, demoUuid, rngFor } from './rng';
 import { DEMO_STEPS } from './steps';
 import { NodeStore } from './graph-store';
+import { demoPublicationCatalog } from './demo-validation';
 import { DEMO_DEFAULT_RECORDS, DEMO_DEFAULT_SEED, DEMO_MAX_RECORDS, DEMO_MIN_RECORDS } from './defaults';
 import type { DemoContext, DemoState, DemoStep } from './steps';
 
@@ -161,6 +162,7 @@ async function buildDemo(dir: string, records: number, seed: number, steps: read
           transactionUuid: demoUuid(seed, `txn/${step.id}/${generations.filter((g) => g.step === step.id).length}`),
           // The lineage log's time is the demo's clock too: the whole workspace stays a function of (records, seed).
           lineage: { publishedAt: Number(clock.now()) },
+          wrapCatalog: demoPublicationCatalog,
         });
         generations.push({ step: step.id, generationUuid: r.generationUuid, manifestSha256: r.manifestSha256 });
         return r;
