@@ -13,6 +13,8 @@ import type { DemoLedgerLink } from './demo-ledgers';
 import { writeDemoChain } from './ledgers';
 import { DEMO_EPOCH_US, demoClock, demoUuid, rngFor } from './rng';
 import { DEMO_STEPS } from './steps';
+import { NodeStore } from './graph-store';
+import { demoPublicationCatalog } from './demo-validation';
 import { DEMO_DEFAULT_RECORDS, DEMO_DEFAULT_SEED, DEMO_MAX_RECORDS, DEMO_MIN_RECORDS } from './defaults';
 import type { DemoContext, DemoState, DemoStep } from './steps';
 
@@ -133,7 +135,7 @@ async function buildDemo(dir: string, records: number, seed: number, steps: read
   const project = await createProject<Table>(dir, { catalog: registryCatalog, retainAncestors: steps.length + 1 });
   const clock = demoClock();
   const state: DemoState = {
-    nodes: { uuid: [], cls: [], label: [], props: [], created: [], updated: [] },
+    nodes: new NodeStore(),
     events: [],
     assertions: [],
     assertionColumns: {},
@@ -160,6 +162,7 @@ async function buildDemo(dir: string, records: number, seed: number, steps: read
           transactionUuid: demoUuid(seed, `txn/${step.id}/${generations.filter((g) => g.step === step.id).length}`),
           // The lineage log's time is the demo's clock too: the whole workspace stays a function of (records, seed).
           lineage: { publishedAt: Number(clock.now()) },
+          wrapCatalog: demoPublicationCatalog,
         });
         generations.push({ step: step.id, generationUuid: r.generationUuid, manifestSha256: r.manifestSha256 });
         return r;

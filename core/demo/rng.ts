@@ -16,6 +16,8 @@ export interface Rng {
   float(): number;
   /** A UUIDv8 from 16 PRNG bytes (version and variant bits set). */
   uuid(): string;
+  /** The bytes `uuid()` would render, written into `out` at `offset` (the same four draws). */
+  uuidInto(out: Uint8Array, offset: number): void;
 }
 
 /** A splitmix32-seeded xoshiro128** generator keyed by (seed, label). */
@@ -37,16 +39,25 @@ export function rngFor(seed: number, label: string): Rng {
     e = rotl(e, 11);
     return r;
   };
+  const uuidInto = (out: Uint8Array, offset: number): void => {
+    for (let i = 0; i < 16; i += 4) {
+      const x = u32();
+      out[offset + i] = x >>> 24;
+      out[offset + i + 1] = (x >>> 16) & 0xff;
+      out[offset + i + 2] = (x >>> 8) & 0xff;
+      out[offset + i + 3] = x & 0xff;
+    }
+    out[offset + 6] = ((out[offset + 6] as number) & 0x0f) | 0x80;
+    out[offset + 8] = ((out[offset + 8] as number) & 0x3f) | 0x80;
+  };
   const bytes = new Uint8Array(16);
-  const bv = new DataView(bytes.buffer);
   return {
     u32,
     int: (n) => Math.floor((u32() / 0x1_0000_0000) * n),
     float: () => u32() / 0x1_0000_0000,
+    uuidInto,
     uuid: () => {
-      for (let i = 0; i < 16; i += 4) bv.setUint32(i, u32());
-      bytes[6] = ((bytes[6] as number) & 0x0f) | 0x80;
-      bytes[8] = ((bytes[8] as number) & 0x3f) | 0x80;
+      uuidInto(bytes, 0);
       return formatUuid(bytes);
     },
   };

@@ -4,8 +4,6 @@ import {
   CAPABILITY_DECLARATION,
   EPISTEMIC_HYPOTHESIS,
   EPISTEMIC_SUPERSESSION,
-  GRAPH_EDGE,
-  GRAPH_NODE,
   KNOWLEDGE_ASSERTION,
   KNOWLEDGE_CONFIDENCE_ASSESSMENT,
   KNOWLEDGE_EVIDENCE_LINK,
@@ -22,10 +20,12 @@ import {
 import type { ParticipantChange, Project, PublishResult } from '../project/index';
 import type { DemoClock, Rng } from './rng';
 import { putColumns, removeFamily } from './tables';
+import { NodeStore, capitalized } from './graph-store';
 
 /** Mutable script state shared by the steps (what earlier steps created). */
 export interface DemoState {
-  readonly nodes: { uuid: string[]; cls: string[]; label: string[]; props: (string | null)[]; created: bigint[]; updated: (bigint | null)[] };
+  /** The graph's nodes, compact (UUID bytes, class, derived labels). */
+  readonly nodes: NodeStore;
   events: string[];
   assertions: string[];
   /** Every assertion's columns (assertion_uuid order of creation). */
@@ -91,9 +91,7 @@ function ontologyDocument(extra: boolean, mode: 'advisory' | 'strict'): Particip
   return { kind: 'put', capabilityId: WORKSPACE_ONTOLOGY.capabilityId, recordFamilyId: WORKSPACE_ONTOLOGY.recordFamilyId, bytes };
 }
 
-function cap(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1);
-}
+const cap = capitalized;
 
 /** The demo configuration (workspace_configuration@1): the ontology mode and a few recognized settings. */
 function configDocument(mode: 'advisory' | 'strict'): ParticipantChange {
@@ -110,72 +108,36 @@ function nodeCount(records: number): number {
   return Math.max(3, Math.round(records * 0.4));
 }
 
-function addNodes(ctx: DemoContext, count: number, classes: readonly string[]): void {
-  const n = ctx.state.nodes;
-  const base = n.uuid.length;
-  const t = ctx.clock.now();
-  for (let i = 0; i < count; i++) {
-    const cls = classes[ctx.rng.int(classes.length)] as string;
-    n.uuid.push(ctx.rng.uuid());
-    n.cls.push(cls);
-    n.label.push(`${cap(cls)} ${base + i}`);
-    n.props.push(ctx.rng.int(4) === 0 ? `{"year":${1990 + ctx.rng.int(35)}}` : null);
-    n.created.push(t + BigInt(i));
-    n.updated.push(null);
-  }
+function addNodes(ctx: DemoContext, count: number, classes: readonly (typeof CLASSES)[number][] | readonly ['software']): void {
+  ctx.state.nodes.add(ctx.rng, count, classes, ctx.clock.now());
 }
 
 function nodeChange(ctx: DemoContext): ParticipantChange {
-  const n = ctx.state.nodes;
-  return putColumns(GRAPH_NODE, {
-    node_uuid: n.uuid,
-    class_id: n.cls,
-    label: n.label,
-    properties: n.props,
-    created_at: n.created,
-    updated_at: n.updated,
-  });
+  return ctx.state.nodes.nodeChange();
 }
 
 /** Edges: node i links to node (i + k) mod N for k = 1, 2, …: unique identities, endpoints always exist. */
 function edgeChange(ctx: DemoContext, count: number): ParticipantChange {
-  const ids = ctx.state.nodes.uuid;
-  const n = ids.length;
-  const src: string[] = new Array<string>(count);
-  const dst: string[] = new Array<string>(count);
-  const kind: string[] = new Array<string>(count);
-  const weight: (number | null)[] = new Array<number | null>(count);
-  const created: bigint[] = new Array<bigint>(count);
-  const t = ctx.clock.now();
-  for (let i = 0; i < count; i++) {
-    const s = i % n;
-    const k = Math.floor(i / n) + 1;
-    src[i] = ids[s] as string;
-    dst[i] = ids[(s + k) % n] as string;
-    kind[i] = k === 1 ? 'cites' : `related_${k}`;
-    weight[i] = i % 5 === 0 ? null : Math.round(ctx.rng.float() * 1000) / 1000;
-    created[i] = t + BigInt(i);
-  }
-  return putColumns(GRAPH_EDGE, { source_node_uuid: src, target_node_uuid: dst, kind, weight, created_at: created });
+  return ctx.state.nodes.edgeChange(ctx.rng, count, ctx.clock.now());
 }
 
 function edgeCount(ctx: DemoContext): number {
-  const n = ctx.state.nodes.uuid.length;
+  const n = ctx.state.nodes.length;
   return Math.min(Math.max(2, ctx.records - nodeCount(ctx.records)), n * Math.max(1, n - 1));
 }
 
 function assertionChange(ctx: DemoContext, count: number, events: readonly string[]): ParticipantChange[] {
-  const nodes = ctx.state.nodes.uuid;
+  const nodes = ctx.state.nodes;
   const c = ctx.state.assertionColumns;
   const t = ctx.clock.now();
   for (let i = 0; i < count; i++) {
     const id = ctx.rng.uuid();
     ctx.state.assertions.push(id);
     (c.assertion_uuid ??= []).push(id);
-    (c.subject_node_uuid ??= []).push(nodes[ctx.rng.int(nodes.length)] as string);
+    (c.subject_node_uuid ??= []).push(nodes.uuidText(ctx.rng.int(nodes.length)));
     (c.predicate ??= []).push(RELATIONS[ctx.rng.int(RELATIONS.length)]?.[0] as string);
     const literal = ctx.rng.int(3) === 0;
-    (c.object_node_uuid ??= []).push(literal ? null : (nodes[ctx.rng.int(nodes.length)] as string));
+    (c.object_node_uuid ??= []).push(literal ? null : nodes.uuidText(ctx.rng.int(nodes.length)));
     (c.object_literal ??= []).push(literal ? `value ${i}` : null);
     (c.event_uuid ??= []).push(events.length === 0 || i % 4 === 3 ? null : (events[ctx.rng.int(events.length)] as string));
     (c.asserted_at ??= []).push(t + BigInt(i));
@@ -242,7 +204,7 @@ export const DEMO_STEPS: readonly DemoStep[] = [
       const t = ctx.clock.now();
       const ev = Array.from({ length: count }, () => ctx.rng.uuid());
       ctx.state.events = ev;
-      const nodes = ctx.state.nodes.uuid;
+      const nodes = ctx.state.nodes;
       const lin = { event_uuid: [] as string[], entity_kind: [] as string[], entity_uuid: [] as string[], role: [] as string[] };
       const seen = new Set<string>();
       ev.forEach((e, i) => {
@@ -255,8 +217,8 @@ export const DEMO_STEPS: readonly DemoStep[] = [
           lin.entity_uuid.push(entity);
           lin.role.push(role);
         };
-        add('node', nodes[(i * 7) % nodes.length] as string, 'generated');
-        add('node', nodes[(i * 13 + 1) % nodes.length] as string, 'used');
+        add('node', nodes.uuidText((i * 7) % nodes.length), 'generated');
+        add('node', nodes.uuidText((i * 13 + 1) % nodes.length), 'used');
         if (i > 0) add('event', ev[i - 1] as string, 'used');
       });
       await ctx.publish([
@@ -313,14 +275,10 @@ export const DEMO_STEPS: readonly DemoStep[] = [
     async run(ctx) {
       const n = ctx.state.nodes;
       const t = ctx.clock.now();
-      const edits = Math.max(1, Math.round(n.uuid.length / 100));
-      for (let i = 0; i < edits; i++) {
-        const k = ctx.rng.int(n.uuid.length);
-        n.label[k] = `${n.label[k] as string} (curated)`;
-        n.updated[k] = t;
-      }
-      addNodes(ctx, Math.max(1, Math.round(n.uuid.length / 20)), CLASSES);
-      await ctx.publish([nodeChange(ctx), edgeChange(ctx, edgeCount(ctx) + Math.round(n.uuid.length / 20))]);
+      const edits = Math.max(1, Math.round(n.length / 100));
+      for (let i = 0; i < edits; i++) n.curate(ctx.rng.int(n.length), t);
+      addNodes(ctx, Math.max(1, Math.round(n.length / 20)), CLASSES);
+      await ctx.publish([nodeChange(ctx), edgeChange(ctx, edgeCount(ctx) + Math.round(n.length / 20))]);
     },
   },
   {

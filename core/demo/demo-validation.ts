@@ -1,0 +1,25 @@
+import { REVERT_VALIDATION_MEMO, completeValidationCatalog } from '../checkpoints/snapshot-validation';
+import type { ParticipantCatalog } from '../project/index';
+
+/**
+ * The demo's publication catalog: every rule over the complete candidate, once, remembered by content digest.
+ *
+ * Why: each demo publication is followed by a checkpoint of the same
+ * generation, and a checkpoint validates the complete generation. Validating
+ * the candidate completely at publication, through the process-wide memo
+ * checkpoints and revert consult (`REVERT_VALIDATION_MEMO`), lets the
+ * checkpoint find every check already passed on those exact bytes instead of
+ * decoding the whole graph a second time (at 1M records that second pass
+ * set the demo's peak memory). Nothing is skipped: the per-participant
+ * domain rules run inside the complete validation (registry order, then
+ * every cross-domain rule) in the same VALIDATED step, before the manifest is
+ * written, so each staged participant is still validated exactly once.
+ */
+export function demoPublicationCatalog<T>(catalog: ParticipantCatalog<T>): ParticipantCatalog<T> {
+  const complete = completeValidationCatalog(catalog, REVERT_VALIDATION_MEMO);
+  return {
+    ...complete,
+    // Deferred to `validateSnapshot` below, which runs the same domain rules on every participant not already passed by digest.
+    validateParticipant: () => undefined,
+  };
+}

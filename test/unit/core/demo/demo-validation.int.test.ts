@@ -1,0 +1,46 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Table } from 'apache-arrow';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoPublicationCatalog } from '../../../../core/demo/demo-validation';
+import { putColumns } from '../../../../core/demo/tables';
+import { GRAPH_NODE, registryCatalog } from '../../../../core/participants/index';
+import { REVERT_VALIDATION_MEMO } from '../../../../core/checkpoints/snapshot-validation';
+import { createProject } from '../../../../core/project/index';
+import type { GfError } from '../../../../core/errors';
+
+let tmp: string;
+beforeAll(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gf-demo-validation-'));
+});
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+function node(properties: string): ReturnType<typeof putColumns> {
+  return putColumns(GRAPH_NODE, {
+    node_uuid: ['0190a3b4-5c6d-8e7f-8a1b-2c3d4e5f6a7b'],
+    class_id: ['paper'],
+    label: ['Paper 0'],
+    properties: [properties],
+    created_at: [1n],
+    updated_at: [null],
+  });
+}
+
+describe('the demo publication catalog', () => {
+  it('still refuses a participant that breaks a domain rule (checked once, inside the complete validation)', async () => {
+    const p = await createProject<Table>(path.join(tmp, 'bad'), { catalog: registryCatalog });
+    const err = await p.publish({ parent: null, changes: [node('{"year": 1999}')], wrapCatalog: demoPublicationCatalog }).catch((e: unknown) => e as GfError);
+    expect((err as GfError).code).toBe('GF_VALIDATION');
+    expect((err as GfError).details).toMatchObject({ rule: 'participant.canonical_json', field: 'properties' });
+    expect(p.current()).toBeNull();
+  });
+
+  it('publishes valid bytes and leaves every check it ran remembered for the checkpoint that follows', async () => {
+    REVERT_VALIDATION_MEMO.clear();
+    const p = await createProject<Table>(path.join(tmp, 'good'), { catalog: registryCatalog });
+    await p.publish({ parent: null, changes: [node('{"year":1999}')], wrapCatalog: demoPublicationCatalog });
+    expect(p.current()).not.toBeNull();
+    expect(REVERT_VALIDATION_MEMO.size).toBeGreaterThan(0);
+  });
+});

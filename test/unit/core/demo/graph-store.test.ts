@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { NodeStore } from '../../../../core/demo/graph-store';
+import { rngFor } from '../../../../core/demo/rng';
+import { participantFromColumns } from '../../../../core/demo/tables';
+import { GRAPH_EDGE, GRAPH_NODE } from '../../../../core/participants/index';
+import type { ParticipantChange } from '../../../../core/project/index';
+
+const CLASSES = ['paper', 'author', 'concept', 'dataset'] as const;
+const cap = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** The row-per-cell reference: the same draws into JS arrays, encoded by the registry's canonical encoder (which sorts). */
+function reference(seed: number, nodes: number, extra: number, curations: number, edges: number): { node: Uint8Array; edge: Uint8Array } {
+  const rng = rngFor(seed, 'graph-store-test');
+  const n = { uuid: [] as string[], cls: [] as string[], label: [] as string[], props: [] as (string | null)[], created: [] as bigint[], updated: [] as (bigint | null)[] };
+  const add = (count: number, classes: readonly string[], t: bigint): void => {
+    const base = n.uuid.length;
+    for (let i = 0; i < count; i++) {
+      const cls = classes[rng.int(classes.length)] as string;
+      n.uuid.push(rng.uuid());
+      n.cls.push(cls);
+      n.label.push(`${cap(cls)} ${base + i}`);
+      n.props.push(rng.int(4) === 0 ? `{"year":${1990 + rng.int(35)}}` : null);
+      n.created.push(t + BigInt(i));
+      n.updated.push(null);
+    }
+  };
+  add(nodes, CLASSES, 100n);
+  for (let i = 0; i < curations; i++) {
+    const k = i === 1 ? 0 : rng.int(n.uuid.length); // node 0 curated at least twice
+    if (i === 0) n.label[0] = `${n.label[0] as string} (curated)`;
+    n.label[k] = `${n.label[k] as string} (curated)`;
+    n.updated[k] = 500n;
+  }
+  add(extra, ['software'], 900n);
+  const N = n.uuid.length;
+  const src: string[] = [];
+  const dst: string[] = [];
+  const kind: string[] = [];
+  const weight: (number | null)[] = [];
+  const created: bigint[] = [];
+  for (let i = 0; i < edges; i++) {
+    const s = i % N;
+    const k = Math.floor(i / N) + 1;
+    src.push(n.uuid[s] as string);
+    dst.push(n.uuid[(s + k) % N] as string);
+    kind.push(k === 1 ? 'cites' : `related_${k}`);
+    weight.push(i % 5 === 0 ? null : Math.round(rng.float() * 1000) / 1000);
+    created.push(2000n + BigInt(i));
+  }
+  return {
+    node: participantFromColumns(GRAPH_NODE, { node_uuid: n.uuid, class_id: n.cls, label: n.label, properties: n.props, created_at: n.created, updated_at: n.updated }),
+    edge: participantFromColumns(GRAPH_EDGE, { source_node_uuid: src, target_node_uuid: dst, kind, weight, created_at: created }),
+  };
+}
+
+function bytesOf(c: ParticipantChange): Uint8Array {
+  if (c.kind !== 'put') throw new Error('expected a put');
+  return c.bytes;
+}
+
+describe('NodeStore (compact demo graph)', () => {
+  it.each([
+    [1, 20, 3, 4, 70], // several targets per source (k up to 4), two-digit related_k excluded
+    [7, 9, 1, 2, 9 * 8 + 2], // every pair: k up to 8 (related_10 absent), one software node
+    [42, 300, 5, 6, 450],
+  ])('gives the canonical encoder’s exact bytes (seed %i, %i nodes)', (seed, nodes, extra, curations, edges) => {
+    const ref = reference(seed, nodes, extra, curations, edges);
+    const rng = rngFor(seed, 'graph-store-test');
+    const store = new NodeStore();
+    store.add(rng, nodes, CLASSES, 100n);
+    for (let i = 0; i < curations; i++) {
+      const k = i === 1 ? 0 : rng.int(store.length);
+      if (i === 0) store.curate(0, 500n);
+      store.curate(k, 500n);
+    }
+    store.add(rng, extra, ['software'], 900n);
+    const edge = bytesOf(store.edgeChange(rng, edges, 2000n));
+    expect(Buffer.from(bytesOf(store.nodeChange())).equals(Buffer.from(ref.node))).toBe(true);
+    expect(Buffer.from(edge).equals(Buffer.from(ref.edge))).toBe(true);
+  });
+});
