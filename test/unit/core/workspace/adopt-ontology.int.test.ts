@@ -207,3 +207,26 @@ describe('workspace.ontology / workspace.configuration of an open checkpoint vie
     }
   });
 });
+
+describe('the demo adopts its ontology through adopt_ontology', () => {
+  it('its history holds the two adoptions (advisory, then strict) as ontology publications with their receipts and the curator as actor', async () => {
+    const { readLineage } = await import('../../../../core/project/index');
+    const { lookupRevertReceipt } = await import('../../../../core/checkpoints/revert-receipts');
+    const { ontologyTransactionUuid } = await import('../../../../core/workspace/index');
+    const { demoUuid } = await import('../../../../core/demo/rng');
+    // demoProject builds with seed 7; the script keys each adoption by its step id.
+    const adoptions = [
+      { key: demoUuid(7, 'import-ontology/adopt-ontology/advisory'), mode: 'advisory' },
+      { key: demoUuid(7, 'strict-ontology/adopt-ontology/strict'), mode: 'strict' },
+    ];
+    const log = readLineage(dir).records;
+    for (const a of adoptions) {
+      const found = lookupRevertReceipt(dir, ontologyTransactionUuid(a.key));
+      expect(found.kind).toBe('record');
+      const ext = (found as { extension: Record<string, unknown> }).extension;
+      expect(ext).toMatchObject({ operation: 'adopt_ontology', mode: a.mode, source_format: 'yaml', operation_uuid: a.key });
+      const record = log.find((r) => r.generationUuid === ext['result_generation_uuid']);
+      expect(record).toMatchObject({ actor: demoUuid(7, 'actor/curator'), parentGenerationUuid: ext['prior_current_generation_uuid'] });
+    }
+  });
+});
