@@ -20,7 +20,7 @@ import {
   ontologyDocumentBytes,
 } from '../participants/index';
 import type { ConfigurationDocument, OntologyDocument, OntologyModel } from '../participants/index';
-import type { Lease, Project, Writer } from '../project/index';
+import type { Project, Writer } from '../project/index';
 import type { JsonValue } from '../project/index';
 import { WORKSPACE_ONTOLOGY_EXTENSION_KIND, lookupRevertReceipt, prunedReceiptError, recordRevertReceipt } from '../checkpoints/revert-receipts';
 import { parseOntologyInput } from './ontology-input';

@@ -94,7 +94,7 @@ function OntologyPart({ row, showDigests }: { readonly row: OntologyRow; readonl
       {content !== null && (
         <details>
           <summary>Canonical ontology</summary>
-          <pre className="mono small" tabIndex={0} aria-label="Canonical ontology (JSON)" data-testid="ws-ontology-content">{content}</pre>
+          <pre className="mono small" style={{ maxHeight: '24rem', overflow: 'auto' }} tabIndex={0} aria-label="Canonical ontology (JSON)" data-testid="ws-ontology-content">{content}</pre>
         </details>
       )}
     </div>
