@@ -138,6 +138,61 @@ describe('desktop UI flows (browser mode, Chromium)', () => {
     expect(await result.locator('dt', { hasText: 'label' }).locator('xpath=following-sibling::dd').textContent()).toBe(String(first.getChild('label')!.get(0)));
   });
 
+  it('checkpoint view: the ontology and configuration of the opened checkpoint are what workspace.ontology / workspace.configuration return for its view', async () => {
+    const hex = (v: unknown): string | null => (v instanceof Uint8Array ? Buffer.from(v).toString('hex') : null);
+    const engine = async (name: string) => {
+      const v = (await call('view.open', { project, name })).view;
+      try {
+        const o = tableFromIPC((await call('workspace.ontology', { view: v })).bytes).toArray()[0]!.toJSON() as Record<string, unknown>;
+        const c = tableFromIPC((await call('workspace.configuration', { view: v })).bytes).toArray()[0]!.toJSON() as Record<string, unknown>;
+        return { o, c };
+      } finally {
+        await call('view.close', { view: v });
+      }
+    };
+    const shown = async (name: string) => {
+      await nav('Checkpoint');
+      await page.getByLabel('Checkpoint', { exact: true }).selectOption(name);
+      const { o, c } = await engine(name);
+      const panel = page.getByTestId('ws-documents');
+      await expect.poll(() => panel.getByTestId('ws-ontology-mode').textContent().catch(() => null)).toBe(String(o['mode']));
+      expect(await panel.getByTestId('ws-ontology-format').textContent()).toBe(String(o['source_format'] ?? '—'));
+      expect(await panel.getByTestId('ws-ontology-version').textContent()).toBe(String(o['contract_version']));
+      expect(await panel.getByTestId('ws-ontology-counts').textContent()).toBe(`${String(o['class_count'])} classes · ${String(o['relation_count'])} relations`);
+      // Configuration: the mode, every capability setting, every embedding setting, in the document's order.
+      const caps = JSON.parse(String(c['capability_configuration'])) as Record<string, Record<string, unknown>>;
+      const emb = JSON.parse(String(c['embedding_configuration'])) as Record<string, unknown>;
+      const want = [
+        ['workspace', 'ontology_mode', String(c['ontology_mode'])],
+        ...Object.entries(caps).flatMap(([cap, settings]) => Object.entries(settings).map(([k, v]) => [cap, k, String(v)])),
+        ...Object.entries(emb).map(([k, v]) => ['embedding', k, String(v)]),
+      ];
+      const rows = panel.getByTestId('ws-config-row');
+      expect(await rows.count()).toBe(want.length);
+      for (let i = 0; i < want.length; i++) expect(await rows.nth(i).locator('td').allTextContents()).toEqual(want[i]);
+      return { o, c };
+    };
+
+    const advisory = await shown('Graph imported');
+    expect(advisory.o['mode']).toBe('advisory');
+    const strict = await shown('Release 1.0');
+    expect([strict.o['mode'], strict.c['ontology_mode']]).toEqual(['strict', 'strict']);
+    const panel = page.getByTestId('ws-documents');
+    // The digest is secondary: hidden until asked for.
+    expect(await panel.getByTestId('ws-ontology-digest').count()).toBe(0);
+    await panel.getByTestId('ws-show-digests').check();
+    expect(await panel.getByTestId('ws-ontology-digest').textContent()).toBe(hex(strict.o['canonical_ontology_sha256']));
+    expect(await panel.getByTestId('ws-configuration-digest').textContent()).toBe(hex(strict.c['document_sha256']));
+    // The canonical ontology is readable on request, and it is the engine's model.
+    const content = panel.getByTestId('ws-ontology-content');
+    expect(await content.isVisible()).toBe(false);
+    await panel.getByText('Canonical ontology', { exact: true }).click();
+    expect(JSON.parse((await content.textContent()) ?? '')).toEqual(JSON.parse(String(strict.o['canonical_ontology'])));
+    await shot('checkpoint-ontology');
+    expect(await axeProblems()).toEqual([]);
+    await panel.getByTestId('ws-show-digests').uncheck();
+  });
+
   it('diff: summary counts per participant, swap, record drill-down colour-coded and filterable, changed fields, CSV export', async () => {
     const expected = tableFromIPC((await call('checkpoints.diff', { project, from: 'Graph imported', to: 'Release 1.0', scope: 'all', detail: 'summary', limit: 1000 })).bytes);
     const kinds = expected.getChild('change_kind')!.toArray() as string[];

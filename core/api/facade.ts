@@ -74,7 +74,7 @@ export function createFacade(options: FacadeOptions): Facade {
     ...threadsOperations(threadSources, options.clock ?? (() => new Date()), cancellations),
     ...chainOperations(projects, chainStores, ledgers),
     ...maintenanceOperations(projects),
-    ...workspaceOperations(projects),
+    ...workspaceOperations(projects, views),
     ...historyOperations(projects),
   };
 

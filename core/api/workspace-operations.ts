@@ -4,7 +4,8 @@ import type { Data, Table } from 'apache-arrow';
 import { arrowFieldOf, buildColumn, tableOfColumns } from '../participants/columns';
 import type { CellValue, FieldSpec } from '../participants/columns';
 import { ONTOLOGY_RECEIPT_COLUMNS, RESULT_SCHEMA_KEY, WORKSPACE_CONFIGURATION_INFO_COLUMNS, WORKSPACE_ONTOLOGY_INFO_COLUMNS } from '../contract/results';
-import { WorkspaceDocuments } from '../workspace/index';
+import { WorkspaceDocuments, configurationInfo, ontologyInfo } from '../workspace/index';
+import type { CheckpointView } from '../views/checkpoint-view';
 import { arrowResult } from './arrow-result';
 import type { PartialImplementations } from './dispatcher';
 import type { ProjectSession } from './project-operations';
@@ -66,12 +67,14 @@ function oneRow(schemaName: string, cols: readonly Col[], row: object): Table {
 }
 
 /** workspace.* implementations. */
-export function workspaceOperations(projects: SessionTable<ProjectSession>) {
+export function workspaceOperations(projects: SessionTable<ProjectSession>, views: SessionTable<CheckpointView>) {
   const docs = (handle: string, writerTimeoutMs?: number): WorkspaceDocuments =>
     new WorkspaceDocuments(projects.get(handle).project, writerTimeoutMs === undefined ? {} : { writerTimeoutMs });
   return {
-    'workspace.ontology': async ({ project }) => arrowResult(oneRow('workspace_ontology_info@1', ONTOLOGY_INFO, docs(project).ontology()), null),
-    'workspace.configuration': async ({ project }) => arrowResult(oneRow('workspace_configuration_info@1', CONFIGURATION_INFO, docs(project).configuration()), null),
+    'workspace.ontology': async ({ project, view }) =>
+      arrowResult(oneRow('workspace_ontology_info@1', ONTOLOGY_INFO, view !== undefined ? ontologyInfo(views.get(view)) : docs(project ?? '').ontology()), null),
+    'workspace.configuration': async ({ project, view }) =>
+      arrowResult(oneRow('workspace_configuration_info@1', CONFIGURATION_INFO, view !== undefined ? configurationInfo(views.get(view)) : docs(project ?? '').configuration()), null),
     'workspace.adopt_ontology': async ({ project, source, source_format, mode, idempotency_key, actor_uuid, timeout_ms }) => {
       const receipt = await docs(project, timeout_ms).adoptOntology({ source, sourceFormat: source_format, mode, idempotencyKey: idempotency_key, actorUuid: actor_uuid ?? null });
       return arrowResult(oneRow('ontology_receipt@1', RECEIPT, receipt), null);

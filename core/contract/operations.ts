@@ -151,6 +151,14 @@ export const threadIdSchema = z.string().min(1).max(THREAD_ID_MAX_CHARS).refine(
 const threadLimitSchema = z.number().int().min(1).max(THREAD_PAGE_LIMITS.max).optional();
 // ---- end agent threads
 
+// ---- workspace documents (o21)
+/** Where a workspace document is read: CURRENT of a project, or the generation an open view pins (exactly one). */
+const documentTargetSchema = z
+  .object({ project: handleSchema.optional(), view: handleSchema.optional() })
+  .strict()
+  .refine((r) => (r.project === undefined) !== (r.view === undefined), 'exactly one of project or view');
+// ---- end workspace documents
+
 /** Result kinds: a JSON value, or an Arrow IPC stream (with its next-page token). */
 export const RESULT_KINDS = ['json', 'arrow'] as const;
 export type ResultKind = (typeof RESULT_KINDS)[number];
@@ -373,10 +381,14 @@ export const OPERATIONS = {
   'project.doctor': spec(z.object({ path: directorySchema, repair: z.boolean().optional() }).strict(), 'json', true, 'Check a workspace: every anomaly with its path and a safe remedy (repair: the recovery remedies only).'),
   // ---- end c20
   // ---- workspace documents (o21, issue 21; ADR-0014 workspace_ontology@1 / workspace_configuration@1) ----
-  /** `workspace_ontology()`: CURRENT's ontology document — mode, counts, contract version, canonical digest (one row). */
-  'workspace.ontology': spec(z.object({ project: handleSchema }).strict(), 'arrow', false, 'The adopted ontology of CURRENT (workspace_ontology_info@1, one row).'),
-  /** `workspace_configuration()`: CURRENT's configuration document (one row). */
-  'workspace.configuration': spec(z.object({ project: handleSchema }).strict(), 'arrow', false, 'The configuration of CURRENT (workspace_configuration_info@1, one row).'),
+  /**
+   * `workspace_ontology()`: the ontology document — mode, counts, contract version, canonical digest (one row).
+   *
+   * Of CURRENT (`project`), or of the generation an open checkpoint view pins (`view`): exactly one of the two.
+   */
+  'workspace.ontology': spec(documentTargetSchema, 'arrow', false, 'The adopted ontology of CURRENT or of an open checkpoint view (workspace_ontology_info@1, one row).'),
+  /** `workspace_configuration()`: the configuration document of CURRENT (`project`) or of an open view (`view`), one row. */
+  'workspace.configuration': spec(documentTargetSchema, 'arrow', false, 'The configuration of CURRENT or of an open checkpoint view (workspace_configuration_info@1, one row).'),
   /**
    * `adopt_ontology(input, mode, idempotency_key, actor)`: publishes one generation with the new documents.
    *

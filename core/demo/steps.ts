@@ -11,13 +11,11 @@ import {
   PROVENANCE_LINEAGE,
   REGISTERED_CAPABILITIES,
   WORKSPACE_CONFIGURATION,
-  WORKSPACE_ONTOLOGY,
-  adoptedOntology,
-  canonicalOntologyModel,
   configurationDocumentBytes,
-  ontologyDocumentBytes,
 } from '../participants/index';
+import { WorkspaceDocuments } from '../workspace/index';
 import type { ParticipantChange, Project, PublishResult } from '../project/index';
+import { demoUuid } from './rng';
 import type { DemoClock, Rng } from './rng';
 import { putColumns, removeFamily } from './tables';
 import { NodeStore, capitalized } from './graph-store';
@@ -79,22 +77,34 @@ const RELATIONS = [
   ['uses', 'paper', 'dataset'],
 ] as const;
 
-/** The demo ontology as a workspace_ontology@1 document (the same model the ontology input files use). */
-function ontologyDocument(extra: boolean, mode: 'advisory' | 'strict'): ParticipantChange {
+/**
+ * Adopts the demo ontology through `adopt_ontology` (ADR-0014: the only persistent ontology mutation), as a user would.
+ *
+ * One generation (the configuration keeps its settings and takes the mode);
+ * the key and the lineage time come from the script, so the demo stays a
+ * pure function of (records, seed).
+ */
+async function adoptDemoOntology(ctx: DemoContext, extra: boolean, mode: 'advisory' | 'strict'): Promise<void> {
   const classes: string[] = [...CLASSES, ...(extra ? ['software'] : [])];
   const relations: (readonly [string, string, string])[] = [...RELATIONS, ...(extra ? [['implements', 'software', 'concept'] as const] : [])];
-  const model = canonicalOntologyModel({
-    classes: classes.map((id) => ({ id, label: cap(id) })),
-    relations: relations.map((r) => ({ id: r[0], label: cap(r[0].replace('_', ' ')), domain_class_id: r[1], range_class_id: r[2] })),
-  });
-  const bytes = ontologyDocumentBytes(adoptedOntology(mode, 'yaml', model));
-  return { kind: 'put', capabilityId: WORKSPACE_ONTOLOGY.capabilityId, recordFamilyId: WORKSPACE_ONTOLOGY.recordFamilyId, bytes };
+  const source = [
+    'classes:',
+    ...classes.map((id) => `  - {id: ${id}, label: ${cap(id)}}`),
+    'relations:',
+    ...relations.map((r) => `  - {id: ${r[0]}, label: ${cap(r[0].replace('_', ' '))}, domain_class_id: ${r[1]}, range_class_id: ${r[2]}}`),
+    '',
+  ].join('\n');
+  const docs = new WorkspaceDocuments(ctx.project, { clock: () => Number(ctx.clock.now()) });
+  const receipt = await docs.adoptOntology({ source, sourceFormat: 'yaml', mode, idempotencyKey: ctx.uuid(`adopt-ontology/${mode}`), actorUuid: demoUuid(ctx.seed, 'actor/curator') });
+  const current = ctx.project.current();
+  if (current === null || current.generationUuid !== receipt.result_generation_uuid) throw new Error('invariant violated: demo ontology adoption');
+  ctx.recordGeneration({ generationUuid: current.generationUuid, manifestSha256: current.manifestSha256 });
 }
 
 const cap = capitalized;
 
 /** The demo configuration (workspace_configuration@1): the ontology mode and a few recognized settings. */
-function configDocument(mode: 'advisory' | 'strict'): ParticipantChange {
+function configDocument(mode: 'advisory'): ParticipantChange {
   const bytes = configurationDocumentBytes({
     contract_version: 1,
     ontology_mode: mode,
@@ -176,8 +186,8 @@ export const DEMO_STEPS: readonly DemoStep[] = [
     id: 'import-ontology',
     description: 'Import the ontology, configuration and capability declarations',
     async run(ctx) {
+      await adoptDemoOntology(ctx, false, 'advisory');
       await ctx.publish([
-        ontologyDocument(false, 'advisory'),
         configDocument('advisory'),
         putColumns(CAPABILITY_DECLARATION, {
           capability_id: REGISTERED_CAPABILITIES.map((c) => c.capabilityId),
@@ -293,7 +303,7 @@ export const DEMO_STEPS: readonly DemoStep[] = [
     description: 'Schema-compatible ontology change: add a class and a relation, then enforce the ontology strictly',
     async run(ctx) {
       ctx.state.ontologyStrict = true;
-      await ctx.publish([ontologyDocument(true, 'strict'), configDocument('strict')]);
+      await adoptDemoOntology(ctx, true, 'strict');
     },
   },
   {

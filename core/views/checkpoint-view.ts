@@ -122,6 +122,16 @@ export class CheckpointView {
     return this.#lease.families();
   }
 
+  /** One participant's manifest entry, or undefined when the generation has none (the workspace documents read through it). */
+  participant(familyKey: string): ManifestParticipant | undefined {
+    return this.#lease.participant(familyKey);
+  }
+
+  /** One participant's decoded table, or undefined when the generation has none (verified as every view read is). */
+  readTable(familyKey: string): Table | undefined {
+    return this.#lease.participant(familyKey) === undefined ? undefined : this.#family(familyKey).table;
+  }
+
   /** Exact stored bytes of one participant, verified against its digest. */
   readParticipantBytes(entry: Pick<ManifestParticipant, 'capabilityId' | 'recordFamilyId' | 'contentSha256' | 'byteLength'>): Uint8Array {
     const own = this.#lease.participant(`${entry.capabilityId}/${entry.recordFamilyId}`);

@@ -20,7 +20,7 @@ import {
   ontologyDocumentBytes,
 } from '../participants/index';
 import type { ConfigurationDocument, OntologyDocument, OntologyModel } from '../participants/index';
-import type { Lease, Project, Writer } from '../project/index';
+import type { Project, Writer } from '../project/index';
 import type { JsonValue } from '../project/index';
 import { WORKSPACE_ONTOLOGY_EXTENSION_KIND, lookupRevertReceipt, prunedReceiptError, recordRevertReceipt } from '../checkpoints/revert-receipts';
 import { parseOntologyInput } from './ontology-input';
@@ -93,6 +93,8 @@ interface Extension {
   readonly prior_current_generation_uuid: string | null;
   readonly result_generation_uuid: string;
   readonly transaction_uuid: string;
+  /** UTC microseconds of the publication, sampled once when the journal is first written (a resume reuses it). */
+  readonly published_at?: number;
 }
 
 interface Request {
@@ -157,8 +159,20 @@ function conflict(r: Request): GfError {
   return new GfError('GF_IDEMPOTENCY_CONFLICT', 'idempotency key was used for a different request', { operation: r.operation, operation_uuid: r.operationUuid }, false);
 }
 
-/** Reads a document participant of a lease as its parsed fields (undefined when the generation has none). */
-function readDocument(lease: Lease<Table>, family: typeof WORKSPACE_ONTOLOGY): Record<string, unknown> | undefined {
+/**
+ * What the document inspections read: one pinned generation (a lease of CURRENT, or a checkpoint view).
+ *
+ * Both a `Lease` and a `CheckpointView` are one, so `workspace_ontology()` of
+ * CURRENT and of an opened checkpoint are the same function.
+ */
+export interface DocumentSource {
+  readonly generationUuid: string;
+  participant(familyKey: string): { readonly contentSha256: string } | undefined;
+  readTable(familyKey: string): Table | undefined;
+}
+
+/** Reads a document participant of a generation as its parsed fields (undefined when the generation has none). */
+function readDocument(lease: DocumentSource, family: typeof WORKSPACE_ONTOLOGY): Record<string, unknown> | undefined {
   if (lease.participant(family.key) === undefined) return undefined;
   const table = lease.readTable(family.key);
   if (table === undefined) return undefined;
@@ -181,10 +195,16 @@ function readDocument(lease: Lease<Table>, family: typeof WORKSPACE_ONTOLOGY): R
 export class WorkspaceDocuments {
   readonly #project: Project<Table>;
   readonly #writerTimeoutMs: number;
+  readonly #clock: (() => number) | undefined;
 
-  constructor(project: Project<Table>, options: { readonly writerTimeoutMs?: number } = {}) {
+  /**
+   * `clock` (UTC microseconds) dates the lineage record; sampled once per
+   * write, never on a resume. Default: the engine's clock at publication.
+   */
+  constructor(project: Project<Table>, options: { readonly writerTimeoutMs?: number; readonly clock?: () => number } = {}) {
     this.#project = project;
     this.#writerTimeoutMs = options.writerTimeoutMs ?? 0;
+    this.#clock = options.clock;
   }
 
   /** `adopt_ontology(input, mode, idempotency_key, actor)`: parse (bounded), canonicalize, validate, publish. */
@@ -256,6 +276,7 @@ export class WorkspaceDocuments {
       prior_current_generation_uuid: prior,
       result_generation_uuid: uuidV8(sha256(encoder.encode(`graphforge-workspace-ontology-generation/1\n${txn}`))),
       transaction_uuid: txn,
+      ...(this.#clock === undefined ? {} : { published_at: this.#clock() }),
     };
     return this.#publish(w, r, ext);
   }
@@ -280,6 +301,7 @@ export class WorkspaceDocuments {
         transactionUuid: ext.transaction_uuid,
         generationUuid: ext.result_generation_uuid,
         journalExtension: { ...ext },
+        lineage: { actor: ext.actor_uuid, ...(ext.published_at === undefined ? {} : { publishedAt: ext.published_at }) },
         changes: [
           { kind: 'put', capabilityId: WORKSPACE_ONTOLOGY.capabilityId, recordFamilyId: WORKSPACE_ONTOLOGY.recordFamilyId, bytes: ontologyDocumentBytes(r.ontology) },
           { kind: 'put', capabilityId: WORKSPACE_CONFIGURATION.capabilityId, recordFamilyId: WORKSPACE_CONFIGURATION.recordFamilyId, bytes: configurationDocumentBytes(nextConfiguration) },
@@ -307,19 +329,7 @@ export class WorkspaceDocuments {
   ontology(): OntologyInfo {
     const lease = this.#project.lease();
     try {
-      const doc = (readDocument(lease, WORKSPACE_ONTOLOGY) ?? { ...NO_ONTOLOGY }) as unknown as OntologyDocument;
-      const model = doc.canonical_ontology;
-      return {
-        generation_uuid: lease.generationUuid,
-        mode: doc.mode,
-        class_count: model?.classes.length ?? 0,
-        relation_count: model?.relations.length ?? 0,
-        source_format: doc.source_format,
-        contract_version: doc.contract_version,
-        canonical_ontology_sha256: doc.canonical_ontology_sha256,
-        document_sha256: lease.participant(WORKSPACE_ONTOLOGY.key)?.contentSha256 ?? null,
-        canonical_ontology: model === null ? null : canonicalJson(model),
-      };
+      return ontologyInfo(lease);
     } finally {
       lease.release();
     }
@@ -329,17 +339,39 @@ export class WorkspaceDocuments {
   configuration(): ConfigurationInfo {
     const lease = this.#project.lease();
     try {
-      const doc = (readDocument(lease, WORKSPACE_CONFIGURATION) ?? { ...DEFAULT_CONFIGURATION }) as unknown as ConfigurationDocument;
-      return {
-        generation_uuid: lease.generationUuid,
-        ontology_mode: doc.ontology_mode,
-        capability_configuration: canonicalJson(doc.capability_configuration),
-        embedding_configuration: canonicalJson(doc.embedding_configuration),
-        contract_version: doc.contract_version,
-        document_sha256: lease.participant(WORKSPACE_CONFIGURATION.key)?.contentSha256 ?? null,
-      };
+      return configurationInfo(lease);
     } finally {
       lease.release();
     }
   }
+}
+
+/** The ontology document of one pinned generation (CURRENT's lease or a checkpoint view); none when it has no document. */
+export function ontologyInfo(source: DocumentSource): OntologyInfo {
+  const doc = (readDocument(source, WORKSPACE_ONTOLOGY) ?? { ...NO_ONTOLOGY }) as unknown as OntologyDocument;
+  const model = doc.canonical_ontology;
+  return {
+    generation_uuid: source.generationUuid,
+    mode: doc.mode,
+    class_count: model?.classes.length ?? 0,
+    relation_count: model?.relations.length ?? 0,
+    source_format: doc.source_format,
+    contract_version: doc.contract_version,
+    canonical_ontology_sha256: doc.canonical_ontology_sha256,
+    document_sha256: source.participant(WORKSPACE_ONTOLOGY.key)?.contentSha256 ?? null,
+    canonical_ontology: model === null ? null : canonicalJson(model),
+  };
+}
+
+/** The configuration document of one pinned generation (CURRENT's lease or a checkpoint view). */
+export function configurationInfo(source: DocumentSource): ConfigurationInfo {
+  const doc = (readDocument(source, WORKSPACE_CONFIGURATION) ?? { ...DEFAULT_CONFIGURATION }) as unknown as ConfigurationDocument;
+  return {
+    generation_uuid: source.generationUuid,
+    ontology_mode: doc.ontology_mode,
+    capability_configuration: canonicalJson(doc.capability_configuration),
+    embedding_configuration: canonicalJson(doc.embedding_configuration),
+    contract_version: doc.contract_version,
+    document_sha256: source.participant(WORKSPACE_CONFIGURATION.key)?.contentSha256 ?? null,
+  };
 }

@@ -9,6 +9,7 @@ import { VirtualGrid, type GridColumn } from '../components/virtual-grid';
 import { showError, type ShownError } from '../errors-text';
 import { invoke } from '../invoke';
 import { usePaged } from '../paged';
+import { WorkspaceDocumentsPanel } from './checkpoint-documents';
 import { useShallow } from 'zustand/react/shallow';
 import { useStudio } from '../store';
 
@@ -99,6 +100,7 @@ export function CheckpointScreen() {
           generation <span className="mono" data-testid="view-generation">{view.generation_uuid}</span> · manifest <span className="mono">{view.manifest_sha256.slice(0, 16)}…</span>
         </p>
       )}
+      {view !== null && <WorkspaceDocumentsPanel view={view.view} />}
       <div className="split">
         <nav aria-label="Participants" className="participants" data-testid="participants">
           {groups.map(([scope, ps]) => (
