@@ -10,9 +10,10 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
+import { tableFromIPC } from 'apache-arrow';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JsonResults, OperationName } from '../core/contract/operations';
+import type { ArrowResult, JsonResults, OperationName } from '../core/contract/operations';
 import { createFacade, type Facade } from '../core/api/facade';
 import { unwrapEnvelope } from '../core/contract/wire';
 import { ROOT, RESULTS_DIR, ensureBuilt, launchChromium, startServe, type BrowserHandle, type ServeHandle } from './support/browser';
@@ -83,6 +84,13 @@ describe('history and revert (issue 19, Chromium)', () => {
     expect(await page.getByTestId('revert-prunable').textContent()).toContain(`${preview.prunable.length === 1 ? '1 generation becomes' : `${preview.prunable.length} generations become`} prunable`);
     await shot(page, 'h19-revert-preview-prunable');
     expect(await axeProblems(page)).toEqual([]);
+    // "Create a checkpoint on CURRENT first", in the same flow: its dialog opens over the form (and closes without creating).
+    await page.getByTestId('checkpoint-current-first').click();
+    await page.getByTestId('create-dialog').waitFor();
+    await shot(page, 'h19-revert-checkpoint-current-first');
+    expect(await axeProblems(page)).toEqual([]);
+    await page.getByTestId('create-dialog').getByRole('button', { name: 'Cancel' }).click();
+    await page.getByTestId('create-dialog').waitFor({ state: 'detached' });
     const before = await call('history.list', { project, limit: 1, after: null });
     // Keyboard only: type into the reason and the confirmation, then Enter on the focused button.
     await page.getByLabel('Reason (required)').focus();
@@ -100,6 +108,10 @@ describe('history and revert (issue 19, Chromium)', () => {
     // The form reset: a further click cannot publish again.
     expect(await page.getByTestId('revert-submit').isDisabled()).toBe(true);
     await shot(page, 'h19-revert-receipt');
+    expect(await axeProblems(page)).toEqual([]);
+    // The refreshed preview: CURRENT now holds the target's content, so another revert to it needs the explicit second confirmation.
+    await page.getByTestId('revert-same-content').waitFor();
+    await shot(page, 'h19-revert-same-content');
     expect(await axeProblems(page)).toEqual([]);
     // History: the generations the preview named are pruned rows (cleanup ran after the publication), with their time.
     await page.getByRole('navigation', { name: 'Screens' }).getByRole('button', { name: 'History', exact: true }).click();
@@ -130,6 +142,21 @@ describe('history and revert (issue 19, Chromium)', () => {
       await expect.poll(() => tab.getByTestId('chain-verify-status').textContent()).toBe('chain_mismatch at sequence 2');
       await shot(tab, 'h19-second-tab-ledger-deep-link');
       expect(await axeProblems(tab)).toEqual([]);
+      // At the break, the expected and the stored head: the verifier's answer, the stored one being what the ledger holds at sequence 2.
+      const verdict = (await call('chain.verify', { project, workflow_id: 'demo-tampered' })).results[0];
+      const stored = (await call('chain.rows', { project, workflow_id: 'demo-tampered', limit: 10, after: null })).rows.find((r) => r.sequence === 2);
+      expect(verdict?.break_head).toEqual({ column: 'next_head', expected_head: expect.stringMatching(/^blake3:[0-9a-f]{64}$/), stored_head: stored?.next_head });
+      expect(verdict?.break_head?.expected_head).not.toBe(verdict?.break_head?.stored_head);
+      const brk = tab.getByTestId('chain-break');
+      await brk.waitFor();
+      expect(await brk.textContent()).toContain('plan_ready → patch_applied');
+      expect(await tab.getByTestId('break-expected-head').getAttribute('data-head')).toBe(verdict?.break_head?.expected_head);
+      expect(await tab.getByTestId('break-stored-head').getAttribute('data-head')).toBe(verdict?.break_head?.stored_head);
+      await tab.getByTestId('break-full-heads').click();
+      expect(await tab.getByTestId('break-expected-head').textContent()).toBe(verdict?.break_head?.expected_head);
+      expect(await tab.getByTestId('break-stored-head').textContent()).toBe(verdict?.break_head?.stored_head);
+      await shot(tab, 'h19-ledger-break-heads');
+      expect(await axeProblems(tab)).toEqual([]);
     } finally {
       await tab.close();
     }
@@ -152,5 +179,94 @@ describe('history and revert (issue 19, Chromium)', () => {
     await expect.poll(() => page.getByTestId('generation-row').count()).toBe(reverts.entries.length);
     expect(await page.getByTestId('history-kind').evaluate((el) => el === document.activeElement)).toBe(true);
     expect(await axeProblems(page)).toEqual([]);
+  });
+
+  it('a deep link to a diff opens that diff in a fresh tab: the summary rows are the engine\'s, and the family, filter and position come back', async () => {
+    const summary = unwrapEnvelope(await facade.dispatcher.dispatch('checkpoints.diff', { project, from: TARGET, to: 'CURRENT', scope: 'all', detail: 'summary', limit: 1000, after: null })) as ArrowResult;
+    const cols = ['capability_id', 'record_family_id', 'change_kind', 'from_row_count', 'to_row_count'] as const;
+    const table = tableFromIPC(summary.bytes);
+    const expected = Array.from({ length: table.numRows }, (_, i) => cols.map((c) => {
+      const v: unknown = table.getChild(c)?.get(i);
+      return v === null || v === undefined ? '—' : String(v);
+    }).join('|'));
+    expect(expected.length).toBeGreaterThan(0);
+    const stat = await call('checkpoints.diff_stat', { project, from: TARGET, to: 'CURRENT', scope: 'all' });
+    const fam = [...stat.families].filter((f) => f.added + f.removed + f.modified > 0).sort((a, b) => b.modified + b.added - (a.modified + a.added))[0]!;
+    const familyKey = `${fam.capability_id}/${fam.record_family_id}`;
+    const link = `${serve.origin}/#/diff?from=${encodeURIComponent(TARGET)}&to=CURRENT&family=${encodeURIComponent(familyKey)}`;
+    const tab = await browser.context.newPage();
+    try {
+      await tab.goto(link);
+      await tab.getByTestId('diff-result').waitFor();
+      const shown = await tab.getByRole('grid', { name: 'Diff summary by participant' }).locator('.grid-data-row').evaluateAll((rows, c) =>
+        rows.map((r) => c.map((k) => r.querySelector(`[data-col="${k}"]`)?.textContent ?? '').join('|')), cols);
+      expect(shown).toEqual(expected);
+      expect(await tab.getByLabel('From', { exact: true }).inputValue()).toBe(TARGET);
+      expect(await tab.getByLabel('To', { exact: true }).inputValue()).toBe('CURRENT');
+      // The link's family opened with the engine's exact counts.
+      await tab.getByTestId('record-diff').waitFor();
+      expect(await tab.getByTestId('count-modified').textContent()).toBe(fam.modified.toLocaleString('en-US'));
+      // A filter chosen goes into the link; a reload reopens the same diff, family and filter.
+      await tab.getByRole('checkbox', { name: /^added/ }).uncheck();
+      await expect.poll(() => tab.url()).toContain('kinds=modified%2Cremoved');
+      await tab.reload();
+      await tab.getByTestId('record-diff').waitFor();
+      expect(await tab.getByRole('checkbox', { name: /^added/ }).isChecked()).toBe(false);
+      expect(await tab.getByRole('checkbox', { name: /^modified/ }).isChecked()).toBe(true);
+      await shot(tab, 'h19-diff-deep-link');
+      expect(await axeProblems(tab)).toEqual([]);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it('a deep link to a checkpoint opens that checkpoint and participant', async () => {
+    const tab = await browser.context.newPage();
+    try {
+      await tab.goto(`${serve.origin}/#/checkpoint?name=${encodeURIComponent(TARGET)}&family=graph%2Fnode`);
+      await tab.locator('[data-testid="participant"][aria-pressed="true"]').waitFor();
+      expect(await tab.locator('[data-testid="participant"][aria-pressed="true"]').textContent()).toContain('graph/node');
+      expect(await tab.getByLabel('Checkpoint', { exact: true }).inputValue()).toBe(TARGET);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it('the expired-link page (a stale token) says which URL to use, and passes axe', async () => {
+    const tab = await browser.context.newPage();
+    try {
+      await tab.goto(`${serve.origin}/?token=stale-link-from-an-earlier-run`);
+      expect(await tab.getByTestId('link-expired').textContent()).toContain('This link has expired');
+      await shot(tab, 'h19-link-expired');
+      expect(await axeProblems(tab)).toEqual([]);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it('at 200% zoom (640×400 CSS px) History, the revert form and Ledgers reflow without horizontal scrolling', async () => {
+    const tab = await browser.context.newPage();
+    try {
+      await tab.setViewportSize({ width: 640, height: 400 });
+      const sideways = () => tab.evaluate(() => {
+        const el = document.scrollingElement!;
+        return el.scrollWidth - el.clientWidth;
+      });
+      await tab.goto(`${serve.origin}/#/history`);
+      await tab.getByTestId('timeline').waitFor();
+      expect(await sideways()).toBeLessThanOrEqual(0);
+      await shot(tab, 'h19-zoom-200-history');
+      await tab.goto(`${serve.origin}/#/revert?name=${encodeURIComponent(TARGET)}`);
+      await tab.getByTestId('revert-preview').waitFor();
+      expect(await sideways()).toBeLessThanOrEqual(0);
+      await shot(tab, 'h19-zoom-200-revert');
+      await tab.goto(`${serve.origin}/#/ledgers?workflow=demo-tampered`);
+      await tab.getByTestId('chain-break').waitFor();
+      await tab.getByTestId('break-full-heads').click();
+      expect(await sideways()).toBeLessThanOrEqual(0);
+      await shot(tab, 'h19-zoom-200-ledgers');
+    } finally {
+      await tab.close();
+    }
   });
 });

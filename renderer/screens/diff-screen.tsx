@@ -24,7 +24,10 @@ import { VirtualGrid, type GridColumn } from '../components/virtual-grid';
 import { showError, type ShownError } from '../errors-text';
 import { invoke } from '../invoke';
 import { fetchAllPages, useQuery, withOperation } from '../hooks';
-import { formatCount } from '../format';
+import { formatCount, middleTruncate } from '../format';
+import { CopyButton } from '../components/copy-button';
+
+export { middleTruncate } from '../format';
 import { usePaged } from '../paged';
 import { useShallow } from 'zustand/react/shallow';
 import { useStudio } from '../store';
@@ -327,11 +330,6 @@ const recordKey = (r: RecordRow): string => `${r.record_identity_fingerprint ?? 
 
 /** The id a person copies for a record: its record UUID, or (families without one) its identity fingerprint. */
 const recordId = (r: RecordRow): string => r.record_uuid ?? r.record_identity_fingerprint ?? '';
-
-/** `abcdef…uvwxyz`: the two ends of a long id (the whole id is in the cell's title and copied by its button). */
-export function middleTruncate(text: string, keep = 8): string {
-  return text.length <= 2 * keep + 1 ? text : `${text.slice(0, keep)}…${text.slice(-keep)}`;
-}
 
 /** Each row's display values, parsed once. */
 const displayCache = new WeakMap<RecordRow, DisplayValues>();
@@ -690,29 +688,6 @@ export function rowJson(row: RecordRow, entry: RecordChangeEntry | null): string
     },
     null,
     2,
-  );
-}
-
-/** A button that copies `text` to the clipboard and says whether it did. */
-function CopyButton({ label, text, testId }: { label: string; text: string; testId: string }) {
-  const [said, setSaid] = useState<string>('');
-  return (
-    <span className="copy">
-      <button
-        type="button"
-        data-testid={testId}
-        onClick={() => {
-          setSaid('');
-          navigator.clipboard.writeText(text).then(
-            () => setSaid('Copied.'),
-            () => setSaid('Not copied: the clipboard is not available here.'),
-          );
-        }}
-      >
-        {label}
-      </button>
-      <span role="status" className="muted small">{said}</span>
-    </span>
   );
 }
 
