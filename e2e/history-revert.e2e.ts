@@ -5,56 +5,24 @@
 // second tab on the session cookie, a checkpoint created by the CLI appearing
 // without Refresh, and deep links. Expected values come from the engine (an
 // in-process facade over the same workspace); waits are on the DOM, never sleeps.
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import { tableFromIPC } from 'apache-arrow';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ArrowResult, JsonResults, OperationName } from '../core/contract/operations';
-import { createFacade, type Facade } from '../core/api/facade';
-import { unwrapEnvelope } from '../core/contract/wire';
-import { ROOT, RESULTS_DIR, ensureBuilt, launchChromium, startServe, type BrowserHandle, type ServeHandle } from './support/browser';
+import { axeProblems, gfCli, shot, startDemoApp, type DemoApp } from './support/demo-app';
 
-const SCREENS_DIR = join(RESULTS_DIR, 'screens');
 const TARGET = 'Graph imported';
-let base: string;
-let dir: string;
-let serve: ServeHandle;
-let browser: BrowserHandle;
-let facade: Facade;
-let project: string;
+let app: DemoApp;
 let page: Page;
-
-async function call<N extends OperationName & keyof JsonResults>(op: N, request: unknown): Promise<JsonResults[N]> {
-  return unwrapEnvelope(await facade.dispatcher.dispatch(op, request)) as JsonResults[N];
-}
-
-async function shot(p: Page, name: string): Promise<void> {
-  mkdirSync(SCREENS_DIR, { recursive: true });
-  await p.screenshot({ path: join(SCREENS_DIR, `${name}.png`), fullPage: true });
-}
-
-/** Serious or critical axe violations on the page. */
-async function axeProblems(p: Page): Promise<string[]> {
-  const r = await new AxeBuilder({ page: p }).analyze();
-  return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
-
-const gfCli = (...args: string[]) => execFileSync(process.execPath, [join(ROOT, 'bin/gf.mjs'), ...args], { cwd: ROOT, stdio: 'ignore' });
+/** Shorthands for the fixture's parts. */
+let dir: string;
+let project: string;
+let serve: DemoApp['serve'];
+let browser: DemoApp['browser'];
+const call: DemoApp['call'] = (op, request) => app.call(op, request);
 
 beforeAll(async () => {
-  ensureBuilt();
-  base = mkdtempSync(join(tmpdir(), 'gf-h19-'));
-  dir = join(base, 'demo');
-  gfCli('demo', 'create', dir, '--records', '200');
-  facade = createFacade({ mode: 'library' });
-  project = (await call('project.open', { path: dir })).project;
-  await call('retention.set', { project, retain_ancestors: 2 });
-  serve = await startServe(['--project', dir]);
-  browser = await launchChromium();
+  app = await startDemoApp({ prefix: 'gf-h19-', records: 200, prepare: async (a) => void (await a.call('retention.set', { project: a.project, retain_ancestors: 2 })) });
+  ({ dir, project, serve, browser } = app);
   page = await browser.context.newPage();
   // The printed URL with a deep link: the token is exchanged for the cookie, the fragment survives the redirect.
   await page.goto(`${serve.url}#/revert?name=${encodeURIComponent(TARGET)}`);
@@ -62,10 +30,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await serve?.stop();
-  await facade?.close();
-  if (base !== undefined) rmSync(base, { recursive: true, force: true });
+  await app?.close();
 });
 
 describe('history and revert (issue 19, Chromium)', () => {
@@ -182,7 +147,7 @@ describe('history and revert (issue 19, Chromium)', () => {
   });
 
   it('a deep link to a diff opens that diff in a fresh tab: the summary rows are the engine\'s, and the family, filter and position come back', async () => {
-    const summary = unwrapEnvelope(await facade.dispatcher.dispatch('checkpoints.diff', { project, from: TARGET, to: 'CURRENT', scope: 'all', detail: 'summary', limit: 1000, after: null })) as ArrowResult;
+    const summary = await call('checkpoints.diff', { project, from: TARGET, to: 'CURRENT', scope: 'all', detail: 'summary', limit: 1000, after: null });
     const cols = ['capability_id', 'record_family_id', 'change_kind', 'from_row_count', 'to_row_count'] as const;
     const table = tableFromIPC(summary.bytes);
     const expected = Array.from({ length: table.numRows }, (_, i) => cols.map((c) => {
