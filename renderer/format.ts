@@ -17,3 +17,8 @@ export function plural(n: number | bigint, one: string, many: string): string {
 export function countOf(n: number | bigint, one: string, many: string): string {
   return `${formatCount(n)} ${plural(n, one, many)}`;
 }
+
+/** `abcdef…uvwxyz`: the two ends of a long id (the whole id is in the cell's title and copied by its button). */
+export function middleTruncate(text: string, keep = 8): string {
+  return text.length <= 2 * keep + 1 ? text : `${text.slice(0, keep)}…${text.slice(-keep)}`;
+}

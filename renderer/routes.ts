@@ -20,7 +20,9 @@ export interface Route {
  *
  * history: `q` (checkpoint name search), `kind` (publication kind);
  * checkpoint: `name`, `family` (`capability/record_family`);
- * diff: `from`, `to` (checkpoint names or CURRENT), `scope`, `family`;
+ * diff: `from`, `to` (checkpoint names or CURRENT), `scope`, `family`, and the
+ * family's record filter and position: `kinds` (comma-separated change kinds),
+ * `field` (changed field), `q` (search), `row` (first row shown, from 1);
  * revert: `name`; ledgers: `workflow`;
  * threads (Agent threads, needs no workspace): `source` (a SQLite path, or
  * `postgres` for the database given at launch), `q` (thread id prefix),
@@ -30,7 +32,7 @@ export const ROUTE_PARAMS: Readonly<Record<Screen, readonly string[]>> = {
   open: [],
   history: ['q', 'kind'],
   checkpoint: ['name', 'family'],
-  diff: ['from', 'to', 'scope', 'family'],
+  diff: ['from', 'to', 'scope', 'family', 'kinds', 'field', 'q', 'row'],
   revert: ['name'],
   ledgers: ['workflow'],
   threads: ['source', 'q', 'thread', 'checkpoint', 'from', 'to'],

@@ -5,7 +5,7 @@ import type { ChainStoreWithReaders, PersistedRow, PersistedRowReader } from '..
 import { decodeEventBytes } from '../chain/store-support';
 import { openPostgresChainStore, redactConnectionString, resolveChainPostgresTarget, type OpenedPostgresChainStore } from '../chain/postgres/postgres-config';
 import { SqliteChainStore } from '../chain/sqlite/sqlite-store';
-import { verify } from '../chain/verify';
+import { verify, type VerifyResult } from '../chain/verify';
 import { ChainError } from '../chain/errors';
 import { GfError, NETWORK_ERRNOS } from '../errors';
 import { verifyFailure } from '../contract/chain';
@@ -168,9 +168,21 @@ async function requireRows(store: ChainStoreWithReaders, workflowId: string): Pr
   throw new ChainError('workflows.workflow_not_found', 'no chain for this workflow in the project');
 }
 
+/** A verifier result as the contract reports it (the break's heads only at a break). */
+function verifyEntry(workflowId: string, r: VerifyResult): VerifyEntry {
+  return {
+    workflow_id: workflowId,
+    status: r.status,
+    first_bad_sequence: r.first_bad_sequence ?? null,
+    rows: r.rows,
+    tail_head: r.tail_head,
+    ...(r.break_head === undefined ? {} : { break_head: r.break_head }),
+  };
+}
+
 async function verifyOne(store: ChainStoreWithReaders, workflowId: string): Promise<VerifyEntry> {
   const r = await verify(store, workflowId);
-  return { workflow_id: workflowId, status: r.status, first_bad_sequence: r.first_bad_sequence ?? null, rows: r.rows, tail_head: r.tail_head };
+  return verifyEntry(workflowId, r);
 }
 
 /**
@@ -196,7 +208,7 @@ async function listEntry(store: ChainStoreWithReaders, workflowId: string): Prom
   } catch (_e) {
     latest = null; // a torn last row has no readable state; the verdict says why
   }
-  const verdict: VerifyEntry = { workflow_id: workflowId, status: r.status, first_bad_sequence: r.first_bad_sequence ?? null, rows: r.rows, tail_head: r.tail_head };
+  const verdict = verifyEntry(workflowId, r);
   return { workflow_id: workflowId, rows: r.rows, tail_head: r.tail_head, latest_state_id: latest, verify: verdict };
 }
 

@@ -1,3 +1,4 @@
+import type { ChainBreak } from '../contract/operations';
 import { canonicalEventBytes } from './canonical-event';
 import { isLegalTransition } from './event';
 import type { LedgerStateKind, TransitionEvent, WorkflowId } from './event';
@@ -26,7 +27,19 @@ export interface VerifyResult {
   readonly first_bad_sequence?: number;
   /** The persisted tail head (the last row's `next_head`, or GENESIS), as persisted. */
   readonly tail_head: string;
+  /**
+   * At a `chain_mismatch`, the evidence of the break at `first_bad_sequence`:
+   * which head column of that row is wrong, the head the verifier expected
+   * there (recomputed from the verified prefix: for `prior_head`, the head
+   * after the last intact row; for `next_head`, that head advanced over this
+   * row's persisted bytes), and the head the row stores. Absent otherwise (a
+   * torn row has no trustworthy bytes to recompute from).
+   */
+  readonly break_head?: ChainBreak;
 }
+
+/** The head a chain break was found in (see `VerifyResult.break_head`); the contract's shape. */
+export type { ChainBreak };
 
 function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   if (a.byteLength !== b.byteLength) return false;
@@ -69,7 +82,7 @@ export async function verify(reader: PersistedRowReader, workflowId: WorkflowId)
   let rows = 0;
   let running: ChainHead = GENESIS;
   let tail: string = GENESIS;
-  let bad: { status: Exclude<VerifyStatus, 'ok'>; sequence: number } | null = null;
+  let bad: { status: Exclude<VerifyStatus, 'ok'>; sequence: number; head?: ChainBreak } | null = null;
   for await (const row of reader.readPersistedRows(workflowId)) {
     rows += 1;
     tail = row.next_head;
@@ -79,12 +92,17 @@ export async function verify(reader: PersistedRowReader, workflowId: WorkflowId)
       bad = { status: 'torn_write', sequence: row.sequence };
       continue;
     }
-    if (row.prior_head !== running || !isChainHead(row.next_head) || nextHead(running, row.event_bytes) !== row.next_head) {
-      bad = { status: 'chain_mismatch', sequence: row.sequence };
+    if (row.prior_head !== running) {
+      bad = { status: 'chain_mismatch', sequence: row.sequence, head: { column: 'prior_head', expected_head: running, stored_head: row.prior_head } };
+      continue;
+    }
+    const recomputed = nextHead(running, row.event_bytes);
+    if (!isChainHead(row.next_head) || recomputed !== row.next_head) {
+      bad = { status: 'chain_mismatch', sequence: row.sequence, head: { column: 'next_head', expected_head: recomputed, stored_head: row.next_head } };
       continue;
     }
     running = row.next_head;
   }
   if (bad === null) return { status: 'ok', rows, tail_head: tail };
-  return { status: bad.status, rows, first_bad_sequence: bad.sequence, tail_head: tail };
+  return { status: bad.status, rows, first_bad_sequence: bad.sequence, tail_head: tail, ...(bad.head === undefined ? {} : { break_head: bad.head }) };
 }

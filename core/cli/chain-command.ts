@@ -38,7 +38,18 @@ function workflowArg(text: string): string {
 function reportLine(r: VerifyEntry): string {
   if (r.status === 'unreadable') return `${r.ledger ?? r.workflow_id}: unreadable (${r.cause ?? 'unknown'})\n`;
   const where = r.first_bad_sequence === null ? '' : ` at sequence ${r.first_bad_sequence}`;
-  return `${r.workflow_id}: ${r.status}${where} (${r.rows} rows, tail ${r.tail_head})\n`;
+  const line = `${r.workflow_id}: ${r.status}${where} (${r.rows} rows, tail ${r.tail_head})\n`;
+  const b = r.break_head;
+  // At a break, the evidence: the head the verifier expected and the head the row stores.
+  if (b === undefined) return line;
+  const at = `${b.column} at sequence ${r.first_bad_sequence ?? '?'}`;
+  return `${line}  expected ${at}: ${b.expected_head}\n  stored   ${at}: ${b.stored_head}\n`;
+}
+
+/** A report row for the table and CSV formats (the break's heads as their own columns). */
+function flatReport(r: VerifyEntry): Record<string, string | number | null> {
+  const { break_head: b, ...rest } = r;
+  return { ...rest, ...(b === undefined ? {} : { break_column: b.column, expected_head: b.expected_head, stored_head: b.stored_head }) };
 }
 
 /** Expected tail heads from a file of `<workflow_id> <head>` lines (blank lines and `#` comments skipped). */
@@ -147,7 +158,7 @@ export function registerChainCommands(program: Command, io: CliIo): void {
       const e = await cliEngine();
       const format = formatOf(opts);
       const { results } = await e.withLedgers(opts.project, opts, (s) => s.call('chain.verify', id === undefined ? {} : { workflow_id: id }));
-      e.writeJsonResult(io, format, id === undefined ? results : results[0], () => results.map(reportLine).join(''), () => results.map((r) => ({ ...r })));
+      e.writeJsonResult(io, format, id === undefined ? results : results[0], () => results.map(reportLine).join(''), () => results.map(flatReport));
       const failure = verifyFailure(results, expected);
       if (failure !== null) throw failure;
     });

@@ -561,6 +561,22 @@ export interface VerifyEntry {
   readonly ledger?: string;
   /** For `unreadable`: why (an SQLite result code such as `SQLITE_NOTADB`, or a store reason). */
   readonly cause?: string;
+  /** For `chain_mismatch`: the expected and the stored head at the break (the verifier's evidence). */
+  readonly break_head?: ChainBreak;
+}
+
+/**
+ * Where a chain breaks: the head column of the first bad row that is wrong,
+ * the head the verifier recomputed for it (from the verified prefix), and the
+ * head the row stores. Only the verifier recomputes heads (CHAIN.md).
+ */
+export interface ChainBreak {
+  /** `prior_head` (the row does not link to the head before it) or `next_head` (its head is not its recomputation). */
+  readonly column: 'prior_head' | 'next_head';
+  /** The head the verifier expected in that column. */
+  readonly expected_head: string;
+  /** The head the row stores in that column, as persisted. */
+  readonly stored_head: string;
 }
 
 /** A ledger file that could not be read (one bad file never hides the others). */

@@ -67,15 +67,19 @@ export function useViewLease(project: string | null, name: string): { readonly o
 
 /** The checkpoint view screen. */
 export function CheckpointScreen() {
-  const { checkpoints, focusName, workspace } = useStudio(useShallow((s) => ({ checkpoints: s.checkpoints, focusName: s.focusName, workspace: s.workspace })));
+  const { checkpoints, focusName, workspace, route, setRoute } = useStudio(useShallow((s) => ({ checkpoints: s.checkpoints, focusName: s.focusName, workspace: s.workspace, route: s.route, setRoute: s.setRoute })));
   const names = checkpoints.map((c) => c.name ?? '');
   const [name, setName] = useState<string>(focusName ?? names[0] ?? '');
   const { opened, error } = useViewLease(workspace?.project ?? null, name);
   const view = opened?.view ?? null;
   const participants = opened?.participants ?? NO_PARTICIPANTS;
   const [family, setFamily] = useState<ParticipantEntry | null>(null);
-  // Another checkpoint (or a reopened view) starts with no participant chosen.
-  useEffect(() => setFamily(null), [opened]);
+  // Another checkpoint (or a reopened view) starts with the link's participant (`family`), else none.
+  const linkedFamily = route.screen === 'checkpoint' ? route.params['family'] ?? null : null;
+  useEffect(() => setFamily(opened?.participants.find((p) => `${p.capability_id}/${p.record_family_id}` === linkedFamily) ?? null), [opened]);
+  // The checkpoint and the participant chosen go into the link (in place), so a reload or a second tab reopens them.
+  const link = (n: string, f: ParticipantEntry | null) =>
+    setRoute({ screen: 'checkpoint', params: { name: n, ...(f === null ? {} : { family: `${f.capability_id}/${f.record_family_id}` }) } }, { replace: true });
 
   const groups = useMemo(() => {
     const m = new Map<string, ParticipantEntry[]>();
@@ -89,7 +93,7 @@ export function CheckpointScreen() {
         <h2 id="cp-title">Checkpoint <span className="badge">read-only</span></h2>
         <div className="actions">
           <label htmlFor="cp-select">Checkpoint</label>
-          <select id="cp-select" value={name} onChange={(e) => setName(e.target.value)}>
+          <select id="cp-select" value={name} onChange={(e) => (setName(e.target.value), link(e.target.value, null))}>
             {names.map((n) => <option key={n} value={n}>{n}</option>)}
           </select>
         </div>
@@ -111,7 +115,7 @@ export function CheckpointScreen() {
                   const id = `${p.capability_id}/${p.record_family_id}`;
                   return (
                     <li key={id}>
-                      <button type="button" className="participant" aria-pressed={family === p} onClick={() => setFamily(p)} data-testid="participant">
+                      <button type="button" className="participant" aria-pressed={family === p} onClick={() => (setFamily(p), link(name, p))} data-testid="participant">
                         <span className="mono">{id}</span> <span className="count" data-testid="participant-rows">{p.row_count.toLocaleString('en-US')} rows</span>
                       </button>
                     </li>

@@ -24,7 +24,10 @@ import { VirtualGrid, type GridColumn } from '../components/virtual-grid';
 import { showError, type ShownError } from '../errors-text';
 import { invoke } from '../invoke';
 import { fetchAllPages, useQuery, withOperation } from '../hooks';
-import { formatCount } from '../format';
+import { formatCount, middleTruncate } from '../format';
+import { CopyButton } from '../components/copy-button';
+
+export { middleTruncate } from '../format';
 import { usePaged } from '../paged';
 import { useShallow } from 'zustand/react/shallow';
 import { useStudio } from '../store';
@@ -98,14 +101,54 @@ export function recordDiffRequest(t: FamilyTarget, page: { readonly limit: numbe
   };
 }
 
-/** The diff screen. */
+/** A family's key in a deep link (`capability/record_family`, as the summary keys it). */
+const familyParam = (r: Pick<SummaryRow, 'capability_id' | 'record_family_id'>): string => familyKeyOf(r);
+
+/** The compared pair a diff link names (`from`, `to`, `scope`), or null when it names none. */
+export function linkedPair(params: Readonly<Record<string, string>>): { readonly from: string; readonly to: string; readonly scope: DiffScope } | null {
+  const from = params['from'];
+  const to = params['to'];
+  if (from === undefined || to === undefined) return null;
+  const s = params['scope'];
+  return { from, to, scope: s !== undefined && (DIFF_SCOPES as readonly string[]).includes(s) ? (s as DiffScope) : 'all' };
+}
+
+/** The link parameters of a compared pair (scope `all` left out). */
+export function pairParams(pair: { readonly from: string; readonly to: string; readonly scope: DiffScope }): Record<string, string> {
+  return { from: pair.from, to: pair.to, ...(pair.scope === 'all' ? {} : { scope: pair.scope }) };
+}
+
+/** The record filter and position a diff link holds (`kinds`, `field`, `q`, `row`); defaults for what it omits or garbles. */
+export function linkedFilter(params: Readonly<Record<string, string>>): { readonly filter: RecordFilter; readonly position: number } {
+  const k = params['kinds'];
+  const kinds = k === undefined ? CHANGE_KINDS : CHANGE_KINDS.filter((x) => k.split(',').includes(x));
+  const row = Number(params['row'] ?? '1');
+  return {
+    filter: { kinds: kinds.length === 0 ? CHANGE_KINDS : kinds, field: params['field'] ?? null, search: params['q'] ?? null },
+    position: Number.isSafeInteger(row) && row >= 1 ? row - 1 : 0,
+  };
+}
+
+/** The link parameters of a record filter and position (defaults omitted, so a plain family link stays short). */
+export function filterParams(filter: RecordFilter, position: number): Record<string, string | null> {
+  return {
+    kinds: filter.kinds.length === CHANGE_KINDS.length ? null : filter.kinds.join(','),
+    field: filter.field,
+    q: filter.search,
+    row: position === 0 ? null : String(position + 1),
+  };
+}
+
+/** The diff screen. Its link holds the compared pair, the family and its filter: a reload, bookmark or second tab reopens the same diff. */
 export function DiffScreen() {
-  const { checkpoints, workspace } = useStudio(useShallow((s) => ({ checkpoints: s.checkpoints, workspace: s.workspace })));
+  const { checkpoints, workspace, route, setRoute } = useStudio(useShallow((s) => ({ checkpoints: s.checkpoints, workspace: s.workspace, route: s.route, setRoute: s.setRoute })));
+  const params = route.screen === 'diff' ? route.params : NO_PARAMS;
+  const linked = linkedPair(params);
   const names = checkpoints.map((c) => c.name ?? '');
   const endpoints = [...names, CURRENT];
-  const [from, setFrom] = useState(names[0] ?? CURRENT);
-  const [to, setTo] = useState(CURRENT);
-  const [scope, setScope] = useState<DiffScope>('all');
+  const [from, setFrom] = useState(linked?.from ?? names[0] ?? CURRENT);
+  const [to, setTo] = useState(linked?.to ?? CURRENT);
+  const [scope, setScope] = useState<DiffScope>(linked?.scope ?? 'all');
   const [running, setRunning] = useState(false);
   const [compared, setCompared] = useState<Compared | null>(null);
   const [error, setError] = useState<ShownError | null>(null);
@@ -114,9 +157,13 @@ export function DiffScreen() {
   // The renderer's one cancellation idiom: aborting stops both requests in flight (withOperation tells the engine).
   const controller = useRef<AbortController | null>(null);
   useEffect(() => () => controller.current?.abort(), []);
+  // The pair last asked for (by Compare or by the link): the link is followed only when it names another one.
+  const requested = useRef<string | null>(null);
 
-  const compare = async () => {
+  const compare = async (pair: { readonly from: string; readonly to: string; readonly scope: DiffScope }, linkedFamily: string | null = null) => {
     if (workspace === null) return;
+    const { from, to, scope } = pair;
+    requested.current = JSON.stringify([from, to, scope]);
     controller.current?.abort();
     const c = new AbortController();
     controller.current = c;
@@ -139,6 +186,8 @@ export function DiffScreen() {
       const rows = results.flatMap((page) => decodeArrow(page.bytes, 'checkpoints.diff', 'checkpoint_summary_diff@1').rows);
       // Shown only once complete: a cancelled or failed diff shows nothing partial.
       setCompared({ from, to, scope, rows, pages: results.map((page) => page.bytes), stat });
+      // A link's family opens once its summary is here (a family the diff does not have is ignored).
+      if (linkedFamily !== null) setFamily(rows.find((r) => familyParam(r) === linkedFamily) ?? null);
     } catch (e) {
       if (c.signal.aborted) return;
       const shown = showError(e);
@@ -150,6 +199,29 @@ export function DiffScreen() {
         setRunning(false);
       }
     }
+  };
+
+  // A link (boot, History's "Diff with …", the revert receipt, back/forward) that names a pair other than the one asked for opens it.
+  const linkedKey = linked === null ? null : JSON.stringify([linked.from, linked.to, linked.scope]);
+  useEffect(() => {
+    if (linked === null || linkedKey === requested.current) return;
+    setFrom(linked.from);
+    setTo(linked.to);
+    setScope(linked.scope);
+    void compare(linked, params['family'] ?? null);
+    // Keyed on the link's pair alone: a family or filter change in the same diff is written by this screen, not followed.
+  }, [linkedKey]);
+
+  /** Compare pressed: the pair goes into the link (a new history entry) and runs. */
+  const compareChosen = () => {
+    setRoute({ screen: 'diff', params: pairParams({ from, to, scope }) });
+    void compare({ from, to, scope });
+  };
+
+  /** A summary row opened: it becomes the link's family (the filter starts afresh). */
+  const openFamily = (r: SummaryRow) => {
+    setFamily(r);
+    if (compared !== null) setRoute({ screen: 'diff', params: { ...pairParams(compared), family: familyParam(r) } }, { replace: true });
   };
 
   const cancel = () => {
@@ -176,7 +248,7 @@ export function DiffScreen() {
   return (
     <section className="screen" aria-labelledby="diff-title">
       <h2 id="diff-title">Diff</h2>
-      <form className="row-form" onSubmit={(e) => { e.preventDefault(); void compare(); }}>
+      <form className="row-form" onSubmit={(e) => { e.preventDefault(); compareChosen(); }}>
         <label htmlFor="diff-from">From</label>
         <select id="diff-from" value={from} onChange={(e) => setFrom(e.target.value)}>
           {endpoints.map((n) => <option key={n} value={n}>{n}</option>)}
@@ -228,7 +300,7 @@ export function DiffScreen() {
             columns={summaryCols}
             rows={compared.rows}
             rowKey={(r) => `${r.capability_id ?? ''}/${r.record_family_id ?? ''}`}
-            onActivate={(r) => setFamily(r)}
+            onActivate={openFamily}
             selectedKey={family === null ? null : `${family.capability_id ?? ''}/${family.record_family_id ?? ''}`}
             rowClass={(r) => `change-${r.change_kind ?? ''}`}
             size="short"
@@ -236,7 +308,14 @@ export function DiffScreen() {
           />
           {family !== null && workspace !== null && (
             // Keyed by the family: another family starts with nothing expanded, filtered or selected from the previous one.
-            <RecordDiff key={`${family.capability_id ?? ''}/${family.record_family_id ?? ''}`} project={workspace.project} compared={compared} family={family} />
+            <RecordDiff
+              key={`${family.capability_id ?? ''}/${family.record_family_id ?? ''}`}
+              project={workspace.project}
+              compared={compared}
+              family={family}
+              initial={params['family'] === familyParam(family) ? linkedFilter(params) : null}
+              onLink={(changes) => setRoute({ screen: 'diff', params: { ...pairParams(compared), family: familyParam(family), ...dropNulls(changes) } }, { replace: true })}
+            />
           )}
         </div>
       )}
@@ -251,11 +330,6 @@ const recordKey = (r: RecordRow): string => `${r.record_identity_fingerprint ?? 
 
 /** The id a person copies for a record: its record UUID, or (families without one) its identity fingerprint. */
 const recordId = (r: RecordRow): string => r.record_uuid ?? r.record_identity_fingerprint ?? '';
-
-/** `abcdef…uvwxyz`: the two ends of a long id (the whole id is in the cell's title and copied by its button). */
-export function middleTruncate(text: string, keep = 8): string {
-  return text.length <= 2 * keep + 1 ? text : `${text.slice(0, keep)}…${text.slice(-keep)}`;
-}
 
 /** Each row's display values, parsed once. */
 const displayCache = new WeakMap<RecordRow, DisplayValues>();
@@ -348,15 +422,35 @@ export function filterRequest(filter: RecordFilter): Pick<OperationInput<'checkp
 
 const NO_KEYS: ReadonlySet<string> = new Set();
 
-function RecordDiff({ project, compared, family }: { project: string; compared: Compared; family: SummaryRow }) {
+const NO_PARAMS: Readonly<Record<string, string>> = {};
+
+/** Link parameters with the removed ones (null) left out. */
+function dropNulls(changes: Readonly<Record<string, string | null>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(changes)) if (v !== null) out[k] = v;
+  return out;
+}
+
+/**
+ * A family's record changes. `initial` is the filter and position a link
+ * holds (null: the whole list from the top); every change is reported to
+ * `onLink` as link parameters (null removes one), so the link reopens it.
+ */
+function RecordDiff({ project, compared, family, initial, onLink }: {
+  project: string;
+  compared: Compared;
+  family: SummaryRow;
+  initial: ReturnType<typeof linkedFilter> | null;
+  onLink: (changes: Record<string, string | null>) => void;
+}) {
   const familyId = family.record_family_id ?? '';
   const capabilityId = family.capability_id ?? '';
   const stat = compared.stat.families.find((f) => familyKeyOf(f) === familyKeyOf(family)) ?? null;
-  const [kinds, setKinds] = useState<readonly ChangeKind[]>(CHANGE_KINDS);
-  const [field, setField] = useState<string | null>(null);
-  const [search, setSearch] = useState<string | null>(null);
-  const [searchText, setSearchText] = useState('');
-  const [position, setPosition] = useState(0);
+  const [kinds, setKinds] = useState<readonly ChangeKind[]>(initial?.filter.kinds ?? CHANGE_KINDS);
+  const [field, setField] = useState<string | null>(initial?.filter.field ?? null);
+  const [search, setSearch] = useState<string | null>(initial?.filter.search ?? null);
+  const [searchText, setSearchText] = useState(initial?.filter.search ?? '');
+  const [position, setPosition] = useState(initial?.position ?? 0);
   const [jumpText, setJumpText] = useState('');
   const [technical, setTechnical] = useState(false);
   const filter: RecordFilter = useMemo(() => ({ kinds, field, search }), [kinds, field, search]);
@@ -400,9 +494,14 @@ function RecordDiff({ project, compared, family }: { project: string; compared: 
     if (next.field !== undefined) setField(next.field);
     if (next.search !== undefined) setSearch(next.search);
     setPosition(0);
+    onLink(filterParams({ ...filter, ...next }, 0));
   };
   const lastPage = total === null ? null : Math.max(0, total - RECORD_PAGE);
-  const jump = (to: number) => setPosition(Math.max(0, total === null ? to : Math.min(to, Math.max(0, total - 1))));
+  const jump = (to: number) => {
+    const p = Math.max(0, total === null ? to : Math.min(to, Math.max(0, total - 1)));
+    setPosition(p);
+    onLink(filterParams(filter, p));
+  };
   const rangeText = (first: number, lastIndex: number): string => {
     const a = rows[first]?.row_number ?? null;
     const b = rows[lastIndex]?.row_number ?? null;
@@ -589,29 +688,6 @@ export function rowJson(row: RecordRow, entry: RecordChangeEntry | null): string
     },
     null,
     2,
-  );
-}
-
-/** A button that copies `text` to the clipboard and says whether it did. */
-function CopyButton({ label, text, testId }: { label: string; text: string; testId: string }) {
-  const [said, setSaid] = useState<string>('');
-  return (
-    <span className="copy">
-      <button
-        type="button"
-        data-testid={testId}
-        onClick={() => {
-          setSaid('');
-          navigator.clipboard.writeText(text).then(
-            () => setSaid('Copied.'),
-            () => setSaid('Not copied: the clipboard is not available here.'),
-          );
-        }}
-      >
-        {label}
-      </button>
-      <span role="status" className="muted small">{said}</span>
-    </span>
   );
 }
 

@@ -1,10 +1,11 @@
 // Ledgers: workflows with their latest state and integrity badge, one
 // workflow's chain as a table, Verify, and the store health panel.
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import type { ChainEvent, VerifyEntry, WorkflowEntry } from '../../core/contract/operations';
+import type { ChainBreak, ChainEvent, VerifyEntry, WorkflowEntry } from '../../core/contract/operations';
+import { CopyButton } from '../components/copy-button';
 import { ErrorBox } from '../components/error-box';
 import { VirtualGrid, type GridColumn } from '../components/virtual-grid';
-import { countOf, formatCount } from '../format';
+import { countOf, formatCount, middleTruncate } from '../format';
 import { useAction, useQuery } from '../hooks';
 import { invoke } from '../invoke';
 import { useShallow } from 'zustand/react/shallow';
@@ -227,6 +228,7 @@ function Chain({ project, workflowId, generations, verify }: { project: string; 
       </div>
       {result !== undefined && <p className="muted small">head after {countOf(result.rows, 'row', 'rows')}: <span className="mono">{result.tail_head}</span></p>}
       {error !== null && <ErrorBox error={error} testId="chain-error" />}
+      {result?.break_head !== undefined && bad !== null && <BreakHeads at={bad} event={bySequence.get(String(bad)) ?? null} heads={result.break_head} />}
       <VirtualGrid
         label={`Transitions of ${workflowId}`}
         columns={columns}
@@ -258,6 +260,47 @@ function Chain({ project, workflowId, generations, verify }: { project: string; 
           {bad !== null && detail.sequence >= bad && <p className="field-error">This transition is at or after the break (sequence {formatCount(bad)}).</p>}
         </section>
       )}
+    </section>
+  );
+}
+
+/** One head of a break: middle-truncated, with copy and the full value on request. */
+function HeadValue({ label, value, full, testId }: { label: string; value: string; full: boolean; testId: string }) {
+  return (
+    <div>
+      <dt>{label}</dt>
+      <dd>
+        <span className="mono head-value" title={value} data-testid={testId} data-head={value}>{full ? value : middleTruncate(value, 14)}</span>{' '}
+        <CopyButton label={`Copy the ${label}`} text={value} testId={`${testId}-copy`} />
+      </dd>
+    </div>
+  );
+}
+
+/**
+ * Where the chain breaks: the transition first (what a person recognises),
+ * then the verifier's evidence, the head it expected and the head the row
+ * stores (the hashes ARE the evidence here).
+ */
+function BreakHeads({ at, event, heads }: { at: number; event: ChainEvent | null; heads: ChainBreak }) {
+  const [full, setFull] = useState(false);
+  const what = heads.column === 'next_head'
+    ? 'its stored head is not the head its bytes and the transitions before it give'
+    : 'it does not link to the head of the transition before it';
+  return (
+    <section aria-labelledby="break-title" className="record-detail chain-break" data-testid="chain-break">
+      <h4 id="break-title">The chain breaks at transition {formatCount(at)}</h4>
+      <p>
+        {event === null ? `Transition ${formatCount(at)}` : <>Transition {formatCount(at)}, <strong>{event.prior_state_id} → {event.next_state_id}</strong> ({event.triggering_outcome.kind}, {event.occurred_at})</>}: {what}. It and every later transition are untrusted.
+      </p>
+      <dl className="record-fields">
+        <HeadValue label="expected head" value={heads.expected_head} full={full} testId="break-expected-head" />
+        <HeadValue label="stored head" value={heads.stored_head} full={full} testId="break-stored-head" />
+      </dl>
+      <p className="muted small">
+        Compared column: <span className="mono">{heads.column}</span>.{' '}
+        <button type="button" className="link" aria-pressed={full} onClick={() => setFull((f) => !f)} data-testid="break-full-heads">{full ? 'Shorten the heads' : 'Show the full heads'}</button>
+      </p>
     </section>
   );
 }

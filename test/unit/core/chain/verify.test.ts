@@ -39,6 +39,25 @@ describe('verify', () => {
     expect(await verify(c.store, 'wf')).toMatchObject({ status: 'chain_mismatch', first_bad_sequence: 1 });
   });
 
+  it('at a break, the expected and the stored head: the recomputed head against the tampered one (next_head), or the head before the row against the row\'s broken link (prior_head)', async () => {
+    const a = await threeRows();
+    const forged = alteredHead(a.heads[1] ?? '');
+    a.store.tamperPersistedRow('wf', 2, { next_head: forged });
+    const rows = await collect(a.store.readPersistedRows('wf'));
+    // Expected: the verified head after row 1, advanced over row 2's persisted bytes (the untampered head, computed here independently).
+    const recomputed = nextHead(a.heads[0] as ChainHead, rows[1]!.event_bytes);
+    expect(recomputed).toBe(a.heads[1]);
+    expect((await verify(a.store, 'wf')).break_head).toEqual({ column: 'next_head', expected_head: a.heads[1], stored_head: forged });
+    const b = await threeRows();
+    b.store.tamperPersistedRow('wf', 3, { prior_head: GENESIS });
+    expect((await verify(b.store, 'wf')).break_head).toEqual({ column: 'prior_head', expected_head: b.heads[1], stored_head: GENESIS });
+    // Intact and torn chains carry no break heads.
+    expect((await verify((await threeRows()).store, 'wf')).break_head).toBeUndefined();
+    const t = await threeRows();
+    t.store.tamperPersistedRow('wf', 2, { event_bytes: new Uint8Array([0xff]) });
+    expect((await verify(t.store, 'wf')).break_head).toBeUndefined();
+  });
+
   it('torn_write: truncated or unparsable bytes, non-canonical bytes, identity mismatch, sequence gap', async () => {
     const cases: [string, (s: InMemoryChainStore, bytes: Uint8Array) => void, number][] = [
       ['truncated', (s, b) => s.tamperPersistedRow('wf', 2, { event_bytes: b.slice(0, 20) }), 2],

@@ -9,6 +9,20 @@ import { main } from '../../../../core/cli/main';
 
 let project: string;
 let heads: Map<string, string>;
+/** The tampered workflow's second head as written (before the demo's tamper), and as stored after it. */
+let writtenHead: string;
+let storedHead: string;
+
+async function secondHead(): Promise<string> {
+  const store = new SqliteChainStore(join(project, 'chain'));
+  try {
+    let seq = 0;
+    for await (const row of store.readPersistedRows(DEMO_TAMPERED_WORKFLOW_ID)) if ((seq += 1) === 2) return row.next_head;
+    throw new Error('the tampered demo workflow has no second row');
+  } finally {
+    await store.close();
+  }
+}
 
 async function gf(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -24,7 +38,9 @@ beforeAll(async () => {
   heads = new Map();
   for (const w of DEMO_WORKFLOWS) heads.set(w.workflow_id, await store.tailChainHead(w.workflow_id));
   await store.close();
+  writtenHead = await secondHead();
   await tamperDemoLedger(join(project, 'chain'));
+  storedHead = await secondHead();
 });
 
 afterAll(() => rmSync(project, { recursive: true, force: true }));
@@ -58,6 +74,15 @@ describe('gf chain', () => {
       if (x.workflow_id === DEMO_TAMPERED_WORKFLOW_ID) expect([x.status, x.first_bad_sequence]).toEqual(['chain_mismatch', 2]);
       else expect([x.status, x.first_bad_sequence]).toEqual(['ok', null]);
     }
+  });
+
+  it('verify at a break prints the expected head (the recomputation: the head as written) and the stored (tampered) head', async () => {
+    expect(storedHead).not.toBe(writtenHead);
+    const text = await gf('chain', 'verify', DEMO_TAMPERED_WORKFLOW_ID, '--project', project);
+    expect([text.code, text.err.trim()]).toEqual([1, 'workflows.checkpoint_chain_mismatch']);
+    expect(text.out).toContain(`  expected next_head at sequence 2: ${writtenHead}\n  stored   next_head at sequence 2: ${storedHead}\n`);
+    const json = JSON.parse((await gf('chain', 'verify', DEMO_TAMPERED_WORKFLOW_ID, '--project', project, '--json')).out) as { break_head?: unknown };
+    expect(json.break_head).toEqual({ column: 'next_head', expected_head: writtenHead, stored_head: storedHead });
   });
 
   it('verify WORKFLOW succeeds on an intact chain and honours --expect-head', async () => {

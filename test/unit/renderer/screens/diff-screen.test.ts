@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../../../core/contract/operations';
 import { validateFamilyFilter } from '../../../../core/diff/engine';
 import { RECORD_FAMILIES } from '../../../../core/participants/index';
-import { fieldLines, filterRequest, filteredTotal, middleTruncate, recordDiffRequest } from '../../../../renderer/screens/diff-screen';
+import { formatRoute, parseRoute } from '../../../../renderer/routes';
+import { fieldLines, filterParams, filterRequest, filteredTotal, linkedFilter, linkedPair, middleTruncate, pairParams, recordDiffRequest } from '../../../../renderer/screens/diff-screen';
 
 const OP = '00000000-0000-4000-8000-000000000001';
 const PROJECT = '00000000-0000-4000-8000-000000000002';
@@ -65,5 +66,25 @@ describe('diff screen: a record change as field lines', () => {
   it('long ids keep both ends', () => {
     expect(middleTruncate('a'.repeat(10) + 'b'.repeat(44) + 'c'.repeat(10), 8)).toBe('aaaaaaaa…cccccccc');
     expect(middleTruncate('short', 8)).toBe('short');
+  });
+});
+
+describe('diff screen: the link holds the compared pair, the family, its filter and position', () => {
+  it('a pair, a family, a filter and a position survive link → hash → link', () => {
+    const pair = { from: 'Before curation', to: 'CURRENT', scope: 'graph' } as const;
+    const filter = { kinds: ['added', 'modified'] as const, field: 'label', search: 'node-1' };
+    const hash = formatRoute({ screen: 'diff', params: { ...pairParams(pair), family: 'graph/node', ...Object.fromEntries(Object.entries(filterParams(filter, 1000)).filter(([, v]) => v !== null)) } });
+    const params = parseRoute(hash)?.params ?? {};
+    expect(linkedPair(params)).toEqual(pair);
+    expect(params['family']).toBe('graph/node');
+    expect(linkedFilter(params)).toEqual({ filter: { kinds: ['added', 'modified'], field: 'label', search: 'node-1' }, position: 1000 });
+  });
+
+  it('defaults stay out of the link; a link without both endpoints names no pair; garbled filter values fall back to the whole list', () => {
+    expect(pairParams({ from: 'a', to: 'b', scope: 'all' })).toEqual({ from: 'a', to: 'b' });
+    expect(filterParams({ kinds: ['added', 'removed', 'modified'], field: null, search: null }, 0)).toEqual({ kinds: null, field: null, q: null, row: null });
+    expect(linkedPair({ from: 'a' })).toBeNull();
+    expect(linkedPair({ from: 'a', to: 'CURRENT', scope: 'nonsense' })).toEqual({ from: 'a', to: 'CURRENT', scope: 'all' });
+    expect(linkedFilter({ kinds: 'bogus', row: '-3' })).toEqual({ filter: { kinds: ['added', 'modified', 'removed'], field: null, search: null }, position: 0 });
   });
 });

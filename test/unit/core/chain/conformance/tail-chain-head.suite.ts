@@ -68,7 +68,13 @@ export const TAIL_CASES: readonly ConformanceCase[] = [
       await ctx.init.tamper(ctx.store, wf, 4, { next_head: forged });
       expect(await ctx.store.tailChainHead(wf)).toBe(forged);
       expect(await collect(ctx.store.readAllForWorkflow(wf))).toEqual(events.map(sanitizeEvent));
-      expect(await verify(ctx.store, wf)).toEqual({ status: 'chain_mismatch', rows: 4, first_bad_sequence: 4, tail_head: forged });
+      expect(await verify(ctx.store, wf)).toEqual({
+        status: 'chain_mismatch',
+        rows: 4,
+        first_bad_sequence: 4,
+        tail_head: forged,
+        break_head: { column: 'next_head', expected_head: expectedHeads(events)[3], stored_head: forged },
+      });
       // A head altered mid-chain: the tail is still the persisted last head; the verifier names row 2.
       const wf2 = ctx.freshWorkflowId();
       const events2 = events.map((e) => ({ ...simpleEvent(wf2, { prior: e.prior_state_id, next: e.next_state_id }) }));

@@ -98,7 +98,7 @@ describe('SqliteChainStore', () => {
     tamperSqliteRow(root, 'wf-t', 3, { next_head: forged });
     expect(await s.tailChainHead('wf-t')).toBe(forged);
     expect((await collect(s.readAllForWorkflow('wf-t'))).map((e) => e.transition_id)).toEqual(events.map((e) => e.transition_id));
-    expect(await verify(s, 'wf-t')).toEqual({ status: 'chain_mismatch', rows: 3, first_bad_sequence: 3, tail_head: forged });
+    expect(await verify(s, 'wf-t')).toEqual({ status: 'chain_mismatch', rows: 3, first_bad_sequence: 3, tail_head: forged, break_head: expect.objectContaining({ column: 'next_head', stored_head: forged }) });
   });
 
   it('AC-11 a NULL in an appended event is refused with the event error id and writes nothing', async () => {
