@@ -32,6 +32,35 @@ async function call<N extends OperationName>(op: N, request: unknown): Promise<N
   return unwrapEnvelope(await facade.dispatcher.dispatch(op, request)) as never;
 }
 
+/** Rows of CSV text (RFC 4180: quoted cells may hold commas, quotes and line breaks). */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else cell += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (c === '\n') {
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = '';
+    } else if (c !== '\r') cell += c;
+  }
+  if (cell !== '' || row.length > 0) rows.push([...row, cell]);
+  return rows;
+}
+
 async function shot(name: string): Promise<void> {
   mkdirSync(SCREENS_DIR, { recursive: true });
   await page.screenshot({ path: join(SCREENS_DIR, `${name}.png`), fullPage: true });
@@ -335,15 +364,21 @@ describe('desktop UI flows (browser mode, Chromium)', () => {
     expect(await page.getByTestId('record-diff-notice').count()).toBe(0);
   });
 
-  it('export every record change: a cancelled export writes no file; a finished one holds every change of the family', async () => {
+  it('export every record change: a cancelled export writes no file; a finished one leads with the record content the engine gives, for every change of the family', async () => {
     const recordDiff = tableFromIPC((await call('checkpoints.diff', { project, from: 'Graph imported', to: 'Release 1.0', scope: 'graph', detail: 'records', limit: 10_000 })).bytes);
-    const nodeRows = (recordDiff.getChild('record_family_id')!.toArray() as string[]).filter((f) => f === 'node').length;
+    const families = recordDiff.getChild('record_family_id')!.toArray() as string[];
+    const nodeRows = families.filter((f) => f === 'node').length;
     // The record diff of node from the previous test is open. Hold the export's first page until Cancel.
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
+    let arrived!: () => void;
+    const holding = new Promise<void>((r) => (arrived = r));
     const isExportPage = (body: string | null) => body !== null && body.includes('"limit":5000');
     await page.route('**/api/checkpoints.diff', async (route) => {
-      if (isExportPage(route.request().postData())) await held;
+      if (isExportPage(route.request().postData())) {
+        arrived();
+        await held;
+      }
       await route.continue();
     });
     let downloads = 0;
@@ -354,6 +389,7 @@ describe('desktop UI flows (browser mode, Chromium)', () => {
     const progress = page.getByTestId('export-progress');
     await progress.waitFor();
     expect(await progress.textContent()).toContain('Exporting record changes (csv)');
+    await holding;
     const cancelled = page.waitForResponse('**/api/operation.cancel');
     await progress.getByRole('button', { name: 'Cancel' }).click();
     await cancelled;
@@ -365,7 +401,7 @@ describe('desktop UI flows (browser mode, Chromium)', () => {
     expect(await page.getByTestId('export-progress').count()).toBe(0);
     expect(downloads).toBe(0);
     page.off('download', counted);
-    // Uncancelled: the file has the header and one line per node change.
+    // Uncancelled: the header leads with the content, then one row per node change.
     const download = page.waitForEvent('download');
     await page.getByTestId('export-family-csv').click();
     const file = await download;
@@ -373,10 +409,31 @@ describe('desktop UI flows (browser mode, Chromium)', () => {
     const target = join(base, 'records.csv');
     await file.saveAs(target);
     const { readFileSync } = await import('node:fs');
-    const lines = readFileSync(target, 'utf8').trim().split('\n');
-    expect(lines[0]).toContain('record_identity_fingerprint');
-    expect(lines.length).toBe(nodeRows + 1);
-    expect(lines.slice(1).every((l) => l.split(',')[3] === 'node')).toBe(true);
+    const [header, ...rows] = parseCsv(readFileSync(target, 'utf8'));
+    expect(header!.slice(0, 5)).toEqual(['change_kind', 'record_family_id', 'label', 'kind', 'changed_fields']);
+    expect(header!.slice(-5)).toEqual(['scope', 'record_uuid', 'record_identity_fingerprint', 'from_record_fingerprint', 'to_record_fingerprint']);
+    expect(rows.length).toBe(nodeRows);
+    const cell = (row: readonly string[], column: string) => row[header!.indexOf(column)] ?? '';
+    expect(rows.every((r) => cell(r, 'record_family_id') === 'node')).toBe(true);
+    // The export's content of a modified record is the engine's: its changed fields, their values before and after, its label.
+    const kinds = recordDiff.getChild('change_kind')!.toArray() as string[];
+    const at = kinds.findIndex((k, i) => k === 'modified' && families[i] === 'node');
+    expect(at).toBeGreaterThanOrEqual(0);
+    const hex = Buffer.from(recordDiff.getChild('record_uuid')!.get(at) as Uint8Array).toString('hex');
+    const uuid = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+    const expected = await call('checkpoints.record_change', { project, from: 'Graph imported', to: 'Release 1.0', record_family_id: 'node', identity: { node_uuid: uuid } });
+    expect(expected.change_kind).toBe('modified');
+    expect(expected.changed_fields.length).toBeGreaterThan(0);
+    const row = rows.find((r) => cell(r, 'record_uuid') === uuid);
+    expect(row).toBeDefined();
+    const iso = (us: string) => `${new Date(Number(BigInt(us) / 1000n)).toISOString().slice(0, 19)}.${us.slice(-6)}Z`;
+    const text = (f: string, v: unknown) => (v === null || v === undefined ? '' : expected.timestamp_fields.includes(f) ? iso(String(v)) : String(v));
+    expect(cell(row!, 'change_kind')).toBe('modified');
+    expect(cell(row!, 'label')).toBe(text('label', expected.to?.['label']));
+    expect(cell(row!, 'changed_fields')).toBe(expected.changed_fields.join(' '));
+    for (const f of expected.changed_fields) {
+      expect([f, cell(row!, `${f} before`), cell(row!, `${f} after`)]).toEqual([f, text(f, expected.from?.[f]), text(f, expected.to?.[f])]);
+    }
     expect(await page.getByTestId('export-notice').textContent()).toBe(`Exported ${nodeRows.toLocaleString('en-US')} record changes.`);
   });
 

@@ -125,14 +125,14 @@ export function checkpointOperations(
       const receipt = await checkpoints(project, timeout_ms).deleteCheckpoint({ name, idempotencyKey: idempotency_key, actorUuid: actor_uuid ?? undefined });
       return arrowResult(receiptTable(receipt), null);
     },
-    'checkpoints.diff': async ({ project, from, to, scope, detail, limit, after, record_family_id, capability_id, operation_id, display, change_kinds, changed_field, search, position }) => {
+    'checkpoints.diff': async ({ project, from, to, scope, detail, limit, after, record_family_id, capability_id, operation_id, display, change_kinds, changed_field, search, position, changed_values }) => {
       const cps = checkpoints(project);
       const run = cancellations.begin(operation_id);
       try {
         // Cooperative: the diff yields to the event loop at each cancellation point, so a cancel lands while it runs.
         const page = await diffProjectCheckpoints(cps, {
           from, to, scope, detail, limit, after: after ?? undefined, record_family_id, capability_id, signal: run.signal,
-          display, change_kinds, changed_field, search, position,
+          display, change_kinds, changed_field, search, position, changed_values,
         });
         return arrowResult(page.table, page.nextPageToken);
       } finally {

@@ -127,6 +127,19 @@ export const RECORD_DIFF_DISPLAY_SCHEMA_NAME = 'checkpoint_record_diff_display@1
  */
 export const RECORD_DIFF_DISPLAY_COLUMNS = [...RECORD_DIFF_COLUMNS, 'row_number', 'total_rows', 'display', 'changed_fields'] as const;
 
+/** Result schema of a display page with the changed fields' values (`display: true, changed_values: true`). */
+export const RECORD_DIFF_VALUES_SCHEMA_NAME = 'checkpoint_record_diff_values@1';
+
+/**
+ * `checkpoint_record_diff_values@1` columns: the display columns, then
+ * `before` and `after`: for a modified record, its changed fields' values
+ * in the `from` and `to` version as JSON objects `{field: text|null}` in
+ * schema order (the same texts as `display`: timestamps as ISO-8601 UTC
+ * microseconds); null for added and removed records (their fields are in
+ * `display`). What an export leads with (`parseDisplay` reads both).
+ */
+export const RECORD_DIFF_VALUES_COLUMNS = [...RECORD_DIFF_DISPLAY_COLUMNS, 'before', 'after'] as const;
+
 /** Longest `search` text of a record diff request (characters). */
 export const DIFF_SEARCH_MAX_CHARS = 256;
 

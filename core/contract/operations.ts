@@ -233,6 +233,8 @@ export const OPERATIONS = {
       search: z.string().min(1).max(DIFF_SEARCH_MAX_CHARS).optional(),
       /** Jump: the page starting at this 0-based row of the (filtered) change list; not with `after`. Needs `display`. */
       position: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+      /** Also the changed fields' before and after values of modified records (`checkpoint_record_diff_values@1`; exports). Needs `display`. */
+      changed_values: z.boolean().optional(),
     }).strict(),
     'arrow', false, 'Summary or record diff between two checkpoints or CURRENT (optionally one record family), paged and cancellable.'),
   /**
@@ -736,7 +738,7 @@ export const ARROW_OPERATION_SCHEMAS = {
   'checkpoints.create': ['checkpoint_receipt@1'],
   'checkpoints.delete': ['checkpoint_receipt@1'],
   'checkpoints.revert': ['checkpoint_receipt@1'],
-  'checkpoints.diff': ['checkpoint_summary_diff@1', 'checkpoint_record_diff@1', 'checkpoint_record_diff_display@1'],
+  'checkpoints.diff': ['checkpoint_summary_diff@1', 'checkpoint_record_diff@1', 'checkpoint_record_diff_display@1', 'checkpoint_record_diff_values@1'],
   'view.records': 'records',
   'view.record': 'records',
   // workspace documents (o21)

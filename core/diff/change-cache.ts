@@ -58,12 +58,91 @@ const CHANGES_SCHEMA = new Schema([
   new Field('changed_field_mask', new Uint32(), false),
 ]);
 
-/** One family's sorted changes as a compact Arrow table (identities and fingerprints only). */
-export function changesTable(list: ChangeList): Table {
-  const { length, children } = changeColumns([{ list, start: 0, end: list.length }]);
+/**
+ * One family's sorted changes as a compact Arrow table (identities and
+ * fingerprints only): the whole list, or (a chunk) its rows `[start, end)`
+ * with the whole list's row count in the schema metadata.
+ */
+export function changesTable(list: ChangeList, start = 0, end = list.length, total?: number): Table {
+  const { length, children } = changeColumns([{ list, start, end }]);
   // Drop scope and record_family_id (the key names the family): record_uuid … to_record_fingerprint.
-  const mask = makeData({ type: new Uint32(), length, data: list.fieldMask.slice(0, length), nullCount: 0 });
-  return oneBatchTable(CHANGES_SCHEMA, [...children.slice(2), mask], length);
+  const mask = makeData({ type: new Uint32(), length, data: list.fieldMask.slice(start, end), nullCount: 0 });
+  const schema = total === undefined ? CHANGES_SCHEMA : new Schema(CHANGES_SCHEMA.fields, new Map([[TOTAL_ROWS_KEY, String(total)]]));
+  return oneBatchTable(schema, [...children.slice(2), mask], length);
+}
+
+/** Format of a stored chunk of a whole change list (part of every chunk key). */
+export const CHANGE_CHUNK_CACHE_FORMAT = 'graphforge-diff-changes-chunk/2';
+
+/** Schema-metadata key of a chunk: the row count of the whole list it is cut from. */
+const TOTAL_ROWS_KEY = 'graphforge.diff.total_rows';
+
+/** The cache key of chunk `chunk` (rows `[chunk × rows, (chunk + 1) × rows)`) of a family's whole change list. */
+export function changeChunkKey(adapter: DiffAdapter, from: EndpointParticipant | undefined, to: EndpointParticipant | undefined, rows: number, chunk: number): string {
+  return sha256Hex(
+    new TextEncoder().encode(
+      canonicalJson({
+        format: CHANGE_CHUNK_CACHE_FORMAT,
+        adapter: [adapter.capabilityId, adapter.capabilityVersion, adapter.recordFamilyId, adapter.recordVersion, adapter.encoding, adapter.schemaFingerprint],
+        from: from?.contentSha256 ?? null,
+        to: to?.contentSha256 ?? null,
+        rows,
+        chunk,
+      }),
+    ),
+  );
+}
+
+/**
+ * Stores a family's whole change list under `key` and, when it is longer
+ * than `chunkRows`, also in chunks of `chunkRows` rows, so a jump reads the
+ * chunks holding its page instead of the whole list (`loadListWindow`).
+ */
+export function storeWholeList(cache: ChangeCache, adapter: DiffAdapter, from: EndpointParticipant | undefined, to: EndpointParticipant | undefined, key: string, list: ChangeList, chunkRows: number): void {
+  cache.store(key, changesTable(list));
+  if (list.length <= chunkRows) return;
+  for (let c = 0; c * chunkRows < list.length; c++) {
+    cache.store(changeChunkKey(adapter, from, to, chunkRows, c), changesTable(list, c * chunkRows, Math.min(list.length, (c + 1) * chunkRows), list.length));
+  }
+}
+
+/** Rows `[start, start + count)` of a whole change list read from its stored chunks, and the list's row count. */
+export interface ListWindow {
+  readonly total: number;
+  readonly ranges: readonly { readonly list: ChangeList; readonly start: number; readonly end: number }[];
+}
+
+/**
+ * The rows `[start, start + count)` of a family's whole change list, read
+ * from its stored chunks only (each verified like any entry), with the
+ * whole list's row count; undefined when a chunk it needs is missing,
+ * damaged or inconsistent (the caller then reads the whole list).
+ */
+export function loadListWindow(cache: ChangeCache, adapter: DiffAdapter, from: EndpointParticipant | undefined, to: EndpointParticipant | undefined, chunkRows: number, start: number, count: number): ListWindow | undefined {
+  const chunk = (c: number): { list: ChangeList; total: number } | undefined => {
+    const t = cache.load(changeChunkKey(adapter, from, to, chunkRows, c));
+    const total = Number(t?.schema.metadata.get(TOTAL_ROWS_KEY) ?? Number.NaN);
+    if (t === undefined || !Number.isSafeInteger(total) || total <= chunkRows) return undefined;
+    const list = changeListFromTable(t, adapter);
+    if (list === undefined || list.length !== Math.min(chunkRows, total - c * chunkRows)) return undefined;
+    return { list, total };
+  };
+  const c0 = Math.floor(start / chunkRows);
+  const first = chunk(c0);
+  if (first === undefined) {
+    // No chunk there: past the end of the list (chunk 0 says how long it is), or a miss.
+    const head = c0 > 0 ? chunk(0) : undefined;
+    return head !== undefined && start >= head.total ? { total: head.total, ranges: [] } : undefined;
+  }
+  const total = first.total;
+  const end = Math.min(total, start + count);
+  const ranges: { list: ChangeList; start: number; end: number }[] = [];
+  for (let c = c0; c * chunkRows < end; c++) {
+    const got = c === c0 ? first : chunk(c);
+    if (got === undefined || got.total !== total) return undefined;
+    ranges.push({ list: got.list, start: Math.max(start, c * chunkRows) - c * chunkRows, end: Math.min(end, (c + 1) * chunkRows) - c * chunkRows });
+  }
+  return { total, ranges };
 }
 
 function fixedValues(d: Data, width: number, rows: number): Uint8Array | undefined {

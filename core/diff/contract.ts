@@ -1,5 +1,5 @@
 import { Field, FixedSizeBinary, Schema, Uint64, Utf8 } from 'apache-arrow';
-import { RECORD_DIFF_COLUMNS, RECORD_DIFF_DISPLAY_COLUMNS, SUMMARY_DIFF_COLUMNS, type RecordDiffColumn, type SummaryDiffColumn } from '../contract/diff';
+import { RECORD_DIFF_COLUMNS, RECORD_DIFF_DISPLAY_COLUMNS, RECORD_DIFF_VALUES_COLUMNS, SUMMARY_DIFF_COLUMNS, type RecordDiffColumn, type SummaryDiffColumn } from '../contract/diff';
 
 /**
  * Frozen names, limits and result schemas of `diff_checkpoints`
@@ -23,6 +23,8 @@ export {
   RECORD_CHANGE_KINDS,
   RECORD_DIFF_DISPLAY_COLUMNS,
   RECORD_DIFF_DISPLAY_SCHEMA_NAME,
+  RECORD_DIFF_VALUES_COLUMNS,
+  RECORD_DIFF_VALUES_SCHEMA_NAME,
   RECORD_DIFF_COLUMNS,
   RECORD_DIFF_SCHEMA_NAME,
   SUMMARY_CHANGE_KINDS,
@@ -110,6 +112,21 @@ export const RECORD_DIFF_DISPLAY_SCHEMA = schemaOf(RECORD_DIFF_DISPLAY_COLUMNS, 
   total_rows: count,
   display: text,
   changed_fields: (name) => new Field(name, new Utf8(), true),
+});
+
+/**
+ * `checkpoint_record_diff_values@1`: a display page with, for modified
+ * records, the changed fields' `before` and `after` values (JSON objects;
+ * null for added and removed records).
+ */
+export const RECORD_DIFF_VALUES_SCHEMA = schemaOf(RECORD_DIFF_VALUES_COLUMNS, {
+  ...recordTypes,
+  row_number: (name) => new Field(name, new Uint64(), false),
+  total_rows: count,
+  display: text,
+  changed_fields: (name) => new Field(name, new Utf8(), true),
+  before: (name) => new Field(name, new Utf8(), true),
+  after: (name) => new Field(name, new Utf8(), true),
 });
 
 /** Sort keys of the two result schemas, as the contract lists them. */

@@ -58,6 +58,8 @@ export interface DiffCheckpointsRequest {
   readonly search?: unknown;
   /** Jump: the page starting at this 0-based row of the (filtered) list (not with `after`). */
   readonly position?: unknown;
+  /** Also the changed fields' before/after values (`checkpoint_record_diff_values@1`). */
+  readonly changed_values?: unknown;
   readonly signal?: AbortSignal;
 }
 

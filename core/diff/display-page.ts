@@ -5,16 +5,18 @@ import { diffHeadline, isBookkeepingScope } from '../contract/diff';
 import type { DiffStatFamily, DiffStatResult, FieldCellCount } from '../contract/diff';
 import { DIFF_ADAPTERS } from './adapters';
 import type { DiffAdapter } from './adapters';
+import { DEFAULT_DIFF_TUNING } from './tuning';
 import type { DiffTuning } from './tuning';
 import type { ChangeCache } from './change-cache';
 import { PARTICIPANT_PAUSE, checkCancelled, runAsync, runSync } from './cancel';
 import type { DiffSteps } from './cancel';
 import { KIND_ADDED, KIND_MODIFIED, KIND_REMOVED, changeColumns, oneBatchTable } from './change-list';
 import type { ChangeList, ChangeRange } from './change-list';
-import { RECORD_CHANGE_KINDS, RECORD_DIFF_DISPLAY_SCHEMA, RECORD_DIFF_DISPLAY_SCHEMA_NAME } from './contract';
+import { RECORD_CHANGE_KINDS, RECORD_DIFF_DISPLAY_SCHEMA, RECORD_DIFF_DISPLAY_SCHEMA_NAME, RECORD_DIFF_VALUES_SCHEMA, RECORD_DIFF_VALUES_SCHEMA_NAME } from './contract';
 import { displayFieldsOf } from '../participants/index';
 import {
   cachedFamilyList,
+  cachedListWindow,
   familyListSteps,
   identityOf,
   keyOfPosition,
@@ -121,8 +123,11 @@ function utf8Column(values: readonly (string | null)[]): Data {
   return makeData({ type: new Utf8(), length: values.length, data, valueOffsets, nullCount: nulls, ...(nulls > 0 ? { nullBitmap: bitmap } : {}) });
 }
 
-/** The `checkpoint_record_diff_display@1` table of `rows` (first row number `first + 1`). */
-function displayTable(from: DiffEndpoint, to: DiffEndpoint, rows: readonly PageRow[], first: number, total: number | null, resolver: DisplayResolver | null) {
+/**
+ * The `checkpoint_record_diff_display@1` table of `rows` (first row number
+ * `first + 1`), or with `values` the `checkpoint_record_diff_values@1` one.
+ */
+function displayTable(from: DiffEndpoint, to: DiffEndpoint, rows: readonly PageRow[], first: number, total: number | null, resolver: DisplayResolver | null, values: boolean) {
   const ranges: ChangeRange[] = rows.map((r) => ({ list: r.list, start: r.row, end: r.row + 1 }));
   const { length, children } = changeColumns(ranges);
   const shown = resolver === null ? [] : rows.map((r) => resolver.of(r.list, r.row));
@@ -132,8 +137,10 @@ function displayTable(from: DiffEndpoint, to: DiffEndpoint, rows: readonly PageR
     for (let i = 0; i < length; i++) data.set(one, i * 16);
     return makeData({ type: RECORD_DIFF_DISPLAY_SCHEMA.fields[0]!.type, length, data, nullCount: 0 });
   };
+  const changed = values && resolver !== null ? rows.map((r) => resolver.valuesOf(r.list, r.row)) : null;
+  const json = (v: Readonly<Record<string, string | null>> | null): string | null => (v === null ? null : JSON.stringify(v));
   return oneBatchTable(
-    RECORD_DIFF_DISPLAY_SCHEMA,
+    values ? RECORD_DIFF_VALUES_SCHEMA : RECORD_DIFF_DISPLAY_SCHEMA,
     [
       endpoint(from.checkpointUuid),
       endpoint(to.checkpointUuid),
@@ -142,6 +149,7 @@ function displayTable(from: DiffEndpoint, to: DiffEndpoint, rows: readonly PageR
       uint64Column(rows.map(() => total)),
       utf8Column(shown.map((d) => JSON.stringify(d.display))),
       utf8Column(shown.map((d) => d.changedFields)),
+      ...(values ? [utf8Column(rows.map((_, k) => json(changed?.[k]?.before ?? null))), utf8Column(rows.map((_, k) => json(changed?.[k]?.after ?? null)))] : []),
     ],
     length,
   );
@@ -169,7 +177,8 @@ function* displayPageSteps(from: DiffEndpoint, to: DiffEndpoint, params: DiffPar
   const state = pageState(params, binding, opts.secret, fromId, toId);
   checkCancelled(binding.signal, 'start');
   const plan = planFamilies(from, to, params.scope, adapters, family)[0];
-  const resolver = plan === undefined ? null : new DisplayResolver(plan.adapter, adapters, from, to);
+  const values = view.values === true;
+  const resolver = plan === undefined ? null : new DisplayResolver(plan.adapter, adapters, from, to, values);
   try {
     const cursor = state === null ? null : keyOfPosition(state.last as Parameters<typeof keyOfPosition>[0]);
     const filtered = view.kinds !== null || view.field !== null || view.search !== null;
@@ -177,9 +186,17 @@ function* displayPageSteps(from: DiffEndpoint, to: DiffEndpoint, params: DiffPar
     let first = state?.rows ?? 0;
     let total: number | null = 0;
     let more = false;
-    if (plan !== undefined) {
+    const position = params.position ?? null;
+    // An unfiltered jump reads only the stored chunks holding its page (the whole list is not loaded).
+    const chunked = plan !== undefined && !filtered && position !== null ? cachedListWindow(plan, opts.cache, opts.tuning ?? DEFAULT_DIFF_TUNING, position, params.limit) : undefined;
+    if (chunked !== undefined) {
+      for (const r of chunked.ranges) for (let i = r.start; i < r.end; i++) rows.push({ list: r.list, row: i });
+      first = Math.min(position as number, chunked.total);
+      total = chunked.total;
+      more = first + rows.length < total;
+    } else if (plan !== undefined) {
       const stored = cachedFamilyList(plan, opts.cache);
-      if (stored === undefined && !filtered && (params.position ?? null) === null) {
+      if (stored === undefined && !filtered && position === null) {
         // Stream the page like a plain one: merge only until limit + 1 rows are found.
         const found: PageRow[] = [];
         more = yield* pullRanges(orderedChanges(from, to, { scope: params.scope, after: cursor, adapters, cache: opts.cache, need: params.limit + 1, family, defer, tuning: opts.tuning }), (r) => {
@@ -197,8 +214,8 @@ function* displayPageSteps(from: DiffEndpoint, to: DiffEndpoint, params: DiffPar
         const count = keep === null ? list.length : keep.length;
         const at = (k: number): number => (keep === null ? k : (keep[k] as number));
         const start =
-          params.position !== null && params.position !== undefined
-            ? params.position
+          position !== null
+            ? position
             : cursor === null
               ? 0
               : lowerBound(count, (k) => list.compareAt(at(k), cursor), false);
@@ -229,8 +246,8 @@ function* displayPageSteps(from: DiffEndpoint, to: DiffEndpoint, params: DiffPar
             opts.secret,
           )
         : null;
-    const table = displayTable(from, to, rows, first, total, resolver);
-    return { schema: RECORD_DIFF_DISPLAY_SCHEMA_NAME, table, nextPageToken: next, from: fromId, to: toId };
+    const table = displayTable(from, to, rows, first, total, resolver, values);
+    return { schema: values ? RECORD_DIFF_VALUES_SCHEMA_NAME : RECORD_DIFF_DISPLAY_SCHEMA_NAME, table, nextPageToken: next, from: fromId, to: toId };
   } finally {
     resolver?.close();
   }

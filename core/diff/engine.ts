@@ -6,11 +6,12 @@ import { DIFF_ADAPTERS, adaptersFor, resolveAdapter } from './adapters';
 import type { DiffAdapter } from './adapters';
 import { PARTICIPANT_PAUSE, checkCancelled, isEffect, runAsync, runSync } from './cancel';
 import type { DiffEffect, DiffSteps } from './cancel';
-import { changeCacheKey, changeListFromTable, changesTable } from './change-cache';
+import { changeCacheKey, changeListFromTable, changesTable, loadListWindow, storeWholeList } from './change-cache';
+import type { ListWindow } from './change-cache';
 import type { ChangeCache } from './change-cache';
 import { ChangeList } from './change-list';
 import type { ChangeRange } from './change-list';
-import { DIFF_DETAILS, DIFF_PAGE_LIMITS, DIFF_SCOPES, DIFF_SEARCH_MAX_CHARS, RECORD_CHANGE_KINDS, RECORD_DIFF_DISPLAY_SCHEMA_NAME, RECORD_DIFF_SCHEMA, RECORD_DIFF_SCHEMA_NAME, SUMMARY_DIFF_SCHEMA_NAME } from './contract';
+import { DIFF_DETAILS, DIFF_PAGE_LIMITS, DIFF_SCOPES, DIFF_SEARCH_MAX_CHARS, RECORD_CHANGE_KINDS, RECORD_DIFF_DISPLAY_SCHEMA_NAME, RECORD_DIFF_SCHEMA, RECORD_DIFF_SCHEMA_NAME, RECORD_DIFF_VALUES_SCHEMA_NAME, SUMMARY_DIFF_SCHEMA_NAME } from './contract';
 import type { DiffDetail, DiffScope, RecordChangeKind, SummaryChangeKind } from './contract';
 import type { DiffEndpoint, EndpointParticipant, ParticipantSource } from './endpoint';
 import { checkTokenEndpoints, checkTokenRequest, decodePageToken, encodePageToken } from './page-token';
@@ -54,6 +55,8 @@ export interface DiffView {
   readonly kinds: readonly RecordChangeKind[] | null;
   readonly field: string | null;
   readonly search: string | null;
+  /** Also the changed fields' before/after values (`checkpoint_record_diff_values@1`); not a filter, so not bound into tokens. */
+  readonly values?: boolean;
 }
 
 function validation(field: string, problem: string): never {
@@ -110,6 +113,7 @@ export function validateDiffParams(
     readonly changed_field?: unknown;
     readonly search?: unknown;
     readonly position?: unknown;
+    readonly changed_values?: unknown;
   },
   adapters: readonly DiffAdapter[] = DIFF_ADAPTERS,
 ): DiffParams {
@@ -146,7 +150,7 @@ export function validateDiffParams(
  * `display: true`; `changed_field` must be a field of the family.
  */
 function validateView(
-  input: { readonly display?: unknown; readonly change_kinds?: unknown; readonly changed_field?: unknown; readonly search?: unknown },
+  input: { readonly display?: unknown; readonly change_kinds?: unknown; readonly changed_field?: unknown; readonly search?: unknown; readonly changed_values?: unknown },
   family: FamilyFilter | null,
   adapters: readonly DiffAdapter[],
   records: boolean,
@@ -156,6 +160,9 @@ function validateView(
   for (const f of ['change_kinds', 'changed_field', 'search'] as const) {
     if (input[f] !== undefined && input[f] !== null && display !== true) validation(f, 'needs_display');
   }
+  const values = input.changed_values ?? false;
+  if (typeof values !== 'boolean') validation('changed_values', 'type');
+  if (values && display !== true) validation('changed_values', 'needs_display');
   if (display !== true) return null;
   if (!records) validation('display', 'needs_record_detail');
   if (family === null) validation('display', 'needs_record_family_id');
@@ -174,6 +181,7 @@ function validateView(
     kinds: kinds === null ? null : RECORD_CHANGE_KINDS.filter((k) => (kinds as unknown[]).includes(k)),
     field: field as string | null,
     search: search === null ? null : (search as string).trim().normalize('NFC').toLowerCase(),
+    ...(values ? { values: true } : {}),
   };
 }
 
@@ -197,7 +205,7 @@ export interface DiffEngineOptions {
 /** One page of a diff. */
 export interface DiffPage {
   /** `checkpoint_summary_diff@1`, `checkpoint_record_diff@1` or (display pages) `checkpoint_record_diff_display@1`. */
-  readonly schema: typeof SUMMARY_DIFF_SCHEMA_NAME | typeof RECORD_DIFF_SCHEMA_NAME | typeof RECORD_DIFF_DISPLAY_SCHEMA_NAME;
+  readonly schema: typeof SUMMARY_DIFF_SCHEMA_NAME | typeof RECORD_DIFF_SCHEMA_NAME | typeof RECORD_DIFF_DISPLAY_SCHEMA_NAME | typeof RECORD_DIFF_VALUES_SCHEMA_NAME;
   /** The rows of this page, exactly the contract's schema and sort. */
   readonly table: Table;
   /** Token of the next page, or null when this page is the last. */
@@ -384,8 +392,8 @@ function* familyChanges(
   if (cursor !== null && !isSeekable(adapter)) throw new Error('invariant violated: only a record-UUID family seeks');
   const sa = plan.from === undefined ? null : yield* openSource(from, plan.from);
   const sb = plan.to === undefined ? null : yield* openSource(to, plan.to);
-  const wa = sa === null ? null : WindowedParticipant.open(adapter, sa);
-  const wb = sb === null ? null : WindowedParticipant.open(adapter, sb);
+  const wa = sa === null ? null : WindowedParticipant.open(adapter, sa, (plan.from as EndpointParticipant).contentSha256);
+  const wb = sb === null ? null : WindowedParticipant.open(adapter, sb, (plan.to as EndpointParticipant).contentSha256);
   if ((sa === null || wa !== null) && (sb === null || wb !== null)) {
     const ia = wa === null ? null : { participant: wa, contentSha256: (plan.from as EndpointParticipant).contentSha256 };
     const ib = wb === null ? null : { participant: wb, contentSha256: (plan.to as EndpointParticipant).contentSha256 };
@@ -515,13 +523,13 @@ export function* orderedChanges(from: DiffEndpoint, to: DiffEndpoint, opts: Orde
       // From the start, a stream is the family's first changes in contract order: the whole list when it
       // reached the end of both sides, else a prefix that answers the same first page again without reading.
       if (cursor === null && cache !== undefined) {
-        if (complete) cache.store(key as string, changesTable(list));
+        if (complete) storeWholeList(cache, plan.adapter, plan.from, plan.to, key as string, list, tuning.chunkRows);
         else if (prefixKey !== undefined) cache.store(prefixKey, changesTable(list));
       }
       start = 0;
     } else {
       list = yield* wholeFamily(plan, from, to, defer, tuning);
-      if (key !== undefined) (cache as ChangeCache).store(key, changesTable(list));
+      if (key !== undefined) storeWholeList(cache as ChangeCache, plan.adapter, plan.from, plan.to, key, list, tuning.chunkRows);
       start = seekList(list, cursor);
     }
     yield PARTICIPANT_PAUSE;
@@ -582,8 +590,18 @@ export function* familyListSteps(
   if (hit !== undefined) return hit;
   yield PARTICIPANT_PAUSE;
   const list = yield* wholeFamily(plan, from, to, defer, tuning);
-  if (key !== undefined) (cache as ChangeCache).store(key, changesTable(list));
+  if (key !== undefined) storeWholeList(cache as ChangeCache, plan.adapter, plan.from, plan.to, key, list, tuning.chunkRows);
   return list;
+}
+
+/**
+ * Rows `[start, start + count)` of a family's stored whole change list and
+ * its row count, read from the stored chunks only (a jump), or undefined
+ * when they are not stored (the list is short, or not yet merged).
+ */
+export function cachedListWindow(plan: FamilyPlan, cache: ChangeCache | undefined, tuning: DiffTuning, start: number, count: number): ListWindow | undefined {
+  if (cache === undefined || (plan.from !== undefined && plan.to !== undefined && sameContent(plan.from, plan.to))) return undefined;
+  return loadListWindow(cache, plan.adapter, plan.from, plan.to, tuning.chunkRows, start, count);
 }
 
 /** The cached whole change list of a family, or undefined when not stored (nothing is read). */

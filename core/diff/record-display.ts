@@ -1,9 +1,11 @@
+import { Vector } from 'apache-arrow';
 import type { Data, Field } from 'apache-arrow';
 import { BoundedCache, parseUuid, toHex } from '../canonical/index';
 import { rowFingerprinter } from '../canonical/row-fingerprints';
 import { microsIso } from '../contract/time';
 import { columnsOf, displayFieldsOf } from '../participants/index';
-import type { CellValue, Columns, DisplayFieldSpec } from '../participants/index';
+import type { CellValue, Columns, DisplayFieldSpec, FieldSpec } from '../participants/index';
+import { readColumn } from '../participants/columns';
 import type { DiffAdapter } from './adapters';
 import { KIND_MODIFIED, KIND_REMOVED } from './change-list';
 import type { ChangeList } from './change-list';
@@ -57,11 +59,20 @@ const PREFETCH_ROWS = 128;
 /** The most participant rows one window read spans; a sparser run is read in fewer list rows, or row by row. */
 const PREFETCH_SPAN = 8192;
 
-/** Rows `[lo, lo + n)` of a windowed participant, read at once: their record UUIDs (a copy) and decoded columns. */
+/**
+ * Rows `[lo, lo + n)` of a windowed participant, read at once: their record
+ * UUIDs (a copy) and the raw columns of the fields a page shows. Only the
+ * cells of the records asked for are decoded (`cellAt`), not the window.
+ */
 interface RowWindow {
   readonly ids: Uint8Array;
   readonly rows: number;
-  readonly values: ReadonlyMap<string, readonly CellValue[]>;
+  readonly values: ReadonlyMap<string, Data>;
+}
+
+/** The cell of `data` at `row`, decoded as `spec`'s kind (one cell, not the column). */
+function cellAt(data: Data, spec: FieldSpec, row: number): CellValue {
+  return readColumn(new Vector([data.slice(row, 1)]), spec)[0] ?? null;
 }
 
 /** Finds records of one participant of one endpoint by record UUID or identity fingerprint. */
@@ -89,7 +100,7 @@ class SideLookup {
     this.#windowed = null;
     if (this.#uuidIdentity && this.#endpoint.openParticipant !== undefined) {
       this.#source = this.#endpoint.openParticipant(this.#entry);
-      this.#windowed = WindowedParticipant.open(this.#adapter, this.#source);
+      this.#windowed = WindowedParticipant.open(this.#adapter, this.#source, this.#entry.contentSha256);
     }
     return this.#windowed;
   }
@@ -131,9 +142,10 @@ class SideLookup {
   }
 
   /**
-   * Reads the contiguous row window spanning record UUIDs `[first, last]` in
-   * one ranged read per column and keeps `fields` of it decoded, so `byUuid`
-   * resolves those records in memory. Returns false (nothing read) when the
+   * Reads the contiguous row window spanning record UUIDs `[first, last]`:
+   * its record UUIDs and, in one ranged read each, only the columns
+   * `fields`, so `byUuid` resolves those records in memory (decoding only
+   * their cells). Returns false (nothing read) when the
    * window would span more than `maxRows` rows.
    */
   prefetch(first: Uint8Array, last: Uint8Array, fields: readonly string[], maxRows: number): boolean {
@@ -143,10 +155,7 @@ class SideLookup {
     const hi = w.seekAfter(last);
     if (hi - lo > maxRows) return false;
     const ids = Uint8Array.from(w.identityBytes(lo, hi));
-    const cols = columnsOf(this.#adapter.family, w.window(lo, hi).table);
-    const values = new Map<string, readonly CellValue[]>();
-    for (const f of fields) if (!values.has(f)) values.set(f, cols.col(f));
-    this.#window = { ids, rows: hi - lo, values };
+    this.#window = { ids, rows: hi - lo, values: w.fieldWindow(fields, lo, hi) };
     return true;
   }
 
@@ -157,10 +166,12 @@ class SideLookup {
       const ids = win.ids;
       const at = lowerBound(win.rows, (row) => Buffer.compare(ids.subarray(row * 16, row * 16 + 16), uuid), true);
       if (at >= win.rows || Buffer.compare(ids.subarray(at * 16, at * 16 + 16), uuid) !== 0) return null;
+      const family = this.#adapter.family;
       return (field) => {
         const col = win.values.get(field);
-        if (col === undefined) throw new Error(`invariant violated: field ${field} was not prefetched`);
-        return col[at] ?? null;
+        const spec = family.field(field);
+        if (col === undefined || spec === undefined) throw new Error(`invariant violated: field ${field} was not prefetched`);
+        return cellAt(col, spec, at);
       };
     }
     const w = this.#openWindowed();
@@ -210,13 +221,16 @@ export class DisplayResolver {
   readonly #to: DiffEndpoint;
   readonly #fields: readonly DisplayFieldSpec[];
   readonly #lookups = new Map<string, SideLookup | null>();
+  readonly #values: boolean;
 
-  constructor(adapter: DiffAdapter, adapters: readonly DiffAdapter[], from: DiffEndpoint, to: DiffEndpoint) {
+  /** With `values`, `valuesOf` also gives modified records' changed values (both sides are read, every field). */
+  constructor(adapter: DiffAdapter, adapters: readonly DiffAdapter[], from: DiffEndpoint, to: DiffEndpoint, values = false) {
     this.#adapter = adapter;
     this.#adapters = adapters;
     this.#from = from;
     this.#to = to;
     this.#fields = displayFieldsOf(adapter.family);
+    this.#values = values;
   }
 
   /** The family's display field names, in declaration order. */
@@ -238,16 +252,35 @@ export class DisplayResolver {
   /** The display values and changed fields of row `i` of `list` (a list of this resolver's family). */
   of(list: ChangeList, i: number): RecordDisplay {
     const side = list.kind[i] === KIND_REMOVED ? 'from' : 'to';
-    const own = this.#lookup(this.#adapter.family.key, side);
-    const record =
-      own === null
-        ? null
-        : list.hasUuid && this.#adapter.identityFields.length === 1
-          ? this.#byUuidWindowed(own, list, i, side)
-          : own.byIdentity(list.identity.subarray(i * 32, i * 32 + 32));
+    const record = this.#record(list, i, side);
     const display: Record<string, string | null> = {};
     for (const f of this.#fields) display[f.name] = record === null ? null : this.#valueOf(f, record, side);
     return { display, changedFields: changedFieldsOf(this.#adapter, list, i) };
+  }
+
+  #record(list: ChangeList, i: number, side: 'from' | 'to'): ((field: string) => CellValue) | null {
+    const own = this.#lookup(this.#adapter.family.key, side);
+    if (own === null) return null;
+    return list.hasUuid && this.#adapter.identityFields.length === 1 ? this.#byUuidWindowed(own, list, i, side) : own.byIdentity(list.identity.subarray(i * 32, i * 32 + 32));
+  }
+
+  /**
+   * The changed fields' values of row `i` before and after (schema order,
+   * texts as in `display`), or nulls when the row is not modified. Needs a
+   * resolver made with `values`.
+   */
+  valuesOf(list: ChangeList, i: number): { readonly before: Readonly<Record<string, string | null>> | null; readonly after: Readonly<Record<string, string | null>> | null } {
+    if (!this.#values) throw new Error('invariant violated: valuesOf needs a resolver made with values');
+    if (list.kind[i] !== KIND_MODIFIED) return { before: null, after: null };
+    const mask = list.fieldMask[i] as number;
+    const fields = this.#adapter.family.fields.filter((_, k) => ((mask >>> k) & 1) === 1);
+    const read = (side: 'from' | 'to'): Record<string, string | null> => {
+      const record = this.#record(list, i, side);
+      const out: Record<string, string | null> = {};
+      for (const f of fields) out[f.name] = record === null ? null : cellText(f.kind, record(f.name));
+      return out;
+    };
+    return { before: read('from'), after: read('to') };
   }
 
   /**
@@ -266,7 +299,7 @@ export class DisplayResolver {
         let last = uuid;
         const end = Math.min(list.length, i + ahead);
         for (let k = i + 1; k < end; k++) {
-          if ((list.kind[k] === KIND_REMOVED ? 'from' : 'to') !== side) continue;
+          if (!this.#onSide(list.kind[k] as number, side)) continue;
           const u = list.uuid.subarray(k * 16, k * 16 + 16);
           if (Buffer.compare(u, first) < 0) first = u;
           if (Buffer.compare(u, last) > 0) last = u;
@@ -277,8 +310,15 @@ export class DisplayResolver {
     return own.byUuid(uuid);
   }
 
-  /** The own-family fields display values read (`field`, `orField`, a label of the same family). */
+  /** True when a row of `kind` is read on `side` (display: `to`, or `from` if removed; values: modified rows on both). */
+  #onSide(kind: number, side: 'from' | 'to'): boolean {
+    if (side === 'to') return kind !== KIND_REMOVED;
+    return kind === KIND_REMOVED || (this.#values && kind === KIND_MODIFIED);
+  }
+
+  /** The own-family fields display values read (`field`, `orField`, a label of the same family); every field with `values`. */
   get #ownFields(): string[] {
+    if (this.#values) return this.#adapter.family.fields.map((f) => f.name);
     const out: string[] = [];
     for (const f of this.#fields) {
       out.push(f.field);

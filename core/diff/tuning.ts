@@ -17,6 +17,12 @@ export interface DiffTuning {
    * before the merge waits for the oldest.
    */
   readonly deferred: { readonly items: number; readonly inFlight: number };
+  /**
+   * Rows per stored chunk of a whole change list: a list longer than this
+   * is also stored in chunks, so a jump reads the chunk holding its page,
+   * not the whole list.
+   */
+  readonly chunkRows: number;
   /** The digest pool (default: the process's shared `DigestPool`). */
   readonly pool?: DigestService;
 }
@@ -25,13 +31,20 @@ export interface DiffTuning {
 export const DEFAULT_DIFF_TUNING: DiffTuning = Object.freeze({
   windowRows: Object.freeze({ first: 1024, max: 65_536 }),
   deferred: Object.freeze({ items: 2048, inFlight: 8 }),
+  chunkRows: 1024,
 });
 
 /** A frozen tuning: the defaults with `over` applied (tests lower windows and batches this way). */
-export function diffTuning(over: { readonly windowRows?: Partial<DiffTuning['windowRows']>; readonly deferred?: Partial<DiffTuning['deferred']>; readonly pool?: DigestService }): DiffTuning {
+export function diffTuning(over: {
+  readonly windowRows?: Partial<DiffTuning['windowRows']>;
+  readonly deferred?: Partial<DiffTuning['deferred']>;
+  readonly chunkRows?: number;
+  readonly pool?: DigestService;
+}): DiffTuning {
   return Object.freeze({
     windowRows: Object.freeze({ ...DEFAULT_DIFF_TUNING.windowRows, ...over.windowRows }),
     deferred: Object.freeze({ ...DEFAULT_DIFF_TUNING.deferred, ...over.deferred }),
+    chunkRows: over.chunkRows ?? DEFAULT_DIFF_TUNING.chunkRows,
     ...(over.pool === undefined ? {} : { pool: over.pool }),
   });
 }

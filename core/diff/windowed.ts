@@ -4,7 +4,7 @@ import type { DiffTuning } from './tuning';
 import type { Data, DataType, Field } from 'apache-arrow';
 import { Message } from 'apache-arrow';
 import { decodeFileFooter } from './arrow-internals';
-import { schemaFingerprint } from '../canonical/index';
+import { BoundedCache, schemaFingerprint } from '../canonical/index';
 import { GfError } from '../errors';
 import type { DiffAdapter } from './adapters';
 import { PAUSE } from './cancel';
@@ -116,6 +116,20 @@ function columnScratch(): ColumnScratch {
   return { validity: new Scratch(), bits: new Scratch(), values: new Scratch(), offsets: new Scratch(), derived: new Scratch() };
 }
 
+/** Where the rows of one plain stored participant sit: a pure function of its bytes. */
+interface Layout {
+  readonly schema: Schema;
+  readonly rows: number;
+  readonly columns: readonly ColumnPlace[];
+  readonly identityAt: readonly number[];
+}
+
+/**
+ * Layouts of opened participants, by family, schema fingerprint, object
+ * digest and size: content-addressed, so an entry never goes stale; bounded.
+ */
+const LAYOUTS = new BoundedCache<string, Layout>(16);
+
 /**
  * A stored Arrow participant read by row windows, straight from its
  * verified object: only the footer, the record batch metadata and the
@@ -139,6 +153,8 @@ export class WindowedParticipant {
   readonly #scratch: readonly ColumnScratch[];
   /** Buffers of the identity windows (alive beside a full window of the same rows). */
   readonly #identityScratch: readonly ColumnScratch[];
+  /** Buffers of `fieldWindow` (alive beside a full window, e.g. a display page's window beside a one-row lookup). */
+  readonly #fieldScratch: readonly ColumnScratch[];
   readonly #adapter: DiffAdapter;
 
   private constructor(adapter: DiffAdapter, source: ParticipantSource, schema: Schema, rows: number, columns: readonly ColumnPlace[], identityAt: readonly number[]) {
@@ -150,6 +166,7 @@ export class WindowedParticipant {
     this.#identityAt = identityAt;
     this.#scratch = columns.map(() => columnScratch());
     this.#identityScratch = identityAt.map(() => columnScratch());
+    this.#fieldScratch = columns.map(() => columnScratch());
   }
 
   /** True when the identity is one 16-byte cell (a record UUID), so `seekAfter` applies. */
@@ -158,10 +175,21 @@ export class WindowedParticipant {
     return c !== undefined && c.width === UUID_BYTES && c.field.type.typeId === Type.FixedSizeBinary;
   }
 
-  /** Opens the plain stored layout of an Arrow family, or null for anything else. */
-  static open(adapter: DiffAdapter, source: ParticipantSource): WindowedParticipant | null {
+  /**
+   * Opens the plain stored layout of an Arrow family, or null for anything else.
+   *
+   * With `contentSha256` (the digest `source` was verified against), the
+   * layout found (footer, batch metadata, schema fingerprint) is remembered
+   * for that object, so opening it again reads nothing before the rows.
+   */
+  static open(adapter: DiffAdapter, source: ParticipantSource, contentSha256?: string): WindowedParticipant | null {
+    const key = contentSha256 === undefined ? undefined : `${adapter.family.key}:${adapter.family.schemaFingerprint}:${contentSha256}:${source.byteLength}`;
+    const known = key === undefined ? undefined : LAYOUTS.get(key);
+    if (known !== undefined) return new WindowedParticipant(adapter, source, known.schema, known.rows, known.columns, known.identityAt);
     try {
-      return WindowedParticipant.#open(adapter, source);
+      const w = WindowedParticipant.#open(adapter, source);
+      if (w !== null && key !== undefined) LAYOUTS.set(key, { schema: w.schema, rows: w.rows, columns: w.#columns, identityAt: w.#identityAt });
+      return w;
     } catch {
       // A malformed file is judged by the full decoder, which names the problem.
       return null;
@@ -238,6 +266,23 @@ export class WindowedParticipant {
   /** The identity columns of rows `[r0, r1)`, identity order (in buffers the next call reuses). */
   identityWindow(r0: number, r1: number): Data[] {
     return this.#identityAt.map((k, i) => this.#column(this.#columns[k] as ColumnPlace, this.#identityScratch[i] as ColumnScratch, r0, r1, undefined));
+  }
+
+  /**
+   * Only the columns `names` of rows `[r0, r1)` (a display page reads the
+   * fields it shows, not the whole record). The data lives in buffers the
+   * next `fieldWindow` call reuses; `window` and `identityWindow` do not
+   * touch them.
+   */
+  fieldWindow(names: readonly string[], r0: number, r1: number): ReadonlyMap<string, Data> {
+    const out = new Map<string, Data>();
+    for (const name of names) {
+      if (out.has(name)) continue;
+      const k = this.#columns.findIndex((c) => c.field.name === name);
+      if (k < 0) throw new Error(`invariant violated: no column ${name}`);
+      out.set(name, this.#column(this.#columns[k] as ColumnPlace, this.#fieldScratch[k] as ColumnScratch, r0, r1, undefined));
+    }
+    return out;
   }
 
   #column(c: ColumnPlace, s: ColumnScratch, r0: number, r1: number, given: Data | undefined): Data {

@@ -1,10 +1,18 @@
 // Export of a whole record diff (every page, not only the loaded rows) as
-// Arrow, CSV or JSON. On a large workspace this runs for seconds: it shows
-// its progress and a Cancel button; Cancel stops the engine's page in flight
-// (`operation.cancel` with the export's operation id) and writes no file.
+// Arrow, CSV or JSON. Each row leads with what a reviewer reads: the change
+// kind, the family's display fields, the changed field names and, for a
+// modified record, each changed field's value before and after; the ids and
+// fingerprints come last. The engine gives all of it (display pages with
+// `changed_values`, family by family, the families and their changed fields
+// from `checkpoints.diff_stat`). On a large workspace this runs for seconds:
+// it shows its progress and a Cancel button; Cancel stops the engine's call
+// in flight (`operation.cancel` with the export's operation id) and writes no
+// file.
 import { useEffect, useRef, useState } from 'react';
-import { RecordBatch, Table, tableFromIPC, tableToIPC } from 'apache-arrow';
-import type { ArrowResult, DiffScope } from '../../core/contract/operations';
+import { RecordBatch, Schema, Table, tableFromIPC, tableToIPC } from 'apache-arrow';
+import { changedFieldList, parseDisplay } from '../../core/contract/diff';
+import type { DiffStatFamily } from '../../core/contract/diff';
+import type { ArrowResult, DiffScope, Row } from '../../core/contract/operations';
 import { decodeArrow } from '../arrow-rows';
 import { ErrorBox } from '../components/error-box';
 import { showError, type ShownError } from '../errors-text';
@@ -52,6 +60,76 @@ export function concatArrow(pages: readonly Uint8Array[]): Uint8Array {
   return tableToIPC(batches.length === 0 ? new Table(schema) : new Table(schema, batches), 'file');
 }
 
+/** A values page row (`checkpoint_record_diff_values@1`): what each exported change is made from. */
+export type ValuesRow = Row<'checkpoints.diff', 'checkpoint_record_diff_values@1'>;
+
+/** The ids and fingerprints of an exported change: after its content. */
+export const EXPORT_ID_COLUMNS = ['scope', 'record_uuid', 'record_identity_fingerprint', 'from_record_fingerprint', 'to_record_fingerprint'] as const;
+
+/** The families an export walks (those with a changed record) and the columns of its rows. */
+export interface ExportPlan {
+  readonly families: readonly DiffStatFamily[];
+  /** Display fields of every exported family, first seen first. */
+  readonly display: readonly string[];
+  /** Fields changed in some modified record of an exported family, first seen first. */
+  readonly changed: readonly string[];
+  /** Every column, content first: change, family, display fields, changed fields, before/after per changed field, then ids. */
+  readonly columns: readonly string[];
+}
+
+const unique = (xs: readonly string[]): string[] => [...new Set(xs)];
+
+/** The export plan of a diff's statistics (`checkpoints.diff_stat`). */
+export function exportPlan(families: readonly DiffStatFamily[]): ExportPlan {
+  const walked = families.filter((f) => f.added + f.removed + f.modified > 0);
+  const display = unique(walked.flatMap((f) => f.display_fields));
+  const changed = unique(walked.flatMap((f) => f.changed_cells.map((c) => c.field)));
+  const columns = ['change_kind', 'record_family_id', ...display, 'changed_fields', ...changed.flatMap((f) => [`${f} before`, `${f} after`]), ...EXPORT_ID_COLUMNS];
+  return { families: walked, display, changed, columns };
+}
+
+/** One exported change as CSV cells (column → text), content first. */
+export function exportCells(plan: ExportPlan, r: ValuesRow): Record<string, string | null> {
+  const display = parseDisplay(r.display);
+  const changed = changedFieldList(r.changed_fields);
+  const before = r.before === null ? {} : parseDisplay(r.before);
+  const after = r.after === null ? {} : parseDisplay(r.after);
+  const out: Record<string, string | null> = { change_kind: r.change_kind, record_family_id: r.record_family_id };
+  for (const f of plan.display) out[f] = display[f] ?? null;
+  out['changed_fields'] = changed.join(' ');
+  for (const f of plan.changed) {
+    out[`${f} before`] = changed.includes(f) ? (before[f] ?? null) : null;
+    out[`${f} after`] = changed.includes(f) ? (after[f] ?? null) : null;
+  }
+  for (const c of EXPORT_ID_COLUMNS) out[c] = r[c];
+  return out;
+}
+
+/** One exported change as a JSON object, content first (`before`/`after` null unless modified). */
+export function exportObject(r: ValuesRow): object {
+  return {
+    change_kind: r.change_kind,
+    record_family_id: r.record_family_id,
+    display: parseDisplay(r.display),
+    changed_fields: changedFieldList(r.changed_fields),
+    before: r.before === null ? null : parseDisplay(r.before),
+    after: r.after === null ? null : parseDisplay(r.after),
+    ...Object.fromEntries(EXPORT_ID_COLUMNS.map((c) => [c, r[c]])),
+  };
+}
+
+/** Column order of an Arrow export: the values page's columns, content first. */
+const ARROW_ORDER = ['change_kind', 'record_family_id', 'display', 'changed_fields', 'before', 'after', ...EXPORT_ID_COLUMNS, 'from_checkpoint_uuid', 'to_checkpoint_uuid'] as const;
+
+/** Values pages as one Arrow file, content columns first (no page tokens or page numbers in the file). */
+export function contentFirstArrow(pages: readonly Uint8Array[]): Uint8Array {
+  const all = tableFromIPC(concatArrow(pages));
+  if (all.schema.fields.length === 0) return concatArrow(pages);
+  const picked = all.selectAt(ARROW_ORDER.map((n) => all.schema.fields.findIndex((f) => f.name === n)));
+  const schema = new Schema(picked.schema.fields);
+  return tableToIPC(new Table(schema, picked.batches.map((b) => new RecordBatch(schema, b.data))), 'file');
+}
+
 interface Running {
   readonly id: string;
   readonly format: ExportFormat;
@@ -96,42 +174,57 @@ export function ExportAllRecords({ target, label, testId }: { target: ExportTarg
     setRunning({ id, format, rows: 0, pages: 0 });
     const arrowPages: Uint8Array[] = [];
     const parts: string[] = [];
-    let columns: readonly string[] | null = null;
     let rows = 0;
+    let pages = 0;
     try {
-      let after: string | null = null;
-      for (let pages = 1; ; pages++) {
-        const page: ArrowResult = await invoke('checkpoints.diff', {
-          project: target.project,
-          from: target.from,
-          to: target.to,
-          scope: target.scope,
-          detail: 'records',
-          limit: EXPORT_PAGE,
-          after,
-          ...(target.family === null ? {} : { record_family_id: target.family }),
-          operation_id: id,
-        });
-        if (mine !== run.current) return;
-        if (format === 'arrow') {
-          arrowPages.push(page.bytes);
-          rows += tableFromIPC(page.bytes).numRows;
-        } else {
-          const decoded = decodeArrow(page.bytes, 'checkpoints.diff', 'checkpoint_record_diff@1');
-          columns ??= decoded.columns;
-          const kept = decoded.rows;
-          rows += kept.length;
-          if (format === 'csv') parts.push(csvLines(columns, kept));
-          else if (kept.length > 0) parts.push(`${rows === kept.length ? '' : ','}\n${kept.map((r) => JSON.stringify(r)).join(',\n')}`);
-        }
-        setRunning({ id, format, rows, pages });
-        after = page.next_page_token;
-        if (after === null) break;
+      // The families with changes and their changed fields (exact, from the engine): the file's columns.
+      const stat = await invoke('checkpoints.diff_stat', {
+        project: target.project,
+        from: target.from,
+        to: target.to,
+        scope: target.scope,
+        ...(target.family === null ? {} : { record_family_id: target.family }),
+        operation_id: id,
+      });
+      if (mine !== run.current) return;
+      const plan = exportPlan(stat.families);
+      for (const family of plan.families) {
+        let after: string | null = null;
+        do {
+          const page: ArrowResult = await invoke('checkpoints.diff', {
+            project: target.project,
+            from: target.from,
+            to: target.to,
+            // Record pages of a "summary" comparison are those of every scope.
+            scope: target.scope === 'summary' ? 'all' : target.scope,
+            detail: 'records',
+            limit: EXPORT_PAGE,
+            after,
+            record_family_id: family.record_family_id,
+            capability_id: family.capability_id,
+            display: true,
+            changed_values: true,
+            operation_id: id,
+          });
+          if (mine !== run.current) return;
+          pages++;
+          if (format === 'arrow') {
+            arrowPages.push(page.bytes);
+            rows += tableFromIPC(page.bytes).numRows;
+          } else {
+            const kept = decodeArrow(page.bytes, 'checkpoints.diff', 'checkpoint_record_diff_values@1').rows;
+            if (format === 'csv') parts.push(csvLines(plan.columns, kept.map((r) => exportCells(plan, r))));
+            else if (kept.length > 0) parts.push(`${rows === 0 ? '' : ','}\n${kept.map((r) => JSON.stringify(exportObject(r))).join(',\n')}`);
+            rows += kept.length;
+          }
+          setRunning({ id, format, rows, pages });
+          after = page.next_page_token;
+        } while (after !== null);
       }
-      if (format === 'arrow') download(`${base}.arrow`, 'application/vnd.apache.arrow.file', concatArrow(arrowPages) as Uint8Array<ArrayBuffer>);
-      else if (format === 'csv') download(`${base}.csv`, 'text/csv', [`${(columns ?? []).join(',')}\n`, ...parts]);
+      if (format === 'arrow') download(`${base}.arrow`, 'application/vnd.apache.arrow.file', contentFirstArrow(arrowPages) as Uint8Array<ArrayBuffer>);
+      else if (format === 'csv') download(`${base}.csv`, 'text/csv', [`${plan.columns.map((c) => csvCell(c)).join(',')}\n`, ...parts]);
       else {
-        const head = JSON.stringify({ from: target.from, to: target.to, scope: target.scope, family: target.family }).slice(0, -1);
+        const head = JSON.stringify({ from: target.from, to: target.to, scope: target.scope, family: target.family, display_fields: plan.display, changed_fields: plan.changed }).slice(0, -1);
         download(`${base}.json`, 'application/json', [`${head},"rows":[`, ...parts, '\n]}\n']);
       }
       setNotice(`Exported ${rows.toLocaleString('en-US')} record changes.`);

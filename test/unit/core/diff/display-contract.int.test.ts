@@ -97,6 +97,7 @@ describe('reviewer diff through the contract', () => {
       { change_kinds: ['added'], record_family_id: 'node' },
       { display: true, record_family_id: 'node', changed_field: 'no_such_field' },
       { display: true, record_family_id: 'node', position: 3, after: 'abc.def' },
+      { changed_values: true, record_family_id: 'node' },
     ]) {
       const env = await call('checkpoints.diff', { project, from: 'Graph imported', to: 'CURRENT', scope: 'all', detail: 'records', ...bad });
       expect(env.ok, JSON.stringify(bad)).toBe(false);

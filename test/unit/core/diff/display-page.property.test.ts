@@ -5,7 +5,7 @@ import { compareCells, displayFieldsOf, familyByKey } from '../../../../core/par
 import type { CellValue, FieldSpec, RecordFamily } from '../../../../core/participants';
 import { changedFieldList, parseDisplay } from '../../../../core/contract/diff';
 import { microsIso } from '../../../../core/contract/time';
-import { diffStat, displayPage, validateDiffParams } from '../../../../core/diff';
+import { diffStat, diffTuning, displayPage, validateDiffParams } from '../../../../core/diff';
 import type { ChangeCache, DiffEndpoint } from '../../../../core/diff';
 import { hasCode } from '../../../../core/errors';
 import { SECRET, endpoint, rangedEndpoint, storedRecords, uuidOf } from './diff-support';
@@ -104,6 +104,8 @@ interface ModelRow {
   readonly kind: 'added' | 'removed' | 'modified';
   readonly rec: Rec;
   readonly changed: readonly string[];
+  /** The `from` version of a modified record. */
+  readonly old?: Rec;
 }
 
 /** Brute force: identity sets, then field-by-field comparison of the records present on both sides. */
@@ -117,17 +119,27 @@ function model(family: RecordFamily, from: Rec[], to: Rec[]): ModelRow[] {
     if (old === undefined) rows.push({ id: k, kind: 'added', rec: r, changed: [] });
     else {
       const changed = family.fields.map((f) => f.name).filter((n) => !same(old[n] ?? null, r[n] ?? null));
-      if (changed.length > 0) rows.push({ id: k, kind: 'modified', rec: r, changed });
+      if (changed.length > 0) rows.push({ id: k, kind: 'modified', rec: r, changed, old });
     }
   }
   return rows;
 }
 
-/** A plain Map change cache (the derived store's port, in memory). */
-function memoryCache(): ChangeCache {
+/** A plain Map change cache (the derived store's port, in memory) that records the row count of every table it gives out. */
+function memoryCache(loaded: number[] = []): ChangeCache {
   const m = new Map<string, Table>();
-  return { load: (k) => m.get(k), store: (k, t) => void m.set(k, t) };
+  return {
+    load: (k) => {
+      const t = m.get(k);
+      if (t !== undefined) loaded.push(t.numRows);
+      return t;
+    },
+    store: (k, t) => void m.set(k, t),
+  };
 }
+
+/** Rows per stored chunk of a whole change list here: small, so jumps cross chunks. */
+const TUNING = diffTuning({ chunkRows: 4 });
 
 interface Row {
   readonly kind: string;
@@ -137,6 +149,9 @@ interface Row {
   readonly total: string | null;
   readonly display: Readonly<Record<string, string | null>>;
   readonly changed: readonly string[];
+  /** `checkpoint_record_diff_values@1` only: the changed fields' values before and after (raw JSON text). */
+  readonly before?: string | null;
+  readonly after?: string | null;
 }
 
 function rowsOf(t: Table): Row[] {
@@ -150,7 +165,16 @@ function rowsOf(t: Table): Row[] {
     total: g('total_rows', i) === null ? null : String(g('total_rows', i)),
     display: parseDisplay(g('display', i) as string),
     changed: changedFieldList(g('changed_fields', i) as string | null),
+    ...(t.getChild('before') === null ? {} : { before: g('before', i) as string | null, after: g('after', i) as string | null }),
   }));
+}
+
+/** The expected `before`/`after` cell of a model row: its changed fields' texts on one side (null unless modified). */
+function expectedValues(m: ModelRow, side: 'old' | 'rec'): string | null {
+  if (m.kind !== 'modified') return null;
+  const rec = (side === 'old' ? m.old : m.rec) as Rec;
+  const text = (v: CellValue | undefined): string | null => (v === null || v === undefined ? null : typeof v === 'bigint' ? microsIso(v) : String(v));
+  return JSON.stringify(Object.fromEntries(m.changed.map((f) => [f, text(rec[f])])));
 }
 
 interface Env {
@@ -172,7 +196,7 @@ function page(env: Env, extra: Record<string, unknown>, after: string | null = n
     after,
     ...extra,
   });
-  return displayPage(env.a, env.b, params, BINDING, { secret: SECRET, cache: env.cache });
+  return displayPage(env.a, env.b, params, BINDING, { secret: SECRET, cache: env.cache, tuning: TUNING });
 }
 
 /** Every row of a display view, page by page through tokens. */
@@ -221,11 +245,12 @@ describe('reviewer diff against a brute-force model', () => {
           const withNodes = (recs: Rec[]) => (key === 'graph/node' ? [storedRecords(family, recs)] : [storedRecords(family, recs), storedRecords(fam('graph/node'), nodeRecs)]);
           const opened: never[] = [];
           const mk = (id: string, recs: Rec[]) => (ranged ? rangedEndpoint(id, withNodes(recs), opened) : endpoint(id, withNodes(recs)));
-          const env: Env = { a: mk(uuidOf('from'), from), b: mk(uuidOf('to'), to), family, cache: cached ? memoryCache() : undefined };
+          const loaded: number[] = [];
+          const env: Env = { a: mk(uuidOf('from'), from), b: mk(uuidOf('to'), to), family, cache: cached ? memoryCache(loaded) : undefined };
           const want = model(family, from, to);
 
           // Exact statistics.
-          const stat = diffStat(env.a, env.b, 'all', { capabilityId: family.capabilityId, recordFamilyId: family.recordFamilyId }, { cache: env.cache });
+          const stat = diffStat(env.a, env.b, 'all', { capabilityId: family.capabilityId, recordFamilyId: family.recordFamilyId }, { cache: env.cache, tuning: TUNING });
           const fs = stat.families.find((f) => f.record_family_id === family.recordFamilyId);
           expect(fs).toBeDefined();
           const count = (k: string): number => want.filter((r) => r.kind === k).length;
@@ -247,6 +272,20 @@ describe('reviewer diff against a brute-force model', () => {
           }
           expect(all.filter((r) => r.kind === 'modified').map((r) => r.changed.length > 0)).not.toContain(false);
 
+          // With changed values (what an export reads): the same rows, and each modified row's changed fields before and after are the model's.
+          const valued = walk(env, { changed_values: true });
+          expect(valued.map((r) => r.idfp)).toEqual(all.map((r) => r.idfp));
+          for (const r of valued) {
+            const w = want.find(
+              (m) =>
+                m.kind === r.kind &&
+                JSON.stringify(expectedDisplay(family, m.rec, nodeMap)) === JSON.stringify(r.display) &&
+                expectedValues(m, 'old') === r.before &&
+                expectedValues(m, 'rec') === r.after,
+            );
+            expect(w, JSON.stringify(r)).toBeDefined();
+          }
+
           // A filtered walk equals the unfiltered walk filtered afterwards.
           const field = family.fields[seed % family.fields.length]?.name as string;
           for (const extra of [{ change_kinds: ['modified'] }, { change_kinds: ['added', 'removed'] }, { changed_field: field }]) {
@@ -260,10 +299,17 @@ describe('reviewer diff against a brute-force model', () => {
           }
 
           // Jumps: the page at any position is the walked rows from there.
+          // With the list stored (cached runs), a jump in a list longer than a chunk reads stored chunks only, never the whole list.
           for (let p = 0; p <= all.length; p += 1 + (seed % 3)) {
+            loaded.length = 0;
             const jumped = rowsOf(page(env, { position: p }).table);
             expect(jumped.map((r) => r.idfp)).toEqual(all.slice(p, p + 3).map((r) => r.idfp));
             expect(jumped.map((r) => r.rowNumber)).toEqual(all.slice(p, p + 3).map((_, k) => p + k + 1));
+            expect(jumped.every((r) => r.total === String(all.length))).toBe(true);
+            if (cached && all.length > TUNING.chunkRows) {
+              expect(loaded.length).toBeGreaterThan(0);
+              expect(Math.max(...loaded)).toBeLessThanOrEqual(TUNING.chunkRows);
+            }
           }
 
           // Search: a display-text substring (case-insensitive) or a record-id prefix equals a brute-force scan.
