@@ -3,14 +3,17 @@
 import path from 'node:path';
 import type { Table } from 'apache-arrow';
 import { buildTransitionEvent } from '../../core/chain/event';
+import { verify } from '../../core/chain/verify';
 import type { LedgerStateKind, WorkflowId } from '../../core/chain/event';
 import { SqliteChainStore } from '../../core/chain/sqlite/sqlite-store';
 import { main } from '../../core/cli/main';
 import { openCheckpointedProject } from '../../core/checkpoints/checkpoints';
 import { CheckpointRegistryStore } from '../../core/checkpoints/registry-store';
+import { REVERT_VALIDATION_MEMO } from '../../core/checkpoints/snapshot-validation';
 import { openProject } from '../../core/project/index';
 import { registryCatalog } from '../../core/participants/index';
 import type { Project } from '../../core/project/index';
+import { forgetVerifiedObjects } from '../../core/project/verified-objects';
 import { LATER_HISTORY, scenarioRequest } from './project-scenarios';
 
 /** Operation names of the walk. */
@@ -60,8 +63,35 @@ export const WALK_WORKFLOW = 'fault-walk' as WorkflowId;
 const WALK_STEPS: readonly (readonly [string, LedgerStateKind, LedgerStateKind])[] = [
   ['01J0000000000000000000FW01', 'needs_plan', 'plan_ready'],
   ['01J0000000000000000000FW02', 'plan_ready', 'patch_applied'],
-  ['01J0000000000000000000FW03', 'patch_applied', 'completed'],
+  ['01J0000000000000000000FW03', 'patch_applied', 'awaiting_human_review'],
+  ['01J0000000000000000000FW04', 'awaiting_human_review', 'completed'],
 ];
+
+/** The walk transition a chain operation appends (the first append creates the ledger; the later one finds two rows). */
+export const CHAIN_STEP: Readonly<Record<'chain-append-first' | 'chain-append-later', number>> = { 'chain-append-first': 0, 'chain-append-later': 2 };
+
+/** True for the walk's chain operations. */
+export function isChainOperation(op: FaultOperation): op is 'chain-append-first' | 'chain-append-later' {
+  return op === 'chain-append-first' || op === 'chain-append-later';
+}
+
+/** The walk's chain store over `<dir>/chain`, with a fixed clock (a rerun writes the same bytes). */
+export function openWalkStore(dir: string): SqliteChainStore {
+  return new SqliteChainStore(path.join(dir, 'chain'), { clock: () => new Date(Date.UTC(2026, 0, 1)) });
+}
+
+/**
+ * Forgets what this process memoized about earlier runs (verified objects, passed revert validations).
+ *
+ * A memo hit skips the reads that a cold process makes (a revert re-reads five
+ * objects to validate them the first time only), so without this a walk in the
+ * test process counts fewer calls than the same operation in a fresh child, and
+ * never faults those reads.
+ */
+export function forgetProcessMemos(): void {
+  forgetVerifiedObjects();
+  REVERT_VALIDATION_MEMO.clear();
+}
 
 /**
  * Appends the walk workflow's transition number `index` to `<dir>/chain` unless the ledger already holds it.
@@ -70,10 +100,10 @@ const WALK_STEPS: readonly (readonly [string, LedgerStateKind, LedgerStateKind])
  * killed process committed is found and not repeated (the store refuses a
  * duplicate transition id).
  */
-export async function appendWalkTransition(dir: string, index: number): Promise<void> {
+export async function appendWalkTransition(dir: string, index: number, shared?: SqliteChainStore): Promise<void> {
   const step = WALK_STEPS[index];
   if (step === undefined) throw new Error(`no walk transition ${index}`);
-  const store = new SqliteChainStore(path.join(dir, 'chain'), { clock: () => new Date(Date.UTC(2026, 0, 1, 0, 0, index)) });
+  const store = shared ?? openWalkStore(dir);
   try {
     for await (const e of store.readAllForWorkflow(WALK_WORKFLOW)) if (e.transition_id === step[0]) return;
     const event = buildTransitionEvent(
@@ -88,7 +118,47 @@ export async function appendWalkTransition(dir: string, index: number): Promise<
     );
     await store.append(event);
   } finally {
-    await store.close();
+    if (shared === undefined) await store.close();
+  }
+}
+
+/**
+ * After an injected fault, the SAME store instance goes on (as a long-lived writer would).
+ *
+ * It appends the operation's transition (unless the faulted append committed it)
+ * and the next one, and its chain must verify with exactly those rows. A store
+ * whose append left its transaction open or kept a head it did not commit fails
+ * here (a fresh store per append would hide both: closing the connection rolls back).
+ */
+export async function continueChainWalk(op: 'chain-append-first' | 'chain-append-later', dir: string, store: SqliteChainStore): Promise<{ status: string; rows: number }> {
+  const index = CHAIN_STEP[op];
+  await appendWalkTransition(dir, index, store);
+  await appendWalkTransition(dir, index + 1, store);
+  const v = await verify(store, WALK_WORKFLOW);
+  return { status: v.status, rows: v.rows };
+}
+
+/** The engine clock's instant during a walked revert (ms since the epoch). */
+const WALK_NOW_MS = Date.UTC(2030, 0, 1);
+const realNow = Date.now;
+let pinned = 0;
+
+/**
+ * Runs `fn` with `Date.now` (the engine's microsecond clock, `systemMicros`) pinned to `WALK_NOW_MS`.
+ *
+ * A revert stores a restoration record that carries its instant, as a
+ * content-addressed object: with a live clock its SHA-256, hence its fan-out
+ * directory `objects/sha256/<2 hex>`, differs per run, and when that directory
+ * already exists the run skips its mkdir and the parent fsync (two calls fewer:
+ * 251 instead of 253 measured). Pinned, every run makes the same calls.
+ */
+async function withWalkClock<T>(fn: () => Promise<T>): Promise<T> {
+  // Reentrant: the kill walk checks two workspaces at once in one process.
+  if (pinned++ === 0) Date.now = () => WALK_NOW_MS;
+  try {
+    return await fn();
+  } finally {
+    if (--pinned === 0) Date.now = realNow;
   }
 }
 
@@ -96,8 +166,9 @@ export async function appendWalkTransition(dir: string, index: number): Promise<
  * Runs one operation on `dir` (opened, recovered first, exactly as a user's command would).
  *
  * Throws what the operation throws (`GfError` with `committed`, or `CliFailure`).
+ * A chain operation appends through `chainStore` when given (left open), else through a store of its own.
  */
-export async function runOperation(op: FaultOperation, dir: string): Promise<void> {
+export async function runOperation(op: FaultOperation, dir: string, chainStore?: SqliteChainStore): Promise<void> {
   switch (op) {
     case 'publish-first':
     case 'publish-later': {
@@ -109,7 +180,7 @@ export async function runOperation(op: FaultOperation, dir: string): Promise<voi
       return;
     }
     case 'revert':
-      return cli(['checkpoint', 'revert', 'Graph imported', '--project', dir, '--reason', 'walk', '--idempotency-key', KEYS.revert as string]);
+      return withWalkClock(() => cli(['checkpoint', 'revert', 'Graph imported', '--project', dir, '--reason', 'walk', '--idempotency-key', KEYS.revert as string]));
     case 'checkpoint-create':
       return cli(['checkpoint', 'create', 'Walked', '--project', dir, '--description', 'fault walk', '--idempotency-key', KEYS['checkpoint-create'] as string]);
     case 'checkpoint-delete':
@@ -126,9 +197,8 @@ export async function runOperation(op: FaultOperation, dir: string): Promise<voi
     }
     // The SQLite chain store's own I/O: the first append (creating the ledger) and a later one.
     case 'chain-append-first':
-      return appendWalkTransition(dir, 0);
     case 'chain-append-later':
-      return appendWalkTransition(dir, 2);
+      return appendWalkTransition(dir, CHAIN_STEP[op], chainStore);
   }
 }
 
