@@ -30,23 +30,37 @@ function isPromiseLike<T>(v: T | PromiseLike<T>): v is PromiseLike<T> {
   return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
 }
 
+type Resumed<E, R> = IteratorResult<E, R>;
+
+/**
+ * Performs one effect and resumes the steps with its outcome, or throws its
+ * failure into them. With `awaitOutcome`, an outcome that is a promise is
+ * settled first (the resumed step is then returned as a promise).
+ */
+function resume<E, R, In>(steps: Steps<E, R, In>, perform: (effect: E) => In | PromiseLike<In>, effect: E, awaitOutcome: boolean): Resumed<E, R> | PromiseLike<Resumed<E, R>> {
+  let outcome: In | PromiseLike<In>;
+  try {
+    outcome = perform(effect);
+  } catch (e) {
+    return steps.throw(e);
+  }
+  if (awaitOutcome && isPromiseLike(outcome)) return outcome.then((v) => steps.next(v), (e: unknown) => steps.throw(e));
+  return steps.next(outcome as In);
+}
+
+/** The first step of `steps` (a generator's first `next` takes no value). */
+function start<E, R, In>(steps: Steps<E, R, In>): Resumed<E, R> {
+  return steps.next(...([] as unknown as [In]));
+}
+
 /**
  * Runs `steps` to the end, performing each effect synchronously with
  * `perform`; an effect that throws is thrown into the steps.
  */
 export function runSteps<E, R, In>(steps: Steps<E, R, In>, perform: (effect: E) => In): R {
   try {
-    let r = steps.next(...([] as unknown as [In]));
-    while (r.done !== true) {
-      let outcome: In;
-      try {
-        outcome = perform(r.value);
-      } catch (e) {
-        r = steps.throw(e);
-        continue;
-      }
-      r = steps.next(outcome);
-    }
+    let r = start(steps);
+    while (r.done !== true) r = resume(steps, perform, r.value, false) as Resumed<E, R>;
     return r.value;
   } finally {
     steps.return(undefined as R);
@@ -60,17 +74,10 @@ export function runSteps<E, R, In>(steps: Steps<E, R, In>, perform: (effect: E) 
  */
 export async function runStepsAsync<E, R, In>(steps: Steps<E, R, In>, perform: (effect: E) => In | PromiseLike<In>): Promise<R> {
   try {
-    let r = steps.next(...([] as unknown as [In]));
+    let r = start(steps);
     while (r.done !== true) {
-      let outcome: In;
-      try {
-        const o = perform(r.value);
-        outcome = isPromiseLike(o) ? await o : o;
-      } catch (e) {
-        r = steps.throw(e);
-        continue;
-      }
-      r = steps.next(outcome);
+      const next = resume(steps, perform, r.value, true);
+      r = isPromiseLike(next) ? await next : next;
     }
     return r.value;
   } finally {
