@@ -1,11 +1,11 @@
 /**
  * A bounded in-process memo: at most `max` entries, the oldest inserted
- * forgotten first.
+ * (or, with `setNewest`, the least recently refreshed) forgotten first.
  *
  * For derived facts and values keyed by immutable content (object digests,
- * family keys), so an entry never needs invalidation, only a bound. Every
- * module-level cache of the diff engine is one of these, not a hand-written
- * Map with its own eviction.
+ * family keys, verified object identities), so an entry never needs
+ * invalidation, only a bound. Every module-level cache of core/ is one of
+ * these, not a hand-written Map with its own eviction.
  */
 export class BoundedCache<K, V> {
   readonly #max: number;
@@ -36,6 +36,15 @@ export class BoundedCache<K, V> {
       if (oldest.done !== true) this.#entries.delete(oldest.value);
     }
     this.#entries.set(key, value);
+  }
+
+  /**
+   * Stores `value` under `key` as the newest entry, the last to be
+   * forgotten (a least-recently-used memo calls it on every hit).
+   */
+  setNewest(key: K, value: V): void {
+    this.#entries.delete(key);
+    this.set(key, value);
   }
 
   /** The value under `key`, made by `make` and stored when absent. */

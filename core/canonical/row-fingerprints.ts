@@ -30,96 +30,7 @@ function digestInto(preimage: Uint8Array, out: Uint8Array, at: number): void {
   out.set(oneShotHash('sha256', preimage, 'buffer'), at);
 }
 
-/**
- * Record fingerprints of chosen rows of one batch, byte-identical to
- * `recordFingerprints` of the canonical module for those rows.
- *
- * The diff hashes only rows that changed, so it cannot afford the
- * whole-table function; this one builds the constant preimage prefix
- * (envelope header, `GFT1`, schema bytes, row count 1) once and encodes
- * each requested row after it. A unit test pins it to `recordFingerprints`.
- */
-export class RowFingerprinter {
-  readonly #w: ByteWriter;
-  readonly #prefixEnd: number;
-  readonly #lengthAt: number;
-  readonly #payloadPrefix: number;
-  readonly #maxPayload: number;
-  readonly #encoders: readonly FieldEncoder[];
-  readonly #columns: readonly Data[];
-  readonly #window: number;
-  readonly #bound = new Map<number, readonly RowWriter[]>();
-
-  /**
-   * @param fields the fingerprinted fields (a whole schema, or an identity projection of it)
-   * @param metadata the schema metadata of the fingerprinted schema
-   * @param columns one `Data` chunk per field, same order, one batch
-   * @param window rows per lazily bound window: binding validates a window's
-   *   cells (e.g. UTF-8) once, so a page that hashes a few rows of a large
-   *   participant never walks the whole column
-   */
-  constructor(fields: readonly Field[], metadata: ReadonlyMap<string, string>, columns: readonly Data[], domain: DomainTag, window = 4096) {
-    const limits = resolveLimits();
-    const schema = new Schema([...fields], new Map(metadata));
-    const sw = new ByteWriter(limits.maxPayloadBytes, 256);
-    writeSchema(sw, schema, limits);
-    const schemaBytes = sw.toBytes();
-    const header = fingerprintHeader(domain, 0);
-    this.#lengthAt = header.length - 8;
-    this.#payloadPrefix = 4 + 8 + schemaBytes.length + 8;
-    this.#maxPayload = limits.maxPayloadBytes;
-    const w = new ByteWriter(limits.maxPayloadBytes + header.length, 4096);
-    w.bytes(header);
-    w.bytes(GFT1);
-    w.u64(schemaBytes.length);
-    w.bytes(schemaBytes);
-    w.u64(1);
-    this.#prefixEnd = w.pos;
-    this.#w = w;
-    this.#encoders = fields.map((f) => compileField(f, f.name, 1, limits));
-    this.#columns = columns;
-    this.#window = window;
-  }
-
-  /** The writers of the window holding `row`, bound on first use. */
-  #writersFor(win: number): readonly RowWriter[] {
-    let ws = this.#bound.get(win);
-    if (ws === undefined) {
-      const start = win * this.#window;
-      ws = this.#encoders.map((e, k) => {
-        const col = this.#columns[k] as Data;
-        const n = Math.min(this.#window, col.length - start);
-        return e.bind(start === 0 && n === col.length ? col : col.slice(start, n));
-      });
-      this.#bound.set(win, ws);
-    }
-    return ws;
-  }
-
-  /** The canonical bytes whose SHA-256 is row `row`'s fingerprint (a view, valid until the next call). */
-  preimage(row: number): Uint8Array {
-    const w = this.#w;
-    w.pos = this.#prefixEnd;
-    const win = Math.floor(row / this.#window);
-    const local = row - win * this.#window;
-    for (const write of this.#writersFor(win)) write(local, w);
-    return seal(w, this.#prefixEnd, this.#payloadPrefix, this.#lengthAt, this.#maxPayload);
-  }
-
-  /** The fingerprint of row `row` written into `out` at `at` (32 bytes). */
-  into(row: number, out: Uint8Array, at: number): void {
-    digestInto(this.preimage(row), out, at);
-  }
-
-  /** The fingerprint of row `row` (32 fresh bytes). */
-  of(row: number): Uint8Array {
-    const out = new Uint8Array(32);
-    this.into(row, out, 0);
-    return out;
-  }
-}
-
-/** How a flat column's present value is written (see `FlatRowFingerprinter`). */
+/** How a flat column's present value is written (see `RowFingerprinter`). */
 const FLAT = { fixed: 0, text: 1, binary: 2, reversed: 3, byte: 4, bool: 5, float64: 6, float32: 7 } as const;
 
 interface FlatColumn {
@@ -185,35 +96,127 @@ function validText(v: Uint8Array, s: number, e: number): boolean {
   return true;
 }
 
+/** Writes row `row` of the flat column `c` (its cell's canonical bytes), validating that cell only. */
+function writeFlat(c: FlatColumn, row: number, w: ByteWriter, limits: CanonicalLimits): void {
+  if (c.bitmap !== null) {
+    const p = c.offset + row;
+    if ((((c.bitmap[p >> 3] as number) >> (p & 7)) & 1) === 0) {
+      if (!c.nullable) throw canonicalError('GF_CANONICAL_NULLABILITY', 'null in a non-nullable position', { position: c.position, index: row });
+      w.u8(0);
+      return;
+    }
+  }
+  w.u8(1);
+  switch (c.kind) {
+    case FLAT.fixed:
+      w.copy(c.values, row * c.width, row * c.width + c.width);
+      return;
+    case FLAT.text:
+    case FLAT.binary: {
+      const o = c.offsets as Int32Array;
+      const s = o[row] as number;
+      const e = o[row + 1] as number;
+      const n = e - s;
+      if (c.kind === FLAT.text) {
+        if (n > limits.maxUtf8Bytes) checkLimit('utf8_bytes', n, limits.maxUtf8Bytes, c.position);
+      } else if (n > limits.maxBinaryBytes) checkLimit('binary_bytes', n, limits.maxBinaryBytes, c.position);
+      if (n < 0 || e > c.values.length) throw canonicalError('GF_CANONICAL_ENCODING', 'Arrow offsets out of range', { position: c.position, index: row });
+      if (c.kind === FLAT.text && !validText(c.values, s, e)) {
+        throw canonicalError('GF_CANONICAL_UTF8', 'invalid UTF-8 in a text value', { position: c.position, index: row });
+      }
+      w.u64(n);
+      w.copy(c.values, s, e);
+      return;
+    }
+    case FLAT.reversed:
+      w.copyReversed(c.values, row * c.width, c.width);
+      return;
+    case FLAT.byte:
+      w.u8(c.values[row] as number);
+      return;
+    case FLAT.bool: {
+      const p = c.offset + row;
+      w.u8(((c.values[p >> 3] as number) >> (p & 7)) & 1);
+      return;
+    }
+    case FLAT.float64: {
+      const x = (c.f64 as Float64Array)[row] as number;
+      if (x === 0) w.u64(0);
+      else if (x !== x) {
+        w.u32(0x7ff80000);
+        w.u32(0);
+      } else w.copyReversed(c.values, row * 8, 8);
+      return;
+    }
+    case FLAT.float32: {
+      const x = (c.f32 as Float32Array)[row] as number;
+      if (x === 0) w.u32(0);
+      else if (x !== x) w.u32(0x7fc00000);
+      else w.copyReversed(c.values, row * 4, 4);
+      return;
+    }
+  }
+}
+
+/** What the diff needs from a row fingerprinter. */
+export interface RowHasher {
+  /** The canonical bytes whose SHA-256 is the row's fingerprint (a view, valid until the next call). */
+  preimage(row: number): Uint8Array;
+  into(row: number, out: Uint8Array, at: number): void;
+  of(row: number): Uint8Array;
+}
+
 /**
- * Record fingerprints of chosen rows of one batch whose fields all have a
- * flat layout (fixed-size binary, UTF-8/binary with 32-bit offsets,
- * microsecond timestamps, integers, booleans, 32/64-bit floats, no
- * dictionaries), byte-identical to `RowFingerprinter`.
+ * Record fingerprints of chosen rows of one batch, byte-identical to
+ * `recordFingerprints` of the canonical module for those rows.
  *
- * It writes each requested row's canonical bytes straight from the column
- * buffers and validates only that row (UTF-8, nullability, size limits), so
- * hashing a few thousand changed rows of a million-row participant never
- * walks the rest of it. Build with `rowFingerprinter`, which falls back to
- * the canonical encoder for any other layout; a property test pins the two
- * together.
+ * The diff hashes only rows that changed, so it cannot afford the
+ * whole-table function; this one builds the constant preimage prefix
+ * (envelope header, `GFT1`, schema bytes, row count 1) once and encodes
+ * each requested row after it, cell by cell:
+ * - a column with a flat layout (fixed-size binary, UTF-8/binary with
+ *   32-bit offsets, microsecond timestamps, integers, booleans, 32/64-bit
+ *   floats, no dictionary) is written straight from its buffers, and only
+ *   the requested cell is validated (UTF-8, nullability, size limits), so
+ *   hashing a few thousand changed rows of a million-row participant never
+ *   walks the rest of it;
+ * - any other column goes through the canonical module's encoder, bound
+ *   lazily window by window (binding validates a window's cells once).
+ * Every field is compiled (validated against the contract) up front, as
+ * the canonical encoder does. Unit and property tests pin it to
+ * `recordFingerprints`.
  */
-export class FlatRowFingerprinter {
+export class RowFingerprinter implements RowHasher {
   readonly #w: ByteWriter;
   readonly #prefixEnd: number;
   readonly #lengthAt: number;
   readonly #payloadPrefix: number;
   readonly #limits: CanonicalLimits;
-  readonly #cols: readonly FlatColumn[];
+  readonly #encoders: readonly FieldEncoder[];
+  readonly #columns: readonly Data[];
+  /** Per field: its flat layout, or null when the canonical encoder writes it. */
+  readonly #flat: readonly (FlatColumn | null)[];
+  readonly #allFlat: boolean;
+  readonly #window: number;
+  readonly #bound = new Map<number, readonly (RowWriter | null)[]>();
 
-  constructor(fields: readonly Field[], metadata: ReadonlyMap<string, string>, cols: readonly FlatColumn[], domain: DomainTag) {
+  /**
+   * @param fields the fingerprinted fields (a whole schema, or an identity projection of it)
+   * @param metadata the schema metadata of the fingerprinted schema
+   * @param columns one `Data` chunk per field, same order, one batch
+   * @param window rows per lazily bound window of a column the canonical
+   *   encoder writes: binding validates a window's cells (e.g. UTF-8) once,
+   *   so a page that hashes a few rows of a large participant never walks
+   *   the whole column
+   */
+  constructor(fields: readonly Field[], metadata: ReadonlyMap<string, string>, columns: readonly Data[], domain: DomainTag, window = 4096) {
     const limits = resolveLimits();
     const schema = new Schema([...fields], new Map(metadata));
     const sw = new ByteWriter(limits.maxPayloadBytes, 256);
     writeSchema(sw, schema, limits);
     const schemaBytes = sw.toBytes();
     // Compiling validates every field against the contract (types, UTC timezones, limits) exactly as the canonical encoder does.
-    for (const f of fields) compileField(f, f.name, 1, limits);
+    this.#encoders = fields.map((f) => compileField(f, f.name, 1, limits));
     const header = fingerprintHeader(domain, 0);
     this.#lengthAt = header.length - 8;
     this.#payloadPrefix = 4 + 8 + schemaBytes.length + 8;
@@ -226,77 +229,52 @@ export class FlatRowFingerprinter {
     this.#prefixEnd = w.pos;
     this.#w = w;
     this.#limits = limits;
-    this.#cols = cols;
+    this.#columns = columns;
+    this.#flat = fields.map((f, k) => (columns[k] === undefined ? null : flatColumn(f, columns[k] as Data)));
+    this.#allFlat = this.#flat.every((c) => c !== null);
+    this.#window = window;
   }
 
-  #write(c: FlatColumn, row: number, w: ByteWriter): void {
-    if (c.bitmap !== null) {
-      const p = c.offset + row;
-      if ((((c.bitmap[p >> 3] as number) >> (p & 7)) & 1) === 0) {
-        if (!c.nullable) throw canonicalError('GF_CANONICAL_NULLABILITY', 'null in a non-nullable position', { position: c.position, index: row });
-        w.u8(0);
-        return;
-      }
+  /** Fields written straight from their buffers (the others go through the canonical encoder). */
+  get flatFields(): number {
+    return this.#flat.filter((c) => c !== null).length;
+  }
+
+  /** The canonical encoder's writers of window `win` (null for a flat field), bound on first use. */
+  #writersFor(win: number): readonly (RowWriter | null)[] {
+    let ws = this.#bound.get(win);
+    if (ws === undefined) {
+      const start = win * this.#window;
+      ws = this.#encoders.map((e, k) => {
+        if (this.#flat[k] !== null) return null;
+        const col = this.#columns[k] as Data;
+        const n = Math.min(this.#window, col.length - start);
+        return e.bind(start === 0 && n === col.length ? col : col.slice(start, n));
+      });
+      this.#bound.set(win, ws);
     }
-    w.u8(1);
-    switch (c.kind) {
-      case FLAT.fixed:
-        w.copy(c.values, row * c.width, row * c.width + c.width);
-        return;
-      case FLAT.text:
-      case FLAT.binary: {
-        const o = c.offsets as Int32Array;
-        const s = o[row] as number;
-        const e = o[row + 1] as number;
-        const n = e - s;
-        if (c.kind === FLAT.text) {
-          if (n > this.#limits.maxUtf8Bytes) checkLimit('utf8_bytes', n, this.#limits.maxUtf8Bytes, c.position);
-        } else if (n > this.#limits.maxBinaryBytes) checkLimit('binary_bytes', n, this.#limits.maxBinaryBytes, c.position);
-        if (n < 0 || e > c.values.length) throw canonicalError('GF_CANONICAL_ENCODING', 'Arrow offsets out of range', { position: c.position, index: row });
-        if (c.kind === FLAT.text && !validText(c.values, s, e)) {
-          throw canonicalError('GF_CANONICAL_UTF8', 'invalid UTF-8 in a text value', { position: c.position, index: row });
-        }
-        w.u64(n);
-        w.copy(c.values, s, e);
-        return;
-      }
-      case FLAT.reversed:
-        w.copyReversed(c.values, row * c.width, c.width);
-        return;
-      case FLAT.byte:
-        w.u8(c.values[row] as number);
-        return;
-      case FLAT.bool: {
-        const p = c.offset + row;
-        w.u8(((c.values[p >> 3] as number) >> (p & 7)) & 1);
-        return;
-      }
-      case FLAT.float64: {
-        const x = (c.f64 as Float64Array)[row] as number;
-        if (x === 0) w.u64(0);
-        else if (x !== x) {
-          w.u32(0x7ff80000);
-          w.u32(0);
-        } else w.copyReversed(c.values, row * 8, 8);
-        return;
-      }
-      case FLAT.float32: {
-        const x = (c.f32 as Float32Array)[row] as number;
-        if (x === 0) w.u32(0);
-        else if (x !== x) w.u32(0x7fc00000);
-        else w.copyReversed(c.values, row * 4, 4);
-        return;
-      }
-    }
+    return ws;
   }
 
   /** The canonical bytes whose SHA-256 is row `row`'s fingerprint (a view, valid until the next call). */
   preimage(row: number): Uint8Array {
     const w = this.#w;
     w.pos = this.#prefixEnd;
-    const cols = this.#cols;
-    for (let k = 0; k < cols.length; k++) this.#write(cols[k] as FlatColumn, row, w);
-    return seal(w, this.#prefixEnd, this.#payloadPrefix, this.#lengthAt, this.#limits.maxPayloadBytes);
+    const flat = this.#flat;
+    const limits = this.#limits;
+    if (this.#allFlat) {
+      for (let k = 0; k < flat.length; k++) writeFlat(flat[k] as FlatColumn, row, w, limits);
+    } else {
+      const win = Math.floor(row / this.#window);
+      const local = row - win * this.#window;
+      const writers = this.#writersFor(win);
+      for (let k = 0; k < flat.length; k++) {
+        const c = flat[k] as FlatColumn | null;
+        if (c !== null) writeFlat(c, row, w, limits);
+        else (writers[k] as RowWriter)(local, w);
+      }
+    }
+    return seal(w, this.#prefixEnd, this.#payloadPrefix, this.#lengthAt, limits.maxPayloadBytes);
   }
 
   /** The fingerprint of row `row` written into `out` at `at` (32 bytes). */
@@ -312,21 +290,7 @@ export class FlatRowFingerprinter {
   }
 }
 
-/** What the diff needs from a row fingerprinter. */
-export interface RowHasher {
-  /** The canonical bytes whose SHA-256 is the row's fingerprint (a view, valid until the next call). */
-  preimage(row: number): Uint8Array;
-  into(row: number, out: Uint8Array, at: number): void;
-  of(row: number): Uint8Array;
-}
-
-/**
- * The fastest exact fingerprinter for these columns: `FlatRowFingerprinter`
- * when every field has a flat layout, else `RowFingerprinter` (the
- * canonical module's encoders, bound window by window).
- */
+/** The row fingerprinter of these columns (a `RowFingerprinter`; kept for callers that only need a `RowHasher`). */
 export function rowFingerprinter(fields: readonly Field[], metadata: ReadonlyMap<string, string>, columns: readonly Data[], domain: DomainTag): RowHasher {
-  const flat = fields.map((f, k) => (columns[k] === undefined ? null : flatColumn(f, columns[k] as Data)));
-  if (flat.every((c) => c !== null)) return new FlatRowFingerprinter(fields, metadata, flat as FlatColumn[], domain);
   return new RowFingerprinter(fields, metadata, columns, domain);
 }

@@ -1,5 +1,5 @@
 import { GfError } from '../errors';
-import { compareCodePoints, isCanonicalUuid, orderedJson, sha256Hex } from '../canonical';
+import { BoundedCache, compareCodePoints, isCanonicalUuid, orderedJson, sha256Hex } from '../canonical';
 import { DESCRIPTION_MAX_UTF8_BYTES, isNormalizedName, isWellFormedText, utf8Length } from '../contract/names';
 import { checkpointUuid, createRequestSha256, deleteRequestSha256 } from './request-identity';
 
@@ -272,13 +272,12 @@ export function decodeRegistry(bytes: Uint8Array): RegistryDoc {
   const hit = decoded.get(key);
   if (hit !== undefined) return hit;
   const doc = decodeUncached(bytes);
-  if (decoded.size >= DECODE_CACHE_ENTRIES) decoded.delete(decoded.keys().next().value as string);
   decoded.set(key, doc);
   return doc;
 }
 
 const DECODE_CACHE_ENTRIES = 8;
-const decoded = new Map<string, RegistryDoc>();
+const decoded = new BoundedCache<string, RegistryDoc>(DECODE_CACHE_ENTRIES);
 
 function freezeDoc(doc: RegistryDoc): RegistryDoc {
   for (const r of doc.active) Object.freeze(r);

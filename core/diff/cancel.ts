@@ -2,6 +2,8 @@ import diagnostics from 'node:diagnostics_channel';
 import { GfError } from '../errors';
 import { DIFF_PROGRESS_CHANNEL } from '../contract/diff';
 import { verifiedBytes } from '../project/index';
+import { pausesFor, runSteps, runStepsAsync } from '../steps/driver';
+import type { Steps } from '../steps/driver';
 import type { DiffEndpoint, EndpointParticipant, ParticipantSource } from './endpoint';
 
 /** Records between two cancellation checks while merging (the contract says at most 4,096). */
@@ -15,15 +17,18 @@ export const CANCEL_CHECK_INTERVAL = 4096;
  * partial table (the error is the whole result).
  */
 export function checkCancelled(signal: AbortSignal | undefined, phase: string): void {
-  if (signal?.aborted === true) {
-    throw new GfError('GF_CANCELLED', 'the diff was cancelled', { operation: 'diff_checkpoints', phase });
-  }
+  if (signal?.aborted === true) throw cancelled(phase);
+}
+
+function cancelled(phase: string): GfError {
+  return new GfError('GF_CANCELLED', 'the diff was cancelled', { operation: 'diff_checkpoints', phase });
 }
 
 /**
  * What the diff core asks its driver to do.
  *
- * The core is a generator of steps: `pause` is a cancellation point (before
+ * The core is a generator of steps (run by the one step driver,
+ * core/steps/driver.ts): `pause` is a cancellation point (before
  * each participant, every `CANCEL_CHECK_INTERVAL` records); `read` asks for
  * one participant of one endpoint as a verified `ParticipantSource`. The
  * synchronous driver checks the signal at a pause and opens with
@@ -46,7 +51,7 @@ export const PAUSE: DiffEffect = Object.freeze({ effect: 'pause', phase: 'record
 export const PARTICIPANT_PAUSE: DiffEffect = Object.freeze({ effect: 'pause', phase: 'participant' });
 
 /** A diff computation as steps: yields effects, receives opened participants, returns `T`. */
-export type DiffSteps<T> = Generator<DiffEffect, T, ParticipantSource | undefined>;
+export type DiffSteps<T> = Steps<DiffEffect, T, ParticipantSource | undefined>;
 
 function openSync(e: DiffEndpoint, entry: EndpointParticipant): ParticipantSource {
   return e.openParticipant === undefined ? verifiedBytes(e.readParticipantBytes(entry)) : e.openParticipant(entry);
@@ -72,23 +77,17 @@ export function isEffect(v: object): v is DiffEffect {
 export function runSync<T>(steps: DiffSteps<T>, signal: AbortSignal | undefined): T {
   const opened: ParticipantSource[] = [];
   try {
-    let r = steps.next();
-    while (r.done !== true) {
-      const e = r.value;
+    return runSteps(steps, (e): ParticipantSource | undefined => {
       if (e.effect === 'pause') {
         checkCancelled(signal, e.phase);
-        r = steps.next();
-      } else if (e.effect === 'await') {
-        throw new Error('invariant violated: the synchronous diff driver cannot wait (deferred work is for runAsync only)');
-      } else {
-        const source = openSync(e.endpoint, e.entry);
-        opened.push(source);
-        r = steps.next(source);
+        return undefined;
       }
-    }
-    return r.value;
+      if (e.effect === 'await') throw new Error('invariant violated: the synchronous diff driver cannot wait (deferred work is for runAsync only)');
+      const source = openSync(e.endpoint, e.entry);
+      opened.push(source);
+      return source;
+    });
   } finally {
-    steps.return(undefined as T);
     closeAll(opened);
   }
 }
@@ -101,6 +100,10 @@ export function runSync<T>(steps: DiffSteps<T>, signal: AbortSignal | undefined)
 export { DIFF_PROGRESS_CHANNEL };
 const progress = diagnostics.channel(DIFF_PROGRESS_CHANNEL);
 
+function publishProgress(phase: string): void {
+  if (progress.hasSubscribers) progress.publish({ phase });
+}
+
 /**
  * Runs diff steps cooperatively: at each pause it yields to the event
  * loop (`setImmediate`), then checks `signal`; participants are opened
@@ -109,31 +112,20 @@ const progress = diagnostics.channel(DIFF_PROGRESS_CHANNEL);
  * A cancellation is `GF_CANCELLED` and nothing is returned.
  */
 export async function runAsync<T>(steps: DiffSteps<T>, signal: AbortSignal | undefined): Promise<T> {
-  const pause = async (phase: string): Promise<void> => {
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    if (progress.hasSubscribers) progress.publish({ phase });
-    checkCancelled(signal, phase);
-  };
+  const { pause } = pausesFor(signal, cancelled, publishProgress);
   const opened: ParticipantSource[] = [];
+  const open = async (e: DiffEndpoint, entry: EndpointParticipant): Promise<ParticipantSource> => {
+    const source = await openAsync(e, entry, () => pause('read'));
+    opened.push(source);
+    return source;
+  };
   try {
-    let r = steps.next();
-    while (r.done !== true) {
-      const e = r.value;
-      if (e.effect === 'pause') {
-        await pause(e.phase);
-        r = steps.next();
-      } else if (e.effect === 'await') {
-        await e.promise;
-        r = steps.next();
-      } else {
-        const source = await openAsync(e.endpoint, e.entry, () => pause('read'));
-        opened.push(source);
-        r = steps.next(source);
-      }
-    }
-    return r.value;
+    return await runStepsAsync(steps, (e): Promise<ParticipantSource | undefined> => {
+      if (e.effect === 'pause') return pause(e.phase).then(() => undefined);
+      if (e.effect === 'await') return e.promise.then(() => undefined);
+      return open(e.endpoint, e.entry);
+    });
   } finally {
-    steps.return(undefined as T);
     closeAll(opened);
   }
 }

@@ -70,24 +70,7 @@ export const SUMMARY_DIFF_SCHEMA = schemaOf(SUMMARY_DIFF_COLUMNS, {
   to_content_sha256: digest(true),
 });
 
-/**
- * `checkpoint_record_diff@1`: changed logical records only, sorted by
- * `(scope, record_family_id, record_uuid, record_identity_fingerprint, change_kind)`.
- *
- * Carries identities and fingerprints, never values.
- */
-export const RECORD_DIFF_SCHEMA = schemaOf(RECORD_DIFF_COLUMNS, {
-  from_checkpoint_uuid: uuid(false),
-  to_checkpoint_uuid: uuid(false),
-  scope: text,
-  record_family_id: text,
-  record_uuid: uuid(true),
-  record_identity_fingerprint: digest(false),
-  change_kind: text,
-  from_record_fingerprint: digest(true),
-  to_record_fingerprint: digest(true),
-});
-
+/** Types of the `checkpoint_record_diff@1` columns (the display schema starts with the same columns). */
 const recordTypes = {
   from_checkpoint_uuid: uuid(false),
   to_checkpoint_uuid: uuid(false),
@@ -99,6 +82,14 @@ const recordTypes = {
   from_record_fingerprint: digest(true),
   to_record_fingerprint: digest(true),
 } as const;
+
+/**
+ * `checkpoint_record_diff@1`: changed logical records only, sorted by
+ * `(scope, record_family_id, record_uuid, record_identity_fingerprint, change_kind)`.
+ *
+ * Carries identities and fingerprints, never values.
+ */
+export const RECORD_DIFF_SCHEMA = schemaOf(RECORD_DIFF_COLUMNS, recordTypes);
 
 /**
  * `checkpoint_record_diff_display@1`: a record-diff page of one family with

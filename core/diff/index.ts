@@ -48,7 +48,7 @@ export {
 export type { TokenEndpoint, TokenState, PagePosition, SummaryPosition, RecordPosition, TokenRequest } from './page-token';
 export { compareRecordKeys, compareFamilyKey, FamilyDiff, MERGE_RUN_ROWS } from './record-diff';
 export type { RecordChange, RecordSortKey, FamilyPair } from './record-diff';
-export { RowFingerprinter, FlatRowFingerprinter, rowFingerprinter } from '../canonical/row-fingerprints';
+export { RowFingerprinter, rowFingerprinter } from '../canonical/row-fingerprints';
 export type { RowHasher } from '../canonical/row-fingerprints';
 export { ChangeList, KIND_ADDED, KIND_MODIFIED, KIND_REMOVED, changeColumns } from './change-list';
 export type { ChangeRange } from './change-list';

@@ -3,6 +3,8 @@ import { GfError } from '../errors';
 import path from 'node:path';
 import { corrupt, createExclusiveWritten, discardCreated, ioError, isErrno } from './durable-fs';
 import { fsx } from './fs-layer';
+import { runSteps, runStepsAsync } from '../steps/driver';
+import type { Steps as DriverSteps } from '../steps/driver';
 import type { WriteMeter, WriteSteps } from './durable-fs';
 
 /**
@@ -14,7 +16,9 @@ import type { WriteMeter, WriteSteps } from './durable-fs';
  * directory and `generations/`; the files of a removed generation and its
  * unreachable objects). The generator resumes only after every operation of
  * the batch succeeded, so the state machine, its failpoints and its error
- * handling are one piece of code. `runSync` runs one operation at a time
+ * handling are one piece of code (driven by the one step driver,
+ * core/steps/driver.ts: a failed operation is thrown into the step at its
+ * `yield`). `runSync` runs one operation at a time
  * (callers that must stay synchronous); `runAsync` issues a batch
  * concurrently on the libuv pool, where the file system commits fsyncs
  * together and frees inodes in parallel.
@@ -42,7 +46,7 @@ export interface Unlink {
 export type StepOp = Flush | Unlink;
 
 /** A durable step: yields batches of unordered operations, returns its result. */
-export type Steps<R> = Generator<readonly StepOp[], R, void>;
+export type Steps<R> = DriverSteps<readonly StepOp[], R>;
 
 function opSync(o: StepOp): void {
   if (o.kind === 'unlink') {
@@ -73,50 +77,32 @@ function opAsync(o: StepOp): Promise<void> {
 /** Largest batch issued at once (a full sweep may delete many objects). */
 const MAX_PARALLEL = 64;
 
+function batchSync(batch: readonly StepOp[]): void {
+  for (const o of batch) opSync(o);
+}
+
 /** Runs steps one operation at a time (for synchronous callers). */
 export function runSync<R>(steps: Steps<R>): R {
-  let next = steps.next();
-  while (next.done !== true) {
-    let failure: unknown;
-    let failed = false;
-    try {
-      for (const o of next.value) opSync(o);
-    } catch (e) {
-      failure = e;
-      failed = true;
-    }
-    next = failed ? steps.throw(failure) : steps.next();
+  return runSteps(steps, batchSync);
+}
+
+async function batchAsync(batch: readonly StepOp[]): Promise<void> {
+  for (let i = 0; i < batch.length; i += MAX_PARALLEL) {
+    const settled = await Promise.allSettled(batch.slice(i, i + MAX_PARALLEL).map(opAsync));
+    const bad = settled.find((s) => s.status === 'rejected');
+    if (bad !== undefined) throw bad.reason;
   }
-  return next.value;
 }
 
 /**
  * Runs steps issuing each batch's operations concurrently.
  *
- * A batch of one runs synchronously (no thread-pool hop). Every operation
- * of a batch is settled before the step resumes, so no descriptor is closed
- * while the pool still flushes it.
+ * A batch of one runs synchronously (no thread-pool hop, no turn of the
+ * event loop). Every operation of a batch is settled before the step
+ * resumes, so no descriptor is closed while the pool still flushes it.
  */
-export async function runAsync<R>(steps: Steps<R>): Promise<R> {
-  let next = steps.next();
-  while (next.done !== true) {
-    let failure: unknown;
-    let failed = false;
-    const batch = next.value;
-    try {
-      if (batch.length === 1) opSync(batch[0] as StepOp);
-      for (let i = 0; batch.length > 1 && i < batch.length; i += MAX_PARALLEL) {
-        const settled = await Promise.allSettled(batch.slice(i, i + MAX_PARALLEL).map(opAsync));
-        const bad = settled.find((s) => s.status === 'rejected');
-        if (bad !== undefined) throw bad.reason;
-      }
-    } catch (e) {
-      failure = e;
-      failed = true;
-    }
-    next = failed ? steps.throw(failure) : steps.next();
-  }
-  return next.value;
+export function runAsync<R>(steps: Steps<R>): Promise<R> {
+  return runStepsAsync(steps, (batch) => (batch.length > 1 ? batchAsync(batch) : batchSync(batch)));
 }
 
 function closeQuietly(fd: number): void {

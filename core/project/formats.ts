@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { canonicalJson, compareCodePoints, isCanonicalUuid, orderedJson, sha256Hex } from '../canonical/index';
+import { BoundedCache, canonicalJson, compareCodePoints, isCanonicalUuid, orderedJson, sha256Hex } from '../canonical/index';
 import { GfError } from '../errors';
 import { LINEAGE_KINDS, type LineageKind } from '../contract/history';
 
@@ -214,26 +214,17 @@ export function parseManifest(bytes: Uint8Array, rel: string): Manifest {
   const digest = manifestDigest(bytes);
   const known = parsedManifests.get(digest);
   if (known !== undefined) {
-    parsedManifests.delete(digest);
-    parsedManifests.set(digest, known);
+    parsedManifests.setNewest(digest, known);
     return known;
   }
   const m = parseManifestUncached(bytes, rel);
-  remember(digest, m);
+  parsedManifests.set(digest, m);
   return m;
 }
 
 /** Manifests accepted in this process, by the SHA-256 of their exact bytes (bounded, least recently used out first). */
-const parsedManifests = new Map<string, Manifest>();
 const PARSED_MANIFESTS_MAX = 64;
-
-function remember(digest: string, m: Manifest): void {
-  parsedManifests.set(digest, m);
-  if (parsedManifests.size > PARSED_MANIFESTS_MAX) {
-    const oldest = parsedManifests.keys().next().value;
-    if (oldest !== undefined) parsedManifests.delete(oldest);
-  }
-}
+const parsedManifests = new BoundedCache<string, Manifest>(PARSED_MANIFESTS_MAX);
 
 /**
  * Records a manifest the writer just encoded (`digest` is over `encodeManifest(m)`).
@@ -246,7 +237,7 @@ function remember(digest: string, m: Manifest): void {
 export function rememberManifest(digest: string, m: Manifest): void {
   if (parsedManifests.has(digest)) return;
   // The shape `parseManifest` returns: canonical order, exactly the manifest's fields.
-  remember(digest, {
+  parsedManifests.set(digest, {
     generationUuid: m.generationUuid,
     parentGenerationUuid: m.parentGenerationUuid,
     transactionUuid: m.transactionUuid,

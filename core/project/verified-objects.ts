@@ -4,6 +4,9 @@ import type { ManifestParticipant } from './formats';
 import { corrupt, ioError, isErrno } from './durable-fs';
 import { fsx } from './fs-layer';
 import { objectPlace } from './layout';
+import { BoundedCache } from '../canonical/bounded-cache';
+import { StepBudget, runSteps, runStepsAsync } from '../steps/driver';
+import type { Steps } from '../steps/driver';
 
 /** Bytes read and hashed between two pause points of `readObjectVerifiedAsync`. */
 export const VERIFY_CHUNK_BYTES = 8 * 1024 * 1024;
@@ -32,15 +35,11 @@ const HASH_READ_BYTES = 1 << 20;
  * timestamp tick as the verification can never look unchanged. Bounded,
  * oldest forgotten first; per process, never persisted.
  */
-const VERIFIED = new Map<string, string>();
+const VERIFIED = new BoundedCache<string, string>(VERIFIED_MEMO_MAX);
 
+/** Stores a verification as the newest entry (a re-verified object moves to the end of the eviction order). */
 function remember(sha: string, identity: string): void {
-  VERIFIED.delete(sha);
-  if (VERIFIED.size >= VERIFIED_MEMO_MAX) {
-    const oldest = VERIFIED.keys().next().value;
-    if (oldest !== undefined) VERIFIED.delete(oldest);
-  }
-  VERIFIED.set(sha, identity);
+  VERIFIED.setNewest(sha, identity);
 }
 
 /** True when this process holds a memoized verification of the object named `sha` (introspection for tests and diagnostics). */
@@ -59,7 +58,6 @@ function identityOf(st: fs.BigIntStats): string {
 
 type Entry = Pick<ManifestParticipant, 'contentSha256' | 'byteLength'>;
 
-/** One verified read, as steps: yields after each chunk so an async caller can pause (and abort) there. */
 /** An object file opened without following links and checked against its manifest length (the caller closes `fd`). */
 interface OpenedObject {
   readonly fd: number;
@@ -93,7 +91,8 @@ function openObjectFile(root: string, entry: Entry): OpenedObject {
   }
 }
 
-function* readSteps(root: string, entry: Entry): Generator<void, Uint8Array> {
+/** One verified read, as steps: yields (a pause point) after each chunk so an async caller can pause (and abort) there. */
+function* readSteps(root: string, entry: Entry): Steps<void, Uint8Array> {
   const { fd, rel, before, identity, startNs } = openObjectFile(root, entry);
   try {
     const known = VERIFIED.get(entry.contentSha256) === identity;
@@ -203,7 +202,7 @@ function rangedObject(fd: number, rel: string, sha: string, identity: string, si
  * and served from there. Ranged reads then re-check the file identity, so
  * every byte returned is a byte of the verified file.
  */
-function* openSteps(root: string, entry: Entry, opts: OpenVerifiedOptions): Generator<void, VerifiedObject> {
+function* openSteps(root: string, entry: Entry, opts: OpenVerifiedOptions): Steps<void, VerifiedObject> {
   const minAge = opts.minAgeNs ?? VERIFIED_MEMO_MIN_AGE_NS;
   const { fd, rel, before, identity, startNs } = openObjectFile(root, entry);
   let handedOut = false;
@@ -218,18 +217,14 @@ function* openSteps(root: string, entry: Entry, opts: OpenVerifiedOptions): Gene
     if (VERIFIED.get(entry.contentSha256) !== identity) {
       const hash = createHash('sha256');
       const chunk = Buffer.allocUnsafe(Math.min(HASH_READ_BYTES, Math.max(1, size)));
+      const budget = new StepBudget(VERIFY_CHUNK_BYTES);
       let off = 0;
-      let sincePause = 0;
       while (off < size) {
         const n = fs.readSync(fd, chunk, 0, Math.min(chunk.length, size - off), off);
         if (n === 0) break;
         hash.update(chunk.subarray(0, n));
         off += n;
-        sincePause += n;
-        if (sincePause >= VERIFY_CHUNK_BYTES && off < size) {
-          sincePause = 0;
-          yield;
-        }
+        if (budget.spend(n) && off < size) yield;
       }
       if (off !== size || fs.readSync(fd, chunk, 0, 1, off) !== 0) throw corrupt('participant object has the wrong length', rel);
       if (hash.digest('hex') !== entry.contentSha256) {
@@ -246,26 +241,8 @@ function* openSteps(root: string, entry: Entry, opts: OpenVerifiedOptions): Gene
   }
 }
 
-/** Runs steps to the end. */
-function drive<T>(steps: Generator<void, T>): T {
-  for (;;) {
-    const r = steps.next();
-    if (r.done === true) return r.value;
-  }
-}
-
-/** Runs steps to the end, awaiting `pause` at each; a throwing `pause` ends them (their `finally` closes the file). */
-async function driveAsync<T>(steps: Generator<void, T>, pause: () => Promise<void>): Promise<T> {
-  try {
-    for (;;) {
-      const r = steps.next();
-      if (r.done === true) return r.value;
-      await pause();
-    }
-  } finally {
-    steps.return(undefined as T);
-  }
-}
+/** The synchronous pause point: nothing to wait for. */
+function noPause(): void {}
 
 /**
  * Opens one object for ranged reads once it is verified against its name
@@ -273,7 +250,7 @@ async function driveAsync<T>(steps: Generator<void, T>, pause: () => Promise<voi
  * altered bytes are `GF_PROJECT_CORRUPT`. The caller closes it.
  */
 export function openObjectVerified(root: string, entry: Entry, opts: OpenVerifiedOptions = {}): VerifiedObject {
-  return drive(openSteps(root, entry, opts));
+  return runSteps(openSteps(root, entry, opts), noPause);
 }
 
 /** `openObjectVerified`, awaiting `pause` between hashed chunks (a throwing `pause` aborts, nothing stays open). */
@@ -283,7 +260,7 @@ export async function openObjectVerifiedAsync(
   pause: () => Promise<void>,
   opts: OpenVerifiedOptions = {},
 ): Promise<VerifiedObject> {
-  return driveAsync(openSteps(root, entry, opts), pause);
+  return runStepsAsync(openSteps(root, entry, opts), pause);
 }
 
 /**
@@ -296,7 +273,7 @@ export async function openObjectVerifiedAsync(
  * `GF_PROJECT_CORRUPT`; no other object is ever substituted.
  */
 export function readObjectVerified(root: string, entry: Entry): Uint8Array {
-  return drive(readSteps(root, entry));
+  return runSteps(readSteps(root, entry), noPause);
 }
 
 /**
@@ -305,5 +282,5 @@ export function readObjectVerified(root: string, entry: Entry): Uint8Array {
  * and the caller can abort (by throwing from `pause`) mid-object.
  */
 export async function readObjectVerifiedAsync(root: string, entry: Entry, pause: () => Promise<void>): Promise<Uint8Array> {
-  return driveAsync(readSteps(root, entry), pause);
+  return runStepsAsync(readSteps(root, entry), pause);
 }

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { Dictionary, Int32, Utf8, makeData, vectorFromArray } from 'apache-arrow';
+import { Dictionary, Int32, RecordBatch, Struct, Table, Utf8, makeData, vectorFromArray } from 'apache-arrow';
 import type { Data } from 'apache-arrow';
 import { recordFingerprints, toHex } from '../../../../core/canonical';
-import { FlatRowFingerprinter, RowFingerprinter, rowFingerprinter } from '../../../../core/canonical/row-fingerprints';
+import { RowFingerprinter, rowFingerprinter } from '../../../../core/canonical/row-fingerprints';
 import { GfError } from '../../../../core/errors';
 import { GRAPH_NODE, RECORD_FAMILIES, tableFromRecords } from '../../../../core/participants';
 import { sampleRecords } from '../participants/sample-workspace';
@@ -36,20 +36,20 @@ const nodesArb = fc.array(
   { minLength: 1, maxLength: 60 },
 );
 
-describe('FlatRowFingerprinter', () => {
-  it('is chosen for every registered family and matches recordFingerprints row by row', () => {
+describe('RowFingerprinter', () => {
+  it('writes every field of every registered family flat and matches recordFingerprints row by row', () => {
     const recs = sampleRecords();
     for (const f of RECORD_FAMILIES) {
       const t = tableFromRecords(f, recs[f.key] ?? []);
       if (t.numRows === 0) continue;
       const all = recordFingerprints(t, f.fingerprintDomain);
-      const fp = rowFingerprinter(f.schema.fields, f.schema.metadata, columnsOf(t), f.fingerprintDomain);
-      expect(fp).toBeInstanceOf(FlatRowFingerprinter);
+      const fp = new RowFingerprinter(f.schema.fields, f.schema.metadata, columnsOf(t), f.fingerprintDomain);
+      expect(fp.flatFields).toBe(f.schema.fields.length);
       for (let r = t.numRows - 1; r >= 0; r--) expect(toHex(fp.of(r))).toBe(toHex(all.subarray(r * 32, r * 32 + 32)));
     }
   });
 
-  it('agrees with the canonical encoder on generated rows (nulls, non-ASCII, long text)', () => {
+  it('agrees with recordFingerprints on generated rows (nulls, non-ASCII, long text)', () => {
     fc.assert(
       fc.property(nodesArb, (raw) => {
         const seen = new Set<number>();
@@ -66,9 +66,9 @@ describe('FlatRowFingerprinter', () => {
         const t = tableFromRecords(GRAPH_NODE, recs);
         const cols = columnsOf(t);
         const fields = GRAPH_NODE.schema.fields;
-        const flat = rowFingerprinter(fields, GRAPH_NODE.schema.metadata, cols, GRAPH_NODE.fingerprintDomain);
-        const slow = new RowFingerprinter(fields, GRAPH_NODE.schema.metadata, cols, GRAPH_NODE.fingerprintDomain);
-        for (let r = 0; r < t.numRows; r++) expect(toHex(flat.of(r))).toBe(toHex(slow.of(r)));
+        const fp = rowFingerprinter(fields, GRAPH_NODE.schema.metadata, cols, GRAPH_NODE.fingerprintDomain);
+        const all = recordFingerprints(t, GRAPH_NODE.fingerprintDomain);
+        for (let r = 0; r < t.numRows; r++) expect(toHex(fp.of(r))).toBe(toHex(all.subarray(r * 32, r * 32 + 32)));
       }),
       { numRuns: 25 },
     );
@@ -84,25 +84,28 @@ describe('FlatRowFingerprinter', () => {
     const o = label.valueOffsets as Int32Array;
     bytes[o[1] as number] = 0xff; // row 1's label is no longer UTF-8
     cols[labelAt] = makeData({ type: new Utf8(), length: 3, data: bytes, valueOffsets: o, nullCount: 0 });
-    const fp = rowFingerprinter(GRAPH_NODE.schema.fields, GRAPH_NODE.schema.metadata, cols, GRAPH_NODE.fingerprintDomain);
-    expect(fp).toBeInstanceOf(FlatRowFingerprinter);
+    const fp = new RowFingerprinter(GRAPH_NODE.schema.fields, GRAPH_NODE.schema.metadata, cols, GRAPH_NODE.fingerprintDomain);
+    expect(fp.flatFields).toBe(GRAPH_NODE.schema.fields.length);
     expect(codeOf(() => fp.of(0))).toBe('none');
     expect(codeOf(() => fp.of(2))).toBe('none');
     expect(codeOf(() => fp.of(1))).toBe('GF_CANONICAL_UTF8');
-    // The canonical encoder (whole windows) refuses the same row the same way.
-    expect(codeOf(() => new RowFingerprinter(GRAPH_NODE.schema.fields, GRAPH_NODE.schema.metadata, cols, GRAPH_NODE.fingerprintDomain).of(1))).toBe('GF_CANONICAL_UTF8');
+    // The canonical module (whole table) refuses the same bytes the same way.
+    expect(codeOf(() => recordFingerprints(new Table([new RecordBatch(GRAPH_NODE.schema, makeData({ type: new Struct(GRAPH_NODE.schema.fields), length: 3, nullCount: 0, children: cols }))]), GRAPH_NODE.fingerprintDomain))).toBe('GF_CANONICAL_UTF8');
   });
 
-  it('falls back to the canonical encoder for a layout it does not read flat (dictionary column), with the same fingerprints', () => {
+  it('writes a layout it does not read flat (dictionary column) through the canonical encoder, window by window, with the same fingerprints', () => {
     const recs = [0, 1, 2, 3].map((i) => ({ node_uuid: uuidOf(`d-${i}`), class_id: 'Paper', label: `L${i % 2}`, properties: null, created_at: T0, updated_at: null }));
     const t = tableFromRecords(GRAPH_NODE, recs);
     const cols = [...columnsOf(t)];
     const labelAt = GRAPH_NODE.schema.fields.findIndex((f) => f.name === 'label');
     cols[labelAt] = vectorFromArray(['L0', 'L1', 'L0', 'L1'], new Dictionary(new Utf8(), new Int32())).data[0] as Data;
     const fields = GRAPH_NODE.schema.fields.map((f, k) => (k === labelAt ? f.clone({ type: new Dictionary(new Utf8(), new Int32()) }) : f));
-    const fp = rowFingerprinter(fields, GRAPH_NODE.schema.metadata, cols, GRAPH_NODE.fingerprintDomain);
-    expect(fp).toBeInstanceOf(RowFingerprinter);
     const all = recordFingerprints(t, GRAPH_NODE.fingerprintDomain);
-    for (let r = 0; r < 4; r++) expect(toHex(fp.of(r))).toBe(toHex(all.subarray(r * 32, r * 32 + 32)));
+    // Whole-batch binding and tiny windows (sliced chunks) of the encoded column agree with the canonical module.
+    for (const window of [4096, 1, 3]) {
+      const fp = new RowFingerprinter(fields, GRAPH_NODE.schema.metadata, cols, GRAPH_NODE.fingerprintDomain, window);
+      expect(fp.flatFields).toBe(fields.length - 1);
+      for (let r = 3; r >= 0; r--) expect(toHex(fp.of(r))).toBe(toHex(all.subarray(r * 32, r * 32 + 32)));
+    }
   });
 });
