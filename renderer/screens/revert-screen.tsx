@@ -4,9 +4,10 @@
 // lost response) returns the original receipt instead of reverting twice.
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { JsonResults, Row } from '../../core/contract/operations';
-import { REASON_MAX_UTF8_BYTES, reasonBytes, reasonProblem, trimReason } from '../../core/contract/reasons';
+import { reasonProblem, trimReason } from '../../core/contract/reasons';
 import { decodeArrow } from '../arrow-rows';
 import { ErrorBox } from '../components/error-box';
+import { ReasonField } from '../components/reason-field';
 import { countOf, formatCount, plural } from '../format';
 import { CreateDialog } from './history-screen';
 import { useAction, useQuery } from '../hooks';
@@ -174,11 +175,7 @@ export function RevertScreen() {
             )}
           </li>
           <li>
-            <label htmlFor="revert-reason">Reason (required)</label>
-            <textarea id="revert-reason" rows={3} value={reason} onChange={(e) => { setReason(e.target.value); setReasonTouched(true); }} onBlur={() => setReasonTouched(true)} aria-invalid={reasonTouched && problem !== null} aria-describedby="revert-reason-help" disabled={busy} />
-            <p id="revert-reason-help" className={reasonTouched && problem !== null ? 'field-error' : 'muted small'} data-testid="reason-problem" aria-live="polite">
-              {reasonTouched && problem !== null ? problem : `${formatCount(reasonBytes(reason))} / ${formatCount(REASON_MAX_UTF8_BYTES)} bytes`}
-            </p>
+            <ReasonField id="revert-reason" reason={reason} problem={problem} touched={reasonTouched} disabled={busy} testId="reason-problem" onChange={setReason} onTouched={() => setReasonTouched(true)} />
           </li>
           <li>
             <label htmlFor="revert-confirm">Type the checkpoint name to confirm: <strong>{name}</strong></label>

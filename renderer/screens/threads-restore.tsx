@@ -4,10 +4,10 @@
 // is kept until a receipt is shown, so a retry after a lost answer returns the
 // original receipt instead of restoring twice.
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { REASON_MAX_UTF8_BYTES, reasonBytes, reasonProblem } from '../../core/contract/reasons';
+import { reasonProblem } from '../../core/contract/reasons';
 import { THREAD_HEAD_SELECTOR, type ThreadRestoreReceipt } from '../../core/contract/threads';
 import { ErrorBox } from '../components/error-box';
-import { formatCount } from '../format';
+import { ReasonField } from '../components/reason-field';
 import { useAction } from '../hooks';
 import { invoke } from '../invoke';
 import { ThreadDiffView } from './threads-inspect';
@@ -89,11 +89,7 @@ export function RestorePanel({ source, thread, target, targetTime, headId, revis
               <p className="muted small">A new checkpoint equal to <span className="mono" title={target}>{shortId(target)}</span> is appended at the head; no checkpoint is changed or deleted.</p>
             </li>
             <li>
-              <label htmlFor="restore-reason">Reason (required)</label>
-              <textarea id="restore-reason" rows={3} value={reason} onChange={(e) => { setReason(e.target.value); setTouched(true); }} onBlur={() => setTouched(true)} aria-invalid={touched && problem !== null} aria-describedby="restore-reason-help" disabled={busy} />
-              <p id="restore-reason-help" className={touched && problem !== null ? 'field-error' : 'muted small'} data-testid="restore-reason-problem" aria-live="polite">
-                {touched && problem !== null ? problem : `${formatCount(reasonBytes(reason))} / ${formatCount(REASON_MAX_UTF8_BYTES)} bytes`}
-              </p>
+              <ReasonField id="restore-reason" reason={reason} problem={problem} touched={touched} disabled={busy} testId="restore-reason-problem" onChange={setReason} onTouched={() => setTouched(true)} />
             </li>
             <li>
               <label htmlFor="restore-confirm">Type the thread id to confirm: <strong>{thread}</strong></label>
