@@ -5,41 +5,22 @@
 // the new head; bad input reads in plain language with its code second.
 // Expected values come from the engine (an in-process facade over the same
 // database); waits are on the DOM, never sleeps.
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFacade, type Facade } from '../core/api/facade';
 import { errorCodeOf } from '../core/contract/errors';
 import type { JsonResults, OperationName } from '../core/contract/operations';
-import { unwrapEnvelope } from '../core/contract/wire';
-import { ROOT, RESULTS_DIR, ensureBuilt, launchChromium, startServe, type BrowserHandle, type ServeHandle } from './support/browser';
+import { axeProblems, shot, startDemoApp, type DemoApp } from './support/demo-app';
 
-const SCREENS_DIR = join(RESULTS_DIR, 'screens');
-let base: string;
+let app: DemoApp;
 let dir: string;
 let db: string;
-let serve: ServeHandle;
-let browser: BrowserHandle;
-let facade: Facade;
 let page: Page;
+let browser: DemoApp['browser'];
+let serve: DemoApp['serve'];
 
 async function call<N extends OperationName & keyof JsonResults>(op: N, request: unknown): Promise<JsonResults[N]> {
-  return unwrapEnvelope(await facade.dispatcher.dispatch(op, request)) as JsonResults[N];
-}
-
-async function shot(p: Page, name: string): Promise<void> {
-  mkdirSync(SCREENS_DIR, { recursive: true });
-  await p.screenshot({ path: join(SCREENS_DIR, `${name}.png`), fullPage: true });
-}
-
-/** Serious or critical axe violations on the page. */
-async function axeProblems(p: Page): Promise<string[]> {
-  const r = await new AxeBuilder({ page: p }).analyze();
-  return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  return (await app.call(op, request)) as JsonResults[N];
 }
 
 /** The data rows of a grid (its header row excluded). */
@@ -47,24 +28,16 @@ const gridRows = (testId: string): Locator => page.getByTestId(testId).locator('
 const source = () => ({ kind: 'sqlite', path: db });
 
 beforeAll(async () => {
-  ensureBuilt();
-  base = mkdtempSync(join(tmpdir(), 'gf-t17u-'));
-  dir = join(base, 'demo');
-  db = join(base, 'langgraph.sqlite');
-  execFileSync(process.execPath, [join(ROOT, 'bin/gf.mjs'), 'demo', 'create', dir, '--records', '10'], { cwd: ROOT, stdio: 'ignore' });
-  facade = createFacade({ mode: 'library' });
-  serve = await startServe(['--project', dir]);
-  browser = await launchChromium();
+  app = await startDemoApp({ prefix: 'gf-t17u-', records: 10 });
+  ({ dir, browser, serve } = app);
+  db = join(app.base, 'langgraph.sqlite');
   page = await browser.context.newPage();
   await page.goto(`${serve.url}#/threads`);
   await gridRows('threads-list').first().waitFor();
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await serve?.stop();
-  await facade?.close();
-  if (base !== undefined) rmSync(base, { recursive: true, force: true });
+  await app?.close();
 });
 
 describe('Agent threads (issue 17, Chromium)', () => {
