@@ -4,19 +4,13 @@
 // in-process facade over the same workspace). Screenshots of each state go to
 // test-results/screens/; axe-core checks each for serious or critical
 // violations; expand, filter and jump are driven by the keyboard alone.
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import { tableFromIPC } from 'apache-arrow';
 import type { Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ArrowResult, JsonResults, OperationName } from '../core/contract/operations';
 import { microsIso } from '../core/contract/time';
-import { createFacade, type Facade } from '../core/api/facade';
 import { API_PREFIX, decodeHttpResponse, unwrapEnvelope } from '../core/contract/wire';
-import { ROOT, RESULTS_DIR, ensureBuilt, launchChromium, startServe, type BrowserHandle, type ServeHandle } from './support/browser';
+import { axeProblems as axeOf, shot as shotOf, startDemoApp, type DemoApp } from './support/demo-app';
 
 /**
  * Records of the demo: the issue's 200,000 (graph/node then has 4,003 added
@@ -24,14 +18,12 @@ import { ROOT, RESULTS_DIR, ensureBuilt, launchChromium, startServe, type Browse
  * the modified list has a last page beyond the first 500 rows).
  */
 const RECORDS = 200_000;
-const SCREENS_DIR = join(RESULTS_DIR, 'screens');
 /** How long a poll waits for the page to show an engine answer (two shared cores under load answer slowly; a poll returns as soon as it holds). */
 const WAIT = { timeout: 60_000, interval: 100 } as const;
-let base: string;
-let dir: string;
-let serve: ServeHandle;
-let browser: BrowserHandle;
-let facade: Facade;
+let app: DemoApp;
+let serve: DemoApp['serve'];
+let browser: DemoApp['browser'];
+let facade: DemoApp['facade'];
 let project: string;
 let page: Page;
 
@@ -50,18 +42,9 @@ async function served(op: OperationName, request: unknown): Promise<{ ok: true }
   return env.ok ? { ok: true } : { ok: false, code: env.error.code };
 }
 
-async function shot(name: string): Promise<void> {
-  mkdirSync(SCREENS_DIR, { recursive: true });
-  await page.screenshot({ path: join(SCREENS_DIR, `${name}.png`), fullPage: true });
-}
-
+const shot = (name: string): Promise<void> => shotOf(page, name);
 /** Serious or critical axe violations on the current page (ids and targets only). */
-async function axeProblems(): Promise<string[]> {
-  const r = await new AxeBuilder({ page }).analyze();
-  return r.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
+const axeProblems = (): Promise<string[]> => axeOf(page);
 
 async function nav(label: string): Promise<void> {
   await page.getByRole('navigation', { name: 'Screens' }).getByRole('button', { name: label, exact: true }).click();
@@ -72,14 +55,8 @@ const opened: string[] = [];
 const closed: string[] = [];
 
 beforeAll(async () => {
-  ensureBuilt();
-  base = mkdtempSync(join(tmpdir(), 'gf-reviewer-'));
-  dir = join(base, 'demo');
-  execFileSync(process.execPath, [join(ROOT, 'bin/gf.mjs'), 'demo', 'create', dir, '--records', String(RECORDS)], { cwd: ROOT, stdio: 'ignore' });
-  facade = createFacade({ mode: 'library' });
-  project = (await call('project.open', { path: dir })).project;
-  serve = await startServe(['--project', dir]);
-  browser = await launchChromium();
+  app = await startDemoApp({ prefix: 'gf-reviewer-', records: RECORDS });
+  ({ project, facade, serve, browser } = app);
   await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: serve.origin });
   page = await browser.context.newPage();
   page.on('request', (r) => {
@@ -96,10 +73,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await serve?.stop();
-  await facade?.close();
-  if (base !== undefined) rmSync(base, { recursive: true, force: true });
+  await app?.close();
 });
 
 describe('checkpoint view: record browser and its view lease', () => {

@@ -4,27 +4,23 @@
 // the assertions check what a person would: rows, counts, badges, receipts
 // and error messages. Screenshots go to test-results/screens/ (gitignored);
 // axe-core checks every main screen for serious or critical violations.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import { tableFromIPC } from 'apache-arrow';
 import type { Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ArrowResult, JsonResults, OperationName } from '../core/contract/operations';
-import { createFacade, type Facade } from '../core/api/facade';
 import { unwrapEnvelope } from '../core/contract/wire';
 import { openProject } from '../core/project/index';
 import { registryCatalog } from '../core/participants/index';
-import { ROOT, RESULTS_DIR, ensureBuilt, launchChromium, startServe, type BrowserHandle, type ServeHandle } from './support/browser';
+import { axeProblems as axeOf, shot as shotOf, startDemoApp, type DemoApp } from './support/demo-app';
 
-const SCREENS_DIR = join(RESULTS_DIR, 'screens');
+let app: DemoApp;
 let base: string;
 let dir: string;
-let serve: ServeHandle;
-let browser: BrowserHandle;
-let facade: Facade;
+let serve: DemoApp['serve'];
+let browser: DemoApp['browser'];
+let facade: DemoApp['facade'];
 let project: string;
 let page: Page;
 
@@ -61,44 +57,26 @@ function parseCsv(text: string): string[][] {
   return rows;
 }
 
-async function shot(name: string): Promise<void> {
-  mkdirSync(SCREENS_DIR, { recursive: true });
-  await page.screenshot({ path: join(SCREENS_DIR, `${name}.png`), fullPage: true });
-}
-
+const shot = (name: string): Promise<void> => shotOf(page, name);
 /** Serious or critical axe violations on the current page (ids and targets only). */
-async function axeProblems(): Promise<string[]> {
-  const r = await new AxeBuilder({ page }).analyze();
-  return r.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
+const axeProblems = (): Promise<string[]> => axeOf(page);
 
 async function nav(label: string): Promise<void> {
   await page.getByRole('navigation', { name: 'Screens' }).getByRole('button', { name: label, exact: true }).click();
 }
 
 beforeAll(async () => {
-  ensureBuilt();
-  base = mkdtempSync(join(tmpdir(), 'gf-ui-'));
-  dir = join(base, 'demo');
-  execFileSync(process.execPath, [join(ROOT, 'bin/gf.mjs'), 'demo', 'create', dir, '--records', '300'], { cwd: ROOT, stdio: 'ignore' });
-  facade = createFacade({ mode: 'library' });
-  project = (await call('project.open', { path: dir })).project;
+  app = await startDemoApp({ prefix: 'gf-ui-', records: 300 });
+  ({ base, dir, project, facade, serve, browser } = app);
   // `gf demo create` writes the scripted workflows' ledgers (one tampered) into <project>/chain.
   expect(existsSync(join(dir, 'chain'))).toBe(true);
-  serve = await startServe(['--project', dir]);
-  browser = await launchChromium();
   page = await browser.context.newPage();
   await page.goto(serve.url);
   await page.getByTestId('generation-count').waitFor();
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await serve?.stop();
-  await facade?.close();
-  if (base !== undefined) rmSync(base, { recursive: true, force: true });
+  await app?.close();
 });
 
 describe('desktop UI flows (browser mode, Chromium)', () => {
