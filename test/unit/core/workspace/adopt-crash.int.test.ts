@@ -10,6 +10,7 @@ import type { OntologyReceipt } from '../../../../core/workspace/index';
 import { observe } from '../../../support/project-state';
 import type { ObservedState } from '../../../support/project-state';
 import { demoProject, tempDir } from '../revert/revert-support';
+import { demoOntologyYaml } from '../../../support/demo-ontology';
 
 // adopt_ontology_failpoint_matrix / clear_ontology_failpoint_matrix (ADR-0014
 // "Complete workspace": adoption publishes a complete generation; crash tests
@@ -42,20 +43,7 @@ const CLEAR_POINTS: readonly FailpointName[] = [
 ];
 
 // The demo's strict ontology plus one class: a strict adoption the demo graph fits, with other documents than the demo's.
-const ONTOLOGY = `classes:
-  - {id: paper, label: Paper}
-  - {id: author, label: Author}
-  - {id: concept, label: Concept}
-  - {id: dataset, label: Dataset}
-  - {id: software, label: Software}
-  - {id: venue, label: Venue}
-relations:
-  - {id: cites, label: Cites, domain_class_id: paper, range_class_id: paper}
-  - {id: authored_by, label: Authored by, domain_class_id: paper, range_class_id: author}
-  - {id: mentions, label: Mentions, domain_class_id: paper, range_class_id: concept}
-  - {id: uses, label: Uses, domain_class_id: paper, range_class_id: dataset}
-  - {id: implements, label: Implements, domain_class_id: software, range_class_id: concept}
-`;
+const ONTOLOGY = demoOntologyYaml([{ id: 'venue', label: 'Venue' }]);
 
 type Op = 'adopt' | 'clear';
 

@@ -9,6 +9,7 @@ import type { FailpointName, Project } from '../../../../core/project/index';
 import { WorkspaceDocuments } from '../../../../core/workspace/index';
 import { demoProject, tempDir } from '../revert/revert-support';
 import { putNodes } from '../../../support/project-fixtures';
+import { demoOntologyYaml } from '../../../support/demo-ontology';
 
 // adopt_ontology / clear_ontology (ADR-0014 "Complete workspace"; issue 21
 // item 2 acceptance): adopt --mode strict then clear on the demo, each
@@ -22,19 +23,7 @@ let project: Project<Table>;
 const ADOPT = '018f0f4e-7b8c-7000-8000-00000000dd01';
 const CLEAR = '018f0f4e-7b8c-7000-8000-00000000dd02';
 
-const ONTOLOGY = `classes:
-  - {id: paper, label: Paper}
-  - {id: author, label: Author}
-  - {id: concept, label: Concept}
-  - {id: dataset, label: Dataset}
-  - {id: software, label: Software}
-relations:
-  - {id: cites, label: Cites, domain_class_id: paper, range_class_id: paper}
-  - {id: authored_by, label: Authored by, domain_class_id: paper, range_class_id: author}
-  - {id: mentions, label: Mentions, domain_class_id: paper, range_class_id: concept}
-  - {id: uses, label: Uses, domain_class_id: paper, range_class_id: dataset}
-  - {id: implements, label: Implements, domain_class_id: software, range_class_id: concept}
-`;
+const ONTOLOGY = demoOntologyYaml();
 
 function documentText(p: Project<Table>, key: string): string {
   const lease = p.lease();
