@@ -1,9 +1,15 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { SummaryReporter } from './test/support/summary-reporter';
 
 export default defineConfig({
   test: {
     reporters: ['default', new SummaryReporter()],
+    // Two test files at a time even on two cores (Vitest's default there is one): most files wait on
+    // child processes, fsync and PostgreSQL start-up, so the second core is otherwise idle. Files are
+    // independent by construction (own temp folders, own PostgreSQL on a random port, the CLI bundle
+    // built once in global set-up); e2e files still run one at a time (fileParallelism: false).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       {
         test: {
