@@ -6,7 +6,7 @@ import { Checkpoints, checkpointPins } from '../core/checkpoints/checkpoints';
 import { encodeChecksum } from '../core/checkpoints/registry-format';
 import { isPlan, planCreate, prepareCreate } from '../core/checkpoints/registry-core';
 import type { RegistryDoc } from '../core/checkpoints/registry-format';
-import { GRAPH_EDGE, GRAPH_NODE, WORKSPACE_CONFIGURATION, encodeRecords } from '../core/participants/index';
+import { DEFAULT_CONFIGURATION, GRAPH_EDGE, GRAPH_NODE, configurationDocumentBytes, encodeRecords } from '../core/participants/index';
 import { createProject } from '../core/project/index';
 import { registryCatalog } from '../core/participants/index';
 import { atomicReplace } from '../core/project/durable-fs';
@@ -42,7 +42,7 @@ async function workspace(dir: string, records: number): Promise<Checkpoints> {
     changes: [
       { kind: 'put', capabilityId: 'graph', recordFamilyId: 'node', bytes: encodeRecords(GRAPH_NODE, nodeRecs) },
       { kind: 'put', capabilityId: 'graph', recordFamilyId: 'edge', bytes: encodeRecords(GRAPH_EDGE, edgeRecs) },
-      { kind: 'put', capabilityId: 'workspace', recordFamilyId: 'configuration', bytes: encodeRecords(WORKSPACE_CONFIGURATION, [{ key: 'demo.label', value: '"bench"' }]) },
+      { kind: 'put', capabilityId: 'workspace', recordFamilyId: 'configuration', bytes: configurationDocumentBytes(DEFAULT_CONFIGURATION) },
     ],
   });
   return new Checkpoints(project);
