@@ -161,9 +161,28 @@ export const transitionEventSchema = z.strictObject({
   attempt: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
 });
 
+/**
+ * Events this module parsed: frozen (the outcome too) and made of primitives,
+ * so they cannot have changed since, and a second parse would find the same.
+ */
+const PARSED = new WeakSet<TransitionEvent>();
+
 function freezeEvent(e: TransitionEvent): TransitionEvent {
   Object.freeze(e.triggering_outcome);
-  return Object.freeze(e);
+  PARSED.add(Object.freeze(e));
+  return e;
+}
+
+/**
+ * `value` as a parsed event: itself when this module already parsed it (the
+ * builder's events, a read-back row), else `parseTransitionEvent(value)`.
+ *
+ * A store validates every event it appends; most arrive from
+ * `buildTransitionEvent`, which parsed them already, and each parse costs
+ * about as much as the rest of the append's protocol work.
+ */
+export function ensureParsedEvent(value: unknown): TransitionEvent {
+  return typeof value === 'object' && value !== null && PARSED.has(value as TransitionEvent) ? (value as TransitionEvent) : parseTransitionEvent(value);
 }
 
 function firstIssueField(error: z.ZodError): string {

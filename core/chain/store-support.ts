@@ -1,6 +1,6 @@
 import { canonicalEventBytes } from './canonical-event';
 import { CheckpointPayloadTooLargeError, CheckpointStoreCorruptError, InvalidTransitionEventError } from './errors';
-import { assertSemanticBoundary, assertWorkflowId, isEvidenceDigest, parseTransitionEvent, type TransitionEvent } from './event';
+import { assertSemanticBoundary, assertWorkflowId, ensureParsedEvent, isEvidenceDigest, parseTransitionEvent, type TransitionEvent } from './event';
 import { MAX_EVENT_BYTES } from './port';
 import { REDACTED, sanitizeEvent } from './sanitize';
 
@@ -19,7 +19,7 @@ export interface PreparedEvent {
  * the 64 KiB cap on the persisted bytes. Pure.
  */
 export function prepareAppend(event: TransitionEvent): PreparedEvent {
-  const valid = parseTransitionEvent(event);
+  const valid = ensureParsedEvent(event);
   assertWorkflowId(valid.workflow_id);
   assertSemanticBoundary(valid);
   const sanitized = sanitizeEvent(valid);

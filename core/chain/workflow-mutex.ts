@@ -16,6 +16,17 @@ export class WorkflowMutex {
     return this.#held.getStore()?.has(key) === true;
   }
 
+  /**
+   * True when nobody holds `key` and nobody waits for it.
+   *
+   * A caller whose critical section is synchronous (no `await` inside) may then
+   * run it at once: nothing can interleave with synchronous code, so it is as
+   * serialised as a queued run, without the queue's promises.
+   */
+  isFree(key: string): boolean {
+    return !this.#tails.has(key);
+  }
+
   /** Runs `fn` holding `key` (immediately if the current context already holds it). */
   async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
     if (this.holds(key)) return fn();

@@ -176,28 +176,35 @@ export class SqliteChainStore implements ChainStoreWithReaders {
     this.#assertOpen();
     const prepared = prepareAppend(event);
     const id = prepared.event.workflow_id;
+    // The append's transaction is synchronous from BEGIN to COMMIT: with the mutex free it runs at once
+    // (nothing can interleave), otherwise it queues behind the holder; inside `lock` it joins the holder's transaction.
+    if (this.#mutex.isFree(id)) return this.#appendNow(id, prepared);
     if (this.#mutex.holds(id)) return this.#insert(this.#connect(id, true) as Conn, prepared);
-    // An append never calls back into the mutex: serialised without an async-context switch.
     return this.#mutex.runInternal(id, async () => {
       this.#assertOpen();
-      let c: Conn;
-      try {
-        c = this.#connect(id, true) as Conn;
-        sqliteIoBoundary();
-        c.begin.run();
-      } catch (e) {
-        throw appendFailure(e);
-      }
-      try {
-        const head = this.#insert(c, prepared);
-        sqliteIoBoundary();
-        c.commit.run();
-        return head;
-      } catch (e) {
-        this.#rollback(c);
-        throw appendFailure(e);
-      }
+      return this.#appendNow(id, prepared);
     });
+  }
+
+  /** One append in its own `BEGIN IMMEDIATE … COMMIT` (synchronous: the caller holds the mutex or found it free). */
+  #appendNow(id: WorkflowId, prepared: PreparedEvent): ChainHead {
+    let c: Conn;
+    try {
+      c = this.#connect(id, true) as Conn;
+      sqliteIoBoundary();
+      c.begin.run();
+    } catch (e) {
+      throw appendFailure(e);
+    }
+    try {
+      const head = this.#insert(c, prepared);
+      sqliteIoBoundary();
+      c.commit.run();
+      return head;
+    } catch (e) {
+      this.#rollback(c);
+      throw appendFailure(e);
+    }
   }
 
   async *readAllForWorkflow(workflowId: WorkflowId): AsyncIterable<TransitionEvent> {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   buildTransitionEvent,
+  ensureParsedEvent,
   isLegalTransition,
   LEDGER_STATE_KINDS,
   LEGAL_TRANSITIONS,
@@ -9,6 +10,7 @@ import {
   type LedgerStateKind,
 } from '../../../../core/chain/event';
 import { InMemoryChainStore } from '../../../../core/chain/memory/memory-store';
+import { prepareAppend } from '../../../../core/chain/store-support';
 
 const errorId = (fn: () => unknown): unknown => {
   try {
@@ -115,5 +117,21 @@ describe('buildTransitionEvent', () => {
     }
     expect((thrown as { errorId?: string }).errorId).toBe('workflows.invalid_transition_event');
     expect((thrown as Error).message).not.toContain('hunter2');
+  });
+});
+
+describe('ensureParsedEvent (the append path parses an event once)', () => {
+  const built = buildTransitionEvent({ ...base, prior_state_id: 'needs_plan', next_state_id: 'plan_ready' });
+
+  it('trusts only the frozen events this module parsed; a copy or a forged object is parsed again and refused by field', () => {
+    expect(ensureParsedEvent(built)).toBe(built);
+    expect(Object.isFrozen(built) && Object.isFrozen(built.triggering_outcome)).toBe(true);
+    // A copy with the same shape is a different object: parsed (and so refused when wrong), never trusted.
+    expect(errorId(() => ensureParsedEvent({ ...built, attempt: -1 }))).toBe('workflows.invalid_transition_event');
+    expect(errorId(() => ensureParsedEvent({ ...built, triggering_outcome: { ...built.triggering_outcome, kind: 7 } }))).toBe('workflows.invalid_transition_event');
+    expect(errorId(() => prepareAppend({ ...built, occurred_at: 'yesterday' }))).toBe('workflows.invalid_transition_event');
+    const copy = ensureParsedEvent({ ...built });
+    expect(copy).not.toBe(built);
+    expect(copy).toEqual(built);
   });
 });
