@@ -163,6 +163,8 @@ export class SqliteChainStore implements ChainStoreWithReaders {
   readonly #max: number;
   readonly #mutex = new WorkflowMutex();
   readonly #conns = new Map<WorkflowId, Conn>();
+  /** The workflow of the last entry of `#conns` (the most recently used connection). */
+  #newest: WorkflowId | undefined;
   #closed = false;
 
   constructor(root: string, options: SqliteChainStoreOptions = {}) {
@@ -381,8 +383,12 @@ export class SqliteChainStore implements ChainStoreWithReaders {
   #connect(workflowId: WorkflowId, create: boolean): Conn | undefined {
     const cached = this.#conns.get(workflowId);
     if (cached !== undefined && (cached.writable || !create)) {
-      this.#conns.delete(workflowId);
-      this.#conns.set(workflowId, cached);
+      // Least recently used out first: a use moves the connection to the end (it is there already when it was the last one used).
+      if (this.#newest !== workflowId) {
+        this.#conns.delete(workflowId);
+        this.#conns.set(workflowId, cached);
+        this.#newest = workflowId;
+      }
       return cached;
     }
     if (cached !== undefined) {
@@ -436,6 +442,7 @@ export class SqliteChainStore implements ChainStoreWithReaders {
       rollback: db.prepare('ROLLBACK'),
     };
     this.#conns.set(workflowId, conn);
+    this.#newest = workflowId;
     this.#evict();
     return conn;
   }
