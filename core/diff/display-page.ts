@@ -156,6 +156,38 @@ function displayTable(from: DiffEndpoint, to: DiffEndpoint, rows: readonly PageR
 }
 
 /**
+ * An unfiltered display page read from the stored chunks of the family's
+ * whole change list alone: a jump at `position`; else the page after
+ * `cursor`, which starts at row `rows` (the count the token carries) and
+ * is taken only when the stored row before it is the token's last row; a
+ * first page from row 0. Undefined when the chunks are not stored (the
+ * list is short or not merged yet) or the cursor does not match: the
+ * caller then reads the whole list or streams.
+ */
+function chunkedPage(
+  plan: FamilyPlan,
+  opts: DiffEngineOptions,
+  position: number | null,
+  cursor: ReturnType<typeof keyOfPosition> | null,
+  rows: number,
+  limit: number,
+): { rows: PageRow[]; first: number; total: number } | undefined {
+  const tuning = opts.tuning ?? DEFAULT_DIFF_TUNING;
+  const afterCursor = position === null && cursor !== null;
+  if (afterCursor && rows < 1) return undefined;
+  const start = position ?? (afterCursor ? rows - 1 : 0);
+  const win = cachedListWindow(plan, opts.cache, tuning, start, afterCursor ? limit + 1 : limit);
+  if (win === undefined) return undefined;
+  const out: PageRow[] = [];
+  for (const r of win.ranges) for (let i = r.start; i < r.end; i++) out.push({ list: r.list, row: i });
+  if (afterCursor) {
+    const head = out.shift();
+    if (head === undefined || head.list.compareAt(head.row, cursor as NonNullable<typeof cursor>) !== 0) return undefined;
+  }
+  return { rows: out, first: Math.min(afterCursor ? rows : start, win.total), total: win.total };
+}
+
+/**
  * One display page of a family's record diff (`display: true`).
  *
  * Rows carry display values, changed field names, their 1-based row
@@ -187,11 +219,11 @@ function* displayPageSteps(from: DiffEndpoint, to: DiffEndpoint, params: DiffPar
     let total: number | null = 0;
     let more = false;
     const position = params.position ?? null;
-    // An unfiltered jump reads only the stored chunks holding its page (the whole list is not loaded).
-    const chunked = plan !== undefined && !filtered && position !== null ? cachedListWindow(plan, opts.cache, opts.tuning ?? DEFAULT_DIFF_TUNING, position, params.limit) : undefined;
+    // An unfiltered page reads only the stored chunks holding it (the whole list is not loaded).
+    const chunked = plan !== undefined && !filtered ? chunkedPage(plan, opts, position, cursor, state?.rows ?? 0, params.limit) : undefined;
     if (chunked !== undefined) {
-      for (const r of chunked.ranges) for (let i = r.start; i < r.end; i++) rows.push({ list: r.list, row: i });
-      first = Math.min(position as number, chunked.total);
+      rows = chunked.rows;
+      first = chunked.first;
       total = chunked.total;
       more = first + rows.length < total;
     } else if (plan !== undefined) {
