@@ -63,11 +63,13 @@ const CHANGES_SCHEMA = new Schema([
  * fingerprints only): the whole list, or (a chunk) its rows `[start, end)`
  * with the whole list's row count in the schema metadata.
  */
-export function changesTable(list: ChangeList, start = 0, end = list.length, total?: number): Table {
+export function changesTable(list: ChangeList, start = 0, end = list.length, total?: number, counts?: readonly (readonly number[])[]): Table {
   const { length, children } = changeColumns([{ list, start, end }]);
   // Drop scope and record_family_id (the key names the family): record_uuid … to_record_fingerprint.
   const mask = makeData({ type: new Uint32(), length, data: list.fieldMask.slice(start, end), nullCount: 0 });
-  const schema = total === undefined ? CHANGES_SCHEMA : new Schema(CHANGES_SCHEMA.fields, new Map([[TOTAL_ROWS_KEY, String(total)]]));
+  const meta = new Map([[TOTAL_ROWS_KEY, String(total)]]);
+  if (counts !== undefined) meta.set(CHUNK_COUNTS_KEY, JSON.stringify(counts));
+  const schema = total === undefined ? CHANGES_SCHEMA : new Schema(CHANGES_SCHEMA.fields, meta);
   return oneBatchTable(schema, [...children.slice(2), mask], length);
 }
 
@@ -76,6 +78,29 @@ export const CHANGE_CHUNK_CACHE_FORMAT = 'graphforge-diff-changes-chunk/2';
 
 /** Schema-metadata key of a chunk: the row count of the whole list it is cut from. */
 const TOTAL_ROWS_KEY = 'graphforge.diff.total_rows';
+
+/**
+ * Schema-metadata key of chunk 0: the counts of every chunk (`chunkCounts`),
+ * so a page filtered by change kind or changed field finds the chunks
+ * holding its rows without reading the others.
+ */
+const CHUNK_COUNTS_KEY = 'graphforge.diff.chunk_counts';
+
+/**
+ * The counts of rows `[start, end)` of `list`: by change kind code (added,
+ * modified, removed), then for each of the family's `fields` schema fields
+ * the modified rows whose change includes it.
+ */
+export function chunkCounts(list: ChangeList, fields: number, start: number, end: number): number[] {
+  const out = new Array<number>(3 + fields).fill(0);
+  for (let i = start; i < end; i++) {
+    const k = list.kind[i] as number;
+    out[k] = (out[k] as number) + 1;
+    let m = list.fieldMask[i] as number;
+    for (let f = 0; m !== 0 && f < fields; f++, m >>>= 1) if ((m & 1) === 1) out[3 + f] = (out[3 + f] as number) + 1;
+  }
+  return out;
+}
 
 /** The cache key of chunk `chunk` (rows `[chunk × rows, (chunk + 1) × rows)`) of a family's whole change list. */
 export function changeChunkKey(adapter: DiffAdapter, from: EndpointParticipant | undefined, to: EndpointParticipant | undefined, rows: number, chunk: number): string {
@@ -101,9 +126,60 @@ export function changeChunkKey(adapter: DiffAdapter, from: EndpointParticipant |
 export function storeWholeList(cache: ChangeCache, adapter: DiffAdapter, from: EndpointParticipant | undefined, to: EndpointParticipant | undefined, key: string, list: ChangeList, chunkRows: number): void {
   cache.store(key, changesTable(list));
   if (list.length <= chunkRows) return;
+  const fields = adapter.family.fields.length;
+  const counts: number[][] = [];
+  for (let c = 0; c * chunkRows < list.length; c++) counts.push(chunkCounts(list, fields, c * chunkRows, Math.min(list.length, (c + 1) * chunkRows)));
   for (let c = 0; c * chunkRows < list.length; c++) {
-    cache.store(changeChunkKey(adapter, from, to, chunkRows, c), changesTable(list, c * chunkRows, Math.min(list.length, (c + 1) * chunkRows), list.length));
+    const end = Math.min(list.length, (c + 1) * chunkRows);
+    cache.store(changeChunkKey(adapter, from, to, chunkRows, c), changesTable(list, c * chunkRows, end, list.length, c === 0 ? counts : undefined));
   }
+}
+
+/** One stored chunk of a whole change list, the list's row count, and (chunk 0) the counts of every chunk. */
+export interface StoredChunk {
+  readonly list: ChangeList;
+  readonly total: number;
+  /** Chunk 0 only, when stored and consistent: `chunkCounts` of every chunk, in order. */
+  readonly counts?: readonly (readonly number[])[];
+}
+
+/**
+ * Chunk `c` of a family's whole change list, verified like any entry;
+ * undefined when missing, damaged or inconsistent. Chunk 0's per-chunk
+ * counts are kept only when their shape fits the list (one entry per
+ * chunk, kind counts summing to the chunk's rows, field counts within its
+ * modified rows) and its own entry equals the counts of its rows.
+ */
+export function loadChunk(cache: ChangeCache, adapter: DiffAdapter, from: EndpointParticipant | undefined, to: EndpointParticipant | undefined, chunkRows: number, c: number): StoredChunk | undefined {
+  const t = cache.load(changeChunkKey(adapter, from, to, chunkRows, c));
+  const total = Number(t?.schema.metadata.get(TOTAL_ROWS_KEY) ?? Number.NaN);
+  if (t === undefined || !Number.isSafeInteger(total) || total <= chunkRows) return undefined;
+  const list = changeListFromTable(t, adapter);
+  if (list === undefined || list.length !== Math.min(chunkRows, total - c * chunkRows)) return undefined;
+  if (c !== 0) return { list, total };
+  const counts = chunkCountsOf(t.schema.metadata.get(CHUNK_COUNTS_KEY), adapter.family.fields.length, chunkRows, total);
+  const own = counts?.[0];
+  return own !== undefined && chunkCounts(list, adapter.family.fields.length, 0, list.length).every((v, k) => own[k] === v) ? { list, total, counts } : { list, total };
+}
+
+function chunkCountsOf(text: string | undefined, fields: number, chunkRows: number, total: number): number[][] | undefined {
+  if (text === undefined) return undefined;
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const chunks = Math.ceil(total / chunkRows);
+  if (!Array.isArray(v) || v.length !== chunks) return undefined;
+  for (let c = 0; c < chunks; c++) {
+    const e: unknown = v[c];
+    if (!Array.isArray(e) || e.length !== 3 + fields || !e.every((n) => Number.isSafeInteger(n) && (n as number) >= 0)) return undefined;
+    const n = e as number[];
+    if ((n[0] as number) + (n[1] as number) + (n[2] as number) !== Math.min(chunkRows, total - c * chunkRows)) return undefined;
+    if (n.slice(3).some((x) => x > (n[1] as number))) return undefined;
+  }
+  return v as number[][];
 }
 
 /** Rows `[start, start + count)` of a whole change list read from its stored chunks, and the list's row count. */
@@ -119,14 +195,7 @@ export interface ListWindow {
  * damaged or inconsistent (the caller then reads the whole list).
  */
 export function loadListWindow(cache: ChangeCache, adapter: DiffAdapter, from: EndpointParticipant | undefined, to: EndpointParticipant | undefined, chunkRows: number, start: number, count: number): ListWindow | undefined {
-  const chunk = (c: number): { list: ChangeList; total: number } | undefined => {
-    const t = cache.load(changeChunkKey(adapter, from, to, chunkRows, c));
-    const total = Number(t?.schema.metadata.get(TOTAL_ROWS_KEY) ?? Number.NaN);
-    if (t === undefined || !Number.isSafeInteger(total) || total <= chunkRows) return undefined;
-    const list = changeListFromTable(t, adapter);
-    if (list === undefined || list.length !== Math.min(chunkRows, total - c * chunkRows)) return undefined;
-    return { list, total };
-  };
+  const chunk = (c: number): StoredChunk | undefined => loadChunk(cache, adapter, from, to, chunkRows, c);
   const c0 = Math.floor(start / chunkRows);
   const first = chunk(c0);
   if (first === undefined) {

@@ -7,7 +7,8 @@ import { DIFF_ADAPTERS } from './adapters';
 import type { DiffAdapter } from './adapters';
 import { DEFAULT_DIFF_TUNING } from './tuning';
 import type { DiffTuning } from './tuning';
-import type { ChangeCache } from './change-cache';
+import { loadChunk } from './change-cache';
+import type { ChangeCache, StoredChunk } from './change-cache';
 import { PARTICIPANT_PAUSE, checkCancelled, runAsync, runSync } from './cancel';
 import type { DiffSteps } from './cancel';
 import { KIND_ADDED, KIND_MODIFIED, KIND_REMOVED, changeColumns, oneBatchTable } from './change-list';
@@ -25,6 +26,7 @@ import {
   planFamilies,
   pullRanges,
   recordPosition,
+  sameContent,
   summaryRows,
   tokenViewOf,
 } from './engine';
@@ -156,6 +158,90 @@ function displayTable(from: DiffEndpoint, to: DiffEndpoint, rows: readonly PageR
 }
 
 /**
+ * Rows `[start, start + count)` of a family's stored whole change list
+ * filtered by change kind and/or changed field (no search), and the
+ * filtered row count: chunk 0's per-chunk counts say which chunks hold
+ * them, and only those are read. Undefined when the chunks or their counts
+ * are not stored, or a chunk read disagrees with its counts.
+ */
+function filteredListWindow(plan: FamilyPlan, cache: ChangeCache | undefined, tuning: DiffTuning, view: DiffView, start: number, count: number): { rows: PageRow[]; total: number } | undefined {
+  if (cache === undefined || (plan.from !== undefined && plan.to !== undefined && sameContent(plan.from, plan.to))) return undefined;
+  const { adapter } = plan;
+  const chunk = (c: number): StoredChunk | undefined => loadChunk(cache, adapter, plan.from, plan.to, tuning.chunkRows, c);
+  const head = chunk(0);
+  if (head?.counts === undefined) return undefined;
+  const fieldIndex = view.field === null ? -1 : adapter.family.fields.findIndex((f) => f.name === view.field);
+  const fieldBit = fieldIndex < 0 ? 0 : (1 << fieldIndex) >>> 0;
+  const kinds = view.kinds ?? RECORD_CHANGE_KINDS;
+  // Rows of a chunk the view keeps: a changed-field filter keeps modified rows only.
+  const kept = (n: readonly number[]): number =>
+    fieldBit !== 0 ? (kinds.includes('modified') ? (n[3 + fieldIndex] as number) : 0) : kinds.reduce((sum, k) => sum + (n[RECORD_CHANGE_KINDS.indexOf(k)] as number), 0);
+  const per = head.counts.map(kept);
+  const total = per.reduce((a, b) => a + b, 0);
+  const rows: PageRow[] = [];
+  let before = 0;
+  for (let c = 0; c < per.length && rows.length < count && before < start + count; c++) {
+    const n = per[c] as number;
+    if (n === 0 || before + n <= start) {
+      before += n;
+      continue;
+    }
+    const got = c === 0 ? head : chunk(c);
+    if (got === undefined || got.total !== head.total) return undefined;
+    let seen = 0;
+    for (let i = 0; i < got.list.length; i++) {
+      if (!passes(view, fieldBit, got.list, i)) continue;
+      if (before + seen >= start && rows.length < count) rows.push({ list: got.list, row: i });
+      seen++;
+    }
+    if (seen !== n) return undefined;
+    before += n;
+  }
+  return { rows, total };
+}
+
+/**
+ * A display page without search read from the stored chunks of the
+ * family's whole change list alone (filtered by kind or changed field
+ * through chunk 0's per-chunk counts): a jump at `position`; else the page
+ * after `cursor`, which starts at row `rows` of the (filtered) list (the
+ * count the token carries) and is taken only when the stored row before
+ * it is the token's last row; a first page from row 0. Undefined when the
+ * chunks are not stored (the list is short or not merged yet) or the
+ * cursor does not match: the caller then reads the whole list or streams.
+ */
+function chunkedPage(
+  plan: FamilyPlan,
+  opts: DiffEngineOptions,
+  view: DiffView,
+  position: number | null,
+  cursor: ReturnType<typeof keyOfPosition> | null,
+  rows: number,
+  limit: number,
+): { rows: PageRow[]; first: number; total: number } | undefined {
+  const tuning = opts.tuning ?? DEFAULT_DIFF_TUNING;
+  const afterCursor = position === null && cursor !== null;
+  if (view.search !== null || (afterCursor && rows < 1)) return undefined;
+  const start = position ?? (afterCursor ? rows - 1 : 0);
+  const take = afterCursor ? limit + 1 : limit;
+  let win: { rows: PageRow[]; total: number } | undefined;
+  if (view.kinds !== null || view.field !== null) win = filteredListWindow(plan, opts.cache, tuning, view, start, take);
+  else {
+    const w = cachedListWindow(plan, opts.cache, tuning, start, take);
+    const out: PageRow[] = [];
+    for (const r of w?.ranges ?? []) for (let i = r.start; i < r.end; i++) out.push({ list: r.list, row: i });
+    win = w === undefined ? undefined : { rows: out, total: w.total };
+  }
+  if (win === undefined) return undefined;
+  const out = win.rows;
+  if (afterCursor) {
+    const head = out.shift();
+    if (head === undefined || head.list.compareAt(head.row, cursor as NonNullable<typeof cursor>) !== 0) return undefined;
+  }
+  return { rows: out, first: Math.min(afterCursor ? rows : start, win.total), total: win.total };
+}
+
+/**
  * One display page of a family's record diff (`display: true`).
  *
  * Rows carry display values, changed field names, their 1-based row
@@ -187,11 +273,11 @@ function* displayPageSteps(from: DiffEndpoint, to: DiffEndpoint, params: DiffPar
     let total: number | null = 0;
     let more = false;
     const position = params.position ?? null;
-    // An unfiltered jump reads only the stored chunks holding its page (the whole list is not loaded).
-    const chunked = plan !== undefined && !filtered && position !== null ? cachedListWindow(plan, opts.cache, opts.tuning ?? DEFAULT_DIFF_TUNING, position, params.limit) : undefined;
+    // A page without search reads only the stored chunks holding it (the whole list is not loaded).
+    const chunked = plan !== undefined ? chunkedPage(plan, opts, view, position, cursor, state?.rows ?? 0, params.limit) : undefined;
     if (chunked !== undefined) {
-      for (const r of chunked.ranges) for (let i = r.start; i < r.end; i++) rows.push({ list: r.list, row: i });
-      first = Math.min(position as number, chunked.total);
+      rows = chunked.rows;
+      first = chunked.first;
       total = chunked.total;
       more = first + rows.length < total;
     } else if (plan !== undefined) {

@@ -122,7 +122,18 @@ interface Layout {
   readonly rows: number;
   readonly columns: readonly ColumnPlace[];
   readonly identityAt: readonly number[];
+  /**
+   * Record UUIDs read by `seekAfter` probes, by row (bounded by
+   * `PROBES_MAX`): binary searches of one object share their first probes,
+   * so a warm search reads one short run of identities, not one per probe.
+   */
+  readonly probes: Map<number, Uint8Array>;
 }
+
+/** A search range this short is read at once (one ranged read) and searched in memory. */
+const SEEK_SCAN_ROWS = 512;
+/** Most probed record UUIDs remembered per object (16 bytes each). */
+const PROBES_MAX = 4096;
 
 /**
  * Layouts of opened participants, by family, schema fingerprint, object
@@ -156,9 +167,19 @@ export class WindowedParticipant {
   /** Buffers of `fieldWindow` (alive beside a full window, e.g. a display page's window beside a one-row lookup). */
   readonly #fieldScratch: readonly ColumnScratch[];
   readonly #adapter: DiffAdapter;
+  readonly #probes: Map<number, Uint8Array>;
 
-  private constructor(adapter: DiffAdapter, source: ParticipantSource, schema: Schema, rows: number, columns: readonly ColumnPlace[], identityAt: readonly number[]) {
+  private constructor(
+    adapter: DiffAdapter,
+    source: ParticipantSource,
+    schema: Schema,
+    rows: number,
+    columns: readonly ColumnPlace[],
+    identityAt: readonly number[],
+    probes: Map<number, Uint8Array> = new Map(),
+  ) {
     this.#adapter = adapter;
+    this.#probes = probes;
     this.#source = source;
     this.schema = schema;
     this.rows = rows;
@@ -185,10 +206,10 @@ export class WindowedParticipant {
   static open(adapter: DiffAdapter, source: ParticipantSource, contentSha256?: string): WindowedParticipant | null {
     const key = contentSha256 === undefined ? undefined : `${adapter.family.key}:${adapter.family.schemaFingerprint}:${contentSha256}:${source.byteLength}`;
     const known = key === undefined ? undefined : LAYOUTS.get(key);
-    if (known !== undefined) return new WindowedParticipant(adapter, source, known.schema, known.rows, known.columns, known.identityAt);
+    if (known !== undefined) return new WindowedParticipant(adapter, source, known.schema, known.rows, known.columns, known.identityAt, known.probes);
     try {
       const w = WindowedParticipant.#open(adapter, source);
-      if (w !== null && key !== undefined) LAYOUTS.set(key, { schema: w.schema, rows: w.rows, columns: w.#columns, identityAt: w.#identityAt });
+      if (w !== null && key !== undefined) LAYOUTS.set(key, { schema: w.schema, rows: w.rows, columns: w.#columns, identityAt: w.#identityAt, probes: w.#probes });
       return w;
     } catch {
       // A malformed file is judged by the full decoder, which names the problem.
@@ -352,9 +373,33 @@ export class WindowedParticipant {
     return { table, rows: r1 - r0, columns, identity: this.#identityAt.map((k) => columns[k] as Data) };
   }
 
-  /** The first row whose record UUID is strictly greater than `after` (binary search, 16 bytes read per probe; record UUID identity only). */
+  /**
+   * The first row whose record UUID is strictly greater than `after`
+   * (record UUID identity only): a binary search whose probes are
+   * remembered for the object (`Layout.probes`) until the range is at most
+   * `SEEK_SCAN_ROWS` rows, which are then read at once and searched in
+   * memory. Same answer as probing every row from the file.
+   */
   seekAfter(after: Uint8Array): number {
-    return lowerBound(this.rows, (row) => Buffer.compare(this.identityBytes(row, row + 1), after), false);
+    let lo = 0;
+    let hi = this.rows;
+    while (hi - lo > SEEK_SCAN_ROWS) {
+      const mid = (lo + hi) >>> 1;
+      if (Buffer.compare(this.#probe(mid), after) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo === hi) return lo;
+    const ids = this.identityBytes(lo, hi);
+    return lo + lowerBound(hi - lo, (r) => Buffer.compare(ids.subarray(r * UUID_BYTES, (r + 1) * UUID_BYTES), after), false);
+  }
+
+  /** Row `row`'s record UUID, from the probe memo or read (and remembered while the memo has room). */
+  #probe(row: number): Uint8Array {
+    const known = this.#probes.get(row);
+    if (known !== undefined) return known;
+    const id = Uint8Array.from(this.identityBytes(row, row + 1));
+    if (this.#probes.size < PROBES_MAX) this.#probes.set(row, id);
+    return id;
   }
 }
 

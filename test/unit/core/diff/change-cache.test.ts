@@ -3,8 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { toHex } from '../../../../core/canonical';
-import { CHANGE_CACHE_DIR, DiskChangeCache, diffAllRecords, diffEndpoints, selectorsDigest, validateDiffParams } from '../../../../core/diff';
-import type { DiffPage } from '../../../../core/diff';
+import type { Table } from 'apache-arrow';
+import { CHANGE_CACHE_DIR, ChangeList, DiskChangeCache, KIND_MODIFIED, adapterOfFamily, changesTable, diffAllRecords, diffEndpoints, selectorsDigest, validateDiffParams } from '../../../../core/diff';
+import type { ChangeCache, DiffPage } from '../../../../core/diff';
+import { changeChunkKey, chunkCounts, loadChunk, storeWholeList } from '../../../../core/diff/change-cache';
 import { GRAPH_EDGE, GRAPH_NODE } from '../../../../core/participants';
 import { SECRET, endpoint, storedRecords, uuidOf } from './diff-support';
 
@@ -120,5 +122,41 @@ describe('derived change-list cache', () => {
     reads.length = 0;
     expect(rows(page(second.nextPageToken))).toEqual(all.slice(20, 30));
     expect(reads).toEqual([]);
+  });
+});
+
+describe('stored chunk counts', () => {
+  // A node list of 10 rows (sorted UUIDs, mixed kinds, label/class changes) in chunks of 4.
+  const adapter = adapterOfFamily(GRAPH_NODE);
+  const list = new ChangeList(adapter.scope, adapter.recordFamilyId, true);
+  for (let i = 0; i < 10; i++) {
+    const row = list.push(i % 3);
+    list.uuid.set(new Uint8Array(16).fill(i + 1), row * 16);
+    list.identity.fill(i + 1, row * 32, row * 32 + 32);
+    if (i % 3 === KIND_MODIFIED) list.fieldMask[row] = i % 2 === 0 ? 0b110 : 0b100;
+  }
+  const fields = GRAPH_NODE.fields.length;
+  function memory(): ChangeCache & { readonly m: Map<string, Table> } {
+    const m = new Map<string, Table>();
+    return { m, load: (k) => m.get(k), store: (k, t) => void m.set(k, t) };
+  }
+
+  it('chunk 0 carries every chunk\'s kind and changed-field counts; counts that do not fit the list are dropped, the rows kept', () => {
+    const cache = memory();
+    storeWholeList(cache, adapter, undefined, undefined, 'f'.repeat(64), list, 4);
+    const head = loadChunk(cache, adapter, undefined, undefined, 4, 0);
+    expect(head?.counts).toEqual([chunkCounts(list, fields, 0, 4), chunkCounts(list, fields, 4, 8), chunkCounts(list, fields, 8, 10)]);
+    // Kinds 0,1,2,0 | 1,2,0,1 | 2,0 by code (added, modified, removed); rows 1, 4, 7 modified: fields 1 and 2 (row 4), field 2 (rows 1, 7).
+    expect(head?.counts?.map((c) => c.slice(0, 3))).toEqual([[2, 1, 1], [1, 2, 1], [1, 0, 1]]);
+    expect(head?.counts?.map((c) => [c[3 + 1], c[3 + 2]])).toEqual([[0, 1], [1, 2], [0, 0]]);
+    expect(loadChunk(cache, adapter, undefined, undefined, 4, 1)?.counts).toBeUndefined();
+    // Counts that contradict chunk 0's own rows, or miss a chunk: the chunk still loads, without counts (filtered pages read the whole list).
+    const key = changeChunkKey(adapter, undefined, undefined, 4, 0);
+    for (const wrong of [[[1, 2, 1, ...new Array<number>(fields).fill(0)], chunkCounts(list, fields, 4, 8), chunkCounts(list, fields, 8, 10)], [chunkCounts(list, fields, 0, 4)]]) {
+      cache.store(key, changesTable(list, 0, 4, list.length, wrong));
+      const got = loadChunk(cache, adapter, undefined, undefined, 4, 0);
+      expect(got?.list.length).toBe(4);
+      expect(got?.counts).toBeUndefined();
+    }
   });
 });

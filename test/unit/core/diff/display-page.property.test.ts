@@ -262,7 +262,13 @@ describe('reviewer diff against a brute-force model', () => {
           expect(fs?.bookkeeping).toBe(family.scope === 'workspace');
 
           // The unfiltered walk: every model row once, with its display values and changed fields.
+          // With the list stored (cached runs), each page of it reads the stored chunks holding it, never the whole list.
+          loaded.length = 0;
           const all = walk(env);
+          if (cached && want.length > TUNING.chunkRows) {
+            expect(loaded.length).toBeGreaterThan(0);
+            expect(Math.max(...loaded)).toBeLessThanOrEqual(TUNING.chunkRows);
+          }
           expect(all.length).toBe(want.length);
           expect(all.map((r) => r.rowNumber)).toEqual(all.map((_, i) => i + 1));
           const byId = new Map(want.map((w) => [w.id, w] as const));
@@ -288,14 +294,24 @@ describe('reviewer diff against a brute-force model', () => {
 
           // A filtered walk equals the unfiltered walk filtered afterwards.
           const field = family.fields[seed % family.fields.length]?.name as string;
-          for (const extra of [{ change_kinds: ['modified'] }, { change_kinds: ['added', 'removed'] }, { changed_field: field }]) {
+          for (const extra of [{ change_kinds: ['modified'] }, { change_kinds: ['added', 'removed'] }, { change_kinds: ['removed'] }, { changed_field: field }]) {
             const keep = (r: Row): boolean =>
               'changed_field' in extra ? r.kind === 'modified' && r.changed.includes(field) : (extra.change_kinds as string[]).includes(r.kind);
+            loaded.length = 0;
             const got = walk(env, extra);
             const expected = all.filter(keep);
             expect(got.map((r) => r.idfp)).toEqual(expected.map((r) => r.idfp));
             expect(got.map((r) => r.rowNumber)).toEqual(expected.map((_, i) => i + 1));
             if (got.length > 0) expect(got[0]?.total).toBe(String(expected.length));
+            // A stored list is filtered chunk by chunk (chunk 0's per-chunk counts), never loaded whole; a filtered jump is the filtered walk from there.
+            if (cached && want.length > TUNING.chunkRows) expect(Math.max(0, ...loaded)).toBeLessThanOrEqual(TUNING.chunkRows);
+            for (let p = 0; p <= expected.length; p += 2 + (seed % 3)) {
+              loaded.length = 0;
+              const jumped = rowsOf(page(env, { ...extra, position: p }).table);
+              expect(jumped.map((r) => r.idfp)).toEqual(expected.slice(p, p + 3).map((r) => r.idfp));
+              expect(jumped.map((r) => r.rowNumber)).toEqual(expected.slice(p, p + 3).map((_, k) => p + k + 1));
+              if (cached && want.length > TUNING.chunkRows) expect(Math.max(0, ...loaded)).toBeLessThanOrEqual(TUNING.chunkRows);
+            }
           }
 
           // Jumps: the page at any position is the walked rows from there.

@@ -4,7 +4,7 @@ import { RecordBatch, Struct, Table, Utf8, makeData, tableToIPC } from 'apache-a
 import { DIFF_ADAPTERS, adapterOfFamily, diffAllRecords, diffEndpoints, diffTuning, selectorsDigest, validateDiffParams } from '../../../../core/diff';
 import type { DiffAdapter } from '../../../../core/diff';
 import { ChangeList } from '../../../../core/diff/change-list';
-import { prepareSide } from '../../../../core/diff/raw-rows';
+import { lowerBound, prepareSide } from '../../../../core/diff/raw-rows';
 import { FamilyDiff } from '../../../../core/diff/record-diff';
 import { WindowedParticipant, collectWindowed } from '../../../../core/diff/windowed';
 import { verifiedBytes } from '../../../../core/project';
@@ -215,6 +215,31 @@ describe('windowed participant reader', () => {
       }),
       { numRuns: 150 },
     );
+  });
+
+  it('seekAfter over thousands of rows (probes remembered per object, one short run read at the end) equals a search of every stored record UUID', () => {
+    const node = RECORD_FAMILIES.find((f) => f.key === 'graph/node') as RecordFamily;
+    // Two objects of as many different records (the same probe rows): remembered probes belong to their own object only.
+    const objects = ['s', 't'].map((prefix, k) => {
+      const recs = sortedNodes(2000, prefix);
+      const ids = recs.map((r) => Buffer.from((r.node_uuid as string).replace(/-/g, ''), 'hex'));
+      return { bytes: encodeRecords(node, recs), ids, digest: `seek-${String(k).repeat(59)}` };
+    });
+    // The reference: a binary search over every stored UUID in memory (what seekAfter did, one read per probe).
+    const expected = (ids: readonly Buffer[], q: Uint8Array): number => lowerBound(ids.length, (r) => Buffer.compare(ids[r] as Buffer, q), false);
+    const near = (id: Buffer, d: number): Uint8Array => {
+      const q = Buffer.from(id);
+      q[15] = Math.max(0, Math.min(255, (q[15] as number) + d));
+      return q;
+    };
+    for (let round = 0; round < 2; round++) {
+      for (const o of objects) {
+        const w = WindowedParticipant.open(adapterOf(node), verifiedBytes(o.bytes), o.digest) as WindowedParticipant;
+        const queries: Uint8Array[] = [new Uint8Array(16), new Uint8Array(16).fill(0xff)];
+        for (const other of objects) for (const id of other.ids) queries.push(id, near(id, -1), near(id, 1));
+        expect(queries.map((q) => w.seekAfter(q))).toEqual(queries.map((q) => expected(o.ids, q)));
+      }
+    }
   });
 
   it('opens only the plain stored layout with the family\'s own schema', () => {
