@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,7 +26,7 @@ import {
   visibleState,
 } from '../../../support/fault-ops';
 import type { FaultOperation, Visible } from '../../../support/fault-ops';
-import { bundleProjectChild } from '../../../support/project-child-bundle';
+import { bundleProjectChild, writeCodeCacheLoader } from '../../../support/project-child-bundle';
 import { treeDigest } from '../../../support/project-state';
 
 // The I/O fault walk (issue 23), in the style of SQLite's I/O error tests:
@@ -38,32 +39,42 @@ import { treeDigest } from '../../../support/project-state';
 
 /**
  * Error mode walks every N of every operation (one process). Kill mode costs a
- * fresh process per N (about 0.8 CPU-seconds each here: Node's start, the
- * bundle's load, the cold operation, then the checks in this process), so the
- * default run, which must fit the suite's budget, kills at every N of the
- * operations listed in `KILL_EVERY_N` (the short ones: about 200 kills) and at an
- * even spread of at most `DEFAULT_KILL_POINTS` N, always including the first and
- * the last call, of the long ones (publish, revert, cleanup: 250 to 130 calls
- * each). `GF_IO_WALK=full` kills at every N of every operation (about 870 kills).
+ * fresh process per N (SIGKILL ends it: about 0.75 CPU-seconds per kill here,
+ * Node's start and the bundle's load being most of it), kept cheap: children
+ * are started ahead (`IDLE`: each loads the bundle, better-sqlite3 and Arrow
+ * while this process checks the previous kill, then waits on stdin for its
+ * job), they compile the bundle from a V8 code cache made once in `beforeAll`,
+ * and the workspaces live on tmpfs when there is one (a process kill loses
+ * nothing the page cache holds, on any file system: the outcomes are the same,
+ * the fsyncs cost microseconds).
+ *
+ * Every N of every operation in kill mode is about 900 kills, more than the
+ * suite's budget holds. So the default run kills at every N of the operations
+ * in `KILL_EVERY_N` and, for the long ones (publish, revert, cleanup), at every
+ * `KILL_STRIDE`-th N from a rotating offset (the day number modulo the stride,
+ * printed; `GF_IO_WALK_OFFSET` pins it), always with the first and the last
+ * call: any `KILL_STRIDE` consecutive days kill at every N. `GF_IO_WALK=full`
+ * kills at every N of every operation in one run.
  */
 const FULL = process.env['GF_IO_WALK'] === 'full';
-const DEFAULT_KILL_POINTS = 8;
+const KILL_STRIDE = 6;
+const KILL_OFFSET = Number(process.env['GF_IO_WALK_OFFSET'] ?? Math.floor(Date.now() / 86_400_000)) % KILL_STRIDE;
 const KILL_EVERY_N: ReadonlySet<FaultOperation> = new Set<FaultOperation>(['checkpoint-create', 'checkpoint-delete', 'recovery', 'chain-append-first', 'chain-append-later']);
 /** Kill-mode children running at once (the machine has two cores; this process checks each killed workspace meanwhile). */
 const KILL_POOL = 2;
+/** Children started ahead, loaded and waiting for a job. */
+const IDLE = 2;
 
-/** The N to walk: all of 1 … total, or (kill mode, long operations, by default) an even spread including 1 and total. */
+/** The N to walk: all of 1 … total, or (kill mode, long operations, by default) 1, total and every N ≡ `KILL_OFFSET` (mod `KILL_STRIDE`). */
 function pointsOf(op: FaultOperation, total: number, mode: 'error' | 'kill'): number[] {
   const all = Array.from({ length: total }, (_, i) => i + 1);
-  const k = DEFAULT_KILL_POINTS;
-  if (FULL || mode === 'error' || KILL_EVERY_N.has(op) || total <= k) return all;
-  const picked = new Set<number>();
-  for (let i = 0; i < k; i++) picked.add(1 + Math.round((i * (total - 1)) / (k - 1)));
-  return [...picked].sort((a, b) => a - b);
+  if (FULL || mode === 'error' || KILL_EVERY_N.has(op)) return all;
+  return all.filter((n) => n === 1 || n === total || n % KILL_STRIDE === KILL_OFFSET);
 }
 const ERRNOS = ['ENOSPC', 'EIO', 'EACCES'] as const;
 let base: string;
-let child: string;
+/** The fault child's code-cache loader (see `writeCodeCacheLoader`). */
+let loader: string;
 /** Per operation: the prepared workspace, what a reader sees before and after the operation, and (chain operations) after the continuation. */
 const fixtures = {} as Record<FaultOperation, { dir: string; before: Visible; after: Visible; continued: Visible | undefined }>;
 const injected: Record<string, number> = {};
@@ -115,17 +126,34 @@ async function buildFixtures(): Promise<void> {
   }
 }
 
+/** tmpfs (`/dev/shm`) when writable, else the temporary directory. */
+function scratchRoot(): string {
+  try {
+    fs.accessSync('/dev/shm', fs.constants.W_OK);
+    return '/dev/shm';
+  } catch (_e) {
+    return os.tmpdir();
+  }
+}
+
 beforeAll(async () => {
-  base = fs.mkdtempSync(path.join(os.tmpdir(), 'gf-iofault-'));
+  base = fs.mkdtempSync(path.join(scratchRoot(), 'gf-iofault-'));
   // The walk's operations never reach LangGraph or PostgreSQL (lazy in the CLI): left out, each killed child starts faster.
-  child = await bundleProjectChild(base, 'fault-child', ['@langchain/*', 'langsmith', 'pg']);
+  loader = writeCodeCacheLoader(await bundleProjectChild(base, 'fault-child', ['@langchain/*', 'langsmith', 'pg']));
   await buildFixtures();
+  // The code cache: one full revert (the operation that reaches the most code), compiled functions kept.
+  const warm = path.join(base, 'code-cache-run');
+  fs.cpSync(fixtureOf('revert'), warm, { recursive: true });
+  const r = await runJob(startChild({ GF_CODE_CACHE: 'make' }), 'revert', warm, undefined);
+  expect(JSON.parse(r.stdout)).toMatchObject({ ok: true });
 }, 180_000);
 
 afterAll(() => {
+  for (const c of idle.splice(0)) c.kill('SIGKILL');
   fs.rmSync(base, { recursive: true, force: true });
   // The closing note's figure: faults injected per operation and mode.
   process.stdout.write(`io-fault walk, injected faults: ${JSON.stringify(injected)}\n`);
+  if (!FULL) process.stdout.write(`io-fault walk, long operations killed at every ${KILL_STRIDE}th N from ${KILL_OFFSET} (GF_IO_WALK_OFFSET=${KILL_OFFSET} repeats it)\n`);
 });
 
 function committedOf(e: unknown): boolean | null | undefined {
@@ -171,15 +199,29 @@ async function callsOf(op: FaultOperation): Promise<number> {
   return ioCallsForTesting();
 }
 
-function runChild(op: FaultOperation, dir: string, spec: string | undefined): Promise<{ signal: NodeJS.Signals | null; stdout: string }> {
+/** Children started ahead (loaded, waiting on stdin for a job). */
+const idle: ChildProcess[] = [];
+
+function startChild(extraEnv: Record<string, string> = {}): ChildProcess {
+  return spawn(process.execPath, [loader], { env: { ...process.env, ...extraEnv, NODE_PATH: path.resolve('node_modules') }, stdio: ['pipe', 'pipe', 'inherit'] });
+}
+
+/** Gives `proc` its job and resolves when it ends (the signal that ended it, and what it printed). */
+function runJob(proc: ChildProcess, op: FaultOperation, dir: string, spec: string | undefined): Promise<{ signal: NodeJS.Signals | null; stdout: string }> {
   return new Promise((resolve, reject) => {
-    const args = spec === undefined ? [child, op, dir] : [child, op, dir, spec];
-    const proc = spawn(process.execPath, args, { env: { ...process.env, NODE_PATH: path.resolve('node_modules') }, stdio: ['ignore', 'pipe', 'inherit'] });
     let stdout = '';
-    proc.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    proc.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
     proc.on('error', reject);
     proc.on('close', (_code, signal) => resolve({ signal, stdout }));
+    proc.stdin?.end(`${JSON.stringify({ op, dir, spec })}\n`);
   });
+}
+
+/** Runs `op` on `dir` in a fresh child (one started ahead when there is one), and starts the next ahead. */
+function runChild(op: FaultOperation, dir: string, spec: string | undefined): Promise<{ signal: NodeJS.Signals | null; stdout: string }> {
+  const proc = idle.shift() ?? startChild();
+  while (idle.length < IDLE) idle.push(startChild());
+  return runJob(proc, op, dir, spec);
 }
 
 describe('I/O fault walk: every N-th filesystem call of each operation fails or kills the writer', () => {
@@ -222,7 +264,8 @@ describe('I/O fault walk: every N-th filesystem call of each operation fails or 
       injected[`${op}/calls`] = total;
     });
 
-    it(`${op}: kill mode (SIGKILL at the N-th call), N = 1 … last call${FULL || KILL_EVERY_N.has(op) ? '' : ' (spread)'}`, { timeout: FULL ? 3_600_000 : 900_000 }, async () => {
+    const stride = FULL || KILL_EVERY_N.has(op) ? '' : ` (every ${KILL_STRIDE}th from ${KILL_OFFSET}, first and last)`;
+    it(`${op}: kill mode (SIGKILL at the N-th call), N = 1 … last call${stride}`, { timeout: FULL ? 3_600_000 : 900_000 }, async () => {
       const probe = path.join(base, `probe-${op}`);
       fs.cpSync(fixtureOf(op), probe, { recursive: true });
       const r = await runChild(op, probe, undefined);
