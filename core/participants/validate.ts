@@ -185,7 +185,7 @@ export interface ParticipantSnapshot {
   readonly generationUuid?: string;
 }
 
-/** Cell access to a snapshot's participants, decoded and extracted at most once per validation. */
+/** Access to a snapshot's participants for rules: whole cells of small ones, tables (schema checked) for windows and byte keys. */
 export interface SnapshotColumns {
   columns(familyKey: string): Columns | undefined;
   /**
@@ -421,7 +421,8 @@ export function validateSnapshot(snapshot: ParticipantSnapshot, opts: SnapshotVa
 
 /**
  * The families of a snapshot and a cell view over them that decodes each
- * participant (and checks its schema) on first use only, at most once.
+ * participant (and checks its schema) when a rule asks for it: cells are kept per
+ * participant, tables are not (a large one is held only by the rule reading it).
  *
  * `GF_SCHEMA_MISMATCH` for a participant of an unregistered family (its key
  * reported in a safe form). Shared by every snapshot validation (publication
@@ -441,13 +442,11 @@ export function snapshotColumns(
     present.add(key);
   }
   const cache = new Map<string, Columns | undefined>();
-  const tables = new Map<string, Table | undefined>();
+  // Tables are not kept here: a snapshot may decode a large participant per use, so only the rule at hand holds it.
   const tableOf = (key: string): Table | undefined => {
-    if (tables.has(key)) return tables.get(key);
     const family = familyByKey(key);
     const table = family !== undefined && present.has(key) ? snapshot.get(key) : undefined;
     if (family !== undefined && table !== undefined) assertFamilySchema(family, table);
-    tables.set(key, table);
     return table;
   };
   const view: SnapshotColumns = {
