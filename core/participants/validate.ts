@@ -196,6 +196,12 @@ export interface SnapshotColumns {
   table(familyKey: string): Table | undefined;
   /** Rows per window for rules that visit rows in windows. */
   readonly windowRows: number;
+  /**
+   * Forgets a participant no later rule reads (see `runSnapshotRules`), so a large one is not held to the end.
+   *
+   * Each participant is still decoded at most once per validation: reading it again is a bug.
+   */
+  release(familyKey: string): void;
   /** The generation being published (absent when an existing generation is validated). */
   readonly generationUuid?: string;
 }
@@ -404,6 +410,7 @@ export function validateSnapshot(snapshot: ParticipantSnapshot, opts: SnapshotVa
   const { present, view } = snapshotColumns(snapshot, opts.windowRows);
   const changed = opts.changed;
   const selected = (key: string): boolean => changed === undefined || changed.has(key);
+  const rules = SNAPSHOT_RULES.filter((rule) => rule.reads.some(selected));
   if (opts.domain !== false) {
     for (const family of RECORD_FAMILIES) {
       if (!present.has(family.key) || !selected(family.key)) continue;
@@ -411,12 +418,27 @@ export function validateSnapshot(snapshot: ParticipantSnapshot, opts: SnapshotVa
       if (table === undefined) continue;
       const first = participantIssueStream(family, table, view.windowRows).next();
       if (first.done !== true) throw toError(first.value);
+      if (!rules.some((rule) => rule.subject === family.key || rule.reads.includes(family.key))) view.release(family.key);
     }
   }
-  for (const rule of SNAPSHOT_RULES) {
-    if (!rule.reads.some(selected)) continue;
+  runSnapshotRules(rules, view);
+}
+
+/**
+ * Runs cross-domain rules in order (`assertRule` each), releasing every
+ * participant after the last rule that reads it; `passed` is called after
+ * each rule that found nothing.
+ */
+export function runSnapshotRules(rules: readonly SnapshotRule[], view: SnapshotColumns, passed?: (rule: SnapshotRule) => void): void {
+  const lastUse = new Map<string, number>();
+  rules.forEach((rule, i) => {
+    for (const key of [rule.subject, ...rule.reads]) lastUse.set(key, i);
+  });
+  rules.forEach((rule, i) => {
     assertRule(rule, view);
-  }
+    passed?.(rule);
+    for (const key of [rule.subject, ...rule.reads]) if (lastUse.get(key) === i) view.release(key);
+  });
 }
 
 /**
@@ -442,17 +464,27 @@ export function snapshotColumns(
     present.add(key);
   }
   const cache = new Map<string, Columns | undefined>();
-  // Tables are not kept here: a snapshot may decode a large participant per use, so only the rule at hand holds it.
+  const tables = new Map<string, Table | undefined>();
+  const released = new Set<string>();
   const tableOf = (key: string): Table | undefined => {
+    if (tables.has(key)) return tables.get(key);
+    if (released.has(key)) throw new Error(`invariant violated: ${safeKey(key)} read after its last use`);
     const family = familyByKey(key);
     const table = family !== undefined && present.has(key) ? snapshot.get(key) : undefined;
     if (family !== undefined && table !== undefined) assertFamilySchema(family, table);
+    tables.set(key, table);
     return table;
   };
   const view: SnapshotColumns = {
     ...(snapshot.generationUuid === undefined ? {} : { generationUuid: snapshot.generationUuid }),
     windowRows,
     table: tableOf,
+    release(key) {
+      if (!tables.has(key) && !cache.has(key)) return;
+      tables.delete(key);
+      cache.delete(key);
+      released.add(key);
+    },
     columns(key) {
       if (cache.has(key)) return cache.get(key);
       const family = familyByKey(key);

@@ -78,8 +78,8 @@ export function compareKeys(a: Uint8Array, ai: number, b: Uint8Array, bi: number
  * Membership in the non-null cells of one column, compared as bytes for UUIDs and digests.
  *
  * Why: a `Set` of millions of UUID strings costs hundreds of MB; the keys
- * sorted in one typed array (the participant's own buffer when it is already
- * in key order) and a binary search cost the keys' bytes at most.
+ * copied into one sorted typed array (no sort when already in key order, as
+ * an identity column is) and a binary search cost the keys' bytes.
  */
 export interface KeyIndex {
   /** Width in bytes of a fixed-width key, or 0 when keys are compared as cells. */
@@ -140,11 +140,7 @@ function bytesIndex(keys: Uint8Array, width: number): KeyIndex {
 function sortedKeys(vector: Vector, width: number): Uint8Array | undefined {
   const chunks = vector.data;
   for (const d of chunks) if (fixedBytes(d, width) === undefined) return undefined;
-  const only = chunks.length === 1 ? chunks[0] : undefined;
-  if (only !== undefined && only.nullCount === 0) {
-    const bytes = (fixedBytes(only, width) as Uint8Array).subarray(0, only.length * width);
-    if (ascending(bytes, width)) return bytes; // already in key order (an identity column): no copy
-  }
+  // Always a copy of the keys alone: the participant they come from need not stay in memory while the rule runs.
   let count = 0;
   for (const d of chunks) count += d.length - d.nullCount;
   const keys = new Uint8Array(count * width);
