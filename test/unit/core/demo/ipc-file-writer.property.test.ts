@@ -57,7 +57,7 @@ describe('writeParticipantFile (streamed single-batch Arrow IPC file)', () => {
         expect(streamed.equals(expected)).toBe(true);
         expect(sha).toBe(createHash('sha256').update(expected).digest('hex'));
       }),
-      { numRuns: 150 },
+      { numRuns: 60 },
     );
   });
 });

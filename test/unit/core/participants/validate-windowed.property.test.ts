@@ -77,7 +77,7 @@ describe('windowed validation agrees with whole-column validation', () => {
         const expected = outcome(() => wholeColumnIssues(family, table));
         expect(outcome(() => tuples(participantIssues(family, table, 10_000, windowRows)))).toEqual(expected);
       }),
-      { numRuns: 300 },
+      { numRuns: 150 },
     );
   });
 
@@ -96,7 +96,7 @@ describe('windowed validation agrees with whole-column validation', () => {
         });
         expect(outcome(() => validateSnapshot(snapshotOf(tables), { windowRows }))).toEqual(outcome(() => validateSnapshot(snapshotOf(tables), { windowRows: 1 << 30 })));
       }),
-      { numRuns: 60 },
+      { numRuns: 40 },
     );
   });
 });
