@@ -1,5 +1,5 @@
 import type { Table } from 'apache-arrow';
-import { RECORD_FAMILIES, SNAPSHOT_RULES, assertRule, familyByKey, snapshotColumns, validateParticipant } from '../participants/index';
+import { RECORD_FAMILIES, SNAPSHOT_RULES, familyByKey, runSnapshotRules, snapshotColumns, validateParticipant } from '../participants/index';
 import type { ParticipantCatalog, SnapshotTables } from '../project/index';
 
 /** Most results a memo keeps (oldest forgotten first). */
@@ -91,13 +91,20 @@ export function validateCompleteSnapshot(snapshot: SnapshotTables<Table>, memo: 
     validateParticipant(family, table);
     if (memoKey !== undefined) memo.add(`domain|${memoKey}`);
   }
-  for (const rule of SNAPSHOT_RULES) {
-    if (familyByKey(rule.subject) === undefined) continue;
+  const ruleKey = (rule: (typeof SNAPSHOT_RULES)[number]): string | undefined => {
     const memoKey = inputKey(rule.reads);
-    if (memoKey !== undefined && memo.has(`rule|${rule.id}|${rule.subject}|${memoKey}`)) continue;
-    assertRule(rule, view);
-    if (memoKey !== undefined) memo.add(`rule|${rule.id}|${rule.subject}|${memoKey}`);
-  }
+    return memoKey === undefined ? undefined : `rule|${rule.id}|${rule.subject}|${memoKey}`;
+  };
+  const pending = SNAPSHOT_RULES.filter((rule) => {
+    if (familyByKey(rule.subject) === undefined) return false;
+    const key = ruleKey(rule);
+    return key === undefined || !memo.has(key);
+  });
+  // In order, each participant released after the last pending rule that reads it.
+  runSnapshotRules(pending, view, (rule) => {
+    const key = ruleKey(rule);
+    if (key !== undefined) memo.add(key);
+  });
 }
 
 /**

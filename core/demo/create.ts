@@ -144,6 +144,9 @@ async function buildDemo(dir: string, records: number, seed: number, steps: read
     ontologyStrict: false,
   };
   const generations: { step: string; generationUuid: string; manifestSha256: string }[] = [];
+  // Streamed participant files live inside the private build directory, so an interrupted build removes them with it.
+  const parts = path.join(dir, '.demo-parts');
+  let partSeq = 0;
   for (const step of steps) {
     clock.advance(3600);
     const ctx: DemoContext = {
@@ -154,6 +157,10 @@ async function buildDemo(dir: string, records: number, seed: number, steps: read
       rng: rngFor(seed, step.id),
       state,
       uuid: (label) => demoUuid(seed, `${step.id}/${label}`),
+      partFile: (name) => {
+        fs.mkdirSync(parts, { recursive: true });
+        return path.join(parts, `${partSeq++}-${name}`);
+      },
       recordGeneration: (g) => generations.push({ step: step.id, generationUuid: g.generationUuid, manifestSha256: g.manifestSha256 }),
       publish: async (changes): Promise<PublishResult> => {
         const r = await project.publish({
@@ -164,12 +171,14 @@ async function buildDemo(dir: string, records: number, seed: number, steps: read
           lineage: { publishedAt: Number(clock.now()) },
           wrapCatalog: demoPublicationCatalog,
         });
+        for (const c of changes) if (c.kind === 'put-file') fs.rmSync(c.path, { force: true });
         generations.push({ step: step.id, generationUuid: r.generationUuid, manifestSha256: r.manifestSha256 });
         return r;
       },
     };
     await step.run(ctx);
   }
+  fs.rmSync(parts, { recursive: true, force: true });
   const ledgers = await writeDemoChain(
     dir,
     generations.map((g) => g.manifestSha256),

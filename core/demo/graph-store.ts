@@ -1,11 +1,10 @@
-import { FixedSizeBinary, Float64, TimeUnit, Timestamp, Utf8, makeData, tableToIPC } from 'apache-arrow';
-import type { Data } from 'apache-arrow';
 import { formatUuid } from '../canonical/index';
 import { GRAPH_EDGE, GRAPH_NODE } from '../participants/index';
 import type { RecordFamily } from '../participants/index';
-import { tableOfColumns } from '../participants/columns';
 import type { ParticipantChange } from '../project/index';
 import type { Rng } from './rng';
+import { writeParticipantFile } from './ipc-file-writer';
+import type { StreamColumn } from './ipc-file-writer';
 
 /** Every class a demo node may have (index = the stored class byte). */
 export const DEMO_NODE_CLASSES = ['paper', 'author', 'concept', 'dataset', 'software'] as const;
@@ -110,25 +109,37 @@ export class NodeStore {
     return order;
   }
 
-  /** The graph_node@1 participant: rows in identity order, one batch, the registry's canonical bytes. */
-  nodeChange(): ParticipantChange {
+  /**
+   * The graph_node@1 participant written to `file` (rows in identity order, one batch, the registry's canonical bytes).
+   *
+   * Streamed: each column is produced window by window straight into the
+   * file, so the participant is never whole in memory.
+   */
+  nodeChange(file: string): ParticipantChange {
     const order = this.identityOrder();
     const n = order.length;
-    const columns = [
-      uuidColumn(this.uuids, order),
-      utf8Column(n, (r) => DEMO_NODE_CLASSES[this.cls[order[r] as number] as number] as string),
-      utf8Column(n, (r) => this.label(order[r] as number)),
-      utf8Column(n, (r) => {
-        const y = this.year[order[r] as number] as number;
-        return y === 0 ? null : `{"year":${y}}`;
-      }),
-      timestampColumn(n, (r) => this.created[order[r] as number] as bigint),
-      timestampColumn(n, (r) => {
-        const k = order[r] as number;
-        return this.hasUpdated[k] === 1 ? (this.updated[k] as bigint) : null;
-      }),
+    const uuids = this.uuids;
+    const columns: StreamColumn[] = [
+      { kind: 'uuid', fill: (r, out, at) => out.set(uuids.subarray((order[r] as number) * 16, (order[r] as number) * 16 + 16), at) },
+      { kind: 'utf8', get: (r) => DEMO_NODE_CLASSES[this.cls[order[r] as number] as number] as string },
+      { kind: 'utf8', get: (r) => this.label(order[r] as number) },
+      {
+        kind: 'utf8',
+        get: (r) => {
+          const y = this.year[order[r] as number] as number;
+          return y === 0 ? null : `{"year":${y}}`;
+        },
+      },
+      { kind: 'timestamp', get: (r) => this.created[order[r] as number] as bigint },
+      {
+        kind: 'timestamp',
+        get: (r) => {
+          const k = order[r] as number;
+          return this.hasUpdated[k] === 1 ? (this.updated[k] as bigint) : null;
+        },
+      },
     ];
-    return putData(GRAPH_NODE, columns, n);
+    return putFile(GRAPH_NODE, file, columns, n);
   }
 
   /**
@@ -139,7 +150,7 @@ export class NodeStore {
    * order comes from the node order (sources by UUID, then each source's few
    * targets by UUID), with no row comparison sort.
    */
-  edgeChange(rng: Rng, count: number, createdAt: bigint): ParticipantChange {
+  edgeChange(rng: Rng, count: number, createdAt: bigint, file: string): ParticipantChange {
     const n = this.length;
     const weight = new Float64Array(count);
     for (let i = 0; i < count; i++) weight[i] = i % 5 === 0 ? Number.NaN : Math.round(rng.float() * 1000) / 1000;
@@ -156,94 +167,36 @@ export class NodeStore {
       mine.sort((a, b) => (rank[(s + Math.floor(a / n) + 1) % n] as number) - (rank[(s + Math.floor(b / n) + 1) % n] as number));
       for (const i of mine) rows[w++] = i;
     }
-    const src = new Uint32Array(count);
-    const dst = new Uint32Array(count);
-    for (let r = 0; r < count; r++) {
+    const uuids = this.uuids;
+    const endpoint = (r: number, target: boolean): number => {
       const i = rows[r] as number;
-      const s = i % n;
-      src[r] = s;
-      dst[r] = (s + Math.floor(i / n) + 1) % n;
-    }
-    const columns = [
-      uuidColumn(this.uuids, src),
-      uuidColumn(this.uuids, dst),
-      utf8Column(count, (r) => {
-        const k = Math.floor((rows[r] as number) / n) + 1;
-        return k === 1 ? 'cites' : `related_${k}`;
-      }),
-      float64Column(count, (r) => {
-        const v = weight[rows[r] as number] as number;
-        return Number.isNaN(v) ? null : v;
-      }),
-      timestampColumn(count, (r) => createdAt + BigInt(rows[r] as number)),
+      const src = i % n;
+      return target ? (src + Math.floor(i / n) + 1) % n : src;
+    };
+    const columns: StreamColumn[] = [
+      { kind: 'uuid', fill: (r, out, at) => out.set(uuids.subarray(endpoint(r, false) * 16, endpoint(r, false) * 16 + 16), at) },
+      { kind: 'uuid', fill: (r, out, at) => out.set(uuids.subarray(endpoint(r, true) * 16, endpoint(r, true) * 16 + 16), at) },
+      {
+        kind: 'utf8',
+        get: (r) => {
+          const k = Math.floor((rows[r] as number) / n) + 1;
+          return k === 1 ? 'cites' : `related_${k}`;
+        },
+      },
+      {
+        kind: 'float64',
+        get: (r) => {
+          const v = weight[rows[r] as number] as number;
+          return Number.isNaN(v) ? null : v;
+        },
+      },
+      { kind: 'timestamp', get: (r) => createdAt + BigInt(rows[r] as number) },
     ];
-    return putData(GRAPH_EDGE, columns, count);
+    return putFile(GRAPH_EDGE, file, columns, count);
   }
 }
 
-// Each builder gives exactly the buffers `buildColumn` gives for the same cells
-// (one chunk, a validity bitmap only when a null is present, nulls zero-filled).
-
-function validity(n: number, isNull: (r: number) => boolean): { nullCount: number; nullBitmap?: Uint8Array } {
-  let nullCount = 0;
-  let bitmap: Uint8Array | undefined;
-  for (let r = 0; r < n; r++) {
-    if (!isNull(r)) continue;
-    if (bitmap === undefined) {
-      bitmap = new Uint8Array(Math.ceil(n / 8)).fill(0xff);
-      const tail = n & 7;
-      if (tail !== 0) bitmap[bitmap.length - 1] = (1 << tail) - 1;
-    }
-    bitmap[r >> 3] = (bitmap[r >> 3] as number) & ~(1 << (r & 7));
-    nullCount++;
-  }
-  return bitmap === undefined ? { nullCount } : { nullCount, nullBitmap: bitmap };
-}
-
-function uuidColumn(uuids: Uint8Array, rows: Uint32Array): Data {
-  const n = rows.length;
-  const data = new Uint8Array(n * 16);
-  for (let r = 0; r < n; r++) {
-    const k = rows[r] as number;
-    data.set(uuids.subarray(k * 16, k * 16 + 16), r * 16);
-  }
-  return makeData({ type: new FixedSizeBinary(16), data, length: n, nullCount: 0 });
-}
-
-const ENCODER = new TextEncoder();
-
-function utf8Column(n: number, get: (r: number) => string | null): Data {
-  const valueOffsets = new Int32Array(n + 1);
-  let nulls = 0;
-  let total = 0;
-  for (let r = 0; r < n; r++) {
-    const v = get(r);
-    if (v === null) nulls++;
-    else total += Buffer.byteLength(v, 'utf8');
-    valueOffsets[r + 1] = total;
-  }
-  const data = new Uint8Array(total);
-  for (let r = 0; r < n; r++) {
-    const v = get(r);
-    if (v !== null) ENCODER.encodeInto(v, data.subarray(valueOffsets[r] as number, valueOffsets[r + 1] as number));
-  }
-  const valid = nulls === 0 ? { nullCount: 0 } : validity(n, (r) => valueOffsets[r] === valueOffsets[r + 1] && get(r) === null);
-  return makeData({ type: new Utf8(), data, valueOffsets, length: n, ...valid });
-}
-
-function float64Column(n: number, get: (r: number) => number | null): Data {
-  const data = new Float64Array(n);
-  for (let r = 0; r < n; r++) data[r] = get(r) ?? 0;
-  return makeData({ type: new Float64(), data, length: n, ...validity(n, (r) => get(r) === null) });
-}
-
-function timestampColumn(n: number, get: (r: number) => bigint | null): Data {
-  const data = new BigInt64Array(n);
-  for (let r = 0; r < n; r++) data[r] = get(r) ?? 0n;
-  return makeData({ type: new Timestamp(TimeUnit.MICROSECOND, 'UTC'), data, length: n, ...validity(n, (r) => get(r) === null) });
-}
-
-function putData(family: RecordFamily, columns: readonly Data[], n: number): ParticipantChange {
-  const bytes = tableToIPC(tableOfColumns(family.schema, columns, n), 'file');
-  return { kind: 'put', capabilityId: family.capabilityId, recordFamilyId: family.recordFamilyId, bytes };
+function putFile(family: RecordFamily, file: string, columns: readonly StreamColumn[], n: number): ParticipantChange {
+  writeParticipantFile(file, family.schema, columns, n);
+  return { kind: 'put-file', capabilityId: family.capabilityId, recordFamilyId: family.recordFamilyId, path: file };
 }

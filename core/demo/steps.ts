@@ -52,6 +52,12 @@ export interface DemoContext {
   uuid(label: string): string;
   /** Publishes one generation on top of CURRENT through the public API. */
   publish(changes: readonly ParticipantChange[]): Promise<PublishResult>;
+  /**
+   * A fresh path for one streamed participant file (graph nodes and edges), removed once the publication that puts it is done.
+   *
+   * Why: the largest participants go to the store as `put-file`, never whole in memory.
+   */
+  partFile(name: string): string;
   /** Records a generation a step published through another public API (a revert) in the demo's history. */
   recordGeneration(g: { readonly generationUuid: string; readonly manifestSha256: string }): void;
 }
@@ -123,12 +129,12 @@ function addNodes(ctx: DemoContext, count: number, classes: readonly (typeof CLA
 }
 
 function nodeChange(ctx: DemoContext): ParticipantChange {
-  return ctx.state.nodes.nodeChange();
+  return ctx.state.nodes.nodeChange(ctx.partFile('graph-node.arrow'));
 }
 
 /** Edges: node i links to node (i + k) mod N for k = 1, 2, …: unique identities, endpoints always exist. */
 function edgeChange(ctx: DemoContext, count: number): ParticipantChange {
-  return ctx.state.nodes.edgeChange(ctx.rng, count, ctx.clock.now());
+  return ctx.state.nodes.edgeChange(ctx.rng, count, ctx.clock.now(), ctx.partFile('graph-edge.arrow'));
 }
 
 function edgeCount(ctx: DemoContext): number {

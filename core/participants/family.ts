@@ -28,6 +28,13 @@ export interface Columns {
  */
 export interface RecordRule {
   readonly id: string;
+  /**
+   * True when each row is judged on its own (no other row is read).
+   *
+   * Why: validation then hands the rule bounded row windows instead of whole
+   * decoded columns, so memory stays bounded at millions of records.
+   */
+  readonly rowLocal?: boolean;
   check(rows: Columns): Iterable<number>;
 }
 

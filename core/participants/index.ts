@@ -58,7 +58,7 @@ export {
 } from './records';
 export { JSON_DOCUMENT_VERSION, encodeParticipant, encodeRecords, decodeParticipant, canonicalJsonOrNull } from './codec';
 export type { DecodeOptions } from './codec';
-export { SNAPSHOT_RULES, assertRule, participantIssues, snapshotColumns, validateParticipant, validateSnapshot } from './validate';
+export { SNAPSHOT_RULES, assertRule, participantIssues, runSnapshotRules, snapshotColumns, validateParticipant, validateSnapshot } from './validate';
 export type {
   ValidationIssue,
   ParticipantSnapshot,

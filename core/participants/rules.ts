@@ -9,6 +9,7 @@ import type { Columns, RecordRule } from './family';
 export function rowRule(id: string, broken: (cols: Columns, row: number) => boolean): RecordRule {
   return {
     id,
+    rowLocal: true,
     *check(cols: Columns): Iterable<number> {
       for (let row = 0; row < cols.rowCount; row++) if (broken(cols, row)) yield row;
     },

@@ -1,4 +1,4 @@
-import type { Table } from 'apache-arrow';
+import type { Table, Vector } from 'apache-arrow';
 import { GfError } from '../errors';
 import { canonicalJsonOrNull } from './codec';
 import type { CellValue } from './columns';
@@ -7,6 +7,8 @@ import { assertFamilySchema, columnsOf, identityComparator } from './records';
 import { RECORD_FAMILIES, familyByKey } from './registry';
 import { documentField } from './families';
 import type { OntologyModel } from './workspace-documents';
+import { VALIDATION_WINDOW_ROWS, fixedBytes, compareKeys, keyIndexOf, rowWindows, validAt } from './window-cells';
+import type { KeyIndex, RowWindow } from './window-cells';
 
 /**
  * One rule violation: where, never what.
@@ -36,45 +38,102 @@ function issueOf(family: RecordFamily, rule: string, row: number, field?: string
   };
 }
 
-function* participantIssueStream(family: RecordFamily, cols: Columns): Generator<ValidationIssue> {
+/**
+ * Every domain-rule violation of a participant, in the fixed order, visiting rows in windows.
+ *
+ * Per field in schema order: required (only when Arrow counts a null),
+ * enum, canonical JSON; then identity uniqueness and order (a single UUID or
+ * digest identity compared as bytes); then the family's rules, each over
+ * row windows when it judges rows on their own, else over whole columns.
+ */
+function* participantIssueStream(family: RecordFamily, table: Table, windowRows: number): Generator<ValidationIssue> {
+  const windows = (): Generator<RowWindow> => rowWindows(family, table, windowRows);
   for (const f of family.fields) {
-    const values = cols.col(f.name);
-    if (!f.nullable) {
-      for (let row = 0; row < values.length; row++) {
-        if (values[row] === null) yield issueOf(family, 'participant.required_field', row, f.name);
+    if (!f.nullable && (table.getChild(f.name)?.nullCount ?? 0) > 0) {
+      for (const w of windows()) {
+        const values = w.cols.col(f.name);
+        for (let row = 0; row < values.length; row++) {
+          if (values[row] === null) yield issueOf(family, 'participant.required_field', w.start + row, f.name);
+        }
       }
     }
     if (f.enumValues !== undefined) {
       const allowed: ReadonlySet<CellValue> = new Set(f.enumValues);
-      for (let row = 0; row < values.length; row++) {
-        const v = values[row] ?? null;
-        if (v !== null && !allowed.has(v)) yield issueOf(family, 'participant.enum_value', row, f.name);
+      for (const w of windows()) {
+        const values = w.cols.col(f.name);
+        for (let row = 0; row < values.length; row++) {
+          const v = values[row] ?? null;
+          if (v !== null && !allowed.has(v)) yield issueOf(family, 'participant.enum_value', w.start + row, f.name);
+        }
       }
     }
     if (f.json === true) {
-      for (let row = 0; row < values.length; row++) {
-        const v = values[row] ?? null;
-        if (v === null) continue;
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(v as string);
-        } catch (_e) {
-          parsed = undefined;
-        }
-        if (parsed === undefined || canonicalJsonOrNull(parsed) !== v) {
-          yield issueOf(family, 'participant.canonical_json', row, f.name);
+      for (const w of windows()) {
+        const values = w.cols.col(f.name);
+        for (let row = 0; row < values.length; row++) {
+          const v = values[row] ?? null;
+          if (v === null) continue;
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(v as string);
+          } catch (_e) {
+            parsed = undefined;
+          }
+          if (parsed === undefined || canonicalJsonOrNull(parsed) !== v) {
+            yield issueOf(family, 'participant.canonical_json', w.start + row, f.name);
+          }
         }
       }
     }
   }
-  const cmp = identityComparator(family, cols);
-  for (let row = 1; row < cols.rowCount; row++) {
-    const c = cmp(row - 1, row);
-    if (c === 0) yield issueOf(family, 'participant.identity_unique', row);
-    else if (c > 0) yield issueOf(family, 'participant.identity_order', row);
-  }
+  yield* identityIssues(family, table, windowRows);
+  let whole: Columns | undefined;
   for (const rule of family.rules) {
-    for (const row of rule.check(cols)) yield issueOf(family, rule.id, row);
+    if (rule.rowLocal === true) {
+      for (const w of windows()) for (const row of rule.check(w.cols)) yield issueOf(family, rule.id, w.start + row);
+    } else {
+      whole ??= columnsOf(family, table);
+      for (const row of rule.check(whole)) yield issueOf(family, rule.id, row);
+    }
+  }
+}
+
+/** `participant.identity_unique` / `participant.identity_order` between each row and the one before it. */
+function* identityIssues(family: RecordFamily, table: Table, windowRows: number): Generator<ValidationIssue> {
+  const [only, ...rest] = family.identityFields;
+  const kind = only === undefined ? undefined : family.field(only)?.kind;
+  const width = kind === 'uuid' ? 16 : kind === 'digest' ? 32 : 0;
+  const vector = only === undefined ? null : table.getChild(only);
+  if (rest.length === 0 && width > 0 && vector !== null && vector.nullCount === 0 && vector.data.every((d) => fixedBytes(d, width) !== undefined)) {
+    // Lowercase hex text orders as its bytes: compare the bytes, no strings.
+    let prev: Uint8Array | undefined;
+    let prevAt = 0;
+    let row = 0;
+    for (const d of vector.data) {
+      const bytes = fixedBytes(d, width) as Uint8Array;
+      for (let j = 0; j < d.length; j++, row++) {
+        if (prev !== undefined) {
+          const c = compareKeys(prev, prevAt, bytes, j * width, width);
+          if (c === 0) yield issueOf(family, 'participant.identity_unique', row);
+          else if (c > 0) yield issueOf(family, 'participant.identity_order', row);
+        }
+        prev = bytes;
+        prevAt = j * width;
+      }
+    }
+    return;
+  }
+  // Windows that overlap by one row, so each row is compared with the one before it.
+  for (let start = 0; start < table.numRows; start += windowRows) {
+    const from = Math.max(0, start - 1);
+    const w = rowWindows(family, table, start + windowRows - from, from).next().value;
+    if (w === undefined) break;
+    const cmp = identityComparator(family, w.cols);
+    for (let i = 1; i < w.cols.rowCount; i++) {
+      const c = cmp(i - 1, i);
+      if (c === 0) yield issueOf(family, 'participant.identity_unique', from + i);
+      else if (c > 0) yield issueOf(family, 'participant.identity_order', from + i);
+    }
   }
 }
 
@@ -97,9 +156,9 @@ function take<T>(it: Iterable<T>, limit: number): T[] {
  * family's own rules in declared order. A foreign schema is
  * `GF_SCHEMA_MISMATCH`.
  */
-export function participantIssues(family: RecordFamily, table: Table, limit = 100): ValidationIssue[] {
+export function participantIssues(family: RecordFamily, table: Table, limit = 100, windowRows = VALIDATION_WINDOW_ROWS): ValidationIssue[] {
   assertFamilySchema(family, table);
-  return take(participantIssueStream(family, columnsOf(family, table)), limit);
+  return take(participantIssueStream(family, table, windowRows), limit);
 }
 
 /**
@@ -108,8 +167,8 @@ export function participantIssues(family: RecordFamily, table: Table, limit = 10
  * Details are `{ rule, capability_id, record_family_id, row, field? }`,
  * never values.
  */
-export function validateParticipant(family: RecordFamily, table: Table): void {
-  const [first] = participantIssues(family, table, 1);
+export function validateParticipant(family: RecordFamily, table: Table, windowRows = VALIDATION_WINDOW_ROWS): void {
+  const [first] = participantIssues(family, table, 1, windowRows);
   if (first !== undefined) throw toError(first);
 }
 
@@ -126,9 +185,23 @@ export interface ParticipantSnapshot {
   readonly generationUuid?: string;
 }
 
-/** Cell access to a snapshot's participants, decoded and extracted at most once per validation. */
+/** Access to a snapshot's participants for rules: whole cells of small ones, tables (schema checked) for windows and byte keys. */
 export interface SnapshotColumns {
   columns(familyKey: string): Columns | undefined;
+  /**
+   * The participant itself (schema checked), for rules that visit rows in windows or compare keys as bytes.
+   *
+   * Why: whole decoded columns of a 10M-record participant do not fit in memory.
+   */
+  table(familyKey: string): Table | undefined;
+  /** Rows per window for rules that visit rows in windows. */
+  readonly windowRows: number;
+  /**
+   * Forgets a participant no later rule reads (see `runSnapshotRules`), so a large one is not held to the end.
+   *
+   * Each participant is still decoded at most once per validation: reading it again is a bug.
+   */
+  release(familyKey: string): void;
   /** The generation being published (absent when an existing generation is validated). */
   readonly generationUuid?: string;
 }
@@ -153,20 +226,47 @@ function referenceRule(subject: string, ref: ReferenceSpec): SnapshotRule {
     subject,
     reads: subject === ref.target ? [subject] : [subject, ref.target],
     *check(snapshot) {
-      const rows = snapshot.columns(subject);
-      if (rows === undefined || rows.rowCount === 0) return;
-      const keys = new Set(snapshot.columns(ref.target)?.col(ref.targetField) ?? []);
-      const when = ref.when === undefined ? undefined : rows.col(ref.when.field);
-      const fields = ref.fields.map((f) => [f, rows.col(f)] as const);
-      for (let row = 0; row < rows.rowCount; row++) {
-        if (when !== undefined && when[row] !== ref.when?.equals) continue;
-        for (const [field, values] of fields) {
-          const v = values[row] ?? null;
-          if (v !== null && !keys.has(v)) yield { row, field };
+      const table = snapshot.table(subject);
+      const family = familyByKey(subject);
+      const target = familyByKey(ref.target);
+      if (table === undefined || table.numRows === 0 || family === undefined || target === undefined) return;
+      // The target's keys as sorted bytes (or a set of cells for other kinds); the subject's rows in windows.
+      const keys = keyIndexOf(target, snapshot.table(ref.target), ref.targetField, snapshot.windowRows);
+      for (const w of rowWindows(family, table, snapshot.windowRows)) {
+        const when = ref.when === undefined ? undefined : w.cols.col(ref.when.field);
+        const slice = table.slice(w.start, w.start + w.cols.rowCount);
+        const missing = ref.fields.map((f) => missingRows(keys, slice.getChild(f), w.cols, f));
+        for (let row = 0; row < w.cols.rowCount; row++) {
+          if (when !== undefined && when[row] !== ref.when?.equals) continue;
+          for (let i = 0; i < ref.fields.length; i++) {
+            if (missing[i]?.[row] === 1) yield { row: w.start + row, field: ref.fields[i] as string };
+          }
         }
       }
     },
   };
+}
+
+/** Per row of a window: 1 when the cell is present and not a key. Fixed-width cells are compared as bytes. */
+function missingRows(keys: KeyIndex, vector: Vector | null, cols: Columns, field: string): Uint8Array {
+  const out = new Uint8Array(cols.rowCount);
+  const chunks = vector?.data ?? [];
+  if (keys.width > 0 && chunks.every((d) => fixedBytes(d, keys.width) !== undefined)) {
+    let row = 0;
+    for (const d of chunks) {
+      const bytes = fixedBytes(d, keys.width) as Uint8Array;
+      for (let j = 0; j < d.length; j++, row++) {
+        if (validAt(d, j) && !keys.hasBytes(bytes, j * keys.width)) out[row] = 1;
+      }
+    }
+    return out;
+  }
+  const values = cols.col(field);
+  for (let row = 0; row < values.length; row++) {
+    const v = values[row] ?? null;
+    if (v !== null && !keys.has(v)) out[row] = 1;
+  }
+  return out;
 }
 
 const CONFIGURATION = 'workspace/configuration';
@@ -193,11 +293,14 @@ function inOntologyRule(id: string, subject: string, field: string, kind: 'class
       // The (small) ontology and configuration first: outside strict mode the subject is never decoded.
       const ontology = strictOntology(snapshot);
       if (ontology === undefined) return;
-      const rows = snapshot.columns(subject);
-      if (rows === undefined || rows.rowCount === 0) return;
+      const table = snapshot.table(subject);
+      const family = familyByKey(subject);
+      if (table === undefined || table.numRows === 0 || family === undefined) return;
       const allowed = ontologyIds(ontology, kind);
-      const values = rows.col(field);
-      for (let row = 0; row < rows.rowCount; row++) if (!allowed.has(values[row] ?? null)) yield { row, field };
+      for (const w of rowWindows(family, table, snapshot.windowRows)) {
+        const values = w.cols.col(field);
+        for (let row = 0; row < values.length; row++) if (!allowed.has(values[row] ?? null)) yield { row: w.start + row, field };
+      }
     },
   };
 }
@@ -285,6 +388,8 @@ export interface SnapshotValidationOptions {
   readonly changed?: ReadonlySet<string>;
   /** Also run the domain rules of each (changed) participant. Default true. */
   readonly domain?: boolean;
+  /** Rows per validation window (default `VALIDATION_WINDOW_ROWS`; tests use small windows). */
+  readonly windowRows?: number;
 }
 
 function safeKey(key: string): string {
@@ -302,33 +407,53 @@ function safeKey(key: string): string {
  * is reported, is fixed.
  */
 export function validateSnapshot(snapshot: ParticipantSnapshot, opts: SnapshotValidationOptions = {}): void {
-  const { present, view } = snapshotColumns(snapshot);
+  const { present, view } = snapshotColumns(snapshot, opts.windowRows);
   const changed = opts.changed;
   const selected = (key: string): boolean => changed === undefined || changed.has(key);
+  const rules = SNAPSHOT_RULES.filter((rule) => rule.reads.some(selected));
   if (opts.domain !== false) {
     for (const family of RECORD_FAMILIES) {
       if (!present.has(family.key) || !selected(family.key)) continue;
-      const cols = view.columns(family.key);
-      if (cols === undefined) continue;
-      const first = participantIssueStream(family, cols).next();
+      const table = view.table(family.key);
+      if (table === undefined) continue;
+      const first = participantIssueStream(family, table, view.windowRows).next();
       if (first.done !== true) throw toError(first.value);
+      if (!rules.some((rule) => rule.subject === family.key || rule.reads.includes(family.key))) view.release(family.key);
     }
   }
-  for (const rule of SNAPSHOT_RULES) {
-    if (!rule.reads.some(selected)) continue;
+  runSnapshotRules(rules, view);
+}
+
+/**
+ * Runs cross-domain rules in order (`assertRule` each), releasing every
+ * participant after the last rule that reads it; `passed` is called after
+ * each rule that found nothing.
+ */
+export function runSnapshotRules(rules: readonly SnapshotRule[], view: SnapshotColumns, passed?: (rule: SnapshotRule) => void): void {
+  const lastUse = new Map<string, number>();
+  rules.forEach((rule, i) => {
+    for (const key of [rule.subject, ...rule.reads]) lastUse.set(key, i);
+  });
+  rules.forEach((rule, i) => {
     assertRule(rule, view);
-  }
+    passed?.(rule);
+    for (const key of [rule.subject, ...rule.reads]) if (lastUse.get(key) === i) view.release(key);
+  });
 }
 
 /**
  * The families of a snapshot and a cell view over them that decodes each
- * participant (and checks its schema) on first use only, at most once.
+ * participant (and checks its schema) when a rule asks for it: cells are kept per
+ * participant, tables are not (a large one is held only by the rule reading it).
  *
  * `GF_SCHEMA_MISMATCH` for a participant of an unregistered family (its key
  * reported in a safe form). Shared by every snapshot validation (publication
  * here, complete-snapshot validation in core/checkpoints).
  */
-export function snapshotColumns(snapshot: ParticipantSnapshot): { readonly present: ReadonlySet<string>; readonly view: SnapshotColumns } {
+export function snapshotColumns(
+  snapshot: ParticipantSnapshot,
+  windowRows = VALIDATION_WINDOW_ROWS,
+): { readonly present: ReadonlySet<string>; readonly view: SnapshotColumns } {
   const present = new Set<string>();
   for (const key of snapshot.families()) {
     if (familyByKey(key) === undefined) {
@@ -339,17 +464,32 @@ export function snapshotColumns(snapshot: ParticipantSnapshot): { readonly prese
     present.add(key);
   }
   const cache = new Map<string, Columns | undefined>();
+  const tables = new Map<string, Table | undefined>();
+  const released = new Set<string>();
+  const tableOf = (key: string): Table | undefined => {
+    if (tables.has(key)) return tables.get(key);
+    if (released.has(key)) throw new Error(`invariant violated: ${safeKey(key)} read after its last use`);
+    const family = familyByKey(key);
+    const table = family !== undefined && present.has(key) ? snapshot.get(key) : undefined;
+    if (family !== undefined && table !== undefined) assertFamilySchema(family, table);
+    tables.set(key, table);
+    return table;
+  };
   const view: SnapshotColumns = {
     ...(snapshot.generationUuid === undefined ? {} : { generationUuid: snapshot.generationUuid }),
+    windowRows,
+    table: tableOf,
+    release(key) {
+      if (!tables.has(key) && !cache.has(key)) return;
+      tables.delete(key);
+      cache.delete(key);
+      released.add(key);
+    },
     columns(key) {
       if (cache.has(key)) return cache.get(key);
       const family = familyByKey(key);
-      const table = present.has(key) ? snapshot.get(key) : undefined;
-      let cols: Columns | undefined;
-      if (family !== undefined && table !== undefined) {
-        assertFamilySchema(family, table);
-        cols = columnsOf(family, table);
-      }
+      const table = tableOf(key);
+      const cols = family !== undefined && table !== undefined ? columnsOf(family, table) : undefined;
       cache.set(key, cols);
       return cols;
     },

@@ -14,6 +14,7 @@ import {
   readFileNoFollow,
   removeTree,
   renameEntry,
+  unlinkIfPresent,
 } from './durable-fs';
 import type { WriteMeter } from './durable-fs';
 import { failpoint } from './failpoints';
@@ -37,6 +38,7 @@ import {
 import { leaseCurrent, readCurrent, readObjectVerified } from './lease';
 import type { Lease } from './lease';
 import { lockFileImage, tryExclusive } from './sqlite-lock';
+import { copyNewFileSteps, verifyObjectStreaming } from './put-file';
 
 /** Names one record family. */
 export interface FamilyRef {
@@ -53,6 +55,8 @@ export interface FamilyRef {
  */
 export type ParticipantChange =
   | (FamilyRef & { readonly kind: 'put'; readonly bytes: Uint8Array })
+  /** `put` of the bytes of a file the caller wrote (copied and hashed in chunks, never whole in memory); the caller keeps and removes its file. */
+  | (FamilyRef & { readonly kind: 'put-file'; readonly path: string })
   | { readonly kind: 'reuse'; readonly participant: ManifestParticipant }
   | (FamilyRef & { readonly kind: 'remove' });
 
@@ -140,7 +144,9 @@ function familyFor<T>(catalog: ParticipantCatalog<T>, ref: FamilyRef): FamilyDes
 
 interface Staged<T> {
   readonly family: FamilyDescriptor;
-  readonly bytes: Uint8Array;
+  /** The caller's bytes; absent for a `put-file`, whose table is decoded from its object when read, never kept. */
+  readonly bytes?: Uint8Array;
+  readonly byteLength: number;
   readonly sha: string;
   table?: T;
   rowCount?: number;
@@ -175,6 +181,33 @@ function* stageObject(root: string, genRel: string, index: number, bytes: Uint8A
   yield* flushDirs(created ? [fanout, place(root, LAYOUT.objectsSha256)] : [fanout]);
   failpoint('project.after_participant_dir_fsync');
   readObjectVerified(root, { contentSha256: sha, byteLength: bytes.length });
+}
+
+/**
+ * Writes one participant object from a caller's file: copied (hashed on the way) into the private
+ * generation directory, fsynced, then renamed to its content address and verified in chunks, as
+ * `stageObject` does for bytes. An existing object of that name is verified and kept.
+ */
+function* stageFileObject(root: string, genRel: string, index: number, source: string, meter: WriteMeter | undefined): Steps<{ sha: string; byteLength: number }> {
+  const staging = place(root, `${genRel}/${STAGING_PREFIX}${index}`);
+  const copied = yield* copyNewFileSteps(source, staging.abs, staging.rel, {
+    afterWrite: () => failpoint('project.after_participant_write'),
+    afterFsync: () => failpoint('project.after_participant_fsync'),
+  });
+  const obj = objectPlace(root, copied.sha256);
+  if (checkFile(obj.abs, obj.rel) !== undefined) {
+    verifyObjectStreaming(obj.abs, obj.rel, copied.sha256, copied.byteLength);
+    unlinkIfPresent(staging.abs, staging.rel);
+    return { sha: copied.sha256, byteLength: copied.byteLength };
+  }
+  const fanout = place(root, path.posix.dirname(obj.rel));
+  const created = makeDir(fanout.abs, fanout.rel);
+  renameEntry(staging.abs, obj.abs, obj.rel);
+  meter?.wrote(obj.rel, copied.byteLength);
+  yield* flushDirs(created ? [fanout, place(root, LAYOUT.objectsSha256)] : [fanout]);
+  failpoint('project.after_participant_dir_fsync');
+  verifyObjectStreaming(obj.abs, obj.rel, copied.sha256, copied.byteLength);
+  return { sha: copied.sha256, byteLength: copied.byteLength };
 }
 
 /**
@@ -279,9 +312,15 @@ function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<Pu
       }
       const family = familyFor(catalog, c);
       const key = familyKeyOf(family);
+      if (c.kind === 'put-file') {
+        const { sha, byteLength } = yield* stageFileObject(root, gen.rel, index++, c.path, meter);
+        staged.set(key, { family, byteLength, sha });
+        changed.add(key);
+        continue;
+      }
       const sha = sha256Hex(c.bytes);
       yield* stageObject(root, gen.rel, index++, c.bytes, sha, meter);
-      staged.set(key, { family, bytes: c.bytes, sha });
+      staged.set(key, { family, bytes: c.bytes, byteLength: c.bytes.length, sha });
       changed.add(key);
     }
     // A record that belongs only to the generation that wrote it (the restoration record) is not carried forward.
@@ -297,7 +336,7 @@ function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<Pu
       if (next.has(key) || staged.has(key)) continue;
       const sha = sha256Hex(m.bytes);
       yield* stageObject(root, gen.rel, index++, m.bytes, sha, meter);
-      staged.set(key, { family, bytes: m.bytes, sha });
+      staged.set(key, { family, bytes: m.bytes, byteLength: m.bytes.length, sha });
       changed.add(key);
     }
     yield* writeJournalSteps(root, { transactionUuid: txnUuid, state: 'STAGED', parentGenerationUuid: journalParent, generationUuid: genUuid, extension, lineage }, meter);
@@ -307,7 +346,7 @@ function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<Pu
     for (const s of staged.values()) {
       let decoded: { readonly rowCount: number; readonly table: T };
       try {
-        decoded = catalog.decode(s.family, s.bytes);
+        decoded = catalog.decode(s.family, s.bytes ?? readObjectVerified(root, { contentSha256: s.sha, byteLength: s.byteLength }));
       } catch (e) {
         // Caller bytes that do not decode are bad input, not a damaged project.
         if (isGfError(e) && e.code === 'GF_PROJECT_CORRUPT') {
@@ -316,7 +355,7 @@ function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<Pu
         throw e;
       }
       catalog.validateParticipant(s.family, decoded.table);
-      s.table = decoded.table;
+      if (s.bytes !== undefined) s.table = decoded.table;
       s.rowCount = decoded.rowCount;
     }
     failpoint('project.after_domain_validation');
@@ -328,7 +367,7 @@ function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<Pu
         recordVersion: s.family.recordVersion,
         relativePath: s.family.relativePath,
         encoding: s.family.encoding,
-        byteLength: s.bytes.length,
+        byteLength: s.byteLength,
         rowCount: s.rowCount ?? 0,
         schemaFingerprint: s.family.schemaFingerprint,
         contentSha256: s.sha,
@@ -531,12 +570,13 @@ function snapshotOf<T>(
     contentSha256: (key) => next.get(key)?.contentSha256,
     get: (key) => {
       const s = staged.get(key);
-      if (s !== undefined) return s.table;
+      if (s?.table !== undefined) return s.table;
       const hit = cache.get(key);
       if (hit !== undefined) return hit;
       const entry = next.get(key);
       if (entry === undefined) return undefined;
       const family = familyFor(catalog, entry);
+      if (s !== undefined) return catalog.decode(family, readObjectVerified(root, entry)).table; // a put-file: decoded per use, never kept
       if (family.schemaFingerprint !== entry.schemaFingerprint) {
         throw new GfError('GF_SCHEMA_MISMATCH', 'parent participant does not match its registered family', { family: key.slice(0, 128) });
       }

@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NodeStore } from '../../../../core/demo/graph-store';
 import { rngFor } from '../../../../core/demo/rng';
@@ -54,8 +57,8 @@ function reference(seed: number, nodes: number, extra: number, curations: number
 }
 
 function bytesOf(c: ParticipantChange): Uint8Array {
-  if (c.kind !== 'put') throw new Error('expected a put');
-  return c.bytes;
+  if (c.kind !== 'put-file') throw new Error('expected a put-file');
+  return fs.readFileSync(c.path);
 }
 
 describe('NodeStore (compact demo graph)', () => {
@@ -74,8 +77,13 @@ describe('NodeStore (compact demo graph)', () => {
       store.curate(k, 500n);
     }
     store.add(rng, extra, ['software'], 900n);
-    const edge = bytesOf(store.edgeChange(rng, edges, 2000n));
-    expect(Buffer.from(bytesOf(store.nodeChange())).equals(Buffer.from(ref.node))).toBe(true);
-    expect(Buffer.from(edge).equals(Buffer.from(ref.edge))).toBe(true);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gf-graph-store-'));
+    try {
+      const edge = bytesOf(store.edgeChange(rng, edges, 2000n, path.join(dir, 'edge.arrow')));
+      expect(Buffer.from(bytesOf(store.nodeChange(path.join(dir, 'node.arrow')))).equals(Buffer.from(ref.node))).toBe(true);
+      expect(Buffer.from(edge).equals(Buffer.from(ref.edge))).toBe(true);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
