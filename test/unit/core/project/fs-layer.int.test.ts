@@ -58,7 +58,9 @@ import { treeDigest } from '../../../support/project-state';
  */
 const FULL = process.env['GF_IO_WALK'] === 'full';
 const KILL_STRIDE = 6;
-const KILL_OFFSET = Number(process.env['GF_IO_WALK_OFFSET'] ?? Math.floor(Date.now() / 86_400_000)) % KILL_STRIDE;
+const OFFSET_ENV = process.env['GF_IO_WALK_OFFSET'];
+if (OFFSET_ENV !== undefined && !/^[0-9]+$/.test(OFFSET_ENV)) throw new Error(`GF_IO_WALK_OFFSET must be a whole number (0–${KILL_STRIDE - 1}), not ${JSON.stringify(OFFSET_ENV)}`);
+const KILL_OFFSET = Number(OFFSET_ENV ?? Math.floor(Date.now() / 86_400_000)) % KILL_STRIDE;
 const KILL_EVERY_N: ReadonlySet<FaultOperation> = new Set<FaultOperation>(['checkpoint-create', 'checkpoint-delete', 'recovery', 'chain-append-first', 'chain-append-later']);
 /** Kill-mode children running at once (the machine has two cores; this process checks each killed workspace meanwhile). */
 const KILL_POOL = 2;
