@@ -119,13 +119,16 @@ export function changeChunkKey(adapter: DiffAdapter, from: EndpointParticipant |
 }
 
 /**
- * Stores a family's whole change list under `key` and, when it is longer
- * than `chunkRows`, also in chunks of `chunkRows` rows, so a jump reads the
- * chunks holding its page instead of the whole list (`loadListWindow`).
+ * Stores a family's whole change list: under `key` when it has at most
+ * `chunkRows` rows, else only in chunks of `chunkRows` rows (written once,
+ * not also whole), so a jump reads the chunks holding its page
+ * (`loadListWindow`) and a whole read joins them (`loadWholeList`).
  */
 export function storeWholeList(cache: ChangeCache, adapter: DiffAdapter, from: EndpointParticipant | undefined, to: EndpointParticipant | undefined, key: string, list: ChangeList, chunkRows: number): void {
-  cache.store(key, changesTable(list));
-  if (list.length <= chunkRows) return;
+  if (list.length <= chunkRows) {
+    cache.store(key, changesTable(list));
+    return;
+  }
   const fields = adapter.family.fields.length;
   const counts: number[][] = [];
   for (let c = 0; c * chunkRows < list.length; c++) counts.push(chunkCounts(list, fields, c * chunkRows, Math.min(list.length, (c + 1) * chunkRows)));
@@ -133,6 +136,25 @@ export function storeWholeList(cache: ChangeCache, adapter: DiffAdapter, from: E
     const end = Math.min(list.length, (c + 1) * chunkRows);
     cache.store(changeChunkKey(adapter, from, to, chunkRows, c), changesTable(list, c * chunkRows, end, list.length, c === 0 ? counts : undefined));
   }
+}
+
+/**
+ * A family's stored whole change list: the entry under `key` (a short
+ * list), else its stored chunks joined; undefined when neither is stored
+ * whole and consistent (a missing, damaged or foreign chunk).
+ */
+export function loadWholeList(cache: ChangeCache, adapter: DiffAdapter, from: EndpointParticipant | undefined, to: EndpointParticipant | undefined, key: string, chunkRows: number): ChangeList | undefined {
+  const t = cache.load(key);
+  if (t !== undefined) return changeListFromTable(t, adapter);
+  const first = loadChunk(cache, adapter, from, to, chunkRows, 0);
+  if (first === undefined) return undefined;
+  const list = first.list;
+  for (let c = 1; c * chunkRows < first.total; c++) {
+    const next = loadChunk(cache, adapter, from, to, chunkRows, c);
+    if (next === undefined || next.total !== first.total) return undefined;
+    list.appendAll(next.list);
+  }
+  return list.length === first.total ? list : undefined;
 }
 
 /** One stored chunk of a whole change list, the list's row count, and (chunk 0) the counts of every chunk. */

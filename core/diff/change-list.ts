@@ -85,6 +85,19 @@ export class ChangeList {
     return i;
   }
 
+  /** Appends every row of `other` (same family), in order. */
+  appendAll(other: ChangeList): void {
+    const at = this.length;
+    const n = other.length;
+    for (let i = 0; i < n; i++) this.push(0); // grows the arrays; the rows are overwritten below
+    if (this.hasUuid) this.uuid.set(other.uuid.subarray(0, n * 16), at * 16);
+    this.identity.set(other.identity.subarray(0, n * 32), at * 32);
+    this.kind.set(other.kind.subarray(0, n), at);
+    this.fromFp.set(other.fromFp.subarray(0, n * 32), at * 32);
+    this.toFp.set(other.toFp.subarray(0, n * 32), at * 32);
+    this.fieldMask.set(other.fieldMask.subarray(0, n), at);
+  }
+
   /** Drops the last row (a byte-different pair whose fingerprints agree is not a change). */
   pop(): void {
     this.length--;

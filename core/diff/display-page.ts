@@ -281,7 +281,7 @@ function* displayPageSteps(from: DiffEndpoint, to: DiffEndpoint, params: DiffPar
       total = chunked.total;
       more = first + rows.length < total;
     } else if (plan !== undefined) {
-      const stored = cachedFamilyList(plan, opts.cache);
+      const stored = cachedFamilyList(plan, opts.cache, opts.tuning ?? DEFAULT_DIFF_TUNING);
       if (stored === undefined && !filtered && position === null) {
         // Stream the page like a plain one: merge only until limit + 1 rows are found.
         const found: PageRow[] = [];

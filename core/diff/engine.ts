@@ -6,7 +6,7 @@ import { DIFF_ADAPTERS, adaptersFor, resolveAdapter } from './adapters';
 import type { DiffAdapter } from './adapters';
 import { PARTICIPANT_PAUSE, checkCancelled, isEffect, runAsync, runSync } from './cancel';
 import type { DiffEffect, DiffSteps } from './cancel';
-import { changeCacheKey, changeListFromTable, changesTable, loadListWindow, storeWholeList } from './change-cache';
+import { changeCacheKey, changeListFromTable, changesTable, loadListWindow, loadWholeList, storeWholeList } from './change-cache';
 import type { ListWindow } from './change-cache';
 import type { ChangeCache } from './change-cache';
 import { ChangeList } from './change-list';
@@ -502,7 +502,7 @@ export function* orderedChanges(from: DiffEndpoint, to: DiffEndpoint, opts: Orde
     const seekable = isSeekable(plan.adapter);
     const key = cache === undefined ? undefined : changeCacheKey(plan.adapter, plan.from, plan.to);
     const prefixKey = cache === undefined || !seekable ? undefined : changeCacheKey(plan.adapter, plan.from, plan.to, true);
-    let list: ChangeList | undefined = key === undefined ? undefined : loadList(cache as ChangeCache, key, plan.adapter);
+    let list: ChangeList | undefined = key === undefined ? undefined : loadWholeList(cache as ChangeCache, plan.adapter, plan.from, plan.to, key, tuning.chunkRows);
     let start = list === undefined ? 0 : seekList(list, cursor);
     if (list === undefined && prefixKey !== undefined && Number.isFinite(remaining)) {
       // A prefix stored by an earlier streamed page answers when it holds every row this call needs.
@@ -586,7 +586,7 @@ export function* familyListSteps(
 ): DiffSteps<ChangeList> {
   if (plan.from !== undefined && plan.to !== undefined && sameContent(plan.from, plan.to)) return newListOf(plan.adapter);
   const key = cache === undefined ? undefined : changeCacheKey(plan.adapter, plan.from, plan.to);
-  const hit = key === undefined ? undefined : loadList(cache as ChangeCache, key, plan.adapter);
+  const hit = key === undefined ? undefined : loadWholeList(cache as ChangeCache, plan.adapter, plan.from, plan.to, key, tuning.chunkRows);
   if (hit !== undefined) return hit;
   yield PARTICIPANT_PAUSE;
   const list = yield* wholeFamily(plan, from, to, defer, tuning);
@@ -605,9 +605,9 @@ export function cachedListWindow(plan: FamilyPlan, cache: ChangeCache | undefine
 }
 
 /** The cached whole change list of a family, or undefined when not stored (nothing is read). */
-export function cachedFamilyList(plan: FamilyPlan, cache: ChangeCache | undefined): ChangeList | undefined {
+export function cachedFamilyList(plan: FamilyPlan, cache: ChangeCache | undefined, tuning: DiffTuning = DEFAULT_DIFF_TUNING): ChangeList | undefined {
   if (plan.from !== undefined && plan.to !== undefined && sameContent(plan.from, plan.to)) return newListOf(plan.adapter);
-  return cache === undefined ? undefined : loadList(cache, changeCacheKey(plan.adapter, plan.from, plan.to), plan.adapter);
+  return cache === undefined ? undefined : loadWholeList(cache, plan.adapter, plan.from, plan.to, changeCacheKey(plan.adapter, plan.from, plan.to), tuning.chunkRows);
 }
 
 /**

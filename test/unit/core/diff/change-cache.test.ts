@@ -6,7 +6,7 @@ import { toHex } from '../../../../core/canonical';
 import type { Table } from 'apache-arrow';
 import { CHANGE_CACHE_DIR, ChangeList, DiskChangeCache, KIND_MODIFIED, adapterOfFamily, changesTable, diffAllRecords, diffEndpoints, selectorsDigest, validateDiffParams } from '../../../../core/diff';
 import type { ChangeCache, DiffPage } from '../../../../core/diff';
-import { changeChunkKey, chunkCounts, loadChunk, storeWholeList } from '../../../../core/diff/change-cache';
+import { changeChunkKey, chunkCounts, loadChunk, loadWholeList, storeWholeList } from '../../../../core/diff/change-cache';
 import { GRAPH_EDGE, GRAPH_NODE } from '../../../../core/participants';
 import { SECRET, endpoint, storedRecords, uuidOf } from './diff-support';
 
@@ -140,6 +140,32 @@ describe('stored chunk counts', () => {
     const m = new Map<string, Table>();
     return { m, load: (k) => m.get(k), store: (k, t) => void m.set(k, t) };
   }
+
+  it('a list longer than a chunk is stored once, in chunks only; a whole read joins them row for row, and refuses a missing or foreign chunk', () => {
+    const cache = memory();
+    const key = 'f'.repeat(64);
+    storeWholeList(cache, adapter, undefined, undefined, key, list, 4);
+    expect({ whole: cache.m.has(key), entries: cache.m.size }).toEqual({ whole: false, entries: 3 });
+    const joined = loadWholeList(cache, adapter, undefined, undefined, key, 4);
+    expect(joined?.length).toBe(list.length);
+    const same = (a: ChangeList, b: ChangeList): boolean =>
+      [...Array(a.length).keys()].every((i) => JSON.stringify(a.at(i)) === JSON.stringify(b.at(i)) && a.fieldMask[i] === b.fieldMask[i]);
+    expect(same(joined as ChangeList, list)).toBe(true);
+    // A short list is one entry under its key.
+    const short = memory();
+    storeWholeList(short, adapter, undefined, undefined, key, list, 16);
+    expect([...short.m.keys()]).toEqual([key]);
+    expect(same(loadWholeList(short, adapter, undefined, undefined, key, 16) as ChangeList, list)).toBe(true);
+    // A missing middle chunk, or a chunk of another list (another total): no whole list (the caller merges again).
+    const gap = memory();
+    storeWholeList(gap, adapter, undefined, undefined, key, list, 4);
+    gap.m.delete(changeChunkKey(adapter, undefined, undefined, 4, 1));
+    expect(loadWholeList(gap, adapter, undefined, undefined, key, 4)).toBeUndefined();
+    const foreign = memory();
+    storeWholeList(foreign, adapter, undefined, undefined, key, list, 4);
+    foreign.m.set(changeChunkKey(adapter, undefined, undefined, 4, 2), changesTable(list, 8, 10, 11));
+    expect(loadWholeList(foreign, adapter, undefined, undefined, key, 4)).toBeUndefined();
+  });
 
   it('chunk 0 carries every chunk\'s kind and changed-field counts; counts that do not fit the list are dropped, the rows kept', () => {
     const cache = memory();
