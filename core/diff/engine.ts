@@ -406,12 +406,19 @@ function* familyChanges(
     for (;;) {
       const end = yield* collectWindowed(adapter, ia, ib, a0, b0, out, stopAt, deferred, tuning.windowRows);
       if (end === 'unsorted') break;
-      if (deferred === null || (yield* deferred.settle(out))) return end === 'complete';
+      if (deferred === null || (yield* deferred.settle(out))) {
+        // `out` holds copies and every digest is settled: no window is used any more.
+        wa?.release();
+        wb?.release();
+        return end === 'complete';
+      }
       // The digest worker died holding a batch: the family again, hashed here.
       out.truncate(start);
       deferred = null;
     }
     out.truncate(start);
+    wa?.release();
+    wb?.release();
   }
   const fd = new FamilyDiff({
     adapter,

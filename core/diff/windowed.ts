@@ -100,6 +100,11 @@ class Scratch {
     if (this.#buf.length < n) this.#buf = new Uint8Array(Math.max(n, 2 * this.#buf.length));
     return this.#buf;
   }
+
+  /** Bytes held. */
+  get bytes(): number {
+    return this.#buf.length;
+  }
 }
 
 /** The reusable buffers of one column's windows. */
@@ -114,6 +119,53 @@ interface ColumnScratch {
 
 function columnScratch(): ColumnScratch {
   return { validity: new Scratch(), bits: new Scratch(), values: new Scratch(), offsets: new Scratch(), derived: new Scratch() };
+}
+
+/** Every scratch buffer of one `WindowedParticipant`: its windows', identity windows' and field windows'. */
+interface ScratchSet {
+  readonly columns: readonly ColumnScratch[];
+  readonly identity: readonly ColumnScratch[];
+  readonly fields: readonly ColumnScratch[];
+}
+
+function scratchBytes(set: ScratchSet): number {
+  let n = 0;
+  for (const c of [...set.columns, ...set.identity, ...set.fields]) n += c.validity.bytes + c.bits.bytes + c.values.bytes + c.offsets.bytes + c.derived.bytes;
+  return n;
+}
+
+/** Released scratch sets kept per layout (family, column and identity counts). */
+const SCRATCH_PER_LAYOUT = 2;
+/** The most bytes the released scratch sets hold together (a larger set is dropped, not kept). */
+const SCRATCH_POOL_BYTES = 64 << 20;
+
+/**
+ * Scratch sets released by finished merges (`WindowedParticipant.release`),
+ * handed to the next participant of the same layout: a 1M-row merge grows
+ * window buffers of tens of MB, and dropping them at its end left that much
+ * external garbage, collected inside whatever ran next (a display page, a
+ * jump). Only a released set is here, so no two live participants share one.
+ */
+const SCRATCH_POOL = new Map<string, ScratchSet[]>();
+let scratchPoolBytes = 0;
+
+function takeScratch(key: string, columns: number, identity: number): ScratchSet {
+  const set = SCRATCH_POOL.get(key)?.pop();
+  if (set !== undefined) {
+    scratchPoolBytes -= scratchBytes(set);
+    return set;
+  }
+  const make = (n: number): ColumnScratch[] => Array.from({ length: n }, () => columnScratch());
+  return { columns: make(columns), identity: make(identity), fields: make(columns) };
+}
+
+function giveScratch(key: string, set: ScratchSet): void {
+  const bytes = scratchBytes(set);
+  const kept = SCRATCH_POOL.get(key) ?? [];
+  if (kept.length >= SCRATCH_PER_LAYOUT || scratchPoolBytes + bytes > SCRATCH_POOL_BYTES) return;
+  kept.push(set);
+  SCRATCH_POOL.set(key, kept);
+  scratchPoolBytes += bytes;
 }
 
 /** Where the rows of one plain stored participant sit: a pure function of its bytes. */
@@ -161,11 +213,14 @@ export class WindowedParticipant {
   readonly #columns: readonly ColumnPlace[];
   /** Column index of each identity field, identity order. */
   readonly #identityAt: readonly number[];
-  readonly #scratch: readonly ColumnScratch[];
-  /** Buffers of the identity windows (alive beside a full window of the same rows). */
-  readonly #identityScratch: readonly ColumnScratch[];
-  /** Buffers of `fieldWindow` (alive beside a full window, e.g. a display page's window beside a one-row lookup). */
-  readonly #fieldScratch: readonly ColumnScratch[];
+  /**
+   * Buffers of `window`; `identity`: of the identity windows (alive beside
+   * a full window of the same rows); `fields`: of `fieldWindow` (alive
+   * beside a full window, e.g. a display page's window beside a one-row
+   * lookup). Null once released.
+   */
+  #scratchSet: ScratchSet | null;
+  readonly #scratchKey: string;
   readonly #adapter: DiffAdapter;
   readonly #probes: Map<number, Uint8Array>;
 
@@ -185,9 +240,25 @@ export class WindowedParticipant {
     this.rows = rows;
     this.#columns = columns;
     this.#identityAt = identityAt;
-    this.#scratch = columns.map(() => columnScratch());
-    this.#identityScratch = identityAt.map(() => columnScratch());
-    this.#fieldScratch = columns.map(() => columnScratch());
+    this.#scratchKey = `${adapter.family.key}:${columns.length}:${identityAt.length}`;
+    this.#scratchSet = takeScratch(this.#scratchKey, columns.length, identityAt.length);
+  }
+
+  get #scratch(): ScratchSet {
+    if (this.#scratchSet === null) throw new Error('invariant violated: a released WindowedParticipant was read');
+    return this.#scratchSet;
+  }
+
+  /**
+   * Hands this participant's window buffers to the next participant opened
+   * (bounded pool). Call only when no window, identity window or field
+   * window it returned is used any more; it must not be read afterwards.
+   */
+  release(): void {
+    const set = this.#scratchSet;
+    if (set === null) return;
+    this.#scratchSet = null;
+    giveScratch(this.#scratchKey, set);
   }
 
   /** True when the identity is one 16-byte cell (a record UUID), so `seekAfter` applies. */
@@ -286,7 +357,7 @@ export class WindowedParticipant {
 
   /** The identity columns of rows `[r0, r1)`, identity order (in buffers the next call reuses). */
   identityWindow(r0: number, r1: number): Data[] {
-    return this.#identityAt.map((k, i) => this.#column(this.#columns[k] as ColumnPlace, this.#identityScratch[i] as ColumnScratch, r0, r1, undefined));
+    return this.#identityAt.map((k, i) => this.#column(this.#columns[k] as ColumnPlace, this.#scratch.identity[i] as ColumnScratch, r0, r1, undefined));
   }
 
   /**
@@ -301,7 +372,7 @@ export class WindowedParticipant {
       if (out.has(name)) continue;
       const k = this.#columns.findIndex((c) => c.field.name === name);
       if (k < 0) throw new Error(`invariant violated: no column ${name}`);
-      out.set(name, this.#column(this.#columns[k] as ColumnPlace, this.#fieldScratch[k] as ColumnScratch, r0, r1, undefined));
+      out.set(name, this.#column(this.#columns[k] as ColumnPlace, this.#scratch.fields[k] as ColumnScratch, r0, r1, undefined));
     }
     return out;
   }
@@ -367,7 +438,8 @@ export class WindowedParticipant {
       const d = i < 0 || identity === undefined ? undefined : identity[i];
       return d === undefined ? undefined : d.length === r1 - r0 ? d : d.slice(0, r1 - r0);
     };
-    const columns = this.#columns.map((c, k) => this.#column(c, this.#scratch[k] as ColumnScratch, r0, r1, given(k)));
+    const scratch = this.#scratch.columns;
+    const columns = this.#columns.map((c, k) => this.#column(c, scratch[k] as ColumnScratch, r0, r1, given(k)));
     const struct = makeData({ type: new Struct(this.schema.fields), length: r1 - r0, nullCount: 0, children: columns });
     const table = new Table([new RecordBatch(this.schema, struct)]);
     return { table, rows: r1 - r0, columns, identity: this.#identityAt.map((k) => columns[k] as Data) };

@@ -217,6 +217,33 @@ describe('windowed participant reader', () => {
     );
   });
 
+  it('a released participant hands its window buffers to the next one of the family (values stay exact) and cannot be read again', () => {
+    const recsOf = (prefix: string, n: number) =>
+      Array.from({ length: n }, (_, i) => ({ row_uuid: uuidOf(`${prefix}-${String(i).padStart(3, '0')}`), flag: i % 2 === 0, small: i, count: i, ratio: null, text: `${prefix} text ${i}`, seen: BigInt(i), digest: null, other: null })).sort(
+        (x, y) => (x.row_uuid < y.row_uuid ? -1 : 1),
+      );
+    const [a, b, c] = (['ra', 'rb', 'rc'] as const).map((p) => encodeRecords(WIDE, recsOf(p, 40)));
+    const rows = (bytes: Uint8Array) => adapter.decode(bytes).toArray().map((r) => r.toJSON());
+    // The text column's rebased value offsets always live in the participant's own buffers (the values may be a view of the bytes).
+    const textOf = (side: { table: Table }) => side.table.getChild('text')?.data[0]?.valueOffsets as Int32Array;
+    const A = WindowedParticipant.open(adapter, verifiedBytes(a as Uint8Array)) as WindowedParticipant;
+    const B = WindowedParticipant.open(adapter, verifiedBytes(b as Uint8Array)) as WindowedParticipant;
+    const sideA = A.window(0, 40);
+    const sideB = B.window(0, 40);
+    // Two live participants never share buffers.
+    expect(textOf(sideA).buffer).not.toBe(textOf(sideB).buffer);
+    expect(sideA.table.toArray().map((r) => r.toJSON())).toEqual(rows(a as Uint8Array));
+    A.release();
+    expect(() => A.window(0, 1)).toThrow(/released/);
+    const C = WindowedParticipant.open(adapter, verifiedBytes(c as Uint8Array)) as WindowedParticipant;
+    const sideC = C.window(0, 40);
+    expect(textOf(sideC).buffer).toBe(textOf(sideA).buffer);
+    expect(sideC.table.toArray().map((r) => r.toJSON())).toEqual(rows(c as Uint8Array));
+    expect(sideB.table.toArray().map((r) => r.toJSON())).toEqual(rows(b as Uint8Array));
+    B.release();
+    C.release();
+  });
+
   it('seekAfter over thousands of rows (probes remembered per object, one short run read at the end) equals a search of every stored record UUID', () => {
     const node = RECORD_FAMILIES.find((f) => f.key === 'graph/node') as RecordFamily;
     // Two objects of as many different records (the same probe rows): remembered probes belong to their own object only.
