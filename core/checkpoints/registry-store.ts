@@ -69,9 +69,16 @@ export function observeFile(abs: string, maxBytes: number): Observed {
     if (!st.isFile()) return { kind: 'unsafe', reason: 'not_regular' };
     if (st.nlink !== 1) return { kind: 'unsafe', reason: 'linked' };
     if (st.size > maxBytes) return { kind: 'unsafe', reason: 'oversized' };
-    const buf = Buffer.allocUnsafe(maxBytes + 1);
+    // Sized by the file (one byte more to see growth), not by the bound: every diff and page reads the
+    // registry, and an 8 MiB buffer per read was garbage that forced collections into the next call.
+    let buf = Buffer.allocUnsafe(st.size + 1);
     let off = 0;
     for (;;) {
+      if (off === buf.length) {
+        const next = Buffer.allocUnsafe(Math.min(maxBytes + 1, 2 * buf.length));
+        buf.copy(next, 0, 0, off);
+        buf = next;
+      }
       const n = fs.readSync(fd, buf, off, buf.length - off, off);
       if (n === 0) break;
       off += n;
