@@ -15,6 +15,8 @@ type Slot = typeof FP_FROM | typeof FP_TO | typeof FP_IDENTITY;
 /** What `DeferredDigests` needs of a digest pool (`DigestPool`, or a test double). */
 export interface DigestService {
   digest(bytes: Uint8Array, ends: Uint32Array): Promise<Uint8Array>;
+  /** A buffer of at least `bytes` bytes a finished batch gave back, now the caller's (optional). */
+  spare?(bytes: number): Uint8Array<ArrayBuffer> | undefined;
 }
 
 interface Batch {
@@ -94,7 +96,7 @@ export class DeferredDigests {
     const bytes = this.#bytes.subarray(0, this.#used);
     const ends = Uint32Array.from(this.#ends);
     const targets = Uint32Array.from(this.#targets);
-    this.#bytes = new Uint8Array(this.#bytes.length);
+    this.#bytes = (toPool ? this.#pool.spare?.(this.#bytes.length) : undefined) ?? new Uint8Array(this.#bytes.length);
     this.#used = 0;
     this.#ends = [];
     this.#targets = [];

@@ -15,9 +15,13 @@ parentPort.on('message', (m) => {
     out.set(hash('sha256', m.bytes.subarray(s, m.ends[i]), 'buffer'), i * 32);
     s = m.ends[i];
   }
-  parentPort.postMessage({ id: m.id, out }, [out.buffer]);
+  // The batch's buffer goes back too (transferred), so the caller reuses it for a later batch.
+  parentPort.postMessage({ id: m.id, out, bytes: m.bytes }, [out.buffer, m.bytes.buffer]);
 });
 `;
+
+/** Batch buffers kept for reuse at most (a diff has at most its in-flight batches out at once). */
+const SPARES_MAX = 16;
 
 /** A digest batch was lost with the worker that held it. */
 export class DigestPoolError extends Error {
@@ -62,6 +66,8 @@ export class DigestPool {
   #next = 0;
   readonly #pending = new Map<number, Pending>();
   readonly #source: string;
+  /** Batch buffers the worker handed back, for `spare` (bounded by `SPARES_MAX`). */
+  readonly #spares: ArrayBuffer[] = [];
 
   /** @param source the worker program (tests pass one that fails) */
   constructor(source = WORKER_SOURCE) {
@@ -79,7 +85,8 @@ export class DigestPool {
     if (this.#worker !== undefined) return this.#worker;
     try {
       const w = new Worker(this.#source, { eval: true });
-      w.on('message', (m: { id: number; out: Uint8Array }) => {
+      w.on('message', (m: { id: number; out: Uint8Array; bytes?: Uint8Array }) => {
+        if (m.bytes !== undefined && this.#spares.length < SPARES_MAX) this.#spares.push(m.bytes.buffer as ArrayBuffer);
         const p = this.#pending.get(m.id);
         if (p === undefined) return;
         this.#pending.delete(m.id);
@@ -125,6 +132,17 @@ export class DigestPool {
       this.#pending.set(id, { resolve, reject });
       w.postMessage({ id, bytes: own, ends }, [own.buffer as ArrayBuffer, ends.buffer as ArrayBuffer]);
     });
+  }
+
+  /**
+   * A buffer of at least `bytes` bytes that a finished batch handed back
+   * (its contents unspecified; the caller owns it now), or undefined: a
+   * long diff reuses a few batch buffers instead of allocating one per
+   * batch and leaving them to the collector.
+   */
+  spare(bytes: number): Uint8Array<ArrayBuffer> | undefined {
+    const k = this.#spares.findIndex((b) => b.byteLength >= bytes);
+    return k < 0 ? undefined : new Uint8Array(this.#spares.splice(k, 1)[0] as ArrayBuffer);
   }
 
   /** Stops the worker (tests); the next `digest` starts a new one. */

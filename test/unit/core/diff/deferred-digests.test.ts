@@ -59,6 +59,25 @@ describe('digest pool', () => {
     }
   });
 
+  it('hands a finished batch\'s buffer back once for reuse (no buffer per batch left to the collector); digests stay exact', async () => {
+    const pool = new DigestPool();
+    try {
+      const bytes = new Uint8Array(4096).map((_, i) => i & 0xff);
+      const ends = Uint32Array.from([100, 1000, 3000]);
+      expect(pool.spare(1)).toBeUndefined();
+      expectDigests(await pool.digest(bytes.slice(), ends.slice()), bytes, ends);
+      expect(pool.spare(8192)).toBeUndefined();
+      const back = pool.spare(4096);
+      expect(back?.byteLength).toBe(4096);
+      expect(pool.spare(1)).toBeUndefined();
+      // The returned buffer is the caller's: a batch built in it hashes exactly.
+      (back as Uint8Array).set(bytes.map((b) => b ^ 0x5a));
+      expectDigests(await pool.digest(back as Uint8Array, ends.slice()), bytes.map((b) => b ^ 0x5a), ends);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('a worker that dies rejects the batches it held (DigestPoolError); later batches are hashed on the caller thread', async () => {
     const pool = new DigestPool(`require('node:worker_threads').parentPort.on('message', () => process.exit(3));`);
     try {
