@@ -86,7 +86,7 @@ export function validateCompleteSnapshot(snapshot: SnapshotTables<Table>, memo: 
     if (!present.has(family.key)) continue;
     const memoKey = inputKey([family.key]);
     if (memoKey !== undefined && memo.has(`domain|${memoKey}`)) continue;
-    const table = snapshot.get(family.key);
+    const table = snapshot.file?.(family.key) ?? snapshot.get(family.key);
     if (table === undefined) continue;
     validateParticipant(family, table);
     if (memoKey !== undefined) memo.add(`domain|${memoKey}`);

@@ -39,6 +39,9 @@ import { leaseCurrent, readCurrent, readObjectVerified } from './lease';
 import type { Lease } from './lease';
 import { lockFileImage, tryExclusive } from './sqlite-lock';
 import { copyNewFileSteps, verifyObjectStreaming } from './put-file';
+import { openObjectVerified } from './verified-objects';
+import type { VerifiedObject } from './verified-objects';
+import { ArrowFileRows } from '../canonical/arrow-file-rows';
 
 /** Names one record family. */
 export interface FamilyRef {
@@ -373,7 +376,12 @@ function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<Pu
         contentSha256: s.sha,
       });
     }
-    catalog.validateSnapshot(snapshotOf(root, catalog, next, staged, genUuid), changed);
+    const opened: VerifiedObject[] = [];
+    try {
+      catalog.validateSnapshot(snapshotOf(root, catalog, next, staged, genUuid, opened), changed);
+    } finally {
+      for (const o of opened) o.close();
+    }
     failpoint('project.after_composite_validation');
     yield* writeJournalSteps(root, { transactionUuid: txnUuid, state: 'VALIDATED', parentGenerationUuid: journalParent, generationUuid: genUuid, extension, lineage }, meter);
     failpoint('project.after_journal_validated');
@@ -562,10 +570,22 @@ function snapshotOf<T>(
   next: ReadonlyMap<string, ManifestParticipant>,
   staged: ReadonlyMap<string, Staged<T>>,
   generationUuid: string,
+  opened: VerifiedObject[],
 ): SnapshotTables<T> {
   const cache = new Map<string, T>();
   return {
     generationUuid,
+    file: (key) => {
+      // Arrow participants not held in memory (put-files, unchanged parents) are read by row ranges from their verified objects.
+      if (staged.get(key)?.table !== undefined || cache.has(key)) return undefined;
+      const entry = next.get(key);
+      if (entry === undefined) return undefined;
+      const family = familyFor(catalog, entry);
+      if (family.encoding !== 'arrow' || family.schemaFingerprint !== entry.schemaFingerprint) return undefined;
+      const object = openObjectVerified(root, entry);
+      opened.push(object);
+      return ArrowFileRows.open(object, family.schemaFingerprint) ?? undefined;
+    },
     families: () => next.keys(),
     contentSha256: (key) => next.get(key)?.contentSha256,
     get: (key) => {
