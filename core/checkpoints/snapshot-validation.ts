@@ -120,6 +120,7 @@ export function completeValidationCatalog<T>(catalog: ParticipantCatalog<T>, mem
     family: (c, f) => catalog.family(c, f),
     decode: (family, bytes) => catalog.decode(family, bytes),
     validateParticipant: (family, table) => catalog.validateParticipant(family, table),
+    ...(catalog.validateFile === undefined ? {} : { validateFile: catalog.validateFile.bind(catalog) }),
     ...(catalog.mandatory === undefined ? {} : { mandatory: catalog.mandatory.bind(catalog) }),
     validateSnapshot: (snapshot) => validateCompleteSnapshot(snapshot as unknown as SnapshotTables<Table>, memo),
   };

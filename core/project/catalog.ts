@@ -67,6 +67,12 @@ export interface ParticipantCatalog<T = unknown> {
   /** Domain validation of one participant (`GF_VALIDATION` with safe details). */
   validateParticipant(family: FamilyDescriptor, table: T): void;
   /**
+   * Domain validation of one participant read by row ranges from its file (optional; same rules and errors as `validateParticipant`).
+   *
+   * Why: a put-file of millions of records is validated without decoding it whole.
+   */
+  validateFile?(family: FamilyDescriptor, rows: ArrowFileRows): void;
+  /**
    * Participants every generation contains (absent: none).
    *
    * Publication stages the default bytes of each one the candidate

@@ -42,6 +42,7 @@ import { copyNewFileSteps, verifyObjectStreaming } from './put-file';
 import { openObjectVerified } from './verified-objects';
 import type { VerifiedObject } from './verified-objects';
 import { ArrowFileRows } from '../canonical/arrow-file-rows';
+import { verifyArrowFileStructureRanged } from '../canonical/arrow-ipc-verify';
 
 /** Names one record family. */
 export interface FamilyRef {
@@ -347,6 +348,11 @@ function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<Pu
 
     // 4. VALIDATED: domain rules per changed participant, then cross-domain rules on parent + staged.
     for (const s of staged.values()) {
+      const fileRows = s.bytes === undefined ? validatedFileRows(root, catalog, s) : undefined;
+      if (fileRows !== undefined) {
+        s.rowCount = fileRows;
+        continue;
+      }
       let decoded: { readonly rowCount: number; readonly table: T };
       try {
         decoded = catalog.decode(s.family, s.bytes ?? readObjectVerified(root, { contentSha256: s.sha, byteLength: s.byteLength }));
@@ -561,6 +567,32 @@ function removeStaleGeneration<T>(root: string, genUuid: string, parentLease: Le
   }
   const gens = place(root, LAYOUT.generations);
   fsyncDir(gens.abs, gens.rel);
+}
+
+/**
+ * Runs a put-file's domain rules on its object read by row ranges; its row count, or undefined when it must be decoded whole.
+ *
+ * Only an object whose structure verifies (`verifyArrowFileStructureRanged`, as the decoder's) and that opens in the plain
+ * layout is read this way; anything else, and any failure that is not a rule's `GF_VALIDATION`, goes through the whole
+ * decode, which reports it exactly as before.
+ */
+function validatedFileRows<T>(root: string, catalog: ParticipantCatalog<T>, s: Staged<T>): number | undefined {
+  if (catalog.validateFile === undefined || s.family.encoding !== 'arrow') return undefined;
+  const object = openObjectVerified(root, { contentSha256: s.sha, byteLength: s.byteLength });
+  try {
+    if (verifyArrowFileStructureRanged(object) !== undefined) return undefined;
+    const rows = ArrowFileRows.open(object, s.family.schemaFingerprint);
+    if (rows === null) return undefined;
+    try {
+      catalog.validateFile(s.family, rows);
+    } catch (e) {
+      if (isGfError(e) && e.code === 'GF_VALIDATION') throw e;
+      return undefined;
+    }
+    return rows.numRows;
+  } finally {
+    object.close();
+  }
 }
 
 /** The candidate generation as tables: staged tables in memory, unchanged ones decoded lazily from verified objects. */
