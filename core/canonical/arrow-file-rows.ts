@@ -8,8 +8,8 @@ const MAGIC = [0x41, 0x52, 0x52, 0x4f, 0x57, 0x31]; // "ARROW1"
 /** Ranged reads of one verified Arrow IPC file (a stored participant object). */
 export interface ArrowFileSource {
   readonly byteLength: number;
-  /** A copy (or view) of bytes `[offset, offset + length)`; a read outside the file throws. */
-  read(offset: number, length: number): Uint8Array;
+  /** A copy (or view) of bytes `[offset, offset + length)`, read into `into` when the source can; a read outside the file throws. */
+  read(offset: number, length: number, into?: Uint8Array): Uint8Array;
 }
 
 interface Region {
@@ -63,6 +63,14 @@ function shiftedBits(bits: Uint8Array, from: number, n: number): { readonly byte
     }
   }
   return { bytes: out, set };
+}
+
+/** Bytes `[offset, offset + length)` of `source` in a fresh buffer (read straight into it when the source reads from a file). */
+function freshRead(source: ArrowFileSource, offset: number, length: number): Uint8Array {
+  const out = new Uint8Array(length);
+  const got = source.read(offset, length, out);
+  if (got.buffer !== out.buffer || got.byteOffset !== 0) out.set(got);
+  return out;
 }
 
 /** `makeData` for a column whose type is only known at run time. */
@@ -194,9 +202,8 @@ export class ArrowFileRows {
       if (shifted.set < n) nulls = { nullBitmap: shifted.bytes, nullCount: n - shifted.set };
     }
     if (c.width > 0) {
-      // A fresh copy: 8-byte aligned for the typed arrays Arrow views it through.
-      const data = new Uint8Array(n * c.width);
-      data.set(this.#source.read(c.values.offset + r0 * c.width, n * c.width));
+      // A fresh buffer: 8-byte aligned for the typed arrays Arrow views it through.
+      const data = freshRead(this.#source, c.values.offset + r0 * c.width, n * c.width);
       return columnData({ type, length: n, data, ...nulls });
     }
     if (c.width < 0) {
@@ -204,8 +211,7 @@ export class ArrowFileRows {
       return columnData({ type, length: n, data, ...nulls });
     }
     const place = c.offsets as Region;
-    const raw = new Uint8Array(4 * (n + 1));
-    raw.set(this.#source.read(place.offset + 4 * r0, 4 * (n + 1)));
+    const raw = freshRead(this.#source, place.offset + 4 * r0, 4 * (n + 1));
     const valueOffsets = new Int32Array(raw.buffer, 0, n + 1);
     const base = valueOffsets[0] as number;
     const end = valueOffsets[n] as number;
@@ -217,8 +223,7 @@ export class ArrowFileRows {
       valueOffsets[k] = v;
       prev = v;
     }
-    const data = new Uint8Array(end - base);
-    data.set(this.#source.read(c.values.offset + base, end - base));
+    const data = freshRead(this.#source, c.values.offset + base, end - base);
     return columnData({ type, length: n, data, valueOffsets, ...nulls });
   }
 }

@@ -241,8 +241,7 @@ function referenceRule(subject: string, ref: ReferenceSpec): SnapshotRule {
       const keys = keyIndexOf(target, snapshot.table(ref.target), ref.targetField, snapshot.windowRows);
       for (const w of rowWindows(family, table, snapshot.windowRows)) {
         const when = ref.when === undefined ? undefined : w.cols.col(ref.when.field);
-        const slice = table.slice(w.start, w.start + w.cols.rowCount);
-        const missing = ref.fields.map((f) => missingRows(keys, slice.getChild(f), w.cols, f));
+        const missing = ref.fields.map((f) => missingRows(keys, w.table.getChild(f), w.cols, f));
         for (let row = 0; row < w.cols.rowCount; row++) {
           if (when !== undefined && when[row] !== ref.when?.equals) continue;
           for (let i = 0; i < ref.fields.length; i++) {

@@ -51,6 +51,8 @@ export function isFixedColumn(table: ParticipantTable, name: string, width: numb
 export interface RowWindow {
   readonly start: number;
   readonly cols: Columns;
+  /** The window's rows as a table (read once: rules comparing bytes use it beside the cells). */
+  readonly table: Table;
 }
 
 /**
@@ -62,8 +64,9 @@ export interface RowWindow {
 export function* rowWindows(family: RecordFamily, table: ParticipantTable, size: number, from = 0): Generator<RowWindow> {
   const n = table.numRows;
   for (let start = from; start < n; start += size) {
-    const cols = columnsOf(family, table.slice(start, Math.min(n, start + size)));
-    yield { start, cols: start === 0 ? cols : shiftedErrors(cols, start) };
+    const slice = table.slice(start, Math.min(n, start + size));
+    const cols = columnsOf(family, slice);
+    yield { start, cols: start === 0 ? cols : shiftedErrors(cols, start), table: slice };
   }
 }
 
