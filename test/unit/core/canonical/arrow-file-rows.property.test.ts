@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ArrowFileRows } from '../../../../core/canonical/arrow-file-rows';
 import type { ArrowFileSource } from '../../../../core/canonical/arrow-file-rows';
+import { verifyArrowFileStructure, verifyArrowFileStructureRanged } from '../../../../core/canonical/arrow-ipc-verify';
 import { isGfError } from '../../../../core/errors';
 import { RECORD_FAMILIES, participantIssues, tableFromRecords, validateSnapshot } from '../../../../core/participants';
 import type { RecordFamily } from '../../../../core/participants';
@@ -102,6 +103,21 @@ describe('ArrowFileRows: a stored participant read by row ranges equals its deco
     const split = new Table([...table.slice(0, 1).batches, ...table.slice(1).batches]);
     expect(ArrowFileRows.open(source(tableToIPC(split, 'file')), family.schemaFingerprint)).toBeNull();
     expect(ArrowFileRows.open(source(bytes.subarray(0, bytes.length - 1)), family.schemaFingerprint)).toBeNull();
+  });
+
+  it('structure verified by ranged reads gives the reason code of the whole-bytes verifier, for any one damaged byte', () => {
+    const family = SINGLE_BATCH_FAMILIES.find((f) => f.key === 'graph/edge') as RecordFamily;
+    const bytes = tableToIPC(tableFromRecords(family, mutatedRecords(family, { copies: 3, mutations: [] })), 'file');
+    fc.assert(
+      fc.property(fc.nat(), fc.integer({ min: 1, max: 255 }), fc.boolean(), (at, xor, nearEnd) => {
+        const damaged = bytes.slice();
+        // Half the damage lands in the footer and the message metadata, where the verifier reads.
+        const i = nearEnd ? bytes.length - 1 - (at % Math.min(bytes.length, 600)) : at % bytes.length;
+        damaged[i] = (damaged[i] as number) ^ xor;
+        expect(verifyArrowFileStructureRanged(source(damaged))).toBe(verifyArrowFileStructure(damaged));
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('a window reads only its rows: a one-row slice of a larger file reads a small part of it', () => {
