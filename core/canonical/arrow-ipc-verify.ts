@@ -16,6 +16,25 @@ import { CANONICAL_LIMITS } from './arrow-limits';
  * structure is sound (the decoder still decides the rest).
  */
 export function verifyArrowFileStructure(bytes: Uint8Array): string | undefined {
+  return verifyArrowFileStructureRanged(inMemory(bytes));
+}
+
+/** Ranged reads of a file whose structure is verified (only the metadata ranges are read). */
+export interface RangedBytes {
+  readonly byteLength: number;
+  read(offset: number, length: number): Uint8Array;
+}
+
+function inMemory(bytes: Uint8Array): RangedBytes {
+  return { byteLength: bytes.length, read: (offset, length) => bytes.subarray(offset, offset + length) };
+}
+
+/**
+ * `verifyArrowFileStructure` over ranged reads: the same checks and reason codes, reading only the magic, footer and message metadata.
+ *
+ * Why: a stored participant of hundreds of MB is verified without holding it.
+ */
+export function verifyArrowFileStructureRanged(bytes: RangedBytes): string | undefined {
   try {
     verifyFile(bytes);
     return undefined;
@@ -194,8 +213,14 @@ function verifyRecordBatch(fb: Fb, rb: number, bodyLength: number): void {
 }
 
 /** One IPC message at `offset` (continuation marker or legacy length prefix); returns its header type. */
-function verifyMessage(bytes: Uint8Array, offset: number, limit: number, expectBody: number | undefined): number {
-  const head = new Fb(bytes, offset, Math.min(limit, offset + 8));
+/** The flatbuffer in `[start, end)` of the file (a `range` failure outside it). */
+function fbAt(bytes: RangedBytes, start: number, end: number): Fb {
+  if (start < 0 || end > bytes.byteLength || start > end) fail('range');
+  return new Fb(bytes.read(start, end - start), 0, end - start);
+}
+
+function verifyMessage(bytes: RangedBytes, offset: number, limit: number, expectBody: number | undefined): number {
+  const head = fbAt(bytes, offset, Math.min(limit, offset + 8));
   let len = head.i32(0);
   let start = offset + 4;
   if (len === -1) {
@@ -203,14 +228,14 @@ function verifyMessage(bytes: Uint8Array, offset: number, limit: number, expectB
     start = offset + 8;
   }
   if (len <= 0 || start + len > limit) fail('message_length');
-  const fb = new Fb(bytes, start, start + len);
+  const fb = fbAt(bytes, start, start + len);
   const m = fb.root();
   const htAt = fb.field(m, 1);
   const headerType = htAt === undefined ? 0 : fb.u8(htAt);
   const bodyAt = fb.field(m, 3);
   const bodyLength = bodyAt === undefined ? 0 : fb.i64(bodyAt);
   if (expectBody !== undefined && bodyLength > expectBody) fail('body_length');
-  if (start + len + bodyLength > bytes.length) fail('body_outside_file');
+  if (start + len + bodyLength > bytes.byteLength) fail('body_outside_file');
   const header = fb.tableField(m, 2);
   if (header !== undefined) {
     if (headerType === HEADER_SCHEMA) verifySchema(fb, header);
@@ -226,16 +251,18 @@ function verifyMessage(bytes: Uint8Array, offset: number, limit: number, expectB
 
 const MAGIC = [0x41, 0x52, 0x52, 0x4f, 0x57, 0x31]; // "ARROW1"
 
-function verifyFile(bytes: Uint8Array): void {
-  const size = bytes.length;
+function verifyFile(bytes: RangedBytes): void {
+  const size = bytes.byteLength;
   if (size < 8 + 10 + 8) fail('too_short');
-  for (let i = 0; i < 6; i++) if (bytes[i] !== MAGIC[i] || bytes[size - 6 + i] !== MAGIC[i]) fail('magic');
-  const tail = new Fb(bytes, size - 10, size);
+  const head = bytes.read(0, 6);
+  const end = bytes.read(size - 6, 6);
+  for (let i = 0; i < 6; i++) if (head[i] !== MAGIC[i] || end[i] !== MAGIC[i]) fail('magic');
+  const tail = fbAt(bytes, size - 10, size);
   const footerLen = tail.i32(0);
   const footerStart = size - 10 - footerLen;
   if (footerLen <= 0 || footerStart < 8) fail('footer_length');
   // Messages are read through the footer's blocks (the file reader never reads a stream schema message).
-  const fb = new Fb(bytes, footerStart, size - 10);
+  const fb = fbAt(bytes, footerStart, size - 10);
   const footer = fb.root();
   const schema = fb.tableField(footer, 1);
   if (schema === undefined) fail('footer_schema');

@@ -86,7 +86,7 @@ export function validateCompleteSnapshot(snapshot: SnapshotTables<Table>, memo: 
     if (!present.has(family.key)) continue;
     const memoKey = inputKey([family.key]);
     if (memoKey !== undefined && memo.has(`domain|${memoKey}`)) continue;
-    const table = snapshot.get(family.key);
+    const table = snapshot.file?.(family.key) ?? snapshot.get(family.key);
     if (table === undefined) continue;
     validateParticipant(family, table);
     if (memoKey !== undefined) memo.add(`domain|${memoKey}`);
@@ -120,6 +120,7 @@ export function completeValidationCatalog<T>(catalog: ParticipantCatalog<T>, mem
     family: (c, f) => catalog.family(c, f),
     decode: (family, bytes) => catalog.decode(family, bytes),
     validateParticipant: (family, table) => catalog.validateParticipant(family, table),
+    ...(catalog.validateFile === undefined ? {} : { validateFile: catalog.validateFile.bind(catalog) }),
     ...(catalog.mandatory === undefined ? {} : { mandatory: catalog.mandatory.bind(catalog) }),
     validateSnapshot: (snapshot) => validateCompleteSnapshot(snapshot as unknown as SnapshotTables<Table>, memo),
   };

@@ -12,7 +12,7 @@ import type { Columns, RecordFamily } from './family';
  * dictionary encoding do not matter and names, types, nullability and
  * `graphforge.contract.*` metadata do.
  */
-export function assertFamilySchema(family: RecordFamily, table: Table): void {
+export function assertFamilySchema(family: RecordFamily, table: { readonly schema: Table['schema'] }): void {
   if (table.schema === family.schema) return;
   const actual = schemaFingerprint(table.schema);
   if (actual !== family.schemaFingerprint) {

@@ -28,6 +28,11 @@ export const registryCatalog: ParticipantCatalog<Table> = {
     if (f === undefined) throw new Error('invariant violated: validation of an unregistered family');
     validateParticipant(f, table);
   },
+  validateFile: (family, rows) => {
+    const f = findFamily(family.capabilityId, family.recordFamilyId);
+    if (f === undefined) throw new Error('invariant violated: validation of an unregistered family');
+    validateParticipant(f, rows);
+  },
   // ADR-0014: the workspace@1 ontology and configuration documents are in every generation (explicit none by default).
   mandatory: MANDATORY_LAZY,
   validateSnapshot: (snapshot, changed) => validateSnapshot(snapshot, { changed, domain: false }),

@@ -1,4 +1,5 @@
 import type { Table, Vector } from 'apache-arrow';
+import type { ArrowFileRows } from '../canonical/arrow-file-rows';
 import { GfError } from '../errors';
 import { canonicalJsonOrNull } from './codec';
 import type { CellValue } from './columns';
@@ -7,8 +8,8 @@ import { assertFamilySchema, columnsOf, identityComparator } from './records';
 import { RECORD_FAMILIES, familyByKey } from './registry';
 import { documentField } from './families';
 import type { OntologyModel } from './workspace-documents';
-import { VALIDATION_WINDOW_ROWS, fixedBytes, compareKeys, keyIndexOf, rowWindows, validAt } from './window-cells';
-import type { KeyIndex, RowWindow } from './window-cells';
+import { VALIDATION_WINDOW_ROWS, columnChunks, wholeTable, fixedBytes, isFixedColumn, compareKeys, keyIndexOf, rowWindows, validAt } from './window-cells';
+import type { KeyIndex, ParticipantTable, RowWindow } from './window-cells';
 
 /**
  * One rule violation: where, never what.
@@ -46,7 +47,7 @@ function issueOf(family: RecordFamily, rule: string, row: number, field?: string
  * digest identity compared as bytes); then the family's rules, each over
  * row windows when it judges rows on their own, else over whole columns.
  */
-function* participantIssueStream(family: RecordFamily, table: Table, windowRows: number): Generator<ValidationIssue> {
+function* participantIssueStream(family: RecordFamily, table: ParticipantTable, windowRows: number): Generator<ValidationIssue> {
   const windows = (): Generator<RowWindow> => rowWindows(family, table, windowRows);
   for (const f of family.fields) {
     if (!f.nullable && (table.getChild(f.name)?.nullCount ?? 0) > 0) {
@@ -92,24 +93,24 @@ function* participantIssueStream(family: RecordFamily, table: Table, windowRows:
     if (rule.rowLocal === true) {
       for (const w of windows()) for (const row of rule.check(w.cols)) yield issueOf(family, rule.id, w.start + row);
     } else {
-      whole ??= columnsOf(family, table);
+      whole ??= columnsOf(family, wholeTable(table));
       for (const row of rule.check(whole)) yield issueOf(family, rule.id, row);
     }
   }
 }
 
 /** `participant.identity_unique` / `participant.identity_order` between each row and the one before it. */
-function* identityIssues(family: RecordFamily, table: Table, windowRows: number): Generator<ValidationIssue> {
+function* identityIssues(family: RecordFamily, table: ParticipantTable, windowRows: number): Generator<ValidationIssue> {
   const [only, ...rest] = family.identityFields;
   const kind = only === undefined ? undefined : family.field(only)?.kind;
   const width = kind === 'uuid' ? 16 : kind === 'digest' ? 32 : 0;
   const vector = only === undefined ? null : table.getChild(only);
-  if (rest.length === 0 && width > 0 && vector !== null && vector.nullCount === 0 && vector.data.every((d) => fixedBytes(d, width) !== undefined)) {
-    // Lowercase hex text orders as its bytes: compare the bytes, no strings.
+  if (only !== undefined && rest.length === 0 && width > 0 && vector !== null && vector.nullCount === 0 && isFixedColumn(table, only, width)) {
+    // Lowercase hex text orders as its bytes: compare the bytes, no strings (one window of the column at a time).
     let prev: Uint8Array | undefined;
     let prevAt = 0;
     let row = 0;
-    for (const d of vector.data) {
+    for (const d of columnChunks(table, only, windowRows)) {
       const bytes = fixedBytes(d, width) as Uint8Array;
       for (let j = 0; j < d.length; j++, row++) {
         if (prev !== undefined) {
@@ -156,7 +157,7 @@ function take<T>(it: Iterable<T>, limit: number): T[] {
  * family's own rules in declared order. A foreign schema is
  * `GF_SCHEMA_MISMATCH`.
  */
-export function participantIssues(family: RecordFamily, table: Table, limit = 100, windowRows = VALIDATION_WINDOW_ROWS): ValidationIssue[] {
+export function participantIssues(family: RecordFamily, table: ParticipantTable, limit = 100, windowRows = VALIDATION_WINDOW_ROWS): ValidationIssue[] {
   assertFamilySchema(family, table);
   return take(participantIssueStream(family, table, windowRows), limit);
 }
@@ -167,7 +168,7 @@ export function participantIssues(family: RecordFamily, table: Table, limit = 10
  * Details are `{ rule, capability_id, record_family_id, row, field? }`,
  * never values.
  */
-export function validateParticipant(family: RecordFamily, table: Table, windowRows = VALIDATION_WINDOW_ROWS): void {
+export function validateParticipant(family: RecordFamily, table: ParticipantTable, windowRows = VALIDATION_WINDOW_ROWS): void {
   const [first] = participantIssues(family, table, 1, windowRows);
   if (first !== undefined) throw toError(first);
 }
@@ -181,6 +182,12 @@ export function validateParticipant(family: RecordFamily, table: Table, windowRo
 export interface ParticipantSnapshot {
   families(): Iterable<string>;
   get(familyKey: string): Table | undefined;
+  /**
+   * The participant's stored file read by row ranges, when it is available that way (else `get` is used).
+   *
+   * Why: a participant of millions of records is then never decoded whole.
+   */
+  file?(familyKey: string): ArrowFileRows | undefined;
   /** The generation being published, when the snapshot is a publication's candidate. */
   readonly generationUuid?: string;
 }
@@ -193,7 +200,7 @@ export interface SnapshotColumns {
    *
    * Why: whole decoded columns of a 10M-record participant do not fit in memory.
    */
-  table(familyKey: string): Table | undefined;
+  table(familyKey: string): ParticipantTable | undefined;
   /** Rows per window for rules that visit rows in windows. */
   readonly windowRows: number;
   /**
@@ -234,8 +241,7 @@ function referenceRule(subject: string, ref: ReferenceSpec): SnapshotRule {
       const keys = keyIndexOf(target, snapshot.table(ref.target), ref.targetField, snapshot.windowRows);
       for (const w of rowWindows(family, table, snapshot.windowRows)) {
         const when = ref.when === undefined ? undefined : w.cols.col(ref.when.field);
-        const slice = table.slice(w.start, w.start + w.cols.rowCount);
-        const missing = ref.fields.map((f) => missingRows(keys, slice.getChild(f), w.cols, f));
+        const missing = ref.fields.map((f) => missingRows(keys, w.table.getChild(f), w.cols, f));
         for (let row = 0; row < w.cols.rowCount; row++) {
           if (when !== undefined && when[row] !== ref.when?.equals) continue;
           for (let i = 0; i < ref.fields.length; i++) {
@@ -464,13 +470,13 @@ export function snapshotColumns(
     present.add(key);
   }
   const cache = new Map<string, Columns | undefined>();
-  const tables = new Map<string, Table | undefined>();
+  const tables = new Map<string, ParticipantTable | undefined>();
   const released = new Set<string>();
-  const tableOf = (key: string): Table | undefined => {
+  const tableOf = (key: string): ParticipantTable | undefined => {
     if (tables.has(key)) return tables.get(key);
     if (released.has(key)) throw new Error(`invariant violated: ${safeKey(key)} read after its last use`);
     const family = familyByKey(key);
-    const table = family !== undefined && present.has(key) ? snapshot.get(key) : undefined;
+    const table = family !== undefined && present.has(key) ? (snapshot.file?.(key) ?? snapshot.get(key)) : undefined;
     if (family !== undefined && table !== undefined) assertFamilySchema(family, table);
     tables.set(key, table);
     return table;
@@ -489,7 +495,7 @@ export function snapshotColumns(
       if (cache.has(key)) return cache.get(key);
       const family = familyByKey(key);
       const table = tableOf(key);
-      const cols = family !== undefined && table !== undefined ? columnsOf(family, table) : undefined;
+      const cols = family !== undefined && table !== undefined ? columnsOf(family, wholeTable(table)) : undefined;
       cache.set(key, cols);
       return cols;
     },

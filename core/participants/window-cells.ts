@@ -1,6 +1,7 @@
 import { Type } from 'apache-arrow';
-import type { Data, FixedSizeBinary, Table, Vector } from 'apache-arrow';
+import type { Data, FixedSizeBinary, Table } from 'apache-arrow';
 import { parseUuid } from '../canonical';
+import { ArrowFileRows } from '../canonical/arrow-file-rows';
 import { GfError, isGfError } from '../errors';
 import type { CellValue } from './columns';
 import type { Columns, RecordFamily } from './family';
@@ -15,10 +16,43 @@ import { columnsOf } from './records';
  */
 export const VALIDATION_WINDOW_ROWS = 65_536;
 
+/**
+ * A participant as validation reads it: a decoded table, or its stored file read by row ranges.
+ *
+ * Why: a participant of millions of records read from its verified object
+ * window by window is never whole in memory; both give the same cells.
+ */
+export type ParticipantTable = Table | ArrowFileRows;
+
+/**
+ * The chunks of one column, in row order: a table's own chunks, or windows of
+ * `windowRows` rows read from the file.
+ */
+export function* columnChunks(table: ParticipantTable, name: string, windowRows: number): Generator<Data> {
+  if (!(table instanceof ArrowFileRows)) {
+    yield* table.getChild(name)?.data ?? [];
+    return;
+  }
+  for (let start = 0; start < table.numRows; start += windowRows) yield table.column(name, start, Math.min(table.numRows, start + windowRows));
+}
+
+/** The whole participant as a table (a file read whole: only for small participants and whole-column rules). */
+export function wholeTable(table: ParticipantTable): Table {
+  return table instanceof ArrowFileRows ? table.slice(0, table.numRows) : table;
+}
+
+/** True when the column `name` is stored as fixed-width binary of `width` bytes (so every chunk is). */
+export function isFixedColumn(table: ParticipantTable, name: string, width: number): boolean {
+  const type = table.schema.fields.find((f) => f.name === name)?.type;
+  return type !== undefined && type.typeId === Type.FixedSizeBinary && (type as FixedSizeBinary).byteWidth === width;
+}
+
 /** One window of a participant: its first row (in the participant) and its cells, rows numbered from 0. */
 export interface RowWindow {
   readonly start: number;
   readonly cols: Columns;
+  /** The window's rows as a table (read once: rules comparing bytes use it beside the cells). */
+  readonly table: Table;
 }
 
 /**
@@ -27,11 +61,12 @@ export interface RowWindow {
  * Cells are decoded lazily per field and per window; a `GF_CANONICAL_UTF8`
  * error names the row in the participant, as a whole-column read would.
  */
-export function* rowWindows(family: RecordFamily, table: Table, size: number, from = 0): Generator<RowWindow> {
+export function* rowWindows(family: RecordFamily, table: ParticipantTable, size: number, from = 0): Generator<RowWindow> {
   const n = table.numRows;
   for (let start = from; start < n; start += size) {
-    const cols = columnsOf(family, table.slice(start, Math.min(n, start + size)));
-    yield { start, cols: start === 0 ? cols : shiftedErrors(cols, start) };
+    const slice = table.slice(start, Math.min(n, start + size));
+    const cols = columnsOf(family, slice);
+    yield { start, cols: start === 0 ? cols : shiftedErrors(cols, start), table: slice };
   }
 }
 
@@ -91,11 +126,11 @@ export interface KeyIndex {
 }
 
 /** The key index of `field` (a declared column) of `table`. */
-export function keyIndexOf(family: RecordFamily, table: Table | undefined, field: string, windowRows: number): KeyIndex {
+export function keyIndexOf(family: RecordFamily, table: ParticipantTable | undefined, field: string, windowRows: number): KeyIndex {
   const kind = family.field(field)?.kind;
   const width = kind === 'uuid' ? 16 : kind === 'digest' ? 32 : 0;
   const vector = table?.getChild(field) ?? null;
-  const keys = width === 0 || table === undefined || vector === null ? undefined : sortedKeys(vector, width);
+  const keys = width === 0 || table === undefined || vector === null ? undefined : sortedKeys(table, field, width, windowRows);
   if (keys !== undefined) return bytesIndex(keys, width);
   const set = new Set<CellValue>();
   if (table !== undefined) {
@@ -136,23 +171,28 @@ function bytesIndex(keys: Uint8Array, width: number): KeyIndex {
   };
 }
 
-/** The column's non-null fixed-width keys in ascending byte order, or undefined when a chunk is not fixed-width binary. */
-function sortedKeys(vector: Vector, width: number): Uint8Array | undefined {
-  const chunks = vector.data;
-  for (const d of chunks) if (fixedBytes(d, width) === undefined) return undefined;
+/** The column's non-null fixed-width keys in ascending byte order, or undefined when the column is not fixed-width binary. */
+function sortedKeys(table: ParticipantTable, field: string, width: number, windowRows: number): Uint8Array | undefined {
+  if (!isFixedColumn(table, field, width)) return undefined;
   // Always a copy of the keys alone: the participant they come from need not stay in memory while the rule runs.
-  let count = 0;
-  for (const d of chunks) count += d.length - d.nullCount;
-  const keys = new Uint8Array(count * width);
+  // Sized from the null count (the file's metadata); grown or cut if the bitmaps say otherwise.
+  let keys = new Uint8Array((table.numRows - (table.getChild(field)?.nullCount ?? 0)) * width);
   let w = 0;
-  for (const d of chunks) {
+  for (const d of columnChunks(table, field, windowRows)) {
     const bytes = fixedBytes(d, width) as Uint8Array;
     for (let j = 0; j < d.length; j++) {
       if (!validAt(d, j)) continue;
+      if ((w + 1) * width > keys.length) {
+        const grown = new Uint8Array(Math.max(width, 2 * keys.length));
+        grown.set(keys);
+        keys = grown;
+      }
       keys.set(bytes.subarray(j * width, (j + 1) * width), w * width);
       w++;
     }
   }
+  const count = w;
+  if (keys.length !== count * width) keys = keys.slice(0, count * width);
   if (ascending(keys, width)) return keys;
   const order = new Uint32Array(count);
   for (let k = 0; k < count; k++) order[k] = k;

@@ -1,3 +1,4 @@
+import type { ArrowFileRows } from '../canonical/arrow-file-rows';
 import type { Encoding } from './formats';
 
 /**
@@ -41,6 +42,12 @@ export interface SnapshotTables<T> {
   families(): Iterable<string>;
   /** The decoded table of one family, or undefined when absent. */
   get(familyKey: string): T | undefined;
+  /**
+   * The family's stored Arrow participant read by row ranges from its verified object, when it can be (else undefined: use `get`).
+   *
+   * Why: validation then reads a participant of millions of records window by window, never whole.
+   */
+  file?(familyKey: string): ArrowFileRows | undefined;
   /** The content SHA-256 of one family's participant (lets a catalog reuse results keyed by content). */
   contentSha256?(familyKey: string): string | undefined;
   /** The UUID of the generation being published (absent when validating an existing generation). */
@@ -59,6 +66,12 @@ export interface ParticipantCatalog<T = unknown> {
   decode(family: FamilyDescriptor, bytes: Uint8Array): { readonly rowCount: number; readonly table: T };
   /** Domain validation of one participant (`GF_VALIDATION` with safe details). */
   validateParticipant(family: FamilyDescriptor, table: T): void;
+  /**
+   * Domain validation of one participant read by row ranges from its file (optional; same rules and errors as `validateParticipant`).
+   *
+   * Why: a put-file of millions of records is validated without decoding it whole.
+   */
+  validateFile?(family: FamilyDescriptor, rows: ArrowFileRows): void;
   /**
    * Participants every generation contains (absent: none).
    *

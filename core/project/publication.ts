@@ -39,6 +39,10 @@ import { leaseCurrent, readCurrent, readObjectVerified } from './lease';
 import type { Lease } from './lease';
 import { lockFileImage, tryExclusive } from './sqlite-lock';
 import { copyNewFileSteps, verifyObjectStreaming } from './put-file';
+import { openObjectVerified } from './verified-objects';
+import type { VerifiedObject } from './verified-objects';
+import { ArrowFileRows } from '../canonical/arrow-file-rows';
+import { verifyArrowFileStructureRanged } from '../canonical/arrow-ipc-verify';
 
 /** Names one record family. */
 export interface FamilyRef {
@@ -344,6 +348,11 @@ function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<Pu
 
     // 4. VALIDATED: domain rules per changed participant, then cross-domain rules on parent + staged.
     for (const s of staged.values()) {
+      const fileRows = s.bytes === undefined ? validatedFileRows(root, catalog, s) : undefined;
+      if (fileRows !== undefined) {
+        s.rowCount = fileRows;
+        continue;
+      }
       let decoded: { readonly rowCount: number; readonly table: T };
       try {
         decoded = catalog.decode(s.family, s.bytes ?? readObjectVerified(root, { contentSha256: s.sha, byteLength: s.byteLength }));
@@ -373,7 +382,12 @@ function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<Pu
         contentSha256: s.sha,
       });
     }
-    catalog.validateSnapshot(snapshotOf(root, catalog, next, staged, genUuid), changed);
+    const opened: VerifiedObject[] = [];
+    try {
+      catalog.validateSnapshot(snapshotOf(root, catalog, next, staged, genUuid, opened), changed);
+    } finally {
+      for (const o of opened) o.close();
+    }
     failpoint('project.after_composite_validation');
     yield* writeJournalSteps(root, { transactionUuid: txnUuid, state: 'VALIDATED', parentGenerationUuid: journalParent, generationUuid: genUuid, extension, lineage }, meter);
     failpoint('project.after_journal_validated');
@@ -555,6 +569,32 @@ function removeStaleGeneration<T>(root: string, genUuid: string, parentLease: Le
   fsyncDir(gens.abs, gens.rel);
 }
 
+/**
+ * Runs a put-file's domain rules on its object read by row ranges; its row count, or undefined when it must be decoded whole.
+ *
+ * Only an object whose structure verifies (`verifyArrowFileStructureRanged`, as the decoder's) and that opens in the plain
+ * layout is read this way; anything else, and any failure that is not a rule's `GF_VALIDATION`, goes through the whole
+ * decode, which reports it exactly as before.
+ */
+function validatedFileRows<T>(root: string, catalog: ParticipantCatalog<T>, s: Staged<T>): number | undefined {
+  if (catalog.validateFile === undefined || s.family.encoding !== 'arrow') return undefined;
+  const object = openObjectVerified(root, { contentSha256: s.sha, byteLength: s.byteLength });
+  try {
+    if (verifyArrowFileStructureRanged(object) !== undefined) return undefined;
+    const rows = ArrowFileRows.open(object, s.family.schemaFingerprint);
+    if (rows === null) return undefined;
+    try {
+      catalog.validateFile(s.family, rows);
+    } catch (e) {
+      if (isGfError(e) && e.code === 'GF_VALIDATION') throw e;
+      return undefined;
+    }
+    return rows.numRows;
+  } finally {
+    object.close();
+  }
+}
+
 /** The candidate generation as tables: staged tables in memory, unchanged ones decoded lazily from verified objects. */
 function snapshotOf<T>(
   root: string,
@@ -562,10 +602,22 @@ function snapshotOf<T>(
   next: ReadonlyMap<string, ManifestParticipant>,
   staged: ReadonlyMap<string, Staged<T>>,
   generationUuid: string,
+  opened: VerifiedObject[],
 ): SnapshotTables<T> {
   const cache = new Map<string, T>();
   return {
     generationUuid,
+    file: (key) => {
+      // Arrow participants not held in memory (put-files, unchanged parents) are read by row ranges from their verified objects.
+      if (staged.get(key)?.table !== undefined || cache.has(key)) return undefined;
+      const entry = next.get(key);
+      if (entry === undefined) return undefined;
+      const family = familyFor(catalog, entry);
+      if (family.encoding !== 'arrow' || family.schemaFingerprint !== entry.schemaFingerprint) return undefined;
+      const object = openObjectVerified(root, entry);
+      opened.push(object);
+      return ArrowFileRows.open(object, family.schemaFingerprint) ?? undefined;
+    },
     families: () => next.keys(),
     contentSha256: (key) => next.get(key)?.contentSha256,
     get: (key) => {
