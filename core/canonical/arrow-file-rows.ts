@@ -1,6 +1,6 @@
 import { Message, RecordBatch, Struct, Table, Type, makeData } from 'apache-arrow';
 import type { Data, DataType, Field, Schema } from 'apache-arrow';
-import { Footer } from 'apache-arrow/ipc/metadata/file';
+import { decodeFileFooter } from './arrow-internals';
 import { schemaFingerprint } from './arrow-schema';
 
 const MAGIC = [0x41, 0x52, 0x52, 0x4f, 0x57, 0x31]; // "ARROW1"
@@ -12,13 +12,14 @@ export interface ArrowFileSource {
   read(offset: number, length: number, into?: Uint8Array): Uint8Array;
 }
 
-interface Region {
+export interface Region {
   readonly offset: number;
   readonly length: number;
 }
 
 /** Where one column's buffers sit in the file (absolute offsets). */
-interface ColumnPlace {
+/** Where one column's buffers lie in the file (see `singleBatchLayout`). */
+export interface ColumnPlace {
   readonly field: Field;
   readonly nullCount: number;
   readonly validity: Region | null;
@@ -116,57 +117,8 @@ export class ArrowFileRows {
   }
 
   static #open(source: ArrowFileSource, fingerprint: string): ArrowFileRows | null {
-    const size = source.byteLength;
-    if (size < 2 * 8 + 10) return null;
-    const head = source.read(0, 6);
-    const tail = source.read(size - 10, 10);
-    if (!MAGIC.every((b, i) => head[i] === b && tail[4 + i] === b)) return null;
-    const footerLength = u32le(tail, 0);
-    if (footerLength <= 0 || footerLength > size - 18) return null;
-    const footer = Footer.decode(source.read(size - 10 - footerLength, footerLength));
-    if (footer.numRecordBatches !== 1 || footer.numDictionaries !== 0) return null;
-    const schema = footer.schema;
-    if (schemaFingerprint(schema) !== fingerprint) return null;
-    const block = footer.getRecordBatch(0);
-    if (block === null || block.offset < 8 || block.offset + block.metaDataLength + block.bodyLength > size - 10 - footerLength) return null;
-    const prefix = source.read(block.offset, 8);
-    const continued = u32le(prefix, 0) === 0xffffffff;
-    const metaLength = continued ? u32le(prefix, 4) : u32le(prefix, 0);
-    const metaStart = block.offset + (continued ? 8 : 4);
-    if (metaLength === 0 || metaStart + metaLength > block.offset + block.metaDataLength) return null;
-    const message = Message.decode(source.read(metaStart, metaLength));
-    if (!message.isRecordBatch()) return null;
-    const header = message.header();
-    if (header.compression !== null || header.variadicBufferCounts.length !== 0) return null;
-    const body = block.offset + block.metaDataLength;
-    const rows = header.length;
-    const fields = schema.fields;
-    if (!Number.isSafeInteger(rows) || rows < 0 || header.nodes.length !== fields.length) return null;
-    const buffers = header.buffers;
-    let b = 0;
-    const region = (): Region | null => {
-      const r = buffers[b++];
-      if (r === undefined || r.offset < 0 || r.length < 0 || r.offset + r.length > block.bodyLength) return null;
-      return { offset: body + r.offset, length: r.length };
-    };
-    const columns: ColumnPlace[] = [];
-    for (let k = 0; k < fields.length; k++) {
-      const field = fields[k] as Field;
-      const node = header.nodes[k];
-      const width = widthOf(field.type);
-      if (node === undefined || width === undefined || node.length !== rows || node.nullCount < 0 || node.nullCount > rows) return null;
-      const validity = region();
-      const offsets = width === 0 ? region() : null;
-      const values = region();
-      if (validity === null || values === null || (width === 0 && offsets === null)) return null;
-      if (node.nullCount > 0 && validity.length < (rows + 7) >> 3) return null;
-      if (width === 0 && (offsets as Region).length < 4 * (rows + 1)) return null;
-      if (width > 0 && values.length < rows * width) return null;
-      if (width < 0 && values.length < (rows + 7) >> 3) return null;
-      columns.push({ field, nullCount: node.nullCount, validity: node.nullCount > 0 ? validity : null, offsets, values, width });
-    }
-    if (b !== buffers.length) return null;
-    return new ArrowFileRows(source, schema, rows, columns);
+    const layout = singleBatchLayout(source, fingerprint);
+    return layout === null ? null : new ArrowFileRows(source, layout.schema, layout.rows, layout.columns);
   }
 
   /** The column's null count over the whole file (from the batch metadata), or null for an unknown column. */
@@ -192,10 +144,8 @@ export class ArrowFileRows {
   }
 
   #column(c: ColumnPlace, r0: number, r1: number): Data {
-    const n = r1 - r0;
+    const { n, firstByte, bitBytes } = bitWindow(r0, r1);
     const type = c.field.type;
-    const firstByte = r0 >> 3;
-    const bitBytes = n === 0 ? 0 : ((r1 + 7) >> 3) - firstByte;
     let nulls: { nullBitmap: Uint8Array; nullCount: number } | { nullCount: 0 } = { nullCount: 0 };
     if (c.validity !== null && n > 0) {
       const shifted = shiftedBits(this.#source.read(c.validity.offset + firstByte, bitBytes), r0 & 7, n);
@@ -226,4 +176,81 @@ export class ArrowFileRows {
     const data = freshRead(this.#source, c.values.offset + base, end - base);
     return columnData({ type, length: n, data, valueOffsets, ...nulls });
   }
+}
+
+/** The one record batch of an Arrow IPC file: its schema, row count and where each column's buffers lie. */
+export interface SingleBatchLayout {
+  readonly schema: Schema;
+  readonly rows: number;
+  readonly columns: readonly ColumnPlace[];
+}
+
+/**
+ * The plain stored layout of an Arrow IPC file read by ranges (magic,
+ * footer, the one batch's metadata; no body byte), or null for anything
+ * else: another schema fingerprint, several batches, dictionaries,
+ * compression, an unsupported column type, or regions that do not fit.
+ *
+ * Shared by the diff's windowed reads and validation's row-range reads, so
+ * both accept exactly the same files.
+ */
+export function singleBatchLayout(source: Pick<ArrowFileSource, 'byteLength' | 'read'>, fingerprint: string): SingleBatchLayout | null {
+  const size = source.byteLength;
+  if (size < 2 * 8 + 10) return null;
+  const head = source.read(0, 6);
+  const tail = source.read(size - 10, 10);
+  if (!MAGIC.every((b, i) => head[i] === b && tail[4 + i] === b)) return null;
+  const footerLength = u32le(tail, 0);
+  if (footerLength <= 0 || footerLength > size - 18) return null;
+  const footer = decodeFileFooter(source.read(size - 10 - footerLength, footerLength));
+  if (footer.numRecordBatches !== 1 || footer.numDictionaries !== 0) return null;
+  const schema = footer.schema;
+  if (schemaFingerprint(schema) !== fingerprint) return null;
+  const block = footer.getRecordBatch(0);
+  if (block === null || block.offset < 8 || block.offset + block.metaDataLength + block.bodyLength > size - 10 - footerLength) return null;
+  const prefix = source.read(block.offset, 8);
+  const continued = u32le(prefix, 0) === 0xffffffff;
+  const metaLength = continued ? u32le(prefix, 4) : u32le(prefix, 0);
+  const metaStart = block.offset + (continued ? 8 : 4);
+  if (metaLength === 0 || metaStart + metaLength > block.offset + block.metaDataLength) return null;
+  const message = Message.decode(source.read(metaStart, metaLength));
+  if (!message.isRecordBatch()) return null;
+  const header = message.header();
+  if (header.compression !== null || header.variadicBufferCounts.length !== 0) return null;
+  const body = block.offset + block.metaDataLength;
+  const rows = header.length;
+  const fields = schema.fields;
+  if (!Number.isSafeInteger(rows) || rows < 0 || header.nodes.length !== fields.length) return null;
+  const buffers = header.buffers;
+  let b = 0;
+  const region = (): Region | null => {
+    const r = buffers[b++];
+    if (r === undefined || r.offset < 0 || r.length < 0 || r.offset + r.length > block.bodyLength) return null;
+    return { offset: body + r.offset, length: r.length };
+  };
+  const columns: ColumnPlace[] = [];
+  for (let k = 0; k < fields.length; k++) {
+    const field = fields[k] as Field;
+    const node = header.nodes[k];
+    const width = widthOf(field.type);
+    if (node === undefined || width === undefined || node.length !== rows || node.nullCount < 0 || node.nullCount > rows) return null;
+    const validity = region();
+    const offsets = width === 0 ? region() : null;
+    const values = region();
+    if (validity === null || values === null || (width === 0 && offsets === null)) return null;
+    if (node.nullCount > 0 && validity.length < (rows + 7) >> 3) return null;
+    if (width === 0 && (offsets as Region).length < 4 * (rows + 1)) return null;
+    if (width > 0 && values.length < rows * width) return null;
+    if (width < 0 && values.length < (rows + 7) >> 3) return null;
+    columns.push({ field, nullCount: node.nullCount, validity: node.nullCount > 0 ? validity : null, offsets, values, width });
+  }
+  if (b !== buffers.length) return null;
+  return { schema, rows, columns };
+}
+
+/** Rows `[r0, r1)` of a column: how many, and the validity bytes that hold their bits (the first, and how many). */
+export function bitWindow(r0: number, r1: number): { readonly n: number; readonly firstByte: number; readonly bitBytes: number } {
+  const n = r1 - r0;
+  const firstByte = r0 >> 3;
+  return { n, firstByte, bitBytes: n === 0 ? 0 : ((r1 + 7) >> 3) - firstByte };
 }

@@ -1,10 +1,10 @@
 import { RecordBatch, Schema, Struct, Table, Type, makeData } from 'apache-arrow';
 import { DEFAULT_DIFF_TUNING } from './tuning';
 import type { DiffTuning } from './tuning';
-import type { Data, DataType, Field } from 'apache-arrow';
-import { Message } from 'apache-arrow';
-import { decodeFileFooter } from './arrow-internals';
-import { BoundedCache, schemaFingerprint } from '../canonical/index';
+import type { Data, DataType } from 'apache-arrow';
+import { bitWindow, singleBatchLayout } from '../canonical/arrow-file-rows';
+import type { ColumnPlace } from '../canonical/arrow-file-rows';
+import { BoundedCache } from '../canonical/index';
 import { GfError } from '../errors';
 import type { DiffAdapter } from './adapters';
 import { PAUSE } from './cancel';
@@ -16,42 +16,7 @@ import { bindIdentityColumns, fixedCellsAscending, isKnownSorted, lowerBound, re
 import type { RawSide } from './raw-rows';
 import { FamilyDiff } from './record-diff';
 
-const MAGIC = [0x41, 0x52, 0x52, 0x4f, 0x57, 0x31]; // "ARROW1"
 const UUID_BYTES = 16;
-
-/** Where one column's buffers sit in the record batch body (absolute file offsets). */
-interface ColumnPlace {
-  readonly field: Field;
-  readonly nullCount: number;
-  /** Validity bitmap, or null when the column has no nulls. */
-  readonly validity: { readonly offset: number; readonly length: number } | null;
-  /** Value offsets (variable width only). */
-  readonly offsets: { readonly offset: number; readonly length: number } | null;
-  readonly values: { readonly offset: number; readonly length: number };
-  /** Byte width of a fixed-width value; 0 for variable width; -1 for bit-packed booleans. */
-  readonly width: number;
-}
-
-function widthOf(t: DataType): number | undefined {
-  switch (t.typeId) {
-    case Type.FixedSizeBinary:
-      return (t as unknown as { byteWidth: number }).byteWidth;
-    case Type.Int: {
-      const bits = (t as unknown as { bitWidth: number }).bitWidth;
-      return bits === 32 ? 4 : undefined;
-    }
-    case Type.Float:
-      return (t as unknown as { precision: number }).precision === 2 ? 8 : undefined;
-    case Type.Timestamp:
-      return 8;
-    case Type.Utf8:
-      return 0;
-    case Type.Bool:
-      return -1;
-    default:
-      return undefined;
-  }
-}
 
 /** `bytes`, copied when its offset does not suit a typed array of `align`-byte elements. */
 function aligned(bytes: Uint8Array, align: number): Uint8Array {
@@ -64,10 +29,6 @@ function aligned(bytes: Uint8Array, align: number): Uint8Array {
  */
 function columnData(props: { type: DataType; length: number; data: Uint8Array; valueOffsets?: Int32Array; nullBitmap?: Uint8Array; nullCount: number }): Data {
   return makeData(props as unknown as Parameters<typeof makeData>[0]);
-}
-
-function u32le(b: Uint8Array, at: number): number {
-  return ((b[at] as number) | ((b[at + 1] as number) << 8) | ((b[at + 2] as number) << 16) | ((b[at + 3] as number) << 24)) >>> 0;
 }
 
 /** Set bits of every byte value. */
@@ -290,56 +251,10 @@ export class WindowedParticipant {
 
   static #open(adapter: DiffAdapter, source: ParticipantSource): WindowedParticipant | null {
     if (adapter.encoding !== 'arrow') return null;
-    const size = source.byteLength;
-    if (size < 2 * 8 + 10) return null;
-    const head = source.read(0, 6);
-    const tail = source.read(size - 10, 10);
-    if (!MAGIC.every((b, i) => head[i] === b && tail[4 + i] === b)) return null;
-    const footerLength = u32le(tail, 0);
-    if (footerLength <= 0 || footerLength > size - 18) return null;
-    const footer = decodeFileFooter(source.read(size - 10 - footerLength, footerLength));
-    if (footer.numRecordBatches !== 1 || footer.numDictionaries !== 0) return null;
-    const schema = footer.schema;
-    if (schemaFingerprint(schema) !== adapter.family.schemaFingerprint) return null;
-    const block = footer.getRecordBatch(0);
-    if (block === null || block.offset < 8 || block.offset + block.metaDataLength + block.bodyLength > size - 10 - footerLength) return null;
-    const prefix = source.read(block.offset, 8);
-    const continued = u32le(prefix, 0) === 0xffffffff;
-    const metaLength = continued ? u32le(prefix, 4) : u32le(prefix, 0);
-    const metaStart = block.offset + (continued ? 8 : 4);
-    if (metaLength === 0 || metaStart + metaLength > block.offset + block.metaDataLength) return null;
-    const message = Message.decode(source.read(metaStart, metaLength));
-    if (!message.isRecordBatch()) return null;
-    const header = message.header();
-    if (header.compression !== null || header.variadicBufferCounts.length !== 0) return null;
-    const body = block.offset + block.metaDataLength;
-    const rows = header.length;
+    const layout = singleBatchLayout(source, adapter.family.schemaFingerprint);
+    if (layout === null) return null;
+    const { schema, rows, columns } = layout;
     const fields = schema.fields;
-    if (header.nodes.length !== fields.length) return null;
-    const buffers = header.buffers;
-    let b = 0;
-    const region = (): { offset: number; length: number } | null => {
-      const r = buffers[b++];
-      if (r === undefined || r.offset < 0 || r.length < 0 || r.offset + r.length > block.bodyLength) return null;
-      return { offset: body + r.offset, length: r.length };
-    };
-    const columns: ColumnPlace[] = [];
-    for (let k = 0; k < fields.length; k++) {
-      const field = fields[k] as Field;
-      const node = header.nodes[k];
-      const width = widthOf(field.type);
-      if (node === undefined || width === undefined || node.length !== rows || node.nullCount < 0 || node.nullCount > rows) return null;
-      const validity = region();
-      const offsets = width === 0 ? region() : null;
-      const values = region();
-      if (validity === null || values === null || (width === 0 && offsets === null)) return null;
-      if (node.nullCount > 0 && validity.length < (rows + 7) >> 3) return null;
-      if (width === 0 && (offsets as { length: number }).length < 4 * (rows + 1)) return null;
-      if (width > 0 && values.length < rows * width) return null;
-      if (width < 0 && values.length < (rows + 7) >> 3) return null;
-      columns.push({ field, nullCount: node.nullCount, validity: node.nullCount > 0 ? validity : null, offsets, values, width });
-    }
-    if (b !== buffers.length) return null;
     const identityAt = adapter.identityFields.map((n) => fields.findIndex((f) => f.name === n));
     if (identityAt.some((k) => columns[k] === undefined || (columns[k] as ColumnPlace).nullCount !== 0 || (columns[k] as ColumnPlace).width < 0)) return null;
     return new WindowedParticipant(adapter, source, schema, rows, columns, identityAt);
@@ -379,10 +294,8 @@ export class WindowedParticipant {
 
   #column(c: ColumnPlace, s: ColumnScratch, r0: number, r1: number, given: Data | undefined): Data {
     if (given !== undefined) return given;
-    const n = r1 - r0;
+    const { n, firstByte, bitBytes } = bitWindow(r0, r1);
     const type = c.field.type;
-    const firstByte = r0 >> 3;
-    const bitBytes = n === 0 ? 0 : ((r1 + 7) >> 3) - firstByte;
     let nulls: { nullBitmap: Uint8Array; nullCount: number } | { nullCount: 0 } = { nullCount: 0 };
     if (c.validity !== null && n > 0) {
       const bytes = this.#source.read(c.validity.offset + firstByte, bitBytes, s.validity.get(bitBytes));

@@ -1,6 +1,8 @@
-// The one place the diff engine reaches into Apache Arrow's internals (a
-// module path outside the package's public entry point). `apache-arrow` is
-// pinned exactly in package.json; an upgrade that moves this breaks only here.
+// The one place the engine reaches into Apache Arrow's internals (a module
+// path outside the package's public entry point): the diff's windowed reads
+// and validation's row-range reads both decode footers through it.
+// `apache-arrow` is pinned exactly in package.json; an upgrade that moves
+// this breaks only here.
 import { Footer } from 'apache-arrow/ipc/metadata/file';
 
 /**
