@@ -4,10 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { ArrowFileRows } from '../../../../core/canonical/arrow-file-rows';
 import type { ArrowFileSource } from '../../../../core/canonical/arrow-file-rows';
 import { verifyArrowFileStructure, verifyArrowFileStructureRanged } from '../../../../core/canonical/arrow-ipc-verify';
-import { isGfError } from '../../../../core/errors';
 import { RECORD_FAMILIES, participantIssues, tableFromRecords, validateSnapshot } from '../../../../core/participants';
 import type { RecordFamily } from '../../../../core/participants';
-import { familyInput, mutatedRecords } from '../participants/mutated-tables';
+import { familyInput, mutatedRecords, outcome } from '../participants/mutated-tables';
 import { snapshotOf } from '../participants/sample-workspace';
 
 /** Bytes as a ranged source, counting the bytes read. */
@@ -42,15 +41,6 @@ function cells(t: Table): unknown[][] {
       return c instanceof Uint8Array ? Array.from(c) : c;
     });
   });
-}
-
-function outcome<T>(fn: () => T): T | { error: string; details: unknown } {
-  try {
-    return fn();
-  } catch (e) {
-    if (!isGfError(e)) throw e;
-    return { error: e.code, details: e.details };
-  }
 }
 
 const SINGLE_BATCH_FAMILIES = RECORD_FAMILIES.filter((f) => f.encoding === 'arrow');

@@ -1,6 +1,7 @@
 // Mutated participants for the validation property tests: sample rows repeated, cells replaced from per-kind pools.
 import { Table } from 'apache-arrow';
 import fc from 'fast-check';
+import { isGfError } from '../../../../core/errors';
 import { tableFromRecords } from '../../../../core/participants';
 import type { FieldSpec, RecordFamily } from '../../../../core/participants';
 import { digest, sampleRecords, u } from './sample-workspace';
@@ -57,3 +58,12 @@ export function mutatedTable(family: RecordFamily, input: { copies: number; muta
   return new Table([...table.slice(0, at).batches, ...table.slice(at).batches]);
 }
 
+/** What `fn` gives, or its GF_* refusal as `{ error, details }` (anything else is rethrown): outcomes compared across two validation paths. */
+export function outcome<T>(fn: () => T): T | { error: string; details: unknown } {
+  try {
+    return fn();
+  } catch (e) {
+    if (!isGfError(e)) throw e;
+    return { error: e.code, details: e.details };
+  }
+}

@@ -1,20 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isGfError } from '../../../../core/errors';
 import { RECORD_FAMILIES, SNAPSHOT_RULES, participantIssues, snapshotColumns, validateSnapshot } from '../../../../core/participants';
-import { familyInput, mutatedTable } from './mutated-tables';
+import { familyInput, mutatedTable, outcome } from './mutated-tables';
 import { snapshotOf } from './sample-workspace';
 import { wholeColumnIssues, wholeColumnReference } from './whole-column-validator';
 import type { IssueTuple } from './whole-column-validator';
-
-function outcome<T>(fn: () => T): T | { error: string; details: unknown } {
-  try {
-    return fn();
-  } catch (e) {
-    if (!isGfError(e)) throw e;
-    return { error: e.code, details: e.details };
-  }
-}
 
 const tuples = (issues: readonly { rule: string; row: number; field?: string }[]): IssueTuple[] =>
   issues.map((i) => (i.field === undefined ? [i.rule, i.row] : [i.rule, i.row, i.field]));
