@@ -19,8 +19,8 @@ export interface DiffTuning {
   readonly deferred: { readonly items: number; readonly inFlight: number };
   /**
    * Rows per stored chunk of a whole change list: a list longer than this
-   * is also stored in chunks, so a jump reads the chunk holding its page,
-   * not the whole list.
+   * is stored in chunks only, so a jump reads the chunk holding its page,
+   * not the whole list (a whole read joins the chunks).
    */
   readonly chunkRows: number;
   /** The digest pool (default: the process's shared `DigestPool`). */
