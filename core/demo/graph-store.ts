@@ -77,6 +77,11 @@ export class NodeStore {
     this.hasUpdated[k] = 1;
   }
 
+  /** Copies node `k`'s UUID bytes into `out` at `at`. */
+  fillUuid(k: number, out: Uint8Array, at: number): void {
+    out.set(this.uuids.subarray(k * 16, k * 16 + 16), at);
+  }
+
   /** Node `k`'s UUID as lowercase RFC text. */
   uuidText(k: number): string {
     return formatUuid(this.uuids.subarray(k * 16, k * 16 + 16));
@@ -88,25 +93,7 @@ export class NodeStore {
 
   /** Node indices in identity order (UUID bytes ascending). */
   identityOrder(): Uint32Array {
-    const n = this.length;
-    const u = this.uuids;
-    const hi = new Float64Array(n);
-    for (let k = 0; k < n; k++) {
-      const o = k * 16;
-      hi[k] = ((u[o] as number) * 2 ** 40) + ((u[o + 1] as number) * 2 ** 32) + (((u[o + 2] as number) << 24) >>> 0) + ((u[o + 3] as number) << 16) + ((u[o + 4] as number) << 8) + (u[o + 5] as number);
-    }
-    const order = new Uint32Array(n);
-    for (let k = 0; k < n; k++) order[k] = k;
-    order.sort((a, b) => {
-      const d = (hi[a] as number) - (hi[b] as number);
-      if (d !== 0) return d;
-      for (let j = 6; j < 16; j++) {
-        const e = (u[a * 16 + j] as number) - (u[b * 16 + j] as number);
-        if (e !== 0) return e;
-      }
-      return 0;
-    });
-    return order;
+    return uuidOrder(this.uuids, this.length);
   }
 
   /**
@@ -196,7 +183,35 @@ export class NodeStore {
   }
 }
 
-function putFile(family: RecordFamily, file: string, columns: readonly StreamColumn[], n: number): ParticipantChange {
+/** A `put-file` change of `family` whose `n` rows are streamed from `columns` into `file` (identity order is the caller's). */
+export function putFile(family: RecordFamily, file: string, columns: readonly StreamColumn[], n: number): ParticipantChange {
   writeParticipantFile(file, family.schema, columns, n);
   return { kind: 'put-file', capabilityId: family.capabilityId, recordFamilyId: family.recordFamilyId, path: file };
+}
+
+/**
+ * Indices `0..n-1` of the 16-byte keys packed in `uuids`, in ascending byte order (keys are distinct).
+ *
+ * Why: participants keyed by one UUID are laid out in identity order, and
+ * comparing a 48-bit prefix as a number first sorts millions of keys without
+ * one string per key.
+ */
+export function uuidOrder(u: Uint8Array, n: number): Uint32Array {
+  const hi = new Float64Array(n);
+  for (let k = 0; k < n; k++) {
+    const o = k * 16;
+    hi[k] = ((u[o] as number) * 2 ** 40) + ((u[o + 1] as number) * 2 ** 32) + (((u[o + 2] as number) << 24) >>> 0) + ((u[o + 3] as number) << 16) + ((u[o + 4] as number) << 8) + (u[o + 5] as number);
+  }
+  const order = new Uint32Array(n);
+  for (let k = 0; k < n; k++) order[k] = k;
+  order.sort((a, b) => {
+    const d = (hi[a] as number) - (hi[b] as number);
+    if (d !== 0) return d;
+    for (let j = 6; j < 16; j++) {
+      const e = (u[a * 16 + j] as number) - (u[b * 16 + j] as number);
+      if (e !== 0) return e;
+    }
+    return 0;
+  });
+  return order;
 }
