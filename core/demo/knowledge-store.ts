@@ -3,7 +3,7 @@ import { KNOWLEDGE_ASSERTION, KNOWLEDGE_CONFIDENCE_ASSESSMENT, KNOWLEDGE_EVIDENC
 import { writeHex } from '../participants/columns';
 import type { ParticipantChange } from '../project/index';
 import type { Rng } from './rng';
-import { putFile, uuidOrder } from './graph-store';
+import { Batches, grown, putFile, uuidOrder } from './graph-store';
 import type { NodeStore } from './graph-store';
 import type { StreamColumn } from './ipc-file-writer';
 
@@ -12,14 +12,6 @@ export const DEMO_PREDICATES = ['cites', 'authored_by', 'mentions', 'uses'] as c
 
 const STANCES = ['supports', 'refutes', 'mentions'] as const;
 const METHODS = ['manual', 'model', 'aggregate'] as const;
-
-/** A typed column that grows to exactly what it holds (no slack beyond the last add). */
-function grown<A extends { length: number; set(src: A): void }>(a: A, min: number, make: (n: number) => A, width = 1): A {
-  if (min * width <= a.length) return a;
-  const b = make(min * width);
-  b.set(a);
-  return b;
-}
 
 /**
  * The demo's knowledge assertions as compact typed columns (about 45 bytes an assertion).
@@ -39,8 +31,8 @@ export class AssertionStore {
   private object = new Int32Array(0);
   /** Event index, or -1 for none. */
   private event = new Int32Array(0);
-  /** Each `add`: its first assertion and time (`asserted_at` = time + index in the add; the literal is `value <index in the add>`). */
-  private readonly batches: { readonly first: number; readonly t: bigint }[] = [];
+  /** Each `add`: `asserted_at` is its time + index in the add; a literal object is `value <index in the add>`. */
+  private readonly batches = new Batches();
 
   /**
    * Appends `count` assertions drawn from `rng`: per assertion its UUID, subject, predicate, whether the object is a literal,
@@ -55,7 +47,7 @@ export class AssertionStore {
     this.predicate = grown(this.predicate, n, (k) => new Uint8Array(k));
     this.object = grown(this.object, n, (k) => new Int32Array(k));
     this.event = grown(this.event, n, (k) => new Int32Array(k));
-    this.batches.push({ first: this.length, t });
+    this.batches.push(this.length, t);
     for (let i = 0; i < count; i++) {
       const k = this.length;
       rng.uuidInto(this.uuids, k * 16);
@@ -66,17 +58,6 @@ export class AssertionStore {
       this.event[k] = eventCount === 0 || i % 4 === 3 ? -1 : rng.int(eventCount);
       this.length++;
     }
-  }
-
-  private batchOf(k: number): { readonly first: number; readonly t: bigint } {
-    let lo = 0;
-    let hi = this.batches.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      if ((this.batches[mid] as { first: number }).first <= k) lo = mid;
-      else hi = mid - 1;
-    }
-    return this.batches[lo] as { readonly first: number; readonly t: bigint };
   }
 
   private fillUuid(k: number, out: Uint8Array, at: number): void {
@@ -106,18 +87,11 @@ export class AssertionStore {
         kind: 'utf8',
         get: (r) => {
           const k = at(r);
-          return (this.object[k] as number) < 0 ? `value ${k - this.batchOf(k).first}` : null;
+          return (this.object[k] as number) < 0 ? `value ${this.batches.offset(k)}` : null;
         },
       },
       { kind: 'uuid', isNull: (r) => (this.event[at(r)] as number) < 0, fill: (r, out, o) => out.set(eventBytes[this.event[at(r)] as number] as Uint8Array, o) },
-      {
-        kind: 'timestamp',
-        get: (r) => {
-          const k = at(r);
-          const b = this.batchOf(k);
-          return b.t + BigInt(k - b.first);
-        },
-      },
+      { kind: 'timestamp', get: (r) => this.batches.at(at(r)) },
     ];
     return putFile(KNOWLEDGE_ASSERTION, file, columns, this.length);
   }
