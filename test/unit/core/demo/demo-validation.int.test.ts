@@ -36,6 +36,20 @@ describe('the demo publication catalog', () => {
     expect(p.current()).toBeNull();
   });
 
+  it('refuses a put-file that breaks a domain rule too (its row-range check deferred to the complete validation, not skipped)', async () => {
+    REVERT_VALIDATION_MEMO.clear();
+    const p = await createProject<Table>(path.join(tmp, 'bad-file'), { catalog: registryCatalog });
+    const bytes = node('{"year": 1999}');
+    if (bytes.kind !== 'put') throw new Error('expected a put');
+    const file = path.join(tmp, 'bad-node.arrow');
+    fs.writeFileSync(file, bytes.bytes);
+    const change = { kind: 'put-file' as const, capabilityId: GRAPH_NODE.capabilityId, recordFamilyId: GRAPH_NODE.recordFamilyId, path: file };
+    const err = await p.publish({ parent: null, changes: [change], wrapCatalog: demoPublicationCatalog }).catch((e: unknown) => e as GfError);
+    expect((err as GfError).code).toBe('GF_VALIDATION');
+    expect((err as GfError).details).toMatchObject({ rule: 'participant.canonical_json', field: 'properties', row: 0 });
+    expect(p.current()).toBeNull();
+  });
+
   it('publishes valid bytes and leaves every check it ran remembered for the checkpoint that follows', async () => {
     REVERT_VALIDATION_MEMO.clear();
     const p = await createProject<Table>(path.join(tmp, 'good'), { catalog: registryCatalog });
