@@ -36,6 +36,23 @@ export class NodeStore {
   /** Identity order, kept until the next `add`. */
   private order: Uint32Array | undefined;
 
+  /** Nodes the columns hold room for (at least `length`). */
+  get capacity(): number {
+    return this.cls.length;
+  }
+
+  /**
+   * Makes room for `total` nodes at once, so later adds up to it copy nothing.
+   *
+   * Why: growing copies every column (old and new held at once); room never
+   * written stays untouched zero pages, which cost no resident memory.
+   */
+  reserve(total: number): void {
+    this.uuids = grown(this.uuids, total, (k) => new Uint8Array(k), 16);
+    this.cls = grown(this.cls, total, (k) => new Uint8Array(k));
+    this.year = grown(this.year, total, (k) => new Uint16Array(k));
+  }
+
   /**
    * Appends `count` nodes drawn from `rng` (per node: class, UUID, whether it has a year, the year).
    *
@@ -128,8 +145,7 @@ export class NodeStore {
     const weight = new Uint16Array(count);
     for (let i = 0; i < count; i++) weight[i] = i % 5 === 0 ? NO_WEIGHT : Math.round(rng.float() * 1000);
     const nodeOrder = this.identityOrder();
-    const rank = new Uint32Array(n);
-    for (let r = 0; r < n; r++) rank[nodeOrder[r] as number] = r;
+    const uuids = this.uuids;
     const rows = new Uint32Array(count);
     let w = 0;
     const mine: number[] = [];
@@ -137,10 +153,10 @@ export class NodeStore {
       const s = nodeOrder[r] as number;
       mine.length = 0;
       for (let i = s; i < count; i += n) mine.push(i);
-      mine.sort((a, b) => (rank[(s + Math.floor(a / n) + 1) % n] as number) - (rank[(s + Math.floor(b / n) + 1) % n] as number));
+      // A source's few targets are distinct nodes: ordered by their UUID bytes (no rank array).
+      if (mine.length > 1) mine.sort((a, b) => compareUuids(uuids, (s + Math.floor(a / n) + 1) % n, (s + Math.floor(b / n) + 1) % n));
       for (const i of mine) rows[w++] = i;
     }
-    const uuids = this.uuids;
     const endpoint = (r: number, target: boolean): number => {
       const i = rows[r] as number;
       const src = i % n;
@@ -227,26 +243,39 @@ export function putFile(family: RecordFamily, file: string, columns: readonly St
 /**
  * Indices `0..n-1` of the 16-byte keys packed in `uuids`, in ascending byte order (keys are distinct).
  *
- * Why: participants keyed by one UUID are laid out in identity order, and
- * comparing a 48-bit prefix as a number first sorts millions of keys without
- * one string per key.
+ * Why: participants keyed by one UUID are laid out in identity order; a
+ * counting sort on the first two bytes leaves buckets of a few keys, so
+ * millions of keys sort with no string, and no array but the order, per key.
  */
 export function uuidOrder(u: Uint8Array, n: number): Uint32Array {
-  const hi = new Float64Array(n);
+  // Counting sort on the first two bytes, then each (small) bucket by its whole key: no per-key array besides the order.
+  const starts = new Uint32Array(65_537);
   for (let k = 0; k < n; k++) {
-    const o = k * 16;
-    hi[k] = ((u[o] as number) * 2 ** 40) + ((u[o + 1] as number) * 2 ** 32) + (((u[o + 2] as number) << 24) >>> 0) + ((u[o + 3] as number) << 16) + ((u[o + 4] as number) << 8) + (u[o + 5] as number);
+    const b = (((u[k * 16] as number) << 8) | (u[k * 16 + 1] as number)) + 1;
+    starts[b] = (starts[b] as number) + 1;
   }
+  for (let b = 1; b <= 65_536; b++) starts[b] = (starts[b] as number) + (starts[b - 1] as number);
   const order = new Uint32Array(n);
-  for (let k = 0; k < n; k++) order[k] = k;
-  order.sort((a, b) => {
-    const d = (hi[a] as number) - (hi[b] as number);
-    if (d !== 0) return d;
-    for (let j = 6; j < 16; j++) {
-      const e = (u[a * 16 + j] as number) - (u[b * 16 + j] as number);
-      if (e !== 0) return e;
-    }
-    return 0;
-  });
+  const next = starts.slice(0, 65_536);
+  for (let k = 0; k < n; k++) {
+    const b = ((u[k * 16] as number) << 8) | (u[k * 16 + 1] as number);
+    order[next[b] as number] = k;
+    next[b] = (next[b] as number) + 1;
+  }
+  const cmp = (a: number, b: number): number => compareUuids(u, a, b);
+  for (let b = 0; b < 65_536; b++) {
+    const from = starts[b] as number;
+    const to = starts[b + 1] as number;
+    if (to - from > 1) order.subarray(from, to).sort(cmp);
+  }
   return order;
+}
+
+/** Byte order of the 16-byte keys `a` and `b` packed in `u`. */
+function compareUuids(u: Uint8Array, a: number, b: number): number {
+  for (let j = 0; j < 16; j++) {
+    const d = (u[a * 16 + j] as number) - (u[b * 16 + j] as number);
+    if (d !== 0) return d;
+  }
+  return 0;
 }
