@@ -3,10 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Table } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoPublicationCatalog } from '../../../../core/demo/demo-validation';
+import { demoPublicationCatalog, validateCurrentByRows } from '../../../../core/demo/demo-validation';
+import { Checkpoints } from '../../../../core/checkpoints/checkpoints';
 import { putColumns } from '../../../../core/demo/tables';
 import { GRAPH_NODE, registryCatalog } from '../../../../core/participants/index';
-import { REVERT_VALIDATION_MEMO } from '../../../../core/checkpoints/snapshot-validation';
+import { REVERT_VALIDATION_MEMO, ValidationMemo } from '../../../../core/checkpoints/snapshot-validation';
 import { createProject } from '../../../../core/project/index';
 import type { GfError } from '../../../../core/errors';
 
@@ -56,5 +57,30 @@ describe('the demo publication catalog', () => {
     await p.publish({ parent: null, changes: [node('{"year":1999}')], wrapCatalog: demoPublicationCatalog });
     expect(p.current()).not.toBeNull();
     expect(REVERT_VALIDATION_MEMO.size).toBeGreaterThan(0);
+  });
+
+  it('validates CURRENT by row ranges ahead of a checkpoint, which then finds every check passed (and a violation is still refused)', async () => {
+    const p = await createProject<Table>(path.join(tmp, 'ahead'), { catalog: registryCatalog });
+    await p.publish({ parent: null, changes: [node('{"year":1999}')] }); // the plain catalog: nothing remembered
+    const memo = new ValidationMemo();
+    validateCurrentByRows(p, memo);
+    expect(memo.size).toBeGreaterThan(0);
+    const before = memo.misses;
+    await new Checkpoints(p, { memo, clock: () => 1_700_000_000_000_000 }).checkpoint({ name: 'ahead', idempotencyKey: '0190a3b4-5c6d-8e7f-8a1b-2c3d4e5f6a7c' });
+    expect(memo.misses).toBe(before); // the checkpoint decoded nothing: every check was a hit
+
+    // A generation published past its domain rules (a catalog that skips them): the check ahead refuses it, naming rule and row.
+    const bad = await createProject<Table>(path.join(tmp, 'ahead-bad'), { catalog: { ...registryCatalog, validateParticipant: () => undefined } });
+    await bad.publish({ parent: null, changes: [node('{"year": 1999}')] });
+    const err = (() => {
+      try {
+        validateCurrentByRows(bad, new ValidationMemo());
+        return undefined;
+      } catch (e) {
+        return e as GfError;
+      }
+    })();
+    expect(err?.code).toBe('GF_VALIDATION');
+    expect(err?.details).toMatchObject({ rule: 'participant.canonical_json', field: 'properties', row: 0 });
   });
 });
