@@ -89,6 +89,11 @@ export class NodeStore {
     out.set(this.uuids.subarray(k * 16, k * 16 + 16), at);
   }
 
+  /** Byte `j` of node `k`'s UUID. */
+  uuidByte(k: number, j: number): number {
+    return this.uuids[k * 16 + j] as number;
+  }
+
   /** Node `k`'s UUID as lowercase RFC text. */
   uuidText(k: number): string {
     return formatUuid(this.uuids.subarray(k * 16, k * 16 + 16));

@@ -5,7 +5,6 @@ import {
   EPISTEMIC_SUPERSESSION,
   KNOWLEDGE_CONFIDENCE_ASSESSMENT,
   PROVENANCE_EVENT,
-  PROVENANCE_LINEAGE,
   REGISTERED_CAPABILITIES,
   WORKSPACE_CONFIGURATION,
   configurationDocumentBytes,
@@ -17,6 +16,7 @@ import type { DemoClock, Rng } from './rng';
 import { putColumns, removeFamily } from './tables';
 import { NodeStore, capitalized } from './graph-store';
 import { AssertionStore } from './knowledge-store';
+import { lineageChange } from './provenance-lineage';
 
 /** Mutable script state shared by the steps (what earlier steps created). */
 export interface DemoState {
@@ -193,23 +193,6 @@ export const DEMO_STEPS: readonly DemoStep[] = [
       const t = ctx.clock.now();
       const ev = Array.from({ length: count }, () => ctx.rng.uuid());
       ctx.state.events = ev;
-      const nodes = ctx.state.nodes;
-      const lin = { event_uuid: [] as string[], entity_kind: [] as string[], entity_uuid: [] as string[], role: [] as string[] };
-      const seen = new Set<string>();
-      ev.forEach((e, i) => {
-        const add = (kind: string, entity: string, role: string): void => {
-          const key = `${e}|${kind}|${entity}|${role}`;
-          if (seen.has(key)) return;
-          seen.add(key);
-          lin.event_uuid.push(e);
-          lin.entity_kind.push(kind);
-          lin.entity_uuid.push(entity);
-          lin.role.push(role);
-        };
-        add('node', nodes.uuidText((i * 7) % nodes.length), 'generated');
-        add('node', nodes.uuidText((i * 13 + 1) % nodes.length), 'used');
-        if (i > 0) add('event', ev[i - 1] as string, 'used');
-      });
       await ctx.publish([
         putColumns(PROVENANCE_EVENT, {
           event_uuid: ev,
@@ -218,7 +201,7 @@ export const DEMO_STEPS: readonly DemoStep[] = [
           started_at: ev.map((_, i) => t + BigInt(i) * 1_000_000n),
           ended_at: ev.map((_, i) => (i % 4 === 0 ? null : t + BigInt(i) * 1_000_000n + 500_000n)),
         }),
-        putColumns(PROVENANCE_LINEAGE, lin),
+        lineageChange(ctx.state.nodes, ev, ctx.partFile('provenance-lineage.arrow')),
       ]);
     },
   },
