@@ -14,6 +14,7 @@ import { writeDemoChain } from './ledgers';
 import { DEMO_EPOCH_US, demoClock, demoUuid, rngFor } from './rng';
 import { DEMO_STEPS } from './steps';
 import { NodeStore } from './graph-store';
+import { AssertionStore } from './knowledge-store';
 import { demoPublicationCatalog } from './demo-validation';
 import { DEMO_DEFAULT_RECORDS, DEMO_DEFAULT_SEED, DEMO_MAX_RECORDS, DEMO_MIN_RECORDS } from './defaults';
 import type { DemoContext, DemoState, DemoStep } from './steps';
@@ -137,8 +138,7 @@ async function buildDemo(dir: string, records: number, seed: number, steps: read
   const state: DemoState = {
     nodes: new NodeStore(),
     events: [],
-    assertions: [],
-    assertionColumns: {},
+    assertions: new AssertionStore(),
     hypotheses: { uuid: [], status: [], statement: [], from: [], recorded: [] },
     supersessions: [],
     ontologyStrict: false,

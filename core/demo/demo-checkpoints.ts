@@ -1,6 +1,7 @@
 import type { DemoContext, DemoStep } from './steps';
 import { demoUuid } from './rng';
 import { Checkpoints } from '../checkpoints/checkpoints';
+import { validateCurrentByRows } from './demo-validation';
 
 /**
  * The demo workspace's named checkpoints: which generation (the one published by
@@ -44,6 +45,7 @@ export function withDemoCheckpoints(steps: readonly DemoStep[]): DemoStep[] {
         id: `checkpoint/${step.id}`,
         description: `Name the generation of "${step.id}" as a checkpoint`,
         async run(ctx) {
+          validateCurrentByRows(ctx.project);
           await facade(ctx).checkpoint({ name: cp.name, description: cp.description, idempotencyKey: ctx.uuid('create'), actorUuid: actor(ctx) });
         },
       });

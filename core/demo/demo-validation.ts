@@ -1,5 +1,10 @@
-import { REVERT_VALIDATION_MEMO, completeValidationCatalog } from '../checkpoints/snapshot-validation';
-import type { ParticipantCatalog } from '../project/index';
+import type { Table } from 'apache-arrow';
+import { ArrowFileRows } from '../canonical/arrow-file-rows';
+import { REVERT_VALIDATION_MEMO, completeValidationCatalog, validateCompleteSnapshot } from '../checkpoints/snapshot-validation';
+import type { ValidationMemo } from '../checkpoints/snapshot-validation';
+import { familyByKey } from '../participants/index';
+import { openObjectVerified } from '../project/index';
+import type { ParticipantCatalog, Project, SnapshotTables, VerifiedObject } from '../project/index';
 
 /**
  * The demo's publication catalog: every rule over the complete candidate, once, remembered by content digest.
@@ -21,5 +26,42 @@ export function demoPublicationCatalog<T>(catalog: ParticipantCatalog<T>): Parti
     ...complete,
     // Deferred to `validateSnapshot` below, which runs the same domain rules on every participant not already passed by digest.
     validateParticipant: () => undefined,
+    // The same for a put-file read by row ranges (kept defined, so the file is still never decoded whole): its rules run once, there.
+    ...(catalog.validateFile === undefined ? {} : { validateFile: () => undefined }),
   };
+}
+
+/**
+ * Runs the complete validation of CURRENT with its Arrow participants read by row ranges, remembering each pass in `memo`.
+ *
+ * Why: a checkpoint validates the complete generation through the memo, and
+ * reads whatever the memo has not passed as whole decoded tables. After a
+ * publication that ran only the rules reading what changed (an ontology
+ * adoption), that is the whole graph at once, which set the demo's peak at
+ * 10M records. Run here first, every check the checkpoint needs is already
+ * passed on those exact bytes (nothing skipped: a failure throws here, with
+ * the same code and row), and a participant is never whole in memory.
+ */
+export function validateCurrentByRows(project: Project<Table>, memo: ValidationMemo = REVERT_VALIDATION_MEMO): void {
+  const lease = project.lease();
+  const opened: VerifiedObject[] = [];
+  try {
+    const snapshot: SnapshotTables<Table> = {
+      families: () => lease.families(),
+      get: (key) => lease.readTable(key),
+      contentSha256: (key) => lease.participant(key)?.contentSha256,
+      file: (key) => {
+        const entry = lease.participant(key);
+        const family = familyByKey(key);
+        if (entry === undefined || family === undefined || family.encoding !== 'arrow' || family.schemaFingerprint !== entry.schemaFingerprint) return undefined;
+        const object = openObjectVerified(project.root, entry);
+        opened.push(object);
+        return ArrowFileRows.open(object, family.schemaFingerprint) ?? undefined;
+      },
+    };
+    validateCompleteSnapshot(snapshot, memo);
+  } finally {
+    for (const o of opened) o.close();
+    lease.release();
+  }
 }

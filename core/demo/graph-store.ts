@@ -15,7 +15,7 @@ export function capitalized(s: string): string {
 }
 
 /**
- * The demo's graph nodes as compact typed columns (about 40 bytes a node).
+ * The demo's graph nodes as compact typed columns (19 bytes a node).
  *
  * Why: at millions of records, one JS string per UUID and label cell costs
  * an order of magnitude more memory than the participant bytes themselves.
@@ -23,34 +23,34 @@ export function capitalized(s: string): string {
  * year) on demand, never stored as strings.
  */
 export class NodeStore {
-  private cap = 0;
   /** Number of nodes. */
   length = 0;
   private uuids = new Uint8Array(0);
   private cls = new Uint8Array(0);
   /** 0 = no properties, else the `year` property. */
   private year = new Uint16Array(0);
-  private curated = new Uint8Array(0);
-  private created = new BigInt64Array(0);
-  private updated = new BigInt64Array(0);
-  private hasUpdated = new Uint8Array(0);
+  /** `created_at` of each `add` (time + index in the add). */
+  private readonly batches = new Batches();
+  /** The curated nodes (a few per cent): how many times, and the last time. */
+  private readonly curations = new Map<number, { count: number; at: bigint }>();
+  /** Identity order, kept until the next `add`. */
+  private order: Uint32Array | undefined;
 
-  private grow(min: number): void {
-    if (min <= this.cap) return;
-    const cap = Math.max(min, Math.ceil(this.cap * 1.5), 16);
-    const copy = <A extends { set(src: A): void }>(a: A, make: (n: number) => A, width = 1): A => {
-      const b = make(cap * width);
-      b.set(a);
-      return b;
-    };
-    this.uuids = copy(this.uuids, (n) => new Uint8Array(n), 16);
-    this.cls = copy(this.cls, (n) => new Uint8Array(n));
-    this.year = copy(this.year, (n) => new Uint16Array(n));
-    this.curated = copy(this.curated, (n) => new Uint8Array(n));
-    this.created = copy(this.created, (n) => new BigInt64Array(n));
-    this.updated = copy(this.updated, (n) => new BigInt64Array(n));
-    this.hasUpdated = copy(this.hasUpdated, (n) => new Uint8Array(n));
-    this.cap = cap;
+  /** Nodes the columns hold room for (at least `length`). */
+  get capacity(): number {
+    return this.cls.length;
+  }
+
+  /**
+   * Makes room for `total` nodes at once, so later adds up to it copy nothing.
+   *
+   * Why: growing copies every column (old and new held at once); room never
+   * written stays untouched zero pages, which cost no resident memory.
+   */
+  reserve(total: number): void {
+    this.uuids = grown(this.uuids, total, (k) => new Uint8Array(k), 16);
+    this.cls = grown(this.cls, total, (k) => new Uint8Array(k));
+    this.year = grown(this.year, total, (k) => new Uint16Array(k));
   }
 
   /**
@@ -59,22 +59,39 @@ export class NodeStore {
    * The draw order is the generator's contract: it fixes every byte of the demo for a seed.
    */
   add(rng: Rng, count: number, classes: readonly (typeof DEMO_NODE_CLASSES)[number][], createdAt: bigint): void {
-    this.grow(this.length + count);
+    const n = this.length + count;
+    this.uuids = grown(this.uuids, n, (k) => new Uint8Array(k), 16);
+    this.cls = grown(this.cls, n, (k) => new Uint8Array(k));
+    this.year = grown(this.year, n, (k) => new Uint16Array(k));
+    this.batches.push(this.length, createdAt);
+    this.order = undefined;
     for (let i = 0; i < count; i++) {
       const k = this.length;
       this.cls[k] = DEMO_NODE_CLASSES.indexOf(classes[rng.int(classes.length)] as (typeof DEMO_NODE_CLASSES)[number]);
       rng.uuidInto(this.uuids, k * 16);
       this.year[k] = rng.int(4) === 0 ? 1990 + rng.int(35) : 0;
-      this.created[k] = createdAt + BigInt(i);
       this.length++;
     }
   }
 
   /** Marks node `k` curated at `t`: its label gains ` (curated)` (once per curation). */
   curate(k: number, t: bigint): void {
-    this.curated[k] = (this.curated[k] as number) + 1;
-    this.updated[k] = t;
-    this.hasUpdated[k] = 1;
+    const c = this.curations.get(k);
+    if (c === undefined) this.curations.set(k, { count: 1, at: t });
+    else {
+      c.count++;
+      c.at = t;
+    }
+  }
+
+  /** Copies node `k`'s UUID bytes into `out` at `at`. */
+  fillUuid(k: number, out: Uint8Array, at: number): void {
+    out.set(this.uuids.subarray(k * 16, k * 16 + 16), at);
+  }
+
+  /** Byte `j` of node `k`'s UUID. */
+  uuidByte(k: number, j: number): number {
+    return this.uuids[k * 16 + j] as number;
   }
 
   /** Node `k`'s UUID as lowercase RFC text. */
@@ -83,30 +100,13 @@ export class NodeStore {
   }
 
   private label(k: number): string {
-    return `${capitalized(DEMO_NODE_CLASSES[this.cls[k] as number] as string)} ${k}${' (curated)'.repeat(this.curated[k] as number)}`;
+    return `${capitalized(DEMO_NODE_CLASSES[this.cls[k] as number] as string)} ${k}${' (curated)'.repeat(this.curations.get(k)?.count ?? 0)}`;
   }
 
   /** Node indices in identity order (UUID bytes ascending). */
   identityOrder(): Uint32Array {
-    const n = this.length;
-    const u = this.uuids;
-    const hi = new Float64Array(n);
-    for (let k = 0; k < n; k++) {
-      const o = k * 16;
-      hi[k] = ((u[o] as number) * 2 ** 40) + ((u[o + 1] as number) * 2 ** 32) + (((u[o + 2] as number) << 24) >>> 0) + ((u[o + 3] as number) << 16) + ((u[o + 4] as number) << 8) + (u[o + 5] as number);
-    }
-    const order = new Uint32Array(n);
-    for (let k = 0; k < n; k++) order[k] = k;
-    order.sort((a, b) => {
-      const d = (hi[a] as number) - (hi[b] as number);
-      if (d !== 0) return d;
-      for (let j = 6; j < 16; j++) {
-        const e = (u[a * 16 + j] as number) - (u[b * 16 + j] as number);
-        if (e !== 0) return e;
-      }
-      return 0;
-    });
-    return order;
+    this.order ??= uuidOrder(this.uuids, this.length);
+    return this.order;
   }
 
   /**
@@ -130,14 +130,8 @@ export class NodeStore {
           return y === 0 ? null : `{"year":${y}}`;
         },
       },
-      { kind: 'timestamp', get: (r) => this.created[order[r] as number] as bigint },
-      {
-        kind: 'timestamp',
-        get: (r) => {
-          const k = order[r] as number;
-          return this.hasUpdated[k] === 1 ? (this.updated[k] as bigint) : null;
-        },
-      },
+      { kind: 'timestamp', get: (r) => this.batches.at(order[r] as number) },
+      { kind: 'timestamp', get: (r) => this.curations.get(order[r] as number)?.at ?? null },
     ];
     return putFile(GRAPH_NODE, file, columns, n);
   }
@@ -152,11 +146,11 @@ export class NodeStore {
    */
   edgeChange(rng: Rng, count: number, createdAt: bigint, file: string): ParticipantChange {
     const n = this.length;
-    const weight = new Float64Array(count);
-    for (let i = 0; i < count; i++) weight[i] = i % 5 === 0 ? Number.NaN : Math.round(rng.float() * 1000) / 1000;
+    // Thousandths (the weight is round(x * 1000) / 1000), NO_WEIGHT for none: 2 bytes an edge.
+    const weight = new Uint16Array(count);
+    for (let i = 0; i < count; i++) weight[i] = i % 5 === 0 ? NO_WEIGHT : Math.round(rng.float() * 1000);
     const nodeOrder = this.identityOrder();
-    const rank = new Uint32Array(n);
-    for (let r = 0; r < n; r++) rank[nodeOrder[r] as number] = r;
+    const uuids = this.uuids;
     const rows = new Uint32Array(count);
     let w = 0;
     const mine: number[] = [];
@@ -164,10 +158,10 @@ export class NodeStore {
       const s = nodeOrder[r] as number;
       mine.length = 0;
       for (let i = s; i < count; i += n) mine.push(i);
-      mine.sort((a, b) => (rank[(s + Math.floor(a / n) + 1) % n] as number) - (rank[(s + Math.floor(b / n) + 1) % n] as number));
+      // A source's few targets are distinct nodes: ordered by their UUID bytes (no rank array).
+      if (mine.length > 1) mine.sort((a, b) => compareUuids(uuids, (s + Math.floor(a / n) + 1) % n, (s + Math.floor(b / n) + 1) % n));
       for (const i of mine) rows[w++] = i;
     }
-    const uuids = this.uuids;
     const endpoint = (r: number, target: boolean): number => {
       const i = rows[r] as number;
       const src = i % n;
@@ -187,7 +181,7 @@ export class NodeStore {
         kind: 'float64',
         get: (r) => {
           const v = weight[rows[r] as number] as number;
-          return Number.isNaN(v) ? null : v;
+          return v === NO_WEIGHT ? null : v / 1000;
         },
       },
       { kind: 'timestamp', get: (r) => createdAt + BigInt(rows[r] as number) },
@@ -196,7 +190,97 @@ export class NodeStore {
   }
 }
 
-function putFile(family: RecordFamily, file: string, columns: readonly StreamColumn[], n: number): ParticipantChange {
+const NO_WEIGHT = 0xffff;
+
+/** A typed column grown to exactly `min` rows of `width` (copied once per add: a few adds per demo, no slack). */
+export function grown<A extends { length: number; set(src: A): void }>(a: A, min: number, make: (n: number) => A, width = 1): A {
+  if (min * width <= a.length) return a;
+  const b = make(min * width);
+  b.set(a);
+  return b;
+}
+
+/**
+ * The times of rows appended in batches: row k of the batch starting at `first` with time t has time t + (k - first).
+ *
+ * Why: a timestamp per record is 8 bytes a row; a batch is one entry.
+ */
+export class Batches {
+  private readonly firsts: number[] = [];
+  private readonly times: bigint[] = [];
+
+  /** Starts a batch at row `first` with time `t`. */
+  push(first: number, t: bigint): void {
+    this.firsts.push(first);
+    this.times.push(t);
+  }
+
+  /** The batch holding row `k`: its index and first row. */
+  private find(k: number): number {
+    let lo = 0;
+    let hi = this.firsts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if ((this.firsts[mid] as number) <= k) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** Row `k`'s index within its batch. */
+  offset(k: number): number {
+    return k - (this.firsts[this.find(k)] as number);
+  }
+
+  /** Row `k`'s time. */
+  at(k: number): bigint {
+    const b = this.find(k);
+    return (this.times[b] as bigint) + BigInt(k - (this.firsts[b] as number));
+  }
+}
+
+/** A `put-file` change of `family` whose `n` rows are streamed from `columns` into `file` (identity order is the caller's). */
+export function putFile(family: RecordFamily, file: string, columns: readonly StreamColumn[], n: number): ParticipantChange {
   writeParticipantFile(file, family.schema, columns, n);
   return { kind: 'put-file', capabilityId: family.capabilityId, recordFamilyId: family.recordFamilyId, path: file };
+}
+
+/**
+ * Indices `0..n-1` of the 16-byte keys packed in `uuids`, in ascending byte order (keys are distinct).
+ *
+ * Why: participants keyed by one UUID are laid out in identity order; a
+ * counting sort on the first two bytes leaves buckets of a few keys, so
+ * millions of keys sort with no string, and no array but the order, per key.
+ */
+export function uuidOrder(u: Uint8Array, n: number): Uint32Array {
+  // Counting sort on the first two bytes, then each (small) bucket by its whole key: no per-key array besides the order.
+  const starts = new Uint32Array(65_537);
+  for (let k = 0; k < n; k++) {
+    const b = (((u[k * 16] as number) << 8) | (u[k * 16 + 1] as number)) + 1;
+    starts[b] = (starts[b] as number) + 1;
+  }
+  for (let b = 1; b <= 65_536; b++) starts[b] = (starts[b] as number) + (starts[b - 1] as number);
+  const order = new Uint32Array(n);
+  const next = starts.slice(0, 65_536);
+  for (let k = 0; k < n; k++) {
+    const b = ((u[k * 16] as number) << 8) | (u[k * 16 + 1] as number);
+    order[next[b] as number] = k;
+    next[b] = (next[b] as number) + 1;
+  }
+  const cmp = (a: number, b: number): number => compareUuids(u, a, b);
+  for (let b = 0; b < 65_536; b++) {
+    const from = starts[b] as number;
+    const to = starts[b + 1] as number;
+    if (to - from > 1) order.subarray(from, to).sort(cmp);
+  }
+  return order;
+}
+
+/** Byte order of the 16-byte keys `a` and `b` packed in `u`. */
+function compareUuids(u: Uint8Array, a: number, b: number): number {
+  for (let j = 0; j < 16; j++) {
+    const d = (u[a * 16 + j] as number) - (u[b * 16 + j] as number);
+    if (d !== 0) return d;
+  }
+  return 0;
 }

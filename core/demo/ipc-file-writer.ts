@@ -10,11 +10,18 @@ export const STREAM_WINDOW_ROWS = 65_536;
 /**
  * One column of a streamed participant, read twice from a deterministic source: once for sizes and nulls, once for its bytes.
  *
- * `uuid` copies 16 bytes per row; `utf8`, `float64` and `timestamp` give one
- * cell per row (null for an absent cell).
+ * `uuid` copies 16 (or `width`) bytes per present row; `utf8`, `float64` and
+ * `timestamp` give one cell per row (null for an absent cell).
  */
 export type StreamColumn =
-  | { readonly kind: 'uuid'; readonly fill: (row: number, out: Uint8Array, at: number) => void }
+  | {
+      readonly kind: 'uuid';
+      /** Bytes a row: 16 (a UUID, the default) or 32 (a digest). */
+      readonly width?: 16 | 32;
+      /** True for a null row (its bytes stay zero, as `buildColumn` leaves them); absent: no nulls. */
+      readonly isNull?: (row: number) => boolean;
+      readonly fill: (row: number, out: Uint8Array, at: number) => void;
+    }
   | { readonly kind: 'utf8'; readonly get: (row: number) => string | null }
   | { readonly kind: 'float64'; readonly get: (row: number) => number | null }
   | { readonly kind: 'timestamp'; readonly get: (row: number) => bigint | null };
@@ -119,13 +126,15 @@ function plan(col: StreamColumn, n: number, rows: number): { data: Data; produce
   };
   switch (col.kind) {
     case 'uuid': {
-      producers.push(() => undefined);
+      const width = col.width ?? 16;
+      const isNull = col.isNull;
+      const valid = validity(isNull ?? (() => false));
       producers.push(
-        windowed(n, 16, rows, (a, b, out) => {
-          for (let r = a; r < b; r++) col.fill(r, out, (r - a) * 16);
+        windowed(n, width, rows, (a, b, out) => {
+          for (let r = a; r < b; r++) if (isNull === undefined || !isNull(r)) col.fill(r, out, (r - a) * width);
         }),
       );
-      return { data: makeData({ type: new FixedSizeBinary(16), data: placeholder((k) => new Uint8Array(k), n * 16), length: n, nullCount: 0 }), producers };
+      return { data: makeData({ type: new FixedSizeBinary(width), data: placeholder((k) => new Uint8Array(k), n * width), length: n, ...valid }), producers };
     }
     case 'utf8': {
       let total = 0;

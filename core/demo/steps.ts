@@ -1,14 +1,10 @@
 import type { Table } from 'apache-arrow';
-import type { CellValue } from '../participants/index';
 import {
   CAPABILITY_DECLARATION,
   EPISTEMIC_HYPOTHESIS,
   EPISTEMIC_SUPERSESSION,
-  KNOWLEDGE_ASSERTION,
   KNOWLEDGE_CONFIDENCE_ASSESSMENT,
-  KNOWLEDGE_EVIDENCE_LINK,
   PROVENANCE_EVENT,
-  PROVENANCE_LINEAGE,
   REGISTERED_CAPABILITIES,
   WORKSPACE_CONFIGURATION,
   configurationDocumentBytes,
@@ -19,15 +15,16 @@ import { demoUuid } from './rng';
 import type { DemoClock, Rng } from './rng';
 import { putColumns, removeFamily } from './tables';
 import { NodeStore, capitalized } from './graph-store';
+import { AssertionStore } from './knowledge-store';
+import { lineageChange } from './provenance-lineage';
 
 /** Mutable script state shared by the steps (what earlier steps created). */
 export interface DemoState {
   /** The graph's nodes, compact (UUID bytes, class, derived labels). */
   readonly nodes: NodeStore;
   events: string[];
-  assertions: string[];
-  /** Every assertion's columns (assertion_uuid order of creation). */
-  readonly assertionColumns: Record<string, CellValue[]>;
+  /** Every assertion (creation order), compact. */
+  readonly assertions: AssertionStore;
   hypotheses: { uuid: string[]; status: string[]; statement: string[]; from: bigint[]; recorded: bigint[] };
   supersessions: [string, string, bigint][];
   ontologyStrict: boolean;
@@ -142,39 +139,13 @@ function edgeCount(ctx: DemoContext): number {
   return Math.min(Math.max(2, ctx.records - nodeCount(ctx.records)), n * Math.max(1, n - 1));
 }
 
+/** Draws `count` new assertions, then the assertion participant and every assertion's evidence link (fresh digests), streamed. */
 function assertionChange(ctx: DemoContext, count: number, events: readonly string[]): ParticipantChange[] {
   const nodes = ctx.state.nodes;
-  const c = ctx.state.assertionColumns;
+  const a = ctx.state.assertions;
   const t = ctx.clock.now();
-  for (let i = 0; i < count; i++) {
-    const id = ctx.rng.uuid();
-    ctx.state.assertions.push(id);
-    (c.assertion_uuid ??= []).push(id);
-    (c.subject_node_uuid ??= []).push(nodes.uuidText(ctx.rng.int(nodes.length)));
-    (c.predicate ??= []).push(RELATIONS[ctx.rng.int(RELATIONS.length)]?.[0] as string);
-    const literal = ctx.rng.int(3) === 0;
-    (c.object_node_uuid ??= []).push(literal ? null : nodes.uuidText(ctx.rng.int(nodes.length)));
-    (c.object_literal ??= []).push(literal ? `value ${i}` : null);
-    (c.event_uuid ??= []).push(events.length === 0 || i % 4 === 3 ? null : (events[ctx.rng.int(events.length)] as string));
-    (c.asserted_at ??= []).push(t + BigInt(i));
-  }
-  const all = ctx.state.assertions;
-  return [
-    putColumns(KNOWLEDGE_ASSERTION, c),
-    putColumns(KNOWLEDGE_EVIDENCE_LINK, {
-      assertion_uuid: all,
-      evidence_sha256: all.map(() => digestHex(ctx)),
-      stance: all.map((_, i) => (['supports', 'refutes', 'mentions'] as const)[i % 3] as string),
-      locator: all.map((_, i) => (i % 2 === 0 ? `p. ${1 + (i % 300)}` : null)),
-      linked_at: all.map((_, i) => t + BigInt(i)),
-    }),
-  ];
-}
-
-function digestHex(ctx: DemoContext): string {
-  let s = '';
-  for (let i = 0; i < 8; i++) s += (ctx.rng.u32() | 0x01).toString(16).padStart(8, '0');
-  return s;
+  a.add(ctx.rng, count, nodes, events.length, t);
+  return [a.assertionChange(nodes, events, ctx.partFile('knowledge-assertion.arrow')), a.evidenceChange(ctx.rng, t, ctx.partFile('knowledge-evidence-link.arrow'))];
 }
 
 function hypothesisChange(ctx: DemoContext): ParticipantChange[] {
@@ -208,6 +179,8 @@ export const DEMO_STEPS: readonly DemoStep[] = [
     id: 'import-graph',
     description: 'Import the research graph (papers, authors, concepts, datasets and their links)',
     async run(ctx) {
+      // Room for the curation's and revision's nodes too (about 5 % more, and three), so the store never copies itself.
+      ctx.state.nodes.reserve(Math.ceil(nodeCount(ctx.records) * 1.06) + 16);
       addNodes(ctx, nodeCount(ctx.records), CLASSES);
       await ctx.publish([nodeChange(ctx), edgeChange(ctx, edgeCount(ctx))]);
     },
@@ -220,23 +193,6 @@ export const DEMO_STEPS: readonly DemoStep[] = [
       const t = ctx.clock.now();
       const ev = Array.from({ length: count }, () => ctx.rng.uuid());
       ctx.state.events = ev;
-      const nodes = ctx.state.nodes;
-      const lin = { event_uuid: [] as string[], entity_kind: [] as string[], entity_uuid: [] as string[], role: [] as string[] };
-      const seen = new Set<string>();
-      ev.forEach((e, i) => {
-        const add = (kind: string, entity: string, role: string): void => {
-          const key = `${e}|${kind}|${entity}|${role}`;
-          if (seen.has(key)) return;
-          seen.add(key);
-          lin.event_uuid.push(e);
-          lin.entity_kind.push(kind);
-          lin.entity_uuid.push(entity);
-          lin.role.push(role);
-        };
-        add('node', nodes.uuidText((i * 7) % nodes.length), 'generated');
-        add('node', nodes.uuidText((i * 13 + 1) % nodes.length), 'used');
-        if (i > 0) add('event', ev[i - 1] as string, 'used');
-      });
       await ctx.publish([
         putColumns(PROVENANCE_EVENT, {
           event_uuid: ev,
@@ -245,7 +201,7 @@ export const DEMO_STEPS: readonly DemoStep[] = [
           started_at: ev.map((_, i) => t + BigInt(i) * 1_000_000n),
           ended_at: ev.map((_, i) => (i % 4 === 0 ? null : t + BigInt(i) * 1_000_000n + 500_000n)),
         }),
-        putColumns(PROVENANCE_LINEAGE, lin),
+        lineageChange(ctx.state.nodes, ev, ctx.partFile('provenance-lineage.arrow')),
       ]);
     },
   },
@@ -254,17 +210,7 @@ export const DEMO_STEPS: readonly DemoStep[] = [
     description: 'Import assertions with evidence and confidence assessments',
     async run(ctx) {
       const changes = assertionChange(ctx, Math.max(8, Math.round(ctx.records / 20)), ctx.state.events);
-      const a = ctx.state.assertions;
-      const t = ctx.clock.now();
-      changes.push(
-        putColumns(KNOWLEDGE_CONFIDENCE_ASSESSMENT, {
-          assessment_uuid: a.map(() => ctx.rng.uuid()),
-          assertion_uuid: a,
-          confidence: a.map(() => Math.round(ctx.rng.float() * 100) / 100),
-          method: a.map((_, i) => (['manual', 'model', 'aggregate'] as const)[i % 3] as string),
-          assessed_at: a.map((_, i) => t + BigInt(i)),
-        }),
-      );
+      changes.push(ctx.state.assertions.confidenceChange(ctx.rng, ctx.clock.now(), ctx.partFile('knowledge-confidence.arrow')));
       await ctx.publish(changes);
     },
   },

@@ -279,7 +279,12 @@ const I64_MAX = 2n ** 63n - 1n;
 const LOWER_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Writes the bytes of normalized lowercase hex text (hyphens skipped) at `at`. */
-function writeHex(out: Uint8Array, at: number, text: string): void {
+/**
+ * Writes hex text's bytes at `at`: pairs of hex digits, `-` skipped (UUID text and digests alike).
+ *
+ * Exported so a streamed writer fills fixed-width cells exactly as `buildColumn` does.
+ */
+export function writeHex(out: Uint8Array, at: number, text: string): void {
   let k = at;
   for (let i = 0; i < text.length; ) {
     if (text.charCodeAt(i) === 0x2d) {

@@ -204,6 +204,14 @@ export interface SnapshotColumns {
   /** Rows per window for rules that visit rows in windows. */
   readonly windowRows: number;
   /**
+   * The key index of one family's column, built once per validation and forgotten with the family (`release`).
+   *
+   * Why: several references target the same keys (edge endpoints, assertion
+   * subjects and objects, lineage entities all name graph nodes); one index
+   * of millions of keys, not one per rule.
+   */
+  keys(familyKey: string, field: string): KeyIndex;
+  /**
    * Forgets a participant no later rule reads (see `runSnapshotRules`), so a large one is not held to the end.
    *
    * Each participant is still decoded at most once per validation: reading it again is a bug.
@@ -238,7 +246,7 @@ function referenceRule(subject: string, ref: ReferenceSpec): SnapshotRule {
       const target = familyByKey(ref.target);
       if (table === undefined || table.numRows === 0 || family === undefined || target === undefined) return;
       // The target's keys as sorted bytes (or a set of cells for other kinds); the subject's rows in windows.
-      const keys = keyIndexOf(target, snapshot.table(ref.target), ref.targetField, snapshot.windowRows);
+      const keys = snapshot.keys(ref.target, ref.targetField);
       for (const w of rowWindows(family, table, snapshot.windowRows)) {
         const when = ref.when === undefined ? undefined : w.cols.col(ref.when.field);
         const missing = ref.fields.map((f) => missingRows(keys, w.table.getChild(f), w.cols, f));
@@ -472,6 +480,7 @@ export function snapshotColumns(
   const cache = new Map<string, Columns | undefined>();
   const tables = new Map<string, ParticipantTable | undefined>();
   const released = new Set<string>();
+  const keyIndexes = new Map<string, KeyIndex>();
   const tableOf = (key: string): ParticipantTable | undefined => {
     if (tables.has(key)) return tables.get(key);
     if (released.has(key)) throw new Error(`invariant violated: ${safeKey(key)} read after its last use`);
@@ -485,7 +494,19 @@ export function snapshotColumns(
     ...(snapshot.generationUuid === undefined ? {} : { generationUuid: snapshot.generationUuid }),
     windowRows,
     table: tableOf,
+    keys(key, field) {
+      const id = `${key}\u0000${field}`;
+      let index = keyIndexes.get(id);
+      if (index === undefined) {
+        const family = familyByKey(key);
+        if (family === undefined) throw new Error(`invariant violated: keys of ${safeKey(key)}`);
+        index = keyIndexOf(family, tableOf(key), field, windowRows);
+        keyIndexes.set(id, index);
+      }
+      return index;
+    },
     release(key) {
+      for (const id of keyIndexes.keys()) if (id.startsWith(`${key}\u0000`)) keyIndexes.delete(id);
       if (!tables.has(key) && !cache.has(key)) return;
       tables.delete(key);
       cache.delete(key);

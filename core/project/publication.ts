@@ -570,6 +570,19 @@ function removeStaleGeneration<T>(root: string, genUuid: string, parentLease: Le
 }
 
 /**
+ * How a publication opens a put-file object it staged itself: by ranges, even though its ctime is seconds old.
+ *
+ * Why: the racy-clean rule reads an object changed within the last second
+ * whole into memory (its identity cannot be trusted later); for a put-file
+ * of millions of records that is hundreds of MB at once. This publication
+ * copied the object (hashing the bytes copied), fsynced, renamed and
+ * verified it in chunks moments ago; it is hashed once more, in chunks,
+ * as it opens, and every ranged read re-checks its file identity
+ * (dev, inode, size, mtime, ctime), so no byte of a changed file is returned.
+ */
+const JUST_STAGED = { minAgeNs: 0n } as const;
+
+/**
  * Runs a put-file's domain rules on its object read by row ranges; its row count, or undefined when it must be decoded whole.
  *
  * Only an object whose structure verifies (`verifyArrowFileStructureRanged`, as the decoder's) and that opens in the plain
@@ -578,7 +591,7 @@ function removeStaleGeneration<T>(root: string, genUuid: string, parentLease: Le
  */
 function validatedFileRows<T>(root: string, catalog: ParticipantCatalog<T>, s: Staged<T>): number | undefined {
   if (catalog.validateFile === undefined || s.family.encoding !== 'arrow') return undefined;
-  const object = openObjectVerified(root, { contentSha256: s.sha, byteLength: s.byteLength });
+  const object = openObjectVerified(root, { contentSha256: s.sha, byteLength: s.byteLength }, JUST_STAGED);
   try {
     if (verifyArrowFileStructureRanged(object) !== undefined) return undefined;
     const rows = ArrowFileRows.open(object, s.family.schemaFingerprint);
@@ -614,7 +627,8 @@ function snapshotOf<T>(
       if (entry === undefined) return undefined;
       const family = familyFor(catalog, entry);
       if (family.encoding !== 'arrow' || family.schemaFingerprint !== entry.schemaFingerprint) return undefined;
-      const object = openObjectVerified(root, entry);
+      // A put-file this publication just copied (hashed on the way) and verified is read by ranges, never whole.
+      const object = openObjectVerified(root, entry, staged.has(key) ? JUST_STAGED : {});
       opened.push(object);
       return ArrowFileRows.open(object, family.schemaFingerprint) ?? undefined;
     },

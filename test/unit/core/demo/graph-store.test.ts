@@ -86,4 +86,25 @@ describe('NodeStore (compact demo graph)', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('adds within reserved room without growing (no copy of the columns), with the same bytes as without it', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gf-graph-store-'));
+    try {
+      const build = (reserve: boolean): { capacity: number; node: Buffer } => {
+        const rng = rngFor(3, 'graph-store-reserve');
+        const store = new NodeStore();
+        if (reserve) store.reserve(130);
+        store.add(rng, 100, CLASSES, 100n);
+        store.add(rng, 25, ['software'], 900n);
+        return { capacity: store.capacity, node: bytesOf(store.nodeChange(path.join(dir, `node-${String(reserve)}.arrow`))) as Buffer };
+      };
+      const reserved = build(true);
+      const plain = build(false);
+      expect(reserved.capacity).toBe(130);
+      expect(plain.capacity).toBe(125); // grown exactly, no slack
+      expect(reserved.node.equals(plain.node)).toBe(true);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -9,6 +9,7 @@ import {
   familyByKey,
   participantIssues,
   recordsFromTable,
+  snapshotColumns,
   tableFromRecords,
   validateParticipant,
   validateSnapshot,
@@ -333,5 +334,18 @@ describe('cross-domain validation', () => {
     const untested = [...declared].filter((id) => !tested.has(id));
     expect(untested).toEqual([]);
     for (const id of declared) expect(id).toMatch(/^[a-z_]+\.[a-z_]+(\.[a-z_]+)?$/);
+  });
+});
+
+describe('snapshot key indexes', () => {
+  it('builds one key index per family column for every reference rule of a validation, forgotten with the family', () => {
+    const reads: string[] = [];
+    const { view } = snapshotColumns(snapshotOf(sampleTables(), reads));
+    const nodes = view.keys('graph/node', 'node_uuid');
+    expect(view.keys('graph/node', 'node_uuid')).toBe(nodes); // edge endpoints, assertion subjects and objects, lineage: one index
+    expect(reads.filter((k) => k === 'graph/node')).toHaveLength(1);
+    expect(nodes.has(u(1))).toBe(true);
+    view.release('graph/node');
+    expect(() => view.keys('graph/node', 'node_uuid')).toThrow(/read after its last use/);
   });
 });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Table } from 'apache-arrow';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isGfError } from '../../../../core/errors';
-import { createProject } from '../../../../core/project/index';
+import { createProject, forgetVerifiedObjects, isVerifiedObject } from '../../../../core/project/index';
 import { registryCatalog } from '../../../../core/participants/index';
 import type { ParticipantChange, PublishRequest } from '../../../../core/project/index';
 import { putEdges, putNodes } from '../../../support/project-fixtures';
@@ -65,5 +65,21 @@ describe('put-file: a participant published from a file the caller wrote', () =>
     const missing: ParticipantChange = { kind: 'put-file', capabilityId: 'graph', recordFamilyId: 'node', path: path.join(tmp, 'absent.arrow') };
     expect(await outcome(dir, [missing])).toBe('GF_IO read committed=false');
     expect(fs.existsSync(path.join(dir, 'CURRENT'))).toBe(false);
+  });
+
+  it('reads the object it just staged by ranges (hashed in chunks, identity-checked), never whole as a racy-recent file', async () => {
+    // A whole read of a file changed within the last second leaves it unremembered; a ranged open remembers its identity.
+    forgetVerifiedObjects();
+    const p = await createProject<Table>(path.join(tmp, 'ranged'), { catalog: registryCatalog });
+    await p.publish(request([asFile(putNodes(6)), asFile(putEdges(5))]));
+    const lease = p.lease();
+    try {
+      for (const key of ['graph/node', 'graph/edge']) {
+        const sha = lease.participant(key)?.contentSha256 as string;
+        expect(isVerifiedObject(sha), key).toBe(true);
+      }
+    } finally {
+      lease.release();
+    }
   });
 });
