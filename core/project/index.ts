@@ -7,6 +7,7 @@ export {
   isVerifiedObject,
   openObjectVerified,
   openObjectVerifiedAsync,
+  racyWholeReadsForTesting,
   readObjectVerified,
   readObjectVerifiedAsync,
   verifiedBytes,

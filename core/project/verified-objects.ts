@@ -47,6 +47,14 @@ export function isVerifiedObject(sha: string): boolean {
   return VERIFIED.has(sha);
 }
 
+/** Opens that read a too-recent object whole into memory (the racy-clean rule), in this process. */
+let racyWholeReads = 0;
+
+/** How many opens read a too-recent object whole (tests: a caller that may open its own fresh objects by ranges makes none). */
+export function racyWholeReadsForTesting(): number {
+  return racyWholeReads;
+}
+
 /** Forgets every memoized verification (tests; never needed for correctness). */
 export function forgetVerifiedObjects(): void {
   VERIFIED.clear();
@@ -147,7 +155,10 @@ export interface VerifiedObject {
 
 /** Options of `openObjectVerified` (tests). */
 export interface OpenVerifiedOptions {
-  /** Racy-clean age for ranged mode and the memo (default `VERIFIED_MEMO_MIN_AGE_NS`). */
+  /**
+   * Racy-clean age for ranged mode (default `VERIFIED_MEMO_MIN_AGE_NS`). The memo
+   * keeps only identities older than the default, whatever this says.
+   */
   readonly minAgeNs?: bigint;
 }
 
@@ -210,6 +221,7 @@ function* openSteps(root: string, entry: Entry, opts: OpenVerifiedOptions): Step
     const size = entry.byteLength;
     if (VERIFIED.get(entry.contentSha256) !== identity && before.ctimeNs + minAge > startNs) {
       // Too recent to trust its identity later: hash and keep these very bytes.
+      racyWholeReads++;
       fs.closeSync(fd);
       handedOut = true;
       return verifiedBytes(yield* readSteps(root, entry));
@@ -232,7 +244,9 @@ function* openSteps(root: string, entry: Entry, opts: OpenVerifiedOptions): Step
         throw corrupt('participant object does not match its name', rel);
       }
       if (identityOf(fs.fstatSync(fd, { bigint: true })) !== identity) throw corrupt('participant object changed while it was verified', rel);
-      remember(entry.contentSha256, identity);
+      // Only an identity old enough for the racy-clean rule is remembered: a caller that opens a younger file
+      // (its own freshly staged object) gets ranged reads of it, and later opens hash it again.
+      if (before.ctimeNs + VERIFIED_MEMO_MIN_AGE_NS <= startNs) remember(entry.contentSha256, identity);
     }
     handedOut = true;
     return rangedObject(fd, rel, entry.contentSha256, identity, size);

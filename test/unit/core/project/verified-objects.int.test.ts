@@ -174,6 +174,19 @@ describe('objects opened for ranged reads', () => {
     o.close();
   });
 
+  it('opens a too-recent object by ranges when its caller says it may (minAgeNs 0), but never memoizes it', () => {
+    const bytes = new Uint8Array(6000).map((_, i) => (i * 5) % 256);
+    const { sha, file, entry } = writeObject(bytes);
+    const o = openObjectVerified(root, entry, { minAgeNs: 0n });
+    expect(Buffer.from(o.read(20, 50)).equals(Buffer.from(bytes.subarray(20, 70)))).toBe(true);
+    // Its identity is too young to be trusted by the next open: it is not remembered.
+    expect(isVerifiedObject(sha)).toBe(false);
+    // Ranged: a later change of the file is refused, not served from memory.
+    fs.writeFileSync(file, new Uint8Array(6000));
+    expect(codeOf(() => o.read(0, 4))).toBe('GF_PROJECT_CORRUPT');
+    o.close();
+  });
+
   it('the async open pauses between hashed chunks and aborts there without leaking the file', async () => {
     const bytes = new Uint8Array(2 * VERIFY_CHUNK_BYTES + 7).map((_, i) => (i * 7) % 256);
     const { sha, entry } = writeObject(bytes);
