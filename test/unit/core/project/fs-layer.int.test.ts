@@ -19,6 +19,7 @@ import {
   appendWalkTransition,
   buildLaterHistory,
   continueChainWalk,
+  copyWorkspace,
   forgetProcessMemos,
   isChainOperation,
   openWalkStore,
@@ -161,7 +162,7 @@ beforeAll(async () => {
     const started = Array.from({ length: KILL_POOL }, (_, i) => {
       const warm: FaultJob[] = FAULT_OPERATIONS.map((op) => {
         const dir = path.join(base, `warm-${i}-${op}`);
-        fs.cpSync(fixtureOf(op), dir, { recursive: true });
+        copyWorkspace(fixtureOf(op), dir);
         return { op, dir };
       });
       return FaultZygote.start(bundle, built.addon, warm);
@@ -224,8 +225,8 @@ async function afterFault(op: FaultOperation, dir: string, expected: readonly Vi
 
 /** The number of calls of one run of `op` in this process (the walk's length). */
 async function callsOf(op: FaultOperation): Promise<number> {
-  const dir = fs.mkdtempSync(path.join(base, `count-${op}-`));
-  fs.cpSync(fixtureOf(op), dir, { recursive: true });
+  const dir = path.join(fs.mkdtempSync(path.join(base, `count-${op}-`)), 'workspace');
+  copyWorkspace(fixtureOf(op), dir);
   forgetProcessMemos();
   armIoFaultForTesting(undefined);
   await runOperation(op, dir);
@@ -271,7 +272,7 @@ describe('I/O fault walk: every N-th filesystem call of each operation fails or 
         const errno = ERRNOS[n % ERRNOS.length] as string;
         const label = `${op} #${n} ${errno}`;
         const dir = path.join(base, `err-${op}-${n}`);
-        fs.cpSync(f.dir, dir, { recursive: true });
+        copyWorkspace(f.dir, dir);
         forgetProcessMemos();
         const store = isChainOperation(op) ? openWalkStore(dir) : undefined;
         const before = ioFaultsInjectedForTesting();
@@ -301,7 +302,7 @@ describe('I/O fault walk: every N-th filesystem call of each operation fails or 
 
     it(`${op}: kill mode (SIGKILL at the N-th call of a real child), N = 1 … last call`, { timeout: FULL ? 3_600_000 : 900_000 }, async () => {
       const probe = path.join(base, `probe-${op}`);
-      fs.cpSync(fixtureOf(op), probe, { recursive: true });
+      copyWorkspace(fixtureOf(op), probe);
       const r = await runChild(0, { op, dir: probe });
       const total = (JSON.parse(r.stdout) as { calls: number }).calls;
       process.stdout.write(`io-fault walk ${op} (child): ${total} calls\n`);
@@ -315,7 +316,7 @@ describe('I/O fault walk: every N-th filesystem call of each operation fails or 
         for (let n = queue.shift(); n !== undefined; n = queue.shift()) {
           const label = `${op} kill #${n}`;
           const dir = path.join(base, `kill-${op}-${n}`);
-          fs.cpSync(f.dir, dir, { recursive: true });
+          copyWorkspace(f.dir, dir);
           const res = await runChild(w, { op, dir, spec: `${n}:kill` });
           expect({ label, signal: res.signal, stdout: res.stdout }).toEqual({ label, signal: 'SIGKILL', stdout: '' });
           count++;
