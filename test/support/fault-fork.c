@@ -1,6 +1,6 @@
 // fork(2) and waitpid(2) for the I/O fault walk's zygote (test/support/fault-zygote.ts).
 //
-// Built by test/support/fault-fork-build.ts with the system C compiler against
+// Built by `buildFaultFork` (test/support/fault-fork.ts) with the system C compiler against
 // Node's own headers (N-API; libuv symbols come from the node binary). A
 // zygote loads the engine once and forks one real child per kill: the child
 // is a separate process that the fault layer ends with SIGKILL, at a fraction
