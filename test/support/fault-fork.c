@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <sys/mman.h>
 #include <node_api.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -43,9 +45,14 @@ static napi_value Fork(napi_env env, napi_callback_info info) {
   uv_loop_t *loop = NULL;
   if (napi_get_uv_event_loop(env, &loop) != napi_ok) return fail(env, "uv loop");
   if (copy_on_fork() != 0) return fail(env, "/proc/self/maps");
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) return fail(env, "fork");
-  if (pid == 0 && uv_loop_fork(loop) != 0) _exit(70);
+  if (pid == 0) {
+    // A child never outlives its zygote (a zygote ends when the walk does, or is killed when a job hangs).
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(71);
+    if (uv_loop_fork(loop) != 0) _exit(70);
+  }
   napi_value out;
   napi_create_int32(env, (int32_t)pid, &out);
   return out;

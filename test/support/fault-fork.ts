@@ -58,6 +58,8 @@ export class FaultZygote {
   private waiter: ((line: string) => void) | undefined;
   private lines: string[] = [];
   private exited: string | undefined;
+  /** A job got no answer in time: `close` then kills the zygote (and so, by PR_SET_PDEATHSIG, its child). */
+  private stuck = false;
 
   private constructor(private readonly proc: ChildProcess) {
     proc.stdout?.on('data', (c: Buffer) => {
@@ -112,6 +114,7 @@ export class FaultZygote {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.waiter = undefined;
+        this.stuck = true;
         resolve(JSON.stringify({ exited: `no answer from the fault zygote within ${JOB_TIMEOUT_MS} ms (job ${JSON.stringify(job ?? 'start')})` }));
       }, JOB_TIMEOUT_MS);
       this.waiter = (line) => {
@@ -141,6 +144,7 @@ export class FaultZygote {
     if (this.exited !== undefined) return;
     const exited = new Promise<void>((resolve) => this.proc.once('exit', () => resolve()));
     this.proc.stdin?.end();
+    if (this.stuck) this.proc.kill('SIGKILL');
     await exited;
   }
 }

@@ -66,20 +66,25 @@ function nextLine(): string | undefined {
   }
 }
 
+/** Prints the child's one line, then ends it through `_exit` whatever happens (a Node exit would wait forever for the zygote's threads). */
+function finish(v: unknown): void {
+  try {
+    out(v);
+  } finally {
+    addon.exit(0);
+  }
+}
+
 /** In the forked child: this process's own pid (Node's `process.pid` is the zygote's, set at start-up), then the job. */
 function child(job: Job): void {
   Object.defineProperty(process, 'pid', { value: addon.getpid(), enumerable: true, configurable: true });
+  process.on('uncaughtException', () => addon.exit(70));
+  process.on('unhandledRejection', () => addon.exit(70));
   forgetProcessMemos();
   armIoFaultForTesting(job.spec); // counting starts here: the same calls the in-process walk counts
   runOperation(job.op, job.dir).then(
-    () => {
-      out({ ok: true, calls: ioCallsForTesting() });
-      addon.exit(0);
-    },
-    (e: unknown) => {
-      out({ ok: false, calls: ioCallsForTesting(), error: toWireError(e) });
-      addon.exit(0);
-    },
+    () => finish({ ok: true, calls: ioCallsForTesting() }),
+    (e: unknown) => finish({ ok: false, calls: ioCallsForTesting(), error: toWireError(e) }),
   );
 }
 
