@@ -1,4 +1,6 @@
-// The I/O fault walk's writer in its own process. It loads first (the bundle,
+// The I/O fault walk's writer in its own process, started from scratch: the
+// fallback where no zygote can fork one (fault-zygote.ts needs a C compiler
+// and Node's headers; see fs-layer.int.test.ts). It loads first (the bundle,
 // better-sqlite3, Arrow), then waits for its one job on stdin, so a walk can
 // start the next child while it checks the last one. The job is one JSON line,
 // {"op": <operation>, "dir": <workspace>, "spec": "<n>:kill" | undefined}: with

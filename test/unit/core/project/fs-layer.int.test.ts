@@ -19,6 +19,7 @@ import {
   appendWalkTransition,
   buildLaterHistory,
   continueChainWalk,
+  copyWorkspace,
   forgetProcessMemos,
   isChainOperation,
   openWalkStore,
@@ -26,6 +27,8 @@ import {
   visibleState,
 } from '../../../support/fault-ops';
 import type { FaultOperation, Visible } from '../../../support/fault-ops';
+import { FaultZygote, buildFaultFork, childEnv } from '../../../support/fault-fork';
+import type { ChildEnd, FaultJob } from '../../../support/fault-fork';
 import { bundleProjectChild, writeCodeCacheLoader } from '../../../support/project-child-bundle';
 import { treeDigest } from '../../../support/project-state';
 
@@ -38,25 +41,29 @@ import { treeDigest } from '../../../support/project-state';
 // run twice changes no byte, and the same operation then succeeds.
 
 /**
- * Error mode walks every N of every operation (one process). Kill mode costs a
- * fresh process per N (SIGKILL ends it: about 0.75 CPU-seconds per kill here,
- * Node's start and the bundle's load being most of it), kept cheap: children
- * are started ahead (`IDLE`: each loads the bundle, better-sqlite3 and Arrow
- * while this process checks the previous kill, then waits on stdin for its
- * job), they compile the bundle from a V8 code cache made once in `beforeAll`,
- * and the workspaces live on tmpfs when there is one (a process kill loses
- * nothing the page cache holds, on any file system: the outcomes are the same,
- * the fsyncs cost microseconds).
+ * Error mode walks every N of every operation (one process). Kill mode needs a
+ * process per N, about 920 for all operations: each is a real child that the
+ * fault layer ends with SIGKILL. Starting Node and loading the engine for each
+ * cost about 0.55 CPU-seconds, several times the operation itself, so the
+ * children are forked (fork(2), test/support/fault-fork.c, built here with the
+ * system C compiler) from a zygote (test/support/fault-zygote.ts) that loaded
+ * the engine once and ran each operation once to compile it: a child costs
+ * the fork and its share of the operation. `KILL_POOL` zygotes run at once
+ * while this process checks each killed workspace. The workspaces live on
+ * tmpfs when there is one (a process kill loses nothing the page cache holds,
+ * on any file system: the outcomes are the same, the fsyncs cost microseconds).
+ * So kill mode walks every N of every operation by default.
  *
- * Every N of every operation in kill mode is about 900 kills, more than the
- * suite's budget holds. So the default run kills at every N of the operations
- * in `KILL_EVERY_N` and, for the long ones (publish, revert, cleanup), at every
- * `KILL_STRIDE`-th N from a rotating offset (the day number modulo the stride,
- * printed; `GF_IO_WALK_OFFSET` pins it), always with the first and the last
- * call: any `KILL_STRIDE` consecutive days kill at every N. `GF_IO_WALK=full`
- * kills at every N of every operation in one run.
+ * Without a C compiler or Node's headers (or with GF_IO_WALK_CHILDREN=exec),
+ * each child is started from scratch instead (test/support/fault-child.ts,
+ * started ahead, compiling the bundle from a V8 code cache): that costs about
+ * three times as much, so then the long operations (publish, revert, cleanup)
+ * are killed at every `KILL_STRIDE`-th N from a rotating offset (the day
+ * number modulo the stride, printed; `GF_IO_WALK_OFFSET` pins it), always with
+ * the first and the last call, unless GF_IO_WALK=full.
  */
 const FULL = process.env['GF_IO_WALK'] === 'full';
+const FORCE_EXEC = process.env['GF_IO_WALK_CHILDREN'] === 'exec';
 const KILL_STRIDE = 6;
 const OFFSET_ENV = process.env['GF_IO_WALK_OFFSET'];
 if (OFFSET_ENV !== undefined && !/^[0-9]+$/.test(OFFSET_ENV)) throw new Error(`GF_IO_WALK_OFFSET must be a whole number (0–${KILL_STRIDE - 1}), not ${JSON.stringify(OFFSET_ENV)}`);
@@ -64,18 +71,22 @@ const KILL_OFFSET = Number(OFFSET_ENV ?? Math.floor(Date.now() / 86_400_000)) % 
 const KILL_EVERY_N: ReadonlySet<FaultOperation> = new Set<FaultOperation>(['checkpoint-create', 'checkpoint-delete', 'recovery', 'chain-append-first', 'chain-append-later']);
 /** Kill-mode children running at once (the machine has two cores; this process checks each killed workspace meanwhile). */
 const KILL_POOL = 2;
-/** Children started ahead, loaded and waiting for a job. */
+/** Children started from scratch ahead (the fallback), loaded and waiting for a job. */
 const IDLE = 2;
 
-/** The N to walk: all of 1 … total, or (kill mode, long operations, by default) 1, total and every N ≡ `KILL_OFFSET` (mod `KILL_STRIDE`). */
+/** The N to walk: all of 1 … total, or (kill mode, children started from scratch, long operations) 1, total and every N ≡ `KILL_OFFSET` (mod `KILL_STRIDE`). */
 function pointsOf(op: FaultOperation, total: number, mode: 'error' | 'kill'): number[] {
   const all = Array.from({ length: total }, (_, i) => i + 1);
-  if (FULL || mode === 'error' || KILL_EVERY_N.has(op)) return all;
+  if (FULL || mode === 'error' || zygotes.length > 0 || KILL_EVERY_N.has(op)) return all;
   return all.filter((n) => n === 1 || n === total || n % KILL_STRIDE === KILL_OFFSET);
 }
 const ERRNOS = ['ENOSPC', 'EIO', 'EACCES'] as const;
 let base: string;
-/** The fault child's code-cache loader (see `writeCodeCacheLoader`). */
+/** The zygotes that fork the kill walk's children (none: the fallback, children started from scratch). */
+const zygotes: FaultZygote[] = [];
+/** Why kill mode starts children from scratch (undefined: it forks them). */
+let slowPath: string | undefined;
+/** The fallback's code-cache loader of the fault child (see `writeCodeCacheLoader`). */
 let loader: string;
 /** Per operation: the prepared workspace, what a reader sees before and after the operation, and (chain operations) after the continuation. */
 const fixtures = {} as Record<FaultOperation, { dir: string; before: Visible; after: Visible; continued: Visible | undefined }>;
@@ -138,24 +149,45 @@ function scratchRoot(): string {
   }
 }
 
+/** The walk's operations never reach LangGraph or PostgreSQL (lazy in the CLI): left out of the children's bundles. */
+const NOT_BUNDLED = ['@langchain/*', 'langsmith', 'pg'];
+
 beforeAll(async () => {
   base = fs.mkdtempSync(path.join(scratchRoot(), 'gf-iofault-'));
-  // The walk's operations never reach LangGraph or PostgreSQL (lazy in the CLI): left out, each killed child starts faster.
-  loader = writeCodeCacheLoader(await bundleProjectChild(base, 'fault-child', ['@langchain/*', 'langsmith', 'pg']));
   await buildFixtures();
+  const built = FORCE_EXEC ? { reason: 'GF_IO_WALK_CHILDREN=exec' } : buildFaultFork(base);
+  if ('addon' in built) {
+    const bundle = await bundleProjectChild(base, 'fault-zygote', NOT_BUNDLED);
+    // Each zygote runs every operation once on a copy of its fixture (compiled once, inherited by every child).
+    const started = Array.from({ length: KILL_POOL }, (_, i) => {
+      const warm: FaultJob[] = FAULT_OPERATIONS.map((op) => {
+        const dir = path.join(base, `warm-${i}-${op}`);
+        copyWorkspace(fixtureOf(op), dir);
+        return { op, dir };
+      });
+      return FaultZygote.start(bundle, built.addon, warm);
+    });
+    zygotes.push(...(await Promise.all(started)));
+    return;
+  }
+  slowPath = built.reason;
+  process.stdout.write(`io-fault walk: children started from scratch (${slowPath})\n`);
+  loader = writeCodeCacheLoader(await bundleProjectChild(base, 'fault-child', NOT_BUNDLED));
   // The code cache: one full revert (the operation that reaches the most code), compiled functions kept.
   const warm = path.join(base, 'code-cache-run');
   fs.cpSync(fixtureOf('revert'), warm, { recursive: true });
-  const r = await runJob(startChild({ GF_CODE_CACHE: 'make' }), 'revert', warm, undefined);
+  const r = await runJob(startChild({ GF_CODE_CACHE: 'make' }), { op: 'revert', dir: warm });
   expect(JSON.parse(r.stdout)).toMatchObject({ ok: true });
 }, 180_000);
 
-afterAll(() => {
+afterAll(async () => {
+  await Promise.all(zygotes.splice(0).map((z) => z.close()));
   for (const c of idle.splice(0)) c.kill('SIGKILL');
   fs.rmSync(base, { recursive: true, force: true });
   // The closing note's figure: faults injected per operation and mode.
   process.stdout.write(`io-fault walk, injected faults: ${JSON.stringify(injected)}\n`);
-  if (!FULL) process.stdout.write(`io-fault walk, long operations killed at every ${KILL_STRIDE}th N from ${KILL_OFFSET} (GF_IO_WALK_OFFSET=${KILL_OFFSET} repeats it)\n`);
+  if (slowPath === undefined) process.stdout.write('io-fault walk: kill mode forked every child from a loaded zygote, every N of every operation\n');
+  else if (!FULL) process.stdout.write(`io-fault walk, long operations killed at every ${KILL_STRIDE}th N from ${KILL_OFFSET} (GF_IO_WALK_OFFSET=${KILL_OFFSET} repeats it)\n`);
 });
 
 function committedOf(e: unknown): boolean | null | undefined {
@@ -193,8 +225,8 @@ async function afterFault(op: FaultOperation, dir: string, expected: readonly Vi
 
 /** The number of calls of one run of `op` in this process (the walk's length). */
 async function callsOf(op: FaultOperation): Promise<number> {
-  const dir = fs.mkdtempSync(path.join(base, `count-${op}-`));
-  fs.cpSync(fixtureOf(op), dir, { recursive: true });
+  const dir = path.join(fs.mkdtempSync(path.join(base, `count-${op}-`)), 'workspace');
+  copyWorkspace(fixtureOf(op), dir);
   forgetProcessMemos();
   armIoFaultForTesting(undefined);
   await runOperation(op, dir);
@@ -205,25 +237,27 @@ async function callsOf(op: FaultOperation): Promise<number> {
 const idle: ChildProcess[] = [];
 
 function startChild(extraEnv: Record<string, string> = {}): ChildProcess {
-  return spawn(process.execPath, [loader], { env: { ...process.env, ...extraEnv, NODE_PATH: path.resolve('node_modules') }, stdio: ['pipe', 'pipe', 'inherit'] });
+  return spawn(process.execPath, [loader], { env: childEnv(extraEnv), stdio: ['pipe', 'pipe', 'inherit'] });
 }
 
 /** Gives `proc` its job and resolves when it ends (the signal that ended it, and what it printed). */
-function runJob(proc: ChildProcess, op: FaultOperation, dir: string, spec: string | undefined): Promise<{ signal: NodeJS.Signals | null; stdout: string }> {
+function runJob(proc: ChildProcess, job: FaultJob): Promise<ChildEnd> {
   return new Promise((resolve, reject) => {
     let stdout = '';
     proc.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
     proc.on('error', reject);
     proc.on('close', (_code, signal) => resolve({ signal, stdout }));
-    proc.stdin?.end(`${JSON.stringify({ op, dir, spec })}\n`);
+    proc.stdin?.end(`${JSON.stringify(job)}\n`);
   });
 }
 
-/** Runs `op` on `dir` in a fresh child (one started ahead when there is one), and starts the next ahead. */
-function runChild(op: FaultOperation, dir: string, spec: string | undefined): Promise<{ signal: NodeJS.Signals | null; stdout: string }> {
+/** Runs a job in a child of kill worker `worker`: forked by its zygote, or (the fallback) one started ahead, starting the next ahead. */
+function runChild(worker: number, job: FaultJob): Promise<ChildEnd> {
+  const zygote = zygotes[worker];
+  if (zygote !== undefined) return zygote.run(job);
   const proc = idle.shift() ?? startChild();
   while (idle.length < IDLE) idle.push(startChild());
-  return runJob(proc, op, dir, spec);
+  return runJob(proc, job);
 }
 
 describe('I/O fault walk: every N-th filesystem call of each operation fails or kills the writer', () => {
@@ -238,7 +272,7 @@ describe('I/O fault walk: every N-th filesystem call of each operation fails or 
         const errno = ERRNOS[n % ERRNOS.length] as string;
         const label = `${op} #${n} ${errno}`;
         const dir = path.join(base, `err-${op}-${n}`);
-        fs.cpSync(f.dir, dir, { recursive: true });
+        copyWorkspace(f.dir, dir);
         forgetProcessMemos();
         const store = isChainOperation(op) ? openWalkStore(dir) : undefined;
         const before = ioFaultsInjectedForTesting();
@@ -266,24 +300,24 @@ describe('I/O fault walk: every N-th filesystem call of each operation fails or 
       injected[`${op}/calls`] = total;
     });
 
-    const stride = FULL || KILL_EVERY_N.has(op) ? '' : ` (every ${KILL_STRIDE}th from ${KILL_OFFSET}, first and last)`;
-    it(`${op}: kill mode (SIGKILL at the N-th call), N = 1 … last call${stride}`, { timeout: FULL ? 3_600_000 : 900_000 }, async () => {
+    it(`${op}: kill mode (SIGKILL at the N-th call of a real child), N = 1 … last call`, { timeout: FULL ? 3_600_000 : 900_000 }, async () => {
       const probe = path.join(base, `probe-${op}`);
-      fs.cpSync(fixtureOf(op), probe, { recursive: true });
-      const r = await runChild(op, probe, undefined);
+      copyWorkspace(fixtureOf(op), probe);
+      const r = await runChild(0, { op, dir: probe });
       const total = (JSON.parse(r.stdout) as { calls: number }).calls;
       process.stdout.write(`io-fault walk ${op} (child): ${total} calls\n`);
       // A fresh process makes exactly the calls this one makes (no memo, pinned clock): every N below is reached.
       expect({ op, calls: total }).toEqual({ op, calls: await callsOf(op) });
       const f = fixtures[op];
       const queue = pointsOf(op, total, 'kill');
+      if (queue.length < total) process.stdout.write(`io-fault walk ${op} (child): killed at ${queue.length} of ${total} N (every ${KILL_STRIDE}th from ${KILL_OFFSET}, first and last: ${slowPath})\n`);
       let count = 0;
-      const worker = async (): Promise<void> => {
+      const worker = async (w: number): Promise<void> => {
         for (let n = queue.shift(); n !== undefined; n = queue.shift()) {
           const label = `${op} kill #${n}`;
           const dir = path.join(base, `kill-${op}-${n}`);
-          fs.cpSync(f.dir, dir, { recursive: true });
-          const res = await runChild(op, dir, `${n}:kill`);
+          copyWorkspace(f.dir, dir);
+          const res = await runChild(w, { op, dir, spec: `${n}:kill` });
           expect({ label, signal: res.signal, stdout: res.stdout }).toEqual({ label, signal: 'SIGKILL', stdout: '' });
           count++;
           // Killed: the process could say nothing, so a reader sees exactly one of the two states.
@@ -291,7 +325,7 @@ describe('I/O fault walk: every N-th filesystem call of each operation fails or 
           fs.rmSync(dir, { recursive: true, force: true });
         }
       };
-      await Promise.all(Array.from({ length: KILL_POOL }, worker));
+      await Promise.all(Array.from({ length: KILL_POOL }, (_, w) => worker(w)));
       injected[`${op}/kill`] = count;
     });
   }
