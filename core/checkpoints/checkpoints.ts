@@ -5,8 +5,8 @@ import { GfError, hasCode, isGfError } from '../errors';
 import { openProject, objectPlace } from '../project/index';
 import { registryCatalog } from '../participants/index';
 import { archiveRevertReceipts } from './revert-receipts';
-import type { Lease, Project, ProjectOptions, RetentionPins, SnapshotTables, Writer } from '../project/index';
-import { REVERT_VALIDATION_MEMO, ValidationMemo, validateCompleteSnapshot } from './snapshot-validation';
+import type { Lease, Project, ProjectOptions, RetentionPins, VerifiedObject, Writer } from '../project/index';
+import { REVERT_VALIDATION_MEMO, ValidationMemo, leaseSnapshotByRows, validateCompleteSnapshot } from './snapshot-validation';
 import { revertTransactionUuid } from './revert-identity';
 import { CheckpointView } from '../views/checkpoint-view';
 import { listPage } from './listing';
@@ -169,16 +169,15 @@ export class Checkpoints {
         }, false);
       }
     }
-    const snapshot: SnapshotTables<Table> = {
-      families: () => lease.families(),
-      get: (key) => lease.readTable(key),
-      contentSha256: (key) => lease.participant(key)?.contentSha256,
-    };
+    // Arrow participants are read by row ranges (a 10M-record graph is never decoded whole for a checkpoint).
+    const opened: VerifiedObject[] = [];
     try {
-      validateCompleteSnapshot(snapshot, this.#memo);
+      validateCompleteSnapshot(leaseSnapshotByRows(this.project.root, lease, opened), this.#memo);
     } catch (e) {
       if (isGfError(e)) throw e.committed === undefined ? e.withCommitted(false) : e;
       throw e;
+    } finally {
+      for (const o of opened) o.close();
     }
   }
 

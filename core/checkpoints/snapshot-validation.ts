@@ -1,6 +1,8 @@
 import type { Table } from 'apache-arrow';
+import { ArrowFileRows } from '../canonical/arrow-file-rows';
 import { RECORD_FAMILIES, SNAPSHOT_RULES, familyByKey, runSnapshotRules, snapshotColumns, validateParticipant } from '../participants/index';
-import type { ParticipantCatalog, SnapshotTables } from '../project/index';
+import { openObjectVerified } from '../project/index';
+import type { Lease, ParticipantCatalog, SnapshotTables, VerifiedObject } from '../project/index';
 
 /** Most results a memo keeps (oldest forgotten first). */
 export const VALIDATION_MEMO_MAX_ENTRIES = 4096;
@@ -123,5 +125,30 @@ export function completeValidationCatalog<T>(catalog: ParticipantCatalog<T>, mem
     ...(catalog.validateFile === undefined ? {} : { validateFile: catalog.validateFile.bind(catalog) }),
     ...(catalog.mandatory === undefined ? {} : { mandatory: catalog.mandatory.bind(catalog) }),
     validateSnapshot: (snapshot) => validateCompleteSnapshot(snapshot as unknown as SnapshotTables<Table>, memo),
+  };
+}
+
+/**
+ * A lease's complete snapshot as validation reads it: Arrow participants by row ranges from their verified objects.
+ *
+ * Why: validating a whole generation (a checkpoint, the demo before one)
+ * must never hold a participant of millions of records whole in memory; a
+ * participant not in the plain single-batch layout is still decoded whole
+ * (`get`). Every object opened is pushed to `opened`, which the caller
+ * closes when validation ends (also when it throws).
+ */
+export function leaseSnapshotByRows(root: string, lease: Lease<Table>, opened: VerifiedObject[]): SnapshotTables<Table> {
+  return {
+    families: () => lease.families(),
+    get: (key) => lease.readTable(key),
+    contentSha256: (key) => lease.participant(key)?.contentSha256,
+    file: (key) => {
+      const entry = lease.participant(key);
+      const family = familyByKey(key);
+      if (entry === undefined || family === undefined || family.encoding !== 'arrow' || family.schemaFingerprint !== entry.schemaFingerprint) return undefined;
+      const object = openObjectVerified(root, entry);
+      opened.push(object);
+      return ArrowFileRows.open(object, family.schemaFingerprint) ?? undefined;
+    },
   };
 }

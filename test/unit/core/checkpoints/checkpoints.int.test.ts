@@ -2,13 +2,13 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { tableFromIPC } from 'apache-arrow';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import fixtures from '../../../fixtures/checkpoint-api-v1.json' with { type: 'json' };
 import type { Table } from 'apache-arrow';
 import { Checkpoints } from '../../../../core/checkpoints/checkpoints';
 import { planCreate, planDelete, prepareCreate, prepareDelete } from '../../../../core/checkpoints/registry-core';
 import { GRAPH_EDGE, encodeRecords } from '../../../../core/participants/index';
-import { openProject } from '../../../../core/project/index';
+import { Lease, openProject } from '../../../../core/project/index';
 import { registryCatalog } from '../../../../core/participants/index';
 import type { ParticipantCatalog } from '../../../../core/project/index';
 import { ValidationMemo } from '../../../../core/revert/index';
@@ -265,6 +265,21 @@ describe('checkpoint_validates_complete_selected_generation', () => {
     expect(err).toMatchObject({ code: 'GF_VALIDATION', committed: false, details: { capability_id: 'graph', record_family_id: 'edge' } });
     expect(cps.registryState()).toEqual(before);
     expect(fs.existsSync(path.join(w.dir, 'checkpoints', 'registry.json'))).toBe(false);
+  });
+
+  it('reads Arrow participants by row ranges: a checkpoint decodes no graph participant whole', async () => {
+    const w = await ws();
+    await w.project.publish({ parent: null, changes: [putNodes(4, 'a'), putEdges(3, 'a'), putConfig('a')] });
+    const decoded = vi.spyOn(Lease.prototype, 'readTable');
+    try {
+      const memo = new ValidationMemo();
+      const cps = new Checkpoints(w.project, { clock: counterClock(), memo });
+      await cps.checkpoint({ name: 'ranged', idempotencyKey: op(1) });
+      expect(memo.misses).toBeGreaterThan(0);
+      expect(decoded.mock.calls.map(([key]) => key).filter((key) => key.startsWith('graph/'))).toEqual([]);
+    } finally {
+      decoded.mockRestore();
+    }
   });
 
   it('uses the content-keyed memo: a second name for the same generation re-runs no validator', async () => {
