@@ -139,9 +139,9 @@ export interface KeyIndex {
 /**
  * Keys per block of a file-backed key index: one key a block is held, a block is read on demand.
  *
- * Why: 256 UUIDs are a 4 KiB read, and the sampled keys cost 1/16 byte a key.
+ * Why: 64 UUIDs are a 1 KiB read, and the sampled keys cost 1/4 byte a key.
  */
-export const KEY_BLOCK_ROWS = 256;
+export const KEY_BLOCK_ROWS = 64;
 
 /** The key index of `field` (a declared column) of `table`. */
 export function keyIndexOf(family: RecordFamily, table: ParticipantTable | undefined, field: string, windowRows: number): KeyIndex {
@@ -174,8 +174,13 @@ function binaryHas(keys: Uint8Array, count: number, width: number, bytes: Uint8A
   return false;
 }
 
-/** Blocks a file-backed index keeps read (direct-mapped by block number): at most 4 MiB of UUIDs. */
-const CACHED_BLOCKS = 1_024;
+/**
+ * Blocks a file-backed index keeps read (direct-mapped by block number): at most 8 MiB of UUIDs.
+ *
+ * Why: at 1M demo records every node key fits (no reread); beyond, the cache
+ * stays this size and random lookups read one block each.
+ */
+const CACHED_BLOCKS = 8_192;
 
 /**
  * Membership in a stored, non-null, ascending fixed-width column by its first key per block, each block read from the file when asked.
@@ -204,14 +209,17 @@ function sortedFileBlocks(
     }
   }
   const slots = new Int32Array(Math.min(CACHED_BLOCKS, blockCount)).fill(-1);
-  const cached: (Uint8Array | undefined)[] = new Array<Uint8Array | undefined>(slots.length);
+  const blockBytes = KEY_BLOCK_ROWS * width;
+  const cache = new Uint8Array(slots.length * blockBytes);
   const block = (b: number): Uint8Array => {
     const slot = b % slots.length;
-    if (slots[slot] === b) return cached[slot] as Uint8Array;
-    const keys = fixedBytes(table.column(field, b * KEY_BLOCK_ROWS, Math.min(n, (b + 1) * KEY_BLOCK_ROWS)), width) as Uint8Array;
+    const rows = Math.min(n, (b + 1) * KEY_BLOCK_ROWS) - b * KEY_BLOCK_ROWS;
+    const at = cache.subarray(slot * blockBytes, slot * blockBytes + rows * width);
+    if (slots[slot] === b) return at;
+    slots[slot] = -1;
+    table.fixedValues(field, b * KEY_BLOCK_ROWS, b * KEY_BLOCK_ROWS + rows, at);
     slots[slot] = b;
-    cached[slot] = keys;
-    return keys;
+    return at;
   };
   const hasBytes = (bytes: Uint8Array, at: number): boolean => {
     // The last block whose first key is <= the key.
