@@ -127,39 +127,126 @@ export interface KeyIndex {
   hasBytes(bytes: Uint8Array, at: number): boolean;
   /** True when the (non-null) cell is a key. */
   has(value: CellValue): boolean;
+  /**
+   * Bytes of keys the index holds for the whole column (beside a bounded cache of read blocks).
+   *
+   * Why: an index over a sorted stored file holds one key per block, not every
+   * key (the demo's peak memory at 10M records depends on it).
+   */
+  readonly heldBytes: number;
 }
+
+/**
+ * Keys per block of a file-backed key index: one key a block is held, a block is read on demand.
+ *
+ * Why: 64 UUIDs are a 1 KiB read, and the sampled keys cost 1/4 byte a key.
+ */
+export const KEY_BLOCK_ROWS = 64;
 
 /** The key index of `field` (a declared column) of `table`. */
 export function keyIndexOf(family: RecordFamily, table: ParticipantTable | undefined, field: string, windowRows: number): KeyIndex {
   const kind = family.field(field)?.kind;
   const width = kind === 'uuid' ? 16 : kind === 'digest' ? 32 : 0;
   const vector = table?.getChild(field) ?? null;
+  if (width > 0 && table instanceof ArrowFileRows && vector !== null && vector.nullCount === 0 && isFixedColumn(table, field, width)) {
+    const blocks = sortedFileBlocks(table, field, width, windowRows);
+    if (blocks !== undefined) return bytesIndex(blocks.hasBytes, width, blocks.heldBytes);
+  }
   const keys = width === 0 || table === undefined || vector === null ? undefined : sortedKeys(table, field, width, windowRows);
-  if (keys !== undefined) return bytesIndex(keys, width);
+  if (keys !== undefined) return bytesIndex((bytes, at) => binaryHas(keys, keys.length / width, width, bytes, at), width, keys.length);
   const set = new Set<CellValue>();
   if (table !== undefined) {
     for (const w of rowWindows(family, table, windowRows)) for (const v of w.cols.col(field)) if (v !== null) set.add(v);
   }
-  return { width: 0, hasBytes: () => false, has: (v) => set.has(v) };
+  return { width: 0, hasBytes: () => false, has: (v) => set.has(v), heldBytes: 0 };
 }
 
-function bytesIndex(keys: Uint8Array, width: number): KeyIndex {
-  const count = keys.length / width;
+function binaryHas(keys: Uint8Array, count: number, width: number, bytes: Uint8Array, at: number): boolean {
+  let lo = 0;
+  let hi = count - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const c = compareKeys(keys, mid * width, bytes, at, width);
+    if (c === 0) return true;
+    if (c < 0) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
+
+/**
+ * Blocks a file-backed index keeps read (direct-mapped by block number): at most 8 MiB of UUIDs.
+ *
+ * Why: at 1M demo records every node key fits (no reread); beyond, the cache
+ * stays this size and random lookups read one block each.
+ */
+const CACHED_BLOCKS = 8_192;
+
+/**
+ * Membership in a stored, non-null, ascending fixed-width column by its first key per block, each block read from the file when asked.
+ *
+ * Undefined when the column is not ascending (the caller then copies and sorts the keys).
+ */
+function sortedFileBlocks(
+  table: ArrowFileRows,
+  field: string,
+  width: number,
+  windowRows: number,
+): { hasBytes: (bytes: Uint8Array, at: number) => boolean; heldBytes: number } | undefined {
+  const n = table.numRows;
+  const blockCount = Math.ceil(n / KEY_BLOCK_ROWS);
+  const firsts = new Uint8Array(blockCount * width);
+  let row = 0;
+  let prev: Uint8Array | undefined;
+  let prevAt = 0;
+  for (const d of columnChunks(table, field, windowRows)) {
+    const bytes = fixedBytes(d, width) as Uint8Array;
+    for (let j = 0; j < d.length; j++, row++) {
+      if (prev !== undefined && compareKeys(prev, prevAt, bytes, j * width, width) > 0) return undefined;
+      if (row % KEY_BLOCK_ROWS === 0) firsts.set(bytes.subarray(j * width, (j + 1) * width), (row / KEY_BLOCK_ROWS) * width);
+      prev = bytes;
+      prevAt = j * width;
+    }
+  }
+  const slots = new Int32Array(Math.min(CACHED_BLOCKS, blockCount)).fill(-1);
+  const blockBytes = KEY_BLOCK_ROWS * width;
+  const cache = new Uint8Array(slots.length * blockBytes);
+  const block = (b: number): Uint8Array => {
+    const slot = b % slots.length;
+    const rows = Math.min(n, (b + 1) * KEY_BLOCK_ROWS) - b * KEY_BLOCK_ROWS;
+    const at = cache.subarray(slot * blockBytes, slot * blockBytes + rows * width);
+    if (slots[slot] === b) return at;
+    slots[slot] = -1;
+    table.fixedValues(field, b * KEY_BLOCK_ROWS, b * KEY_BLOCK_ROWS + rows, at);
+    slots[slot] = b;
+    return at;
+  };
   const hasBytes = (bytes: Uint8Array, at: number): boolean => {
+    // The last block whose first key is <= the key.
     let lo = 0;
-    let hi = count - 1;
+    let hi = blockCount - 1;
+    let found = -1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      const c = compareKeys(keys, mid * width, bytes, at, width);
+      const c = compareKeys(firsts, mid * width, bytes, at, width);
       if (c === 0) return true;
-      if (c < 0) lo = mid + 1;
-      else hi = mid - 1;
+      if (c < 0) {
+        found = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
     }
-    return false;
+    if (found < 0) return false;
+    const keys = block(found);
+    return binaryHas(keys, keys.length / width, width, bytes, at);
   };
+  return { hasBytes, heldBytes: firsts.length };
+}
+
+function bytesIndex(hasBytes: (bytes: Uint8Array, at: number) => boolean, width: number, heldBytes: number): KeyIndex {
   const scratch = new Uint8Array(width);
   return {
     width,
+    heldBytes,
     hasBytes,
     has(value) {
       if (typeof value !== 'string') return false;
