@@ -1,10 +1,7 @@
 import type { Table } from 'apache-arrow';
-import { ArrowFileRows } from '../canonical/arrow-file-rows';
-import { REVERT_VALIDATION_MEMO, completeValidationCatalog, validateCompleteSnapshot } from '../checkpoints/snapshot-validation';
+import { REVERT_VALIDATION_MEMO, completeValidationCatalog, leaseSnapshotByRows, validateCompleteSnapshot } from '../checkpoints/snapshot-validation';
 import type { ValidationMemo } from '../checkpoints/snapshot-validation';
-import { familyByKey } from '../participants/index';
-import { openObjectVerified } from '../project/index';
-import type { ParticipantCatalog, Project, SnapshotTables, VerifiedObject } from '../project/index';
+import type { ParticipantCatalog, Project, VerifiedObject } from '../project/index';
 
 /**
  * The demo's publication catalog: every rule over the complete candidate, once, remembered by content digest.
@@ -34,32 +31,18 @@ export function demoPublicationCatalog<T>(catalog: ParticipantCatalog<T>): Parti
 /**
  * Runs the complete validation of CURRENT with its Arrow participants read by row ranges, remembering each pass in `memo`.
  *
- * Why: a checkpoint validates the complete generation through the memo, and
- * reads whatever the memo has not passed as whole decoded tables. After a
- * publication that ran only the rules reading what changed (an ontology
- * adoption), that is the whole graph at once, which set the demo's peak at
- * 10M records. Run here first, every check the checkpoint needs is already
- * passed on those exact bytes (nothing skipped: a failure throws here, with
- * the same code and row), and a participant is never whole in memory.
+ * Why: a checkpoint validates the complete generation through the memo. After
+ * a publication that ran only the rules reading what changed (an ontology
+ * adoption), its misses are the whole graph. Run here first, through the same
+ * row-range snapshot the checkpoint uses (`leaseSnapshotByRows`), every check
+ * the checkpoint needs is already passed on those exact bytes (nothing
+ * skipped: a failure throws here, with the same code and row).
  */
 export function validateCurrentByRows(project: Project<Table>, memo: ValidationMemo = REVERT_VALIDATION_MEMO): void {
   const lease = project.lease();
   const opened: VerifiedObject[] = [];
   try {
-    const snapshot: SnapshotTables<Table> = {
-      families: () => lease.families(),
-      get: (key) => lease.readTable(key),
-      contentSha256: (key) => lease.participant(key)?.contentSha256,
-      file: (key) => {
-        const entry = lease.participant(key);
-        const family = familyByKey(key);
-        if (entry === undefined || family === undefined || family.encoding !== 'arrow' || family.schemaFingerprint !== entry.schemaFingerprint) return undefined;
-        const object = openObjectVerified(project.root, entry);
-        opened.push(object);
-        return ArrowFileRows.open(object, family.schemaFingerprint) ?? undefined;
-      },
-    };
-    validateCompleteSnapshot(snapshot, memo);
+    validateCompleteSnapshot(leaseSnapshotByRows(project.root, lease, opened), memo);
   } finally {
     for (const o of opened) o.close();
     lease.release();
