@@ -38,6 +38,14 @@ static int copy_on_fork(void) {
   return 0;
 }
 
+// The call's first argument as an int32 in *out; 0 when it is missing or not a number (*out unchanged).
+static int int32_arg(napi_env env, napi_callback_info info, int32_t *out) {
+  size_t argc = 1;
+  napi_value argv[1];
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  return argc >= 1 && napi_get_value_int32(env, argv[0], out) == napi_ok;
+}
+
 // fork(): the child's pid in the parent, 0 in the child (whose event loop is
 // re-created by uv_loop_fork: its own epoll instance, the same watchers).
 static napi_value Fork(napi_env env, napi_callback_info info) {
@@ -60,11 +68,8 @@ static napi_value Fork(napi_env env, napi_callback_info info) {
 
 // waitpid(pid): blocks until the child ends; [exit code or -1, signal number or 0].
 static napi_value Wait(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
   int32_t pid = 0;
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  if (argc < 1 || napi_get_value_int32(env, argv[0], &pid) != napi_ok) {
+  if (!int32_arg(env, info, &pid)) {
     napi_throw_type_error(env, NULL, "waitpid(pid)");
     return NULL;
   }
@@ -93,11 +98,8 @@ static napi_value GetPid(napi_env env, napi_callback_info info) {
 // _exit(code): ends a forked child at once. A normal exit would tear Node down, and its
 // platform threads exist only in the zygote.
 static napi_value Exit(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
   int32_t code = 0;
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  if (argc >= 1) napi_get_value_int32(env, argv[0], &code);
+  (void)int32_arg(env, info, &code);
   _exit(code);
 }
 
