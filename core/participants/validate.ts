@@ -1,5 +1,5 @@
-import type { Table, Vector } from 'apache-arrow';
-import type { ArrowFileRows } from '../canonical/arrow-file-rows';
+import type { Data, Table } from 'apache-arrow';
+import { ArrowFileRows } from '../canonical/arrow-file-rows';
 import { GfError } from '../errors';
 import { canonicalJsonOrNull } from './codec';
 import type { CellValue } from './columns';
@@ -8,7 +8,7 @@ import { assertFamilySchema, columnsOf, identityComparator } from './records';
 import { RECORD_FAMILIES, familyByKey } from './registry';
 import { documentField } from './families';
 import type { OntologyModel } from './workspace-documents';
-import { VALIDATION_WINDOW_ROWS, columnChunks, wholeTable, fixedBytes, isFixedColumn, compareKeys, keyIndexOf, rowWindows, validAt } from './window-cells';
+import { VALIDATION_WINDOW_ROWS, columnChunks, wholeTable, fixedBytes, isFixedColumn, compareKeys, keyIndexOf, rowWindows } from './window-cells';
 import type { KeyIndex, ParticipantTable, RowWindow } from './window-cells';
 
 /**
@@ -235,6 +235,15 @@ export interface SnapshotRule {
   check(snapshot: SnapshotColumns): Iterable<{ readonly row: number; readonly field?: string }>;
 }
 
+/**
+ * Validation windows a reference check looks up at once.
+ *
+ * Why: an index over a stored file answers a batch by one sorted sweep of
+ * its blocks; 64 windows (262,144 rows, 4 MiB of UUIDs) make the sweeps few
+ * at 10M records while the batch stays a few MiB at any size.
+ */
+export const REFERENCE_BATCH_WINDOWS = 64;
+
 function referenceRule(subject: string, ref: ReferenceSpec): SnapshotRule {
   return {
     id: ref.rule,
@@ -245,15 +254,17 @@ function referenceRule(subject: string, ref: ReferenceSpec): SnapshotRule {
       const family = familyByKey(subject);
       const target = familyByKey(ref.target);
       if (table === undefined || table.numRows === 0 || family === undefined || target === undefined) return;
-      // The target's keys as sorted bytes (or a set of cells for other kinds); the subject's rows in windows.
+      // The target's keys (sorted bytes, or a set of cells for other kinds); the subject's rows a batch of windows at a time.
       const keys = snapshot.keys(ref.target, ref.targetField);
-      for (const w of rowWindows(family, table, snapshot.windowRows)) {
-        const when = ref.when === undefined ? undefined : w.cols.col(ref.when.field);
-        const missing = ref.fields.map((f) => missingRows(keys, w.table.getChild(f), w.cols, f));
-        for (let row = 0; row < w.cols.rowCount; row++) {
+      const batch = snapshot.windowRows * REFERENCE_BATCH_WINDOWS;
+      for (let from = 0; from < table.numRows; from += batch) {
+        const to = Math.min(table.numRows, from + batch);
+        const missing = ref.fields.map((f) => missingRows(keys, family, table, f, from, to, snapshot.windowRows));
+        const when = ref.when === undefined ? undefined : cellsOf(family, table, ref.when.field, from, to, snapshot.windowRows);
+        for (let row = 0; row < to - from; row++) {
           if (when !== undefined && when[row] !== ref.when?.equals) continue;
           for (let i = 0; i < ref.fields.length; i++) {
-            if (missing[i]?.[row] === 1) yield { row: w.start + row, field: ref.fields[i] as string };
+            if (missing[i]?.[row] === 1) yield { row: from + row, field: ref.fields[i] as string };
           }
         }
       }
@@ -261,21 +272,32 @@ function referenceRule(subject: string, ref: ReferenceSpec): SnapshotRule {
   };
 }
 
-/** Per row of a window: 1 when the cell is present and not a key. Fixed-width cells are compared as bytes. */
-function missingRows(keys: KeyIndex, vector: Vector | null, cols: Columns, field: string): Uint8Array {
-  const out = new Uint8Array(cols.rowCount);
-  const chunks = vector?.data ?? [];
-  if (keys.width > 0 && chunks.every((d) => fixedBytes(d, keys.width) !== undefined)) {
-    let row = 0;
+/** The cells of one field for rows [from, to), decoded a window at a time. */
+function cellsOf(family: RecordFamily, table: ParticipantTable, field: string, from: number, to: number, windowRows: number): CellValue[] {
+  const out: CellValue[] = [];
+  for (const w of rowWindows(family, table, windowRows, from, to)) for (const v of w.cols.col(field)) out.push(v ?? null);
+  return out;
+}
+
+/** The fixed-width chunks of one field for rows [from, to), or undefined when a chunk is not `width`-byte binary. */
+function fixedChunks(table: ParticipantTable, field: string, from: number, to: number, width: number): readonly Data[] | undefined {
+  const chunks = table instanceof ArrowFileRows ? [table.column(field, from, to)] : (table.slice(from, to).getChild(field)?.data ?? []);
+  return chunks.every((d) => fixedBytes(d, width) !== undefined) ? chunks : undefined;
+}
+
+/** Per row of [from, to): 1 when the cell is present and not a key. Fixed-width cells are looked up as bytes, all at once. */
+function missingRows(keys: KeyIndex, family: RecordFamily, table: ParticipantTable, field: string, from: number, to: number, windowRows: number): Uint8Array {
+  const out = new Uint8Array(to - from);
+  const chunks = keys.width > 0 ? fixedChunks(table, field, from, to, keys.width) : undefined;
+  if (chunks !== undefined) {
+    let at = 0;
     for (const d of chunks) {
-      const bytes = fixedBytes(d, keys.width) as Uint8Array;
-      for (let j = 0; j < d.length; j++, row++) {
-        if (validAt(d, j) && !keys.hasBytes(bytes, j * keys.width)) out[row] = 1;
-      }
+      keys.markMissing(d, out, at);
+      at += d.length;
     }
     return out;
   }
-  const values = cols.col(field);
+  const values = cellsOf(family, table, field, from, to, windowRows);
   for (let row = 0; row < values.length; row++) {
     const v = values[row] ?? null;
     if (v !== null && !keys.has(v)) out[row] = 1;

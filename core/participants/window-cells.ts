@@ -60,13 +60,13 @@ export interface RowWindow {
 }
 
 /**
- * The rows `[from, numRows)` of `table` as consecutive windows of `size` rows.
+ * The rows `[from, to)` (default: to the end) of `table` as consecutive windows of `size` rows.
  *
  * Cells are decoded lazily per field and per window; a `GF_CANONICAL_UTF8`
  * error names the row in the participant, as a whole-column read would.
  */
-export function* rowWindows(family: RecordFamily, table: ParticipantTable, size: number, from = 0): Generator<RowWindow> {
-  const n = table.numRows;
+export function* rowWindows(family: RecordFamily, table: ParticipantTable, size: number, from = 0, to = table.numRows): Generator<RowWindow> {
+  const n = Math.min(to, table.numRows);
   for (let start = from; start < n; start += size) {
     const slice = table.slice(start, Math.min(n, start + size));
     const cols = columnsOf(family, slice);
@@ -128,6 +128,15 @@ export interface KeyIndex {
   /** True when the (non-null) cell is a key. */
   has(value: CellValue): boolean;
   /**
+   * Marks `out[at + j] = 1` for each present row `j` of a fixed-width chunk (`width`-byte keys) whose key is not in the index.
+   *
+   * Why: a reference check asks for every key of a batch at once; an index
+   * over a stored file answers them by one sorted sweep over its blocks
+   * (each block read at most once per call), so no cache of blocks grows
+   * with the target column.
+   */
+  markMissing(chunk: Data, out: Uint8Array, at: number): void;
+  /**
    * Bytes of keys the index holds for the whole column (beside a bounded cache of read blocks).
    *
    * Why: an index over a sorted stored file holds one key per block, not every
@@ -150,15 +159,26 @@ export function keyIndexOf(family: RecordFamily, table: ParticipantTable | undef
   const vector = table?.getChild(field) ?? null;
   if (width > 0 && table instanceof ArrowFileRows && vector !== null && vector.nullCount === 0 && isFixedColumn(table, field, width)) {
     const blocks = sortedFileBlocks(table, field, width, windowRows);
-    if (blocks !== undefined) return bytesIndex(blocks.hasBytes, width, blocks.heldBytes);
+    if (blocks !== undefined) return bytesIndex(blocks, width);
   }
   const keys = width === 0 || table === undefined || vector === null ? undefined : sortedKeys(table, field, width, windowRows);
-  if (keys !== undefined) return bytesIndex((bytes, at) => binaryHas(keys, keys.length / width, width, bytes, at), width, keys.length);
+  if (keys !== undefined) {
+    const hasBytes = (bytes: Uint8Array, at: number): boolean => binaryHas(keys, keys.length / width, width, bytes, at);
+    return bytesIndex({ hasBytes, markMissing: eachMissing(hasBytes, width), heldBytes: keys.length }, width);
+  }
   const set = new Set<CellValue>();
   if (table !== undefined) {
     for (const w of rowWindows(family, table, windowRows)) for (const v of w.cols.col(field)) if (v !== null) set.add(v);
   }
-  return { width: 0, hasBytes: () => false, has: (v) => set.has(v), heldBytes: 0 };
+  return { width: 0, hasBytes: () => false, has: (v) => set.has(v), markMissing: () => undefined, heldBytes: 0 };
+}
+
+/** `markMissing` by one lookup a key (an index held in memory). */
+function eachMissing(hasBytes: (bytes: Uint8Array, at: number) => boolean, width: number): KeyIndex['markMissing'] {
+  return (chunk, out, at) => {
+    const bytes = fixedBytes(chunk, width) as Uint8Array;
+    for (let j = 0; j < chunk.length; j++) if (validAt(chunk, j) && !hasBytes(bytes, j * width)) out[at + j] = 1;
+  };
 }
 
 function binaryHas(keys: Uint8Array, count: number, width: number, bytes: Uint8Array, at: number): boolean {
@@ -175,15 +195,13 @@ function binaryHas(keys: Uint8Array, count: number, width: number, bytes: Uint8A
 }
 
 /**
- * Bytes of blocks a file-backed index keeps read (direct-mapped by block number): at most 64 MiB.
+ * Blocks a sorted sweep reads at once: 256 blocks of 64 UUIDs are a 256 KiB read.
  *
- * Why: a reference check looks keys up in random order, so a cache smaller
- * than the column turns most lookups into a read (at 3M demo records, 8 MiB
- * of blocks made a checkpoint take 17.5 s against 9.9 s with every block
- * kept, at the same peak RSS). 64 MiB holds every node UUID of the 10M demo;
- * the cache fills only as blocks are asked for.
+ * Why: the sweep walks the blocks in key order, so one read serves every
+ * lookup that lands in the next few hundred blocks; its buffer is the only
+ * memory the sweep holds beside the batch being checked.
  */
-const CACHED_BLOCK_BYTES = 64 * 1024 * 1024;
+export const SWEEP_READ_BLOCKS = 256;
 
 /**
  * Membership in a stored, non-null, ascending fixed-width column by its first key per block, each block read from the file when asked.
@@ -195,7 +213,7 @@ function sortedFileBlocks(
   field: string,
   width: number,
   windowRows: number,
-): { hasBytes: (bytes: Uint8Array, at: number) => boolean; heldBytes: number } | undefined {
+): Pick<KeyIndex, 'hasBytes' | 'markMissing' | 'heldBytes'> | undefined {
   const n = table.numRows;
   const blockCount = Math.ceil(n / KEY_BLOCK_ROWS);
   const firsts = new Uint8Array(blockCount * width);
@@ -212,45 +230,104 @@ function sortedFileBlocks(
     }
   }
   const blockBytes = KEY_BLOCK_ROWS * width;
-  const slots = new Int32Array(Math.max(1, Math.min(Math.floor(CACHED_BLOCK_BYTES / blockBytes), blockCount))).fill(-1);
-  const cache = new Uint8Array(slots.length * blockBytes);
-  const block = (b: number): Uint8Array => {
-    const slot = b % slots.length;
-    const rows = Math.min(n, (b + 1) * KEY_BLOCK_ROWS) - b * KEY_BLOCK_ROWS;
-    const at = cache.subarray(slot * blockBytes, slot * blockBytes + rows * width);
-    if (slots[slot] === b) return at;
-    slots[slot] = -1;
-    table.fixedValues(field, b * KEY_BLOCK_ROWS, b * KEY_BLOCK_ROWS + rows, at);
-    slots[slot] = b;
-    return at;
-  };
-  const hasBytes = (bytes: Uint8Array, at: number): boolean => {
-    // The last block whose first key is <= the key.
-    let lo = 0;
-    let hi = blockCount - 1;
-    let found = -1;
+  const rowsOf = (b: number): number => Math.min(n, (b + 1) * KEY_BLOCK_ROWS) - b * KEY_BLOCK_ROWS;
+  /** The last block in [lo, hi] whose first key is <= the key at `at` (lo - 1 when none is). */
+  const blockOf = (bytes: Uint8Array, at: number, lo: number, hi = blockCount - 1): number => {
+    let found = lo - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      const c = compareKeys(firsts, mid * width, bytes, at, width);
-      if (c === 0) return true;
-      if (c < 0) {
+      if (compareKeys(firsts, mid * width, bytes, at, width) <= 0) {
         found = mid;
         lo = mid + 1;
       } else hi = mid - 1;
     }
-    if (found < 0) return false;
-    const keys = block(found);
-    return binaryHas(keys, keys.length / width, width, bytes, at);
+    return found;
   };
-  return { hasBytes, heldBytes: firsts.length };
+  // One lookup at a time (a cell compared as text): the last block read is kept, nothing more.
+  const single = new Uint8Array(blockBytes);
+  let singleBlock = -1;
+  const hasBytes = (bytes: Uint8Array, at: number): boolean => {
+    const b = blockOf(bytes, at, 0);
+    if (b < 0) return false;
+    if (b !== singleBlock) {
+      singleBlock = -1;
+      table.fixedValues(field, b * KEY_BLOCK_ROWS, b * KEY_BLOCK_ROWS + rowsOf(b), single);
+      singleBlock = b;
+    }
+    return binaryHas(single, rowsOf(b), width, bytes, at);
+  };
+  const markMissing = (chunk: Data, out: Uint8Array, at: number): void => {
+    const bytes = fixedBytes(chunk, width) as Uint8Array;
+    const order = keyOrder(bytes, width, chunk);
+    const buffer = new Uint8Array(Math.min(blockCount, SWEEP_READ_BLOCKS) * blockBytes);
+    let from = 0; // blocks [from, to) are in `buffer`
+    let to = 0;
+    let b = 0;
+    for (const j of order) {
+      // Keys come in ascending order, so the block only moves forward: gallop, then search the stretch.
+      let step = 1;
+      while (b + step < blockCount && compareKeys(firsts, (b + step) * width, bytes, j * width, width) <= 0) step *= 2;
+      const found = blockOf(bytes, j * width, b + (step >> 1), Math.min(blockCount - 1, b + step));
+      if (found < 0) {
+        out[at + j] = 1;
+        continue;
+      }
+      b = found;
+      if (b >= to) {
+        from = b;
+        to = Math.min(blockCount, b + SWEEP_READ_BLOCKS);
+        table.fixedValues(field, from * KEY_BLOCK_ROWS, Math.min(n, to * KEY_BLOCK_ROWS), buffer);
+      }
+      const keys = buffer.subarray((b - from) * blockBytes, (b - from) * blockBytes + rowsOf(b) * width);
+      if (!binaryHas(keys, rowsOf(b), width, bytes, j * width)) out[at + j] = 1;
+    }
+  };
+  return { hasBytes, markMissing, heldBytes: firsts.length };
 }
 
-function bytesIndex(hasBytes: (bytes: Uint8Array, at: number) => boolean, width: number, heldBytes: number): KeyIndex {
+/**
+ * The present rows of a fixed-width chunk in ascending key order.
+ *
+ * Why: a counting sort on the first two bytes leaves buckets of a few keys
+ * (random UUIDs), each put in order by insertion; no comparison sort of the
+ * whole batch, no array per key.
+ */
+function keyOrder(bytes: Uint8Array, width: number, chunk: Data): Uint32Array {
+  const starts = new Uint32Array(65_537);
+  let count = 0;
+  for (let j = 0; j < chunk.length; j++) {
+    if (!validAt(chunk, j)) continue;
+    const k = (((bytes[j * width] as number) << 8) | (bytes[j * width + 1] as number)) + 1;
+    starts[k] = (starts[k] as number) + 1;
+    count++;
+  }
+  for (let k = 1; k <= 65_536; k++) starts[k] = (starts[k] as number) + (starts[k - 1] as number);
+  const order = new Uint32Array(count);
+  const next = starts.slice(0, 65_536);
+  for (let j = 0; j < chunk.length; j++) {
+    if (!validAt(chunk, j)) continue;
+    const k = ((bytes[j * width] as number) << 8) | (bytes[j * width + 1] as number);
+    let i = next[k] as number;
+    next[k] = i + 1;
+    // Insertion into the bucket's sorted prefix [start of bucket, i).
+    const first = starts[k] as number;
+    while (i > first && compareKeys(bytes, (order[i - 1] as number) * width, bytes, j * width, width) > 0) {
+      order[i] = order[i - 1] as number;
+      i--;
+    }
+    order[i] = j;
+  }
+  return order;
+}
+
+function bytesIndex(blocks: Pick<KeyIndex, 'hasBytes' | 'markMissing' | 'heldBytes'>, width: number): KeyIndex {
+  const { hasBytes } = blocks;
   const scratch = new Uint8Array(width);
   return {
     width,
-    heldBytes,
+    heldBytes: blocks.heldBytes,
     hasBytes,
+    markMissing: blocks.markMissing,
     has(value) {
       if (typeof value !== 'string') return false;
       if (width === 16) {

@@ -1,15 +1,15 @@
-import { Table, tableToIPC } from 'apache-arrow';
+import { FixedSizeBinary, Table, makeData, tableToIPC } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import { formatUuid, parseUuid } from '../../../../core/canonical';
 import { ArrowFileRows } from '../../../../core/canonical/arrow-file-rows';
 import { GRAPH_NODE, tableFromRecords } from '../../../../core/participants';
-import { KEY_BLOCK_ROWS, keyIndexOf } from '../../../../core/participants/window-cells';
+import { KEY_BLOCK_ROWS, SWEEP_READ_BLOCKS, keyIndexOf } from '../../../../core/participants/window-cells';
 import { rngFor } from '../../../../core/demo/rng';
 
 const T0 = 1_750_000_000_000_000n;
 
 /** `count` graph nodes with random UUIDs, in ascending UUID order unless `shuffled`, as a table and as its stored file read by ranges. */
-function nodes(count: number, shuffled: boolean): { uuids: string[]; table: Table; rows: ArrowFileRows } {
+function nodes(count: number, shuffled: boolean): { uuids: string[]; table: Table; rows: ArrowFileRows; reads: () => number } {
   const rng = rngFor(7, 'key-index');
   const uuids = Array.from({ length: count }, () => {
     const b = new Uint8Array(16);
@@ -23,9 +23,19 @@ function nodes(count: number, shuffled: boolean): { uuids: string[]; table: Tabl
   );
   const table = new Table(built.schema, built.batches);
   const bytes = tableToIPC(table, 'file');
-  const rows = ArrowFileRows.open({ byteLength: bytes.length, read: (o, l) => bytes.subarray(o, o + l) }, GRAPH_NODE.schemaFingerprint);
+  let reads = 0;
+  const rows = ArrowFileRows.open(
+    {
+      byteLength: bytes.length,
+      read: (o, l) => {
+        reads++;
+        return bytes.subarray(o, o + l);
+      },
+    },
+    GRAPH_NODE.schemaFingerprint,
+  );
   if (rows === null) throw new Error('the plain layout opens by ranges');
-  return { uuids, table, rows };
+  return { uuids, table, rows, reads: () => reads };
 }
 
 /** Every key, and for each its neighbours one up and one down in the last byte (mostly absent), before the first and after the last. */
@@ -65,5 +75,53 @@ describe('keyIndexOf over a stored participant read by ranges', () => {
     const asked = probes(uuids);
     const present = new Set(uuids);
     expect(asked.map((p) => index.has(p))).toEqual(asked.map((p) => present.has(p)));
+  });
+});
+
+/** The probes as one fixed-width chunk in the given order, every `nullEvery`-th row null. */
+function probeChunk(asked: readonly string[], nullEvery: number) {
+  const values = new Uint8Array(asked.length * 16);
+  const bitmap = new Uint8Array(Math.ceil(asked.length / 8));
+  asked.forEach((p, j) => {
+    values.set(parseUuid(p), j * 16);
+    if (j % nullEvery !== 0) bitmap[j >> 3] = (bitmap[j >> 3] as number) | (1 << (j & 7));
+  });
+  const nullCount = asked.filter((_, j) => j % nullEvery === 0).length;
+  return makeData({ type: new FixedSizeBinary(16), length: asked.length, nullCount, nullBitmap: bitmap, data: values });
+}
+
+describe('markMissing: a batch of keys looked up at once', () => {
+  // More blocks than one sweep read holds, and a last block that is not full.
+  const count = (2 * SWEEP_READ_BLOCKS + 3) * KEY_BLOCK_ROWS + 7;
+
+  it('marks exactly the present rows whose key is absent, in any probe order, across block and read boundaries', () => {
+    const { uuids, table, rows } = nodes(count, false);
+    const present = new Set(uuids);
+    const rng = rngFor(7, 'probe-order');
+    const asked = probes(uuids);
+    for (let i = asked.length - 1; i > 0; i--) {
+      const j = rng.int(i + 1);
+      [asked[i], asked[j]] = [asked[j] as string, asked[i] as string];
+    }
+    const chunk = probeChunk(asked, 5);
+    const expected = asked.map((p, j) => (j % 5 !== 0 && !present.has(p) ? 1 : 0));
+    for (const index of [keyIndexOf(GRAPH_NODE, rows, 'node_uuid', 64), keyIndexOf(GRAPH_NODE, table, 'node_uuid', 64)]) {
+      const out = new Uint8Array(asked.length + 3);
+      index.markMissing(chunk, out, 3);
+      expect([...out.subarray(3)]).toEqual(expected);
+      expect([...out.subarray(0, 3)]).toEqual([0, 0, 0]);
+    }
+  });
+
+  it('over a stored file, reads each stretch of blocks once: one read per SWEEP_READ_BLOCKS blocks, however the keys are ordered', () => {
+    const { uuids, rows, reads } = nodes(count, false);
+    const index = keyIndexOf(GRAPH_NODE, rows, 'node_uuid', 64);
+    // Every key, back to front: a lookup at a time would read a block per key.
+    const asked = [...uuids].reverse();
+    const before = reads();
+    const out = new Uint8Array(asked.length);
+    index.markMissing(probeChunk(asked, asked.length + 1), out, 0);
+    expect(out.every((m) => m === 0)).toBe(true);
+    expect(reads() - before).toBe(Math.ceil(Math.ceil(count / KEY_BLOCK_ROWS) / SWEEP_READ_BLOCKS));
   });
 });
