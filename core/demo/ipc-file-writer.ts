@@ -75,9 +75,34 @@ type BufferProducer = (sink: HashingSink) => void;
 
 const ENCODER = new TextEncoder();
 
-/** A zero-filled typed array used only for its length: the allocator maps it lazily, its pages are never touched. */
-function placeholder<A>(make: (n: number) => A, n: number): A {
-  return make(n);
+/**
+ * Zero-filled room for every placeholder buffer of one file, handed out as views.
+ *
+ * Why: the placeholders are read only for their lengths (and a string
+ * column's last offset). One allocation for all of them is mapped fresh by
+ * the allocator and its pages are never touched; separate ones of a few
+ * MiB each may reuse freed heap memory, which is cleared page by page and
+ * becomes resident (at 10M records, some 50 MB while the edges were written).
+ */
+class PlaceholderArena {
+  readonly #buffer: ArrayBuffer;
+  #at = 0;
+
+  constructor(bytes: number) {
+    this.#buffer = new ArrayBuffer(bytes);
+  }
+
+  /** Bytes a placeholder of `bytes` takes (8-byte aligned, as typed arrays of 8-byte elements need). */
+  static size(bytes: number): number {
+    return (bytes + 7) & ~7;
+  }
+
+  /** A view of `n` elements of `make`'s type over the next free room. */
+  take<A>(make: (buffer: ArrayBuffer, byteOffset: number, length: number) => A, n: number, bytesPerElement: number): A {
+    const view = make(this.#buffer, this.#at, n);
+    this.#at += PlaceholderArena.size(n * bytesPerElement);
+    return view;
+  }
 }
 
 /** The validity bitmap of `n` rows, or undefined without nulls (the same bytes `buildColumn` gives). */
@@ -111,8 +136,8 @@ function windowed(n: number, width: number, rows: number, fill: (a: number, b: n
   };
 }
 
-/** One column's placeholder `Data` (exact lengths and nulls) and the producers of its body buffers, in Arrow's order. */
-function plan(col: StreamColumn, n: number, rows: number): { data: Data; producers: BufferProducer[] } {
+/** One column's placeholder `Data` (exact lengths and nulls; `need` bytes of the arena) and the producers of its body buffers, in Arrow's order. */
+function plan(col: StreamColumn, n: number, rows: number): { need: number; data: (arena: PlaceholderArena) => Data; producers: BufferProducer[] } {
   const producers: BufferProducer[] = [];
   const validity = (isNull: (r: number) => boolean): { nullCount: number; nullBitmap?: Uint8Array } => {
     const v = validityOf(n, isNull);
@@ -134,7 +159,11 @@ function plan(col: StreamColumn, n: number, rows: number): { data: Data; produce
           for (let r = a; r < b; r++) if (isNull === undefined || !isNull(r)) col.fill(r, out, (r - a) * width);
         }),
       );
-      return { data: makeData({ type: new FixedSizeBinary(width), data: placeholder((k) => new Uint8Array(k), n * width), length: n, ...valid }), producers };
+      return {
+        need: PlaceholderArena.size(n * width),
+        data: (arena) => makeData({ type: new FixedSizeBinary(width), data: arena.take((b, o, k) => new Uint8Array(b, o, k), n * width, 1), length: n, ...valid }),
+        producers,
+      };
     }
     case 'utf8': {
       let total = 0;
@@ -143,8 +172,6 @@ function plan(col: StreamColumn, n: number, rows: number): { data: Data; produce
         if (v !== null) total += Buffer.byteLength(v, 'utf8');
       }
       const valid = validity((r) => col.get(r) === null);
-      const valueOffsets = placeholder((k) => new Int32Array(k), n + 1);
-      valueOffsets[n] = total;
       let running = 0;
       producers.push(
         windowed(n + 1, 4, rows, (a, b, out) => {
@@ -166,7 +193,15 @@ function plan(col: StreamColumn, n: number, rows: number): { data: Data; produce
           sink.write(ENCODER.encode(text));
         }
       });
-      return { data: makeData({ type: new Utf8(), data: placeholder((k) => new Uint8Array(k), total), valueOffsets, length: n, ...valid }), producers };
+      return {
+        need: PlaceholderArena.size(4 * (n + 1)) + PlaceholderArena.size(total),
+        data: (arena) => {
+          const valueOffsets = arena.take((b, o, k) => new Int32Array(b, o, k), n + 1, 4);
+          valueOffsets[n] = total;
+          return makeData({ type: new Utf8(), data: arena.take((b, o, k) => new Uint8Array(b, o, k), total, 1), valueOffsets, length: n, ...valid });
+        },
+        producers,
+      };
     }
     case 'float64': {
       const valid = validity((r) => col.get(r) === null);
@@ -176,7 +211,11 @@ function plan(col: StreamColumn, n: number, rows: number): { data: Data; produce
           for (let r = a; r < b; r++) f[r - a] = col.get(r) ?? 0;
         }),
       );
-      return { data: makeData({ type: new Float64(), data: placeholder((k) => new Float64Array(k), n), length: n, ...valid }), producers };
+      return {
+        need: PlaceholderArena.size(8 * n),
+        data: (arena) => makeData({ type: new Float64(), data: arena.take((b, o, k) => new Float64Array(b, o, k), n, 8), length: n, ...valid }),
+        producers,
+      };
     }
     case 'timestamp': {
       const valid = validity((r) => col.get(r) === null);
@@ -187,7 +226,8 @@ function plan(col: StreamColumn, n: number, rows: number): { data: Data; produce
         }),
       );
       return {
-        data: makeData({ type: new Timestamp(TimeUnit.MICROSECOND, 'UTC'), data: placeholder((k) => new BigInt64Array(k), n), length: n, ...valid }),
+        need: PlaceholderArena.size(8 * n),
+        data: (arena) => makeData({ type: new Timestamp(TimeUnit.MICROSECOND, 'UTC'), data: arena.take((b, o, k) => new BigInt64Array(b, o, k), n, 8), length: n, ...valid }),
         producers,
       };
     }
@@ -219,9 +259,10 @@ interface WriterInternals {
 export function writeParticipantFile(file: string, schema: Schema, columns: readonly StreamColumn[], n: number, windowRows = STREAM_WINDOW_ROWS): WrittenFile {
   const plans = columns.map((c) => plan(c, n, windowRows));
   const producers = plans.flatMap((p) => p.producers);
+  const arena = new PlaceholderArena(plans.reduce((sum, p) => sum + p.need, 0));
   const table = tableOfColumns(
     schema,
-    plans.map((p) => p.data),
+    plans.map((p) => p.data(arena)),
     n,
   );
   const fd = fs.openSync(file, 'wx');
