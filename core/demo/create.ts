@@ -136,7 +136,7 @@ async function buildDemo(dir: string, records: number, seed: number, steps: read
   const project = await createProject<Table>(dir, { catalog: registryCatalog, retainAncestors: steps.length + 1 });
   const clock = demoClock();
   const state: DemoState = {
-    nodes: new NodeStore(),
+    nodes: new NodeStore(rngFor(seed, 'node-uuids')),
     events: [],
     assertions: new AssertionStore(),
     hypotheses: { uuid: [], status: [], statement: [], from: [], recorded: [] },

@@ -14,8 +14,78 @@ export function capitalized(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
+/** lowbias32 (a bijection of 32-bit integers) and its inverse. */
+function mix(x: number): number {
+  x ^= x >>> 16;
+  x = Math.imul(x, 0x7feb352d);
+  x ^= x >>> 15;
+  x = Math.imul(x, 0x846ca68b);
+  x ^= x >>> 16;
+  return x >>> 0;
+}
+
+/** The multiplicative inverse of an odd `a` modulo 2^32 (Newton's iteration). */
+function inverseOf(a: number): number {
+  let x = a;
+  for (let i = 0; i < 5; i++) x = Math.imul(x, 2 - Math.imul(a, x));
+  return x;
+}
+const MIX_INVERSE_1 = inverseOf(0x7feb352d);
+const MIX_INVERSE_2 = inverseOf(0x846ca68b);
+
+function unmix(x: number): number {
+  x ^= x >>> 16;
+  x = Math.imul(x, MIX_INVERSE_2);
+  x ^= (x >>> 15) ^ (x >>> 30);
+  x = Math.imul(x, MIX_INVERSE_1);
+  x ^= x >>> 16;
+  return x >>> 0;
+}
+
 /**
- * The demo's graph nodes as compact typed columns (19 bytes a node).
+ * The UUIDs of the demo's nodes, computed from a node's index, never stored.
+ *
+ * Why: at 10M records the 4.2M nodes' stored UUIDs were 67 MB of the demo's
+ * peak memory. Node k's first four bytes are a keyed bijection of k (its
+ * identity key: distinct nodes differ there, so identity order is the order
+ * of the keys, and a key names its node), the other twelve a keyed hash of
+ * the key; version 8 and the RFC variant as every demo UUID.
+ */
+export class NodeUuids {
+  private readonly keys: Uint32Array;
+
+  /** Keys drawn from `rng` (five draws). */
+  constructor(rng: Rng) {
+    this.keys = Uint32Array.from({ length: 5 }, () => rng.u32());
+  }
+
+  /** Node `k`'s identity key: its UUID's first four bytes, big-endian. */
+  key(k: number): number {
+    return (mix((k ^ (this.keys[0] as number)) >>> 0) ^ (this.keys[1] as number)) >>> 0;
+  }
+
+  /** The node whose identity key is `key`. */
+  nodeOf(key: number): number {
+    return (unmix((key ^ (this.keys[1] as number)) >>> 0) ^ (this.keys[0] as number)) >>> 0;
+  }
+
+  /** Node `k`'s UUID bytes, written into `out` at `at`. */
+  fill(k: number, out: Uint8Array, at: number): void {
+    let w = this.key(k);
+    for (let i = 0; i < 16; i += 4) {
+      if (i > 0) w = mix((w ^ (this.keys[1 + i / 4] as number)) >>> 0);
+      out[at + i] = w >>> 24;
+      out[at + i + 1] = (w >>> 16) & 0xff;
+      out[at + i + 2] = (w >>> 8) & 0xff;
+      out[at + i + 3] = w & 0xff;
+    }
+    out[at + 6] = ((out[at + 6] as number) & 0x0f) | 0x80;
+    out[at + 8] = ((out[at + 8] as number) & 0x3f) | 0x80;
+  }
+}
+
+/**
+ * The demo's graph nodes as compact typed columns (3 bytes a node; UUIDs computed, see `NodeUuids`).
  *
  * Why: at millions of records, one JS string per UUID and label cell costs
  * an order of magnitude more memory than the participant bytes themselves.
@@ -25,7 +95,7 @@ export function capitalized(s: string): string {
 export class NodeStore {
   /** Number of nodes. */
   length = 0;
-  private uuids = new Uint8Array(0);
+  private readonly ids: NodeUuids;
   private cls = new Uint8Array(0);
   /** 0 = no properties, else the `year` property. */
   private year = new Uint16Array(0);
@@ -35,6 +105,11 @@ export class NodeStore {
   private readonly curations = new Map<number, { count: number; at: bigint }>();
   /** Identity order, kept until the next `add`. */
   private order: Uint32Array | undefined;
+
+  /** A store whose UUIDs are keyed by five draws of `rng`. */
+  constructor(rng: Rng) {
+    this.ids = new NodeUuids(rng);
+  }
 
   /** Nodes the columns hold room for (at least `length`). */
   get capacity(): number {
@@ -48,19 +123,17 @@ export class NodeStore {
    * written stays untouched zero pages, which cost no resident memory.
    */
   reserve(total: number): void {
-    this.uuids = grown(this.uuids, total, (k) => new Uint8Array(k), 16);
     this.cls = grown(this.cls, total, (k) => new Uint8Array(k));
     this.year = grown(this.year, total, (k) => new Uint16Array(k));
   }
 
   /**
-   * Appends `count` nodes drawn from `rng` (per node: class, UUID, whether it has a year, the year).
+   * Appends `count` nodes drawn from `rng` (per node: class, whether it has a year, the year).
    *
    * The draw order is the generator's contract: it fixes every byte of the demo for a seed.
    */
   add(rng: Rng, count: number, classes: readonly (typeof DEMO_NODE_CLASSES)[number][], createdAt: bigint): void {
     const n = this.length + count;
-    this.uuids = grown(this.uuids, n, (k) => new Uint8Array(k), 16);
     this.cls = grown(this.cls, n, (k) => new Uint8Array(k));
     this.year = grown(this.year, n, (k) => new Uint16Array(k));
     this.batches.push(this.length, createdAt);
@@ -68,7 +141,6 @@ export class NodeStore {
     for (let i = 0; i < count; i++) {
       const k = this.length;
       this.cls[k] = DEMO_NODE_CLASSES.indexOf(classes[rng.int(classes.length)] as (typeof DEMO_NODE_CLASSES)[number]);
-      rng.uuidInto(this.uuids, k * 16);
       this.year[k] = rng.int(4) === 0 ? 1990 + rng.int(35) : 0;
       this.length++;
     }
@@ -84,28 +156,36 @@ export class NodeStore {
     }
   }
 
-  /** Copies node `k`'s UUID bytes into `out` at `at`. */
+  /** Writes node `k`'s UUID bytes into `out` at `at`. */
   fillUuid(k: number, out: Uint8Array, at: number): void {
-    out.set(this.uuids.subarray(k * 16, k * 16 + 16), at);
+    this.ids.fill(k, out, at);
   }
 
-  /** Byte `j` of node `k`'s UUID. */
-  uuidByte(k: number, j: number): number {
-    return this.uuids[k * 16 + j] as number;
+  /** Node `k`'s identity key: nodes in identity order are nodes in ascending key order (keys are distinct). */
+  identityKey(k: number): number {
+    return this.ids.key(k);
   }
 
   /** Node `k`'s UUID as lowercase RFC text. */
   uuidText(k: number): string {
-    return formatUuid(this.uuids.subarray(k * 16, k * 16 + 16));
+    const bytes = new Uint8Array(16);
+    this.ids.fill(k, bytes, 0);
+    return formatUuid(bytes);
   }
 
   private label(k: number): string {
     return `${capitalized(DEMO_NODE_CLASSES[this.cls[k] as number] as string)} ${k}${' (curated)'.repeat(this.curations.get(k)?.count ?? 0)}`;
   }
 
-  /** Node indices in identity order (UUID bytes ascending). */
+  /** Node indices in identity order (UUID bytes ascending): the identity keys sorted, each turned back into its node. */
   identityOrder(): Uint32Array {
-    this.order ??= uuidOrder(this.uuids, this.length);
+    if (this.order === undefined) {
+      const order = new Uint32Array(this.length);
+      for (let k = 0; k < this.length; k++) order[k] = this.ids.key(k);
+      order.sort();
+      for (let r = 0; r < order.length; r++) order[r] = this.ids.nodeOf(order[r] as number);
+      this.order = order;
+    }
     return this.order;
   }
 
@@ -118,9 +198,8 @@ export class NodeStore {
   nodeChange(file: string): ParticipantChange {
     const order = this.identityOrder();
     const n = order.length;
-    const uuids = this.uuids;
     const columns: StreamColumn[] = [
-      { kind: 'uuid', fill: (r, out, at) => out.set(uuids.subarray((order[r] as number) * 16, (order[r] as number) * 16 + 16), at) },
+      { kind: 'uuid', fill: (r, out, at) => this.ids.fill(order[r] as number, out, at) },
       { kind: 'utf8', get: (r) => DEMO_NODE_CLASSES[this.cls[order[r] as number] as number] as string },
       { kind: 'utf8', get: (r) => this.label(order[r] as number) },
       {
@@ -150,7 +229,7 @@ export class NodeStore {
     const weight = new Uint16Array(count);
     for (let i = 0; i < count; i++) weight[i] = i % 5 === 0 ? NO_WEIGHT : Math.round(rng.float() * 1000);
     const nodeOrder = this.identityOrder();
-    const uuids = this.uuids;
+    const ids = this.ids;
     const rows = new Uint32Array(count);
     let w = 0;
     const mine: number[] = [];
@@ -158,8 +237,8 @@ export class NodeStore {
       const s = nodeOrder[r] as number;
       mine.length = 0;
       for (let i = s; i < count; i += n) mine.push(i);
-      // A source's few targets are distinct nodes: ordered by their UUID bytes (no rank array).
-      if (mine.length > 1) mine.sort((a, b) => compareUuids(uuids, (s + Math.floor(a / n) + 1) % n, (s + Math.floor(b / n) + 1) % n));
+      // A source's few targets are distinct nodes: ordered by their identity keys (no rank array).
+      if (mine.length > 1) mine.sort((a, b) => ids.key((s + Math.floor(a / n) + 1) % n) - ids.key((s + Math.floor(b / n) + 1) % n));
       for (const i of mine) rows[w++] = i;
     }
     const endpoint = (r: number, target: boolean): number => {
@@ -168,8 +247,8 @@ export class NodeStore {
       return target ? (src + Math.floor(i / n) + 1) % n : src;
     };
     const columns: StreamColumn[] = [
-      { kind: 'uuid', fill: (r, out, at) => out.set(uuids.subarray(endpoint(r, false) * 16, endpoint(r, false) * 16 + 16), at) },
-      { kind: 'uuid', fill: (r, out, at) => out.set(uuids.subarray(endpoint(r, true) * 16, endpoint(r, true) * 16 + 16), at) },
+      { kind: 'uuid', fill: (r, out, at) => ids.fill(endpoint(r, false), out, at) },
+      { kind: 'uuid', fill: (r, out, at) => ids.fill(endpoint(r, true), out, at) },
       {
         kind: 'utf8',
         get: (r) => {

@@ -30,13 +30,8 @@ export function lineageChange(nodes: NodeStore, events: readonly string[], file:
   const rowKind = new Uint8Array(rows);
   const rowEntity = new Uint32Array(rows);
   const rowRole = new Uint8Array(rows);
-  const nodeFirst = (a: number, b: number): boolean => {
-    for (let j = 0; j < 16; j++) {
-      const d = nodes.uuidByte(a, j) - nodes.uuidByte(b, j);
-      if (d !== 0) return d < 0;
-    }
-    return true; // the same node: `generated` (a) before `used` (b)
-  };
+  // By identity keys (the UUIDs' order); the same node: `generated` (a) before `used` (b).
+  const nodeFirst = (a: number, b: number): boolean => nodes.identityKey(a) <= nodes.identityKey(b);
   let w = 0;
   const push = (i: number, kind: number, entity: number, role: number): void => {
     rowEvent[w] = i;

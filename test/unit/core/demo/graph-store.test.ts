@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { NodeStore } from '../../../../core/demo/graph-store';
+import { NodeStore, NodeUuids } from '../../../../core/demo/graph-store';
+import { formatUuid } from '../../../../core/canonical/index';
 import { rngFor } from '../../../../core/demo/rng';
 import { participantFromColumns } from '../../../../core/demo/tables';
 import { GRAPH_EDGE, GRAPH_NODE } from '../../../../core/participants/index';
@@ -14,12 +15,18 @@ const cap = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 /** The row-per-cell reference: the same draws into JS arrays, encoded by the registry's canonical encoder (which sorts). */
 function reference(seed: number, nodes: number, extra: number, curations: number, edges: number): { node: Uint8Array; edge: Uint8Array } {
   const rng = rngFor(seed, 'graph-store-test');
+  const ids = new NodeUuids(rngFor(seed, 'node-uuids'));
+  const uuidOf = (k: number): string => {
+    const b = new Uint8Array(16);
+    ids.fill(k, b, 0);
+    return formatUuid(b);
+  };
   const n = { uuid: [] as string[], cls: [] as string[], label: [] as string[], props: [] as (string | null)[], created: [] as bigint[], updated: [] as (bigint | null)[] };
   const add = (count: number, classes: readonly string[], t: bigint): void => {
     const base = n.uuid.length;
     for (let i = 0; i < count; i++) {
       const cls = classes[rng.int(classes.length)] as string;
-      n.uuid.push(rng.uuid());
+      n.uuid.push(uuidOf(base + i));
       n.cls.push(cls);
       n.label.push(`${cap(cls)} ${base + i}`);
       n.props.push(rng.int(4) === 0 ? `{"year":${1990 + rng.int(35)}}` : null);
@@ -69,7 +76,7 @@ describe('NodeStore (compact demo graph)', () => {
   ])('gives the canonical encoder’s exact bytes (seed %i, %i nodes)', (seed, nodes, extra, curations, edges) => {
     const ref = reference(seed, nodes, extra, curations, edges);
     const rng = rngFor(seed, 'graph-store-test');
-    const store = new NodeStore();
+    const store = new NodeStore(rngFor(seed, 'node-uuids'));
     store.add(rng, nodes, CLASSES, 100n);
     for (let i = 0; i < curations; i++) {
       const k = i === 1 ? 0 : rng.int(store.length);
@@ -92,7 +99,7 @@ describe('NodeStore (compact demo graph)', () => {
     try {
       const build = (reserve: boolean): { capacity: number; node: Buffer } => {
         const rng = rngFor(3, 'graph-store-reserve');
-        const store = new NodeStore();
+        const store = new NodeStore(rngFor(3, 'node-uuids'));
         if (reserve) store.reserve(130);
         store.add(rng, 100, CLASSES, 100n);
         store.add(rng, 25, ['software'], 900n);
@@ -106,5 +113,28 @@ describe('NodeStore (compact demo graph)', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('NodeUuids (computed node UUIDs)', () => {
+  const ids = new NodeUuids(rngFor(9, 'node-uuids'));
+  const probes = [0, 1, 2, 63, 64, 65_535, 65_536, 4_200_000, 0x7fff_ffff, 0x8000_0000, 0xffff_fffe, 0xffff_ffff];
+
+  it('a node’s identity key names it again (the key is a bijection of the index, and its inverse is exact)', () => {
+    expect(probes.map((k) => ids.nodeOf(ids.key(k)))).toEqual(probes);
+    const keys = new Set(Array.from({ length: 100_000 }, (_, k) => ids.key(k)));
+    expect(keys.size).toBe(100_000);
+  });
+
+  it('the key is the UUID’s first four bytes; every UUID is version 8 with the RFC variant; other keys give other UUIDs', () => {
+    const b = new Uint8Array(16);
+    for (const k of probes) {
+      ids.fill(k, b, 0);
+      expect(new DataView(b.buffer).getUint32(0)).toBe(ids.key(k));
+      expect((b[6] as number) >> 4).toBe(8);
+      expect((b[8] as number) >> 6).toBe(2);
+    }
+    const other = new NodeUuids(rngFor(10, 'node-uuids'));
+    expect(other.key(0)).not.toBe(ids.key(0));
   });
 });

@@ -21,7 +21,7 @@ function digestHex(next: () => number): string {
 /** The row-per-cell reference (the demo's former code): the same draws into JS arrays, encoded by the canonical encoder (which sorts). */
 function reference(seed: number, nodeCount: number, events: readonly string[], batches: readonly number[]): Uint8Array[] {
   const rng = rngFor(seed, 'knowledge-store-test');
-  const nodes = new NodeStore();
+  const nodes = new NodeStore(rngFor(seed, 'node-uuids'));
   nodes.add(rng, nodeCount, CLASSES, 100n);
   const c: Record<string, CellValue[]> = {};
   const all: string[] = [];
@@ -77,7 +77,7 @@ describe('AssertionStore (compact demo knowledge)', () => {
     const events = Array.from({ length: eventCount }, (_, i) => rngFor(seed, `event/${i}`).uuid());
     const ref = reference(seed, nodeCount, events, batches);
     const rng = rngFor(seed, 'knowledge-store-test');
-    const nodes = new NodeStore();
+    const nodes = new NodeStore(rngFor(seed, 'node-uuids'));
     nodes.add(rng, nodeCount, CLASSES, 100n);
     const store = new AssertionStore();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gf-knowledge-store-'));

@@ -36,7 +36,7 @@ describe('lineageChange (streamed demo lineage)', () => {
     [11, 500, 300],
   ])('gives the canonical encoder’s exact bytes (seed %i, %i nodes, %i events)', (seed, nodeCount, eventCount) => {
     const rng = rngFor(seed, 'lineage-test');
-    const nodes = new NodeStore();
+    const nodes = new NodeStore(rngFor(seed, 'node-uuids'));
     nodes.add(rng, nodeCount, ['paper', 'author'], 100n);
     const ev = Array.from({ length: eventCount }, () => rng.uuid());
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gf-lineage-'));
