@@ -3,13 +3,13 @@
 // Usage: node --import tsx bench/scale-child.ts OP DIR [ARG]
 //   demo DIR RECORDS | summary DIR | first-page DIR | full-diff DIR EXPORT_FILE
 //   | history DIR | checkpoint DIR NAME | revert DIR
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { tableToIPC } from 'apache-arrow';
+import { existsSync, readFileSync } from 'node:fs';
 import { createFacade } from '../core/api/facade';
 import { Checkpoints, openCheckpointedProject } from '../core/checkpoints/checkpoints';
 import { main } from '../core/cli/main';
 import { unwrapEnvelope } from '../core/contract/wire';
 import { diffProjectAllRecords } from '../core/diff/index';
+import { writeArrowStreamFile } from '../core/diff/export-file';
 
 /** Peak RSS of this process image in MB: Linux `VmHWM` (reset by exec), else `ru_maxrss`. */
 function peakRssMb(): number {
@@ -45,9 +45,9 @@ switch (op) {
     const table = await diffProjectAllRecords(new Checkpoints(await openCheckpointedProject(dir)), { from: FROM, to: 'CURRENT', scope: 'graph' });
     out.rows = table.numRows;
     out.diff_ms = performance.now() - t0;
-    // The export: the whole record diff written as one Arrow IPC stream file.
+    // The export: the whole record diff written as one Arrow IPC stream file (batch by batch, on disk when it returns).
     const e0 = performance.now();
-    writeFileSync(String(arg), tableToIPC(table, 'stream'));
+    writeArrowStreamFile(String(arg), table);
     out.export_ms = performance.now() - e0;
     break;
   }
