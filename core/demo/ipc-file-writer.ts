@@ -166,12 +166,14 @@ function plan(col: StreamColumn, n: number, rows: number): { need: number; data:
       };
     }
     case 'utf8': {
+      // One pass for the nulls and the bytes (validity visits every row once, in order).
       let total = 0;
-      for (let r = 0; r < n; r++) {
+      const valid = validity((r) => {
         const v = col.get(r);
-        if (v !== null) total += Buffer.byteLength(v, 'utf8');
-      }
-      const valid = validity((r) => col.get(r) === null);
+        if (v === null) return true;
+        total += Buffer.byteLength(v, 'utf8');
+        return false;
+      });
       let running = 0;
       producers.push(
         windowed(n + 1, 4, rows, (a, b, out) => {
