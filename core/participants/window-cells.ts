@@ -256,10 +256,12 @@ function sortedFileBlocks(
     }
     return binaryHas(single, rowsOf(b), width, bytes, at);
   };
+  // The sweep's read buffer, allocated at the first batch and kept with the index.
+  let buffer: Uint8Array | undefined;
   const markMissing = (chunk: Data, out: Uint8Array, at: number): void => {
     const bytes = fixedBytes(chunk, width) as Uint8Array;
     const order = keyOrder(bytes, width, chunk);
-    const buffer = new Uint8Array(Math.min(blockCount, SWEEP_READ_BLOCKS) * blockBytes);
+    buffer ??= new Uint8Array(Math.min(blockCount, SWEEP_READ_BLOCKS) * blockBytes);
     let from = 0; // blocks [from, to) are in `buffer`
     let to = 0;
     let b = 0;
@@ -288,34 +290,51 @@ function sortedFileBlocks(
 /**
  * The present rows of a fixed-width chunk in ascending key order.
  *
- * Why: a counting sort on the first two bytes leaves buckets of a few keys
- * (random UUIDs), each put in order by insertion; no comparison sort of the
- * whole batch, no array per key.
+ * Why: a counting sort on the leading bits (as many as the rows need, up
+ * to the first two bytes) leaves buckets of a few keys (random UUIDs), each
+ * put in order by insertion (a larger bucket by a comparison sort); no
+ * array per key, and a small chunk allocates little.
  */
 function keyOrder(bytes: Uint8Array, width: number, chunk: Data): Uint32Array {
-  const starts = new Uint32Array(65_537);
+  const bits = Math.min(16, Math.max(1, Math.ceil(Math.log2(chunk.length + 1))));
+  const shift = 16 - bits;
+  const bucketOf = (j: number): number => (((bytes[j * width] as number) << 8) | (bytes[j * width + 1] as number)) >>> shift;
+  const starts = new Uint32Array((1 << bits) + 1);
   let count = 0;
   for (let j = 0; j < chunk.length; j++) {
     if (!validAt(chunk, j)) continue;
-    const k = (((bytes[j * width] as number) << 8) | (bytes[j * width + 1] as number)) + 1;
+    const k = bucketOf(j) + 1;
     starts[k] = (starts[k] as number) + 1;
     count++;
   }
-  for (let k = 1; k <= 65_536; k++) starts[k] = (starts[k] as number) + (starts[k - 1] as number);
+  for (let k = 1; k < starts.length; k++) starts[k] = (starts[k] as number) + (starts[k - 1] as number);
   const order = new Uint32Array(count);
-  const next = starts.slice(0, 65_536);
+  const next = starts.slice(0, starts.length - 1);
   for (let j = 0; j < chunk.length; j++) {
     if (!validAt(chunk, j)) continue;
-    const k = ((bytes[j * width] as number) << 8) | (bytes[j * width + 1] as number);
-    let i = next[k] as number;
-    next[k] = i + 1;
-    // Insertion into the bucket's sorted prefix [start of bucket, i).
-    const first = starts[k] as number;
-    while (i > first && compareKeys(bytes, (order[i - 1] as number) * width, bytes, j * width, width) > 0) {
-      order[i] = order[i - 1] as number;
-      i--;
+    const k = bucketOf(j);
+    order[next[k] as number] = j;
+    next[k] = (next[k] as number) + 1;
+  }
+  const cmp = (a: number, b: number): number => compareKeys(bytes, a * width, bytes, b * width, width);
+  for (let k = 0; k + 1 < starts.length; k++) {
+    const from = starts[k] as number;
+    const to = starts[k + 1] as number;
+    if (to - from <= 1) continue;
+    if (to - from > 16) {
+      // Keys sharing their leading bits (time-ordered UUIDs do): a comparison sort of the bucket.
+      order.subarray(from, to).sort(cmp);
+      continue;
     }
-    order[i] = j;
+    for (let i = from + 1; i < to; i++) {
+      const j = order[i] as number;
+      let p = i;
+      while (p > from && cmp(order[p - 1] as number, j) > 0) {
+        order[p] = order[p - 1] as number;
+        p--;
+      }
+      order[p] = j;
+    }
   }
   return order;
 }

@@ -17,6 +17,11 @@ function nodes(count: number, shuffled: boolean): { uuids: string[]; table: Tabl
     return formatUuid(b);
   }).sort();
   if (shuffled) [uuids[0], uuids[count - 1]] = [uuids[count - 1] as string, uuids[0] as string];
+  return { uuids, ...nodesOf(uuids) };
+}
+
+/** Graph nodes with these UUIDs (in this order), as a table and as its stored file read by ranges (reads counted). */
+function nodesOf(uuids: readonly string[]): { table: Table; rows: ArrowFileRows; reads: () => number } {
   const built = tableFromRecords(
     GRAPH_NODE,
     uuids.map((node_uuid) => ({ node_uuid, class_id: 'Paper', label: 'x', properties: null, created_at: T0, updated_at: null })),
@@ -35,7 +40,7 @@ function nodes(count: number, shuffled: boolean): { uuids: string[]; table: Tabl
     GRAPH_NODE.schemaFingerprint,
   );
   if (rows === null) throw new Error('the plain layout opens by ranges');
-  return { uuids, table, rows, reads: () => reads };
+  return { table, rows, reads: () => reads };
 }
 
 /** Every key, and for each its neighbours one up and one down in the last byte (mostly absent), before the first and after the last. */
@@ -78,15 +83,15 @@ describe('keyIndexOf over a stored participant read by ranges', () => {
   });
 });
 
-/** The probes as one fixed-width chunk in the given order, every `nullEvery`-th row null. */
+/** The probes as one fixed-width chunk in the given order, every `nullEvery`-th row null (rows nullEvery - 1, 2 nullEvery - 1, …). */
 function probeChunk(asked: readonly string[], nullEvery: number) {
   const values = new Uint8Array(asked.length * 16);
   const bitmap = new Uint8Array(Math.ceil(asked.length / 8));
   asked.forEach((p, j) => {
     values.set(parseUuid(p), j * 16);
-    if (j % nullEvery !== 0) bitmap[j >> 3] = (bitmap[j >> 3] as number) | (1 << (j & 7));
+    if (j % nullEvery !== nullEvery - 1) bitmap[j >> 3] = (bitmap[j >> 3] as number) | (1 << (j & 7));
   });
-  const nullCount = asked.filter((_, j) => j % nullEvery === 0).length;
+  const nullCount = asked.filter((_, j) => j % nullEvery === nullEvery - 1).length;
   return makeData({ type: new FixedSizeBinary(16), length: asked.length, nullCount, nullBitmap: bitmap, data: values });
 }
 
@@ -104,13 +109,25 @@ describe('markMissing: a batch of keys looked up at once', () => {
       [asked[i], asked[j]] = [asked[j] as string, asked[i] as string];
     }
     const chunk = probeChunk(asked, 5);
-    const expected = asked.map((p, j) => (j % 5 !== 0 && !present.has(p) ? 1 : 0));
+    const expected = asked.map((p, j) => (j % 5 !== 4 && !present.has(p) ? 1 : 0));
     for (const index of [keyIndexOf(GRAPH_NODE, rows, 'node_uuid', 64), keyIndexOf(GRAPH_NODE, table, 'node_uuid', 64)]) {
       const out = new Uint8Array(asked.length + 3);
       index.markMissing(chunk, out, 3);
       expect([...out.subarray(3)]).toEqual(expected);
       expect([...out.subarray(0, 3)]).toEqual([0, 0, 0]);
     }
+  });
+
+  it('keys sharing their leading bytes (time-ordered UUIDs) fall in one bucket and are still looked up exactly', () => {
+    const { uuids } = nodes(3 * KEY_BLOCK_ROWS, false);
+    // The same first six bytes everywhere, as UUIDv7s of one millisecond have: stored again in ascending order.
+    const shared = uuids.map((u) => `0190a1b2-c3d4-${u.slice(14)}`).sort();
+    const { rows: sharedRows } = nodesOf(shared);
+    const asked = probes(shared).reverse();
+    const present = new Set(shared);
+    const out = new Uint8Array(asked.length);
+    keyIndexOf(GRAPH_NODE, sharedRows, 'node_uuid', 64).markMissing(probeChunk(asked, asked.length + 1), out, 0);
+    expect([...out]).toEqual(asked.map((p) => (present.has(p) ? 0 : 1)));
   });
 
   it('over a stored file, reads each stretch of blocks once: one read per SWEEP_READ_BLOCKS blocks, however the keys are ordered', () => {
