@@ -2,6 +2,7 @@ import { formatUuid } from '../canonical/index';
 import { GRAPH_EDGE, GRAPH_NODE } from '../participants/index';
 import type { RecordFamily } from '../participants/index';
 import type { ParticipantChange } from '../project/index';
+import { uuidV8Into } from './rng';
 import type { Rng } from './rng';
 import { writeParticipantFile } from './ipc-file-writer';
 import type { StreamColumn } from './ipc-file-writer';
@@ -72,15 +73,7 @@ export class NodeUuids {
   /** Node `k`'s UUID bytes, written into `out` at `at`. */
   fill(k: number, out: Uint8Array, at: number): void {
     let w = this.key(k);
-    for (let i = 0; i < 16; i += 4) {
-      if (i > 0) w = mix((w ^ (this.keys[1 + i / 4] as number)) >>> 0);
-      out[at + i] = w >>> 24;
-      out[at + i + 1] = (w >>> 16) & 0xff;
-      out[at + i + 2] = (w >>> 8) & 0xff;
-      out[at + i + 3] = w & 0xff;
-    }
-    out[at + 6] = ((out[at + 6] as number) & 0x0f) | 0x80;
-    out[at + 8] = ((out[at + 8] as number) & 0x3f) | 0x80;
+    uuidV8Into(out, at, (i) => (i === 0 ? w : (w = mix((w ^ (this.keys[1 + i] as number)) >>> 0))));
   }
 }
 

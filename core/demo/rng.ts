@@ -20,6 +20,23 @@ export interface Rng {
   uuidInto(out: Uint8Array, offset: number): void;
 }
 
+/**
+ * A UUIDv8 from four 32-bit words (`word(0)` … `word(3)`, each written big-endian), version and variant bits set, written into `out` at `at`.
+ *
+ * Why: the PRNG's UUIDs and the demo's computed node UUIDs lay out their bits the same way.
+ */
+export function uuidV8Into(out: Uint8Array, at: number, word: (i: number) => number): void {
+  for (let i = 0; i < 4; i++) {
+    const x = word(i);
+    out[at + 4 * i] = x >>> 24;
+    out[at + 4 * i + 1] = (x >>> 16) & 0xff;
+    out[at + 4 * i + 2] = (x >>> 8) & 0xff;
+    out[at + 4 * i + 3] = x & 0xff;
+  }
+  out[at + 6] = ((out[at + 6] as number) & 0x0f) | 0x80;
+  out[at + 8] = ((out[at + 8] as number) & 0x3f) | 0x80;
+}
+
 /** A splitmix32-seeded xoshiro128** generator keyed by (seed, label). */
 export function rngFor(seed: number, label: string): Rng {
   const d = sha256(new TextEncoder().encode(`checkpoint-studio-demo-rng/1|${seed}|${label}`));
@@ -39,17 +56,7 @@ export function rngFor(seed: number, label: string): Rng {
     e = rotl(e, 11);
     return r;
   };
-  const uuidInto = (out: Uint8Array, offset: number): void => {
-    for (let i = 0; i < 16; i += 4) {
-      const x = u32();
-      out[offset + i] = x >>> 24;
-      out[offset + i + 1] = (x >>> 16) & 0xff;
-      out[offset + i + 2] = (x >>> 8) & 0xff;
-      out[offset + i + 3] = x & 0xff;
-    }
-    out[offset + 6] = ((out[offset + 6] as number) & 0x0f) | 0x80;
-    out[offset + 8] = ((out[offset + 8] as number) & 0x3f) | 0x80;
-  };
+  const uuidInto = (out: Uint8Array, offset: number): void => uuidV8Into(out, offset, () => u32());
   const bytes = new Uint8Array(16);
   return {
     u32,
