@@ -33,16 +33,6 @@ export {
   recordFingerprintsHex,
 } from './arrow-table';
 export type { RowBytes } from './arrow-table';
-export {
-  computeVectors,
-  computeCase,
-  sourceCasePayload,
-  runNegativeSource,
-  buildTable,
-  buildSchema,
-  buildField,
-  buildType,
-  buildData,
-} from './golden-vectors';
-export type { VectorField, VectorSourceCase, CaseResult, VectorResult } from './golden-vectors';
+// The golden-vector machinery (core/canonical/golden-vectors.ts) is not re-exported: `gf` loads it on demand
+// (the maintenance operation that recomputes the vectors), and a re-export here would pull it into every chunk.
 export { BoundedCache } from './bounded-cache';
