@@ -1,8 +1,8 @@
 // Generated graph/node participants for the diff benchmark: a "from" table of
 // N records and a "to" table with 1% modified, 0.5% added and 0.5% removed.
-import { FixedSizeBinary, RecordBatch, Struct, Table, TimeUnit, Timestamp, Utf8, makeData, tableToIPC } from 'apache-arrow';
+import { FixedSizeBinary, RecordBatch, Struct, Table, TimeUnit, Timestamp, makeData, tableToIPC } from 'apache-arrow';
 import type { Data } from 'apache-arrow';
-import { GRAPH_NODE } from '../core/participants/index';
+import { GRAPH_NODE, utf8Column } from '../core/participants/index';
 
 const CLASSES = ['Paper', 'Person', 'Dataset', 'Organisation', 'Concept', 'Method', 'Venue', 'Grant'];
 const T0 = 1_750_000_000_000_000n;
@@ -81,25 +81,6 @@ export function sparseEdit(from: readonly BenchNode[], changes: number): BenchNo
     if (k % (2 * period) === 11) to.push(node(n.key + 1, false));
   });
   return to;
-}
-
-function utf8Column(values: readonly (string | null)[]): Data {
-  const enc = new TextEncoder();
-  const parts = values.map((v) => (v === null ? new Uint8Array(0) : enc.encode(v)));
-  const valueOffsets = new Int32Array(values.length + 1);
-  let total = 0;
-  parts.forEach((p, i) => {
-    total += p.length;
-    valueOffsets[i + 1] = total;
-  });
-  const data = new Uint8Array(total);
-  parts.forEach((p, i) => data.set(p, valueOffsets[i] as number));
-  const nulls = values.filter((v) => v === null).length;
-  const bitmap = new Uint8Array(Math.ceil(values.length / 8));
-  values.forEach((v, i) => {
-    if (v !== null) bitmap[i >> 3] = (bitmap[i >> 3] as number) | (1 << (i & 7));
-  });
-  return makeData({ type: new Utf8(), length: values.length, data, valueOffsets, nullCount: nulls, ...(nulls > 0 ? { nullBitmap: bitmap } : {}) });
 }
 
 function timestampColumn(values: readonly (bigint | null)[]): Data {

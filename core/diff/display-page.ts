@@ -1,4 +1,4 @@
-import { Uint64, Utf8, makeData } from 'apache-arrow';
+import { Uint64, makeData } from 'apache-arrow';
 import type { Data } from 'apache-arrow';
 import { parseUuid, toHex } from '../canonical/index';
 import { diffHeadline, isBookkeepingScope } from '../contract/diff';
@@ -14,7 +14,7 @@ import type { DiffSteps } from './cancel';
 import { KIND_ADDED, KIND_MODIFIED, KIND_REMOVED, changeColumns, oneBatchTable } from './change-list';
 import type { ChangeList, ChangeRange } from './change-list';
 import { RECORD_CHANGE_KINDS, RECORD_DIFF_DISPLAY_SCHEMA, RECORD_DIFF_DISPLAY_SCHEMA_NAME, RECORD_DIFF_VALUES_SCHEMA, RECORD_DIFF_VALUES_SCHEMA_NAME } from './contract';
-import { displayFieldsOf } from '../participants/index';
+import { displayFieldsOf, utf8Column } from '../participants/index';
 import {
   cachedFamilyList,
   cachedListWindow,
@@ -103,26 +103,6 @@ function uint64Column(values: readonly (number | null)[]): Data {
     }
   });
   return makeData({ type: new Uint64(), length: values.length, data, nullCount: nulls, ...(nulls > 0 ? { nullBitmap: bitmap } : {}) });
-}
-
-function utf8Column(values: readonly (string | null)[]): Data {
-  const enc = new TextEncoder();
-  const parts = values.map((v) => (v === null ? new Uint8Array(0) : enc.encode(v)));
-  const valueOffsets = new Int32Array(values.length + 1);
-  let total = 0;
-  parts.forEach((p, i) => {
-    total += p.length;
-    valueOffsets[i + 1] = total;
-  });
-  const data = new Uint8Array(total);
-  parts.forEach((p, i) => data.set(p, valueOffsets[i] as number));
-  const bitmap = new Uint8Array(Math.ceil(values.length / 8));
-  let nulls = 0;
-  values.forEach((v, i) => {
-    if (v === null) nulls++;
-    else bitmap[i >> 3] = (bitmap[i >> 3] as number) | (1 << (i & 7));
-  });
-  return makeData({ type: new Utf8(), length: values.length, data, valueOffsets, nullCount: nulls, ...(nulls > 0 ? { nullBitmap: bitmap } : {}) });
 }
 
 /**

@@ -1,6 +1,7 @@
-import { FixedSizeBinary, RecordBatch, Struct, Table, Uint64, Utf8, makeData } from 'apache-arrow';
+import { FixedSizeBinary, RecordBatch, Struct, Table, Uint64, makeData } from 'apache-arrow';
 import type { Data, Schema } from 'apache-arrow';
 import { parseUuid } from '../canonical/index';
+import { utf8Column } from '../participants/index';
 import { RECORD_DIFF_SCHEMA, SUMMARY_DIFF_SCHEMA } from './contract';
 import type { SummaryChangeKind } from './contract';
 import { changeColumns } from './change-list';
@@ -45,19 +46,6 @@ function repeated(width: number, cell: Uint8Array, n: number): Data {
   return makeData({ type: new FixedSizeBinary(width), length: n, data, nullCount: 0 });
 }
 
-function utf8(cells: readonly string[]): Data {
-  const enc = cells.map((c) => Buffer.from(c, 'utf8'));
-  const valueOffsets = new Int32Array(cells.length + 1);
-  let total = 0;
-  enc.forEach((b, i) => {
-    total += b.length;
-    valueOffsets[i + 1] = total;
-  });
-  const data = new Uint8Array(total);
-  enc.forEach((b, i) => data.set(b, valueOffsets[i] as number));
-  return makeData({ type: new Utf8(), length: cells.length, data, valueOffsets, nullCount: 0 });
-}
-
 function u64(cells: readonly (number | null)[]): Data {
   const data = BigUint64Array.from(cells, (c) => BigInt(c ?? 0));
   return makeData({ type: new Uint64(), length: cells.length, data, ...validity(cells.map((c) => c !== null)) });
@@ -80,10 +68,10 @@ export function summaryTable(fromUuid: string, toUuid: string, rows: readonly Su
     [
       repeated(16, parseUuid(fromUuid), n),
       repeated(16, parseUuid(toUuid), n),
-      utf8(rows.map((r) => r.scope)),
-      utf8(rows.map((r) => r.capabilityId)),
-      utf8(rows.map((r) => r.recordFamilyId)),
-      utf8(rows.map((r) => r.changeKind)),
+      utf8Column(rows.map((r) => r.scope)),
+      utf8Column(rows.map((r) => r.capabilityId)),
+      utf8Column(rows.map((r) => r.recordFamilyId)),
+      utf8Column(rows.map((r) => r.changeKind)),
       u64(rows.map((r) => r.fromRowCount)),
       u64(rows.map((r) => r.toRowCount)),
       fixed(32, rows.map((r) => hexCell(r.fromSchemaFingerprint))),

@@ -406,6 +406,17 @@ export function buildColumn(spec: FieldSpec, values: readonly CellValue[]): Data
   }
 }
 
+const UTF8_CELLS: FieldSpec = { name: 'utf8', kind: 'utf8', nullable: true };
+
+/**
+ * A fresh `utf8` column of `values` (a null where the value is null): the
+ * bytes `buildColumn` gives a `utf8` field, for tables that are not participants
+ * (diff results, display pages) and benchmarks.
+ */
+export function utf8Column(values: readonly (string | null)[]): Data {
+  return buildColumn(UTF8_CELLS, values);
+}
+
 function byteWidthOf(kind: ColumnKind): number {
   switch (kind) {
     case 'uuid':

@@ -15,6 +15,7 @@ export {
   arrowTypeOf,
   arrowFieldOf,
   compareCells,
+  utf8Column,
 } from './columns';
 export type { ColumnKind, CellValue, RecordValues, FieldSpec } from './columns';
 export { FAMILY_METADATA_KEY, IDENTITY_METADATA_KEY, defineFamily } from './family';
