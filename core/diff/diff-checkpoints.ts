@@ -5,7 +5,7 @@ import { checkCancelled } from './cancel';
 import { CURRENT_SELECTOR } from './contract';
 import type { DiffEndpoint, LeasedEndpoint } from './endpoint';
 import { diffEndpointsAsync, pageState, validateDiffParams } from './engine';
-import type { DiffPage } from './engine';
+import type { DiffPage, DiffRequestFields } from './engine';
 import { selectorsDigest, snapshotGone } from './page-token';
 import { diffStatAsync } from './display-page';
 import { displayPageAsync } from './display-page';
@@ -31,35 +31,12 @@ export interface EndpointResolver {
   open(selector: DiffSelector): LeasedEndpoint;
 }
 
-/** Request of `diffCheckpoints` (the contract's `diff_checkpoints` fields). */
-export interface DiffCheckpointsRequest {
+/** Request of `diffCheckpoints` (the contract's `diff_checkpoints` fields): the endpoints and the diff's own fields. */
+export interface DiffCheckpointsRequest extends DiffRequestFields {
   readonly from: unknown;
   readonly to: unknown;
   readonly scope: unknown;
   readonly detail: unknown;
-  readonly limit?: unknown;
-  readonly after?: unknown;
-  /**
-   * Only this record family (optional): one registered family of the scope.
-   *
-   * The drill-down into one family reads and pages that family alone, not
-   * the whole scope; tokens of such pages are bound to the family.
-   */
-  readonly record_family_id?: unknown;
-  /** The family's capability (optional, only with `record_family_id`; must match it). */
-  readonly capability_id?: unknown;
-  /** Display pages (`checkpoint_record_diff_display@1`) of one family; the fields below need it. */
-  readonly display?: unknown;
-  /** Only these change kinds (engine-side; bound into tokens). */
-  readonly change_kinds?: unknown;
-  /** Only modified records in which this field changed (engine-side; bound into tokens). */
-  readonly changed_field?: unknown;
-  /** Record-id prefix or display-text substring (engine-side; bound into tokens as a digest). */
-  readonly search?: unknown;
-  /** Jump: the page starting at this 0-based row of the (filtered) list (not with `after`). */
-  readonly position?: unknown;
-  /** Also the changed fields' before/after values (`checkpoint_record_diff_values@1`). */
-  readonly changed_values?: unknown;
   readonly signal?: AbortSignal;
 }
 

@@ -92,6 +92,38 @@ export function validateFamilyFilter(
 }
 
 /**
+ * The fields of a `diff_checkpoints` request that shape the diff (not its
+ * endpoints), as a caller sends them: unchecked until `validateDiffParams`.
+ */
+export interface DiffRequestFields {
+  readonly scope?: unknown;
+  readonly detail?: unknown;
+  readonly limit?: unknown;
+  readonly after?: unknown;
+  /**
+   * Only this record family (optional): one registered family of the scope.
+   *
+   * The drill-down into one family reads and pages that family alone, not
+   * the whole scope; tokens of such pages are bound to the family.
+   */
+  readonly record_family_id?: unknown;
+  /** The family's capability (optional, only with `record_family_id`; must match it). */
+  readonly capability_id?: unknown;
+  /** Display pages (`checkpoint_record_diff_display@1`) of one family; the fields below need it. */
+  readonly display?: unknown;
+  /** Only these change kinds (engine-side; bound into tokens). */
+  readonly change_kinds?: unknown;
+  /** Only modified records in which this field changed (engine-side; bound into tokens). */
+  readonly changed_field?: unknown;
+  /** Record-id prefix or display-text substring (engine-side; bound into tokens as a digest). */
+  readonly search?: unknown;
+  /** Jump: the page starting at this 0-based row of the (filtered) list (not with `after`). */
+  readonly position?: unknown;
+  /** Also the changed fields' before/after values (`checkpoint_record_diff_values@1`). */
+  readonly changed_values?: unknown;
+}
+
+/**
  * Validates the request fields of `diff_checkpoints` (`GF_VALIDATION` on any bad one).
  *
  * `scope` and `detail` are required; `limit` is an integer 1–10,000
@@ -101,20 +133,7 @@ export function validateFamilyFilter(
  * means "every participant, summary only", so it refuses record detail.
  */
 export function validateDiffParams(
-  input: {
-    readonly scope?: unknown;
-    readonly detail?: unknown;
-    readonly limit?: unknown;
-    readonly after?: unknown;
-    readonly capability_id?: unknown;
-    readonly record_family_id?: unknown;
-    readonly display?: unknown;
-    readonly change_kinds?: unknown;
-    readonly changed_field?: unknown;
-    readonly search?: unknown;
-    readonly position?: unknown;
-    readonly changed_values?: unknown;
-  },
+  input: DiffRequestFields,
   adapters: readonly DiffAdapter[] = DIFF_ADAPTERS,
 ): DiffParams {
   if (!(DIFF_SCOPES as readonly unknown[]).includes(input.scope)) validation('scope', 'unknown');
@@ -150,7 +169,7 @@ export function validateDiffParams(
  * `display: true`; `changed_field` must be a field of the family.
  */
 function validateView(
-  input: { readonly display?: unknown; readonly change_kinds?: unknown; readonly changed_field?: unknown; readonly search?: unknown; readonly changed_values?: unknown },
+  input: Pick<DiffRequestFields, 'display' | 'change_kinds' | 'changed_field' | 'search' | 'changed_values'>,
   family: FamilyFilter | null,
   adapters: readonly DiffAdapter[],
   records: boolean,
