@@ -1,10 +1,10 @@
 import pg from 'pg';
-import { monotonicFactory } from 'ulid';
-import { buildTransitionEvent, type TransitionEvent } from '../core/chain/event';
+import type { TransitionEvent } from '../core/chain/event';
 import { GENESIS, nextHead, type ChainHead } from '../core/chain/head';
 import { PostgresChainStore } from '../core/chain/postgres/postgres-store';
 import { prepareAppend } from '../core/chain/store-support';
 import { startPostgres, type PostgresServer } from '../test/support/postgres';
+import { benchEvents } from './chain-events';
 import { defineBench, perSecond } from './harness';
 import type { BenchSize } from './harness';
 
@@ -44,24 +44,6 @@ interface State {
   run: number;
 }
 
-const nextUlid = monotonicFactory();
-
-function events(workflowId: string, n: number): TransitionEvent[] {
-  return Array.from({ length: n }, (_, i) =>
-    buildTransitionEvent(
-      {
-        workflow_id: workflowId,
-        prior_state_id: 'plan_ready',
-        next_state_id: 'patch_applied',
-        triggering_outcome: { kind: 'patch_applied', evidence_digest: `sha256:${i.toString(16).padStart(64, '0')}`, detail: `bench step ${i}` },
-        attempt: i % 3,
-        occurred_at: new Date(Date.UTC(2026, 0, 1) + i * 1000),
-      },
-      { newId: (t) => nextUlid(t) },
-    ),
-  );
-}
-
 /** The rows the adapter would persist for `evs` (computed outside the timed loop). */
 function rowsOf(evs: readonly TransitionEvent[]): RawRow[] {
   let prior: ChainHead = GENESIS;
@@ -88,8 +70,8 @@ async function measure(state: State, workflows: 1 | 20): Promise<{ adapter: numb
   const per = APPENDS_PER_WORKFLOW[state.size][workflows];
   state.run += 1;
   const ids = Array.from({ length: workflows }, (_, w) => `bench-${state.run}-${workflows}-${w}`);
-  const adapterEvents = ids.map((id) => events(id, per));
-  const rawRows = ids.map((id) => rowsOf(events(`raw-${id}`, per)));
+  const adapterEvents = ids.map((id) => benchEvents(id, per));
+  const rawRows = ids.map((id) => rowsOf(benchEvents(`raw-${id}`, per)));
 
   // Interleaved in slices, alternating which side goes first, so that the machine's drift
   // (other processes, the server's checkpoints) falls on both sides alike.

@@ -1,36 +1,19 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { monotonicFactory } from 'ulid';
-import { buildTransitionEvent, type TransitionEvent } from '../core/chain/event';
+import type { TransitionEvent } from '../core/chain/event';
 import { GENESIS, nextHead, type ChainHead } from '../core/chain/head';
 import type { PersistedRow } from '../core/chain/port';
 import { CHAIN_DB_FILE, CHAIN_METADATA_SCHEMA, CHAIN_PRAGMAS, CHECKPOINT_CHAIN_SCHEMA, workflowDirName } from '../core/chain/sqlite/sqlite-schema';
 import { SqliteChainStore } from '../core/chain/sqlite/sqlite-store';
 import { prepareAppend } from '../core/chain/store-support';
 import { verify } from '../core/chain/verify';
+import { benchEvents } from './chain-events';
 import { defineBench, perSecond } from './harness';
 import type { BenchSize } from './harness';
 
 const APPENDS: Readonly<Record<BenchSize, number>> = { small: 300, large: 3_000 };
 const VERIFY_EVENTS = 100_000;
-
-function events(workflowId: string, n: number): TransitionEvent[] {
-  const id = monotonicFactory();
-  return Array.from({ length: n }, (_, i) =>
-    buildTransitionEvent(
-      {
-        workflow_id: workflowId,
-        prior_state_id: 'plan_ready',
-        next_state_id: 'patch_applied',
-        triggering_outcome: { kind: 'patch_applied', evidence_digest: `sha256:${i.toString(16).padStart(64, '0')}`, detail: `bench step ${i}` },
-        attempt: i % 3,
-        occurred_at: new Date(Date.UTC(2026, 0, 1) + i * 1000),
-      },
-      { newId: (t) => id(t) },
-    ),
-  );
-}
 
 interface AppendState {
   readonly dir: string;
@@ -121,7 +104,7 @@ function seedChain(root: string, workflowId: string, n: number): void {
   const insert = db.prepare('INSERT INTO checkpoint_chain (transition_id, prior_head, next_head, event_bytes, written_at) VALUES (?, ?, ?, ?, ?)');
   let head: ChainHead = GENESIS;
   db.transaction(() => {
-    for (const e of events(workflowId, n)) {
+    for (const e of benchEvents(workflowId, n)) {
       const p = prepareAppend(e);
       const next = nextHead(head, p.bytes);
       insert.run(e.transition_id, head, next, Buffer.from(p.bytes), '2026-01-01T00:00:00.000000Z');
@@ -143,7 +126,7 @@ export const benchmarks = [
       state.run += 1;
       const base = join(state.dir, `run-${state.run}`);
       mkdirSync(base, { recursive: true });
-      const r = await sideBySide(base, events(`bench-${state.run}`, state.n), state.run % 2 === 0);
+      const r = await sideBySide(base, benchEvents(`bench-${state.run}`, state.n), state.run % 2 === 0);
       return { 'chain.sqlite.appends_per_s': r.store, 'chain.sqlite.raw_appends_per_s': r.raw };
     },
   }),
