@@ -8,6 +8,7 @@ import { isPlan, planCreate, prepareCreate } from '../core/checkpoints/registry-
 import type { RegistryDoc } from '../core/checkpoints/registry-format';
 import { DEFAULT_CONFIGURATION, GRAPH_EDGE, GRAPH_NODE, configurationDocumentBytes, encodeRecords } from '../core/participants/index';
 import { createProject } from '../core/project/index';
+import { VERIFIED_MEMO_MIN_AGE_NS } from '../core/project/verified-objects';
 import { registryCatalog } from '../core/participants/index';
 import { atomicReplace } from '../core/project/durable-fs';
 import { defineBench } from './harness';
@@ -48,13 +49,13 @@ async function workspace(dir: string, records: number): Promise<Checkpoints> {
   return new Checkpoints(project);
 }
 
-/** A project whose registry already holds 1,024 active checkpoints (written by the pure core; listing is measured). */
-async function listed(dir: string): Promise<Checkpoints> {
+/** A project whose registry already holds `count` active checkpoints (written by the pure core; listing and opening are measured). */
+async function listed(dir: string, count: number): Promise<Checkpoints> {
   const cps = await workspace(dir, 10);
   const cur = cps.project.current();
   if (cur === null) throw new Error('no generation');
   let doc: RegistryDoc | null = null;
-  for (let i = 0; i < 1024; i++) {
+  for (let i = 0; i < count; i++) {
     const req = prepareCreate({ name: `checkpoint ${String(i).padStart(4, '0')}`, description: `bench row ${i}`, idempotencyKey: uuid(`list-${i}`) });
     const plan = planCreate(doc, req, { generationUuid: cur.generationUuid, manifestSha256: cur.manifestSha256 }, 1_750_000_000_000_000 + i);
     if (!isPlan(plan)) throw new Error('replay');
@@ -73,6 +74,7 @@ interface State {
   readonly small: Checkpoints;
   readonly large: Checkpoints;
   readonly list: Checkpoints;
+  readonly few: Checkpoints;
   readonly replaceDir: string;
   readonly replaceBytes: Uint8Array;
   readonly records: { readonly small: number; readonly large: number };
@@ -93,25 +95,34 @@ export const benchmarks = [
       'checkpoint.create_ms.large': 'ms',
       'fs.atomic_replace_ms': 'ms',
       'checkpoint.list_1024_ms': 'ms',
+      'checkpoint.open_ms.few': 'ms',
+      'checkpoint.open_ms.1024': 'ms',
       'checkpoint.records.small': 'records',
       'checkpoint.records.large': 'records',
     },
     ratios: [
       { id: 'checkpoint.create_large_over_small', numerator: 'checkpoint.create_ms.large', denominator: 'checkpoint.create_ms.small' },
       { id: 'checkpoint.create_over_atomic_replace', numerator: 'checkpoint.create_ms.small', denominator: 'fs.atomic_replace_ms' },
+      // Opening a checkpoint (what every diff page does twice) among 1,024 checkpoints, beside among 2: the registry read must not grow with it.
+      { id: 'checkpoint.open_1024_over_few', numerator: 'checkpoint.open_ms.1024', denominator: 'checkpoint.open_ms.few' },
     ],
     runs: 7,
     async setup({ size, tmpDir }) {
       const records = RECORDS[size];
       const small = await workspace(path.join(tmpDir, 'small'), records.small);
       const large = await workspace(path.join(tmpDir, 'large'), records.large);
-      const list = await listed(path.join(tmpDir, 'list'));
+      const list = await listed(path.join(tmpDir, 'list'), 1024);
+      const few = await listed(path.join(tmpDir, 'few'), 2);
+      // Opens are measured on registries at rest (browsing, not right after a write): past the racy-clean age, a
+      // registry read may be answered from what the store last validated. Wait until both are that old.
+      const restedAt = Number(BigInt(Date.now()) * 1_000_000n + VERIFIED_MEMO_MIN_AGE_NS) / 1e6 + 50;
+      while (Date.now() < restedAt) await new Promise((r) => setTimeout(r, restedAt - Date.now()));
       // A plain atomic replacement of a registry-sized file, in the same file system: the protocol's unit cost.
       const replaceDir = path.join(tmpDir, 'replace');
       fs.mkdirSync(replaceDir);
       const replaceBytes = fs.readFileSync(path.join(tmpDir, 'small', 'CURRENT'));
       fs.writeFileSync(path.join(replaceDir, 'target'), replaceBytes);
-      return { small, large, list, replaceDir, replaceBytes, records, run: 0 };
+      return { small, large, list, few, replaceDir, replaceBytes, records, run: 0 };
     },
     async run(state) {
       const n = state.run++;
@@ -127,7 +138,18 @@ export const benchmarks = [
         const page = state.list.listCheckpoints({ limit: 10_000 });
         if (page.rows.length !== 1024) throw new Error('expected 1,024 rows');
       });
+      // Median of 9 opens each (one open is well under a millisecond), the two registries alternating.
+      const opens: Record<'few' | '1024', number[]> = { few: [], '1024': [] };
+      for (let k = 0; k < 9; k++) {
+        for (const which of k % 2 === 0 ? (['few', '1024'] as const) : (['1024', 'few'] as const)) {
+          const cps = which === 'few' ? state.few : state.list;
+          opens[which].push(await timed(() => cps.openCheckpoint('checkpoint 0001').release()));
+        }
+      }
+      const median = (xs: number[]): number => xs.sort((a, b) => a - b)[xs.length >> 1] as number;
       return {
+        'checkpoint.open_ms.few': median(opens.few),
+        'checkpoint.open_ms.1024': median(opens['1024']),
         'checkpoint.create_ms.small': ms.small as number,
         'checkpoint.create_ms.large': ms.large as number,
         'fs.atomic_replace_ms': replace,

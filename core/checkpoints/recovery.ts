@@ -1,5 +1,5 @@
 import { sha256Hex } from '../canonical';
-import { checksumMatches, decodeIntent, decodeRegistry, encodeChecksum, registryCorrupt } from './registry-format';
+import { decodeIntent, decodeRegistry, encodeChecksum, registryCorrupt } from './registry-format';
 import type { RegistryDoc, RegistryFile, RegistryIntent } from './registry-format';
 
 /**
@@ -72,7 +72,7 @@ function validNextRegistry(bytes: Uint8Array | null, intent: RegistryIntent): Va
   if (bytes === null || sha256Hex(bytes) !== intent.next_sha256) return null;
   let doc: RegistryDoc;
   try {
-    doc = decodeRegistry(bytes);
+    doc = decodeRegistry(bytes, intent.next_sha256);
   } catch {
     return null;
   }
@@ -108,9 +108,11 @@ export function decideRecovery(obs: RegistryObservation): RecoveryDecision {
       return { row: 'no_intent_accept_installed', doc: null, bytes: null, sha256: null, intent: null, actions: [] };
     }
     if (registry === null || checksum === null) throw registryCorrupt(registry === null ? 'registry.json' : 'registry.json.sha256', 'partial_pair');
-    if (!checksumMatches(checksum, registry)) throw registryCorrupt('registry.json.sha256', 'digest_mismatch');
-    const doc = decodeRegistry(registry);
-    return { row: 'no_intent_accept_installed', doc, bytes: registry, sha256: sha256Hex(registry), intent: null, actions: [] };
+    // Every reader comes this way: the installed bytes are hashed once, for the checksum, the decode cache and the state.
+    const sha = sha256Hex(registry);
+    if (!isChecksumOf(checksum, sha)) throw registryCorrupt('registry.json.sha256', 'digest_mismatch');
+    const doc = decodeRegistry(registry, sha);
+    return { row: 'no_intent_accept_installed', doc, bytes: registry, sha256: sha, intent: null, actions: [] };
   }
 
   const intent = decodeIntent(intentBytes);
@@ -135,8 +137,8 @@ export function decideRecovery(obs: RegistryObservation): RecoveryDecision {
   const installedSha = sha256Hex(registry);
   // Row: valid previous installed, valid staged next → retain previous.
   if (intent.previous_sha256 !== null && installedSha === intent.previous_sha256) {
-    if (checksum === null || !checksumMatches(checksum, registry) || !stagedPairValid) throw registryCorrupt('registry.txn.json', 'unrecoverable_state');
-    const doc = decodeRegistry(registry);
+    if (checksum === null || !isChecksumOf(checksum, installedSha) || !stagedPairValid) throw registryCorrupt('registry.txn.json', 'unrecoverable_state');
+    const doc = decodeRegistry(registry, installedSha);
     if (doc.revision !== intent.previous_revision) throw registryCorrupt('registry.json', 'revision_mismatch');
     return { row: 'intent_retain_previous', doc, bytes: registry, sha256: installedSha, intent, actions: cleanup };
   }
@@ -153,7 +155,7 @@ export function decideRecovery(obs: RegistryObservation): RecoveryDecision {
     actions,
   });
   // Row: valid next installed, staged checksum absent or valid → accept next.
-  if (checksum !== null && checksumMatches(checksum, registry)) {
+  if (checksum !== null && isChecksumOf(checksum, installedSha)) {
     if (sumTemp !== null && !stagedChecksumValid) throw registryCorrupt('checksum_temp', 'unrecoverable_state');
     return nextDecision('intent_accept_next', cleanup);
   }

@@ -265,10 +265,11 @@ function createIdentityHolds(r: ActiveRow): boolean {
  * request fingerprints and checkpoint UUIDs, and finally that re-encoding
  * reproduces the input byte for byte (canonical form). Never defaults.
  */
-export function decodeRegistry(bytes: Uint8Array): RegistryDoc {
+export function decodeRegistry(bytes: Uint8Array, sha256 = sha256Hex(bytes)): RegistryDoc {
   if (bytes.length > REGISTRY_LIMITS.registryBytes) throw registryCorrupt('registry.json', 'oversized', { limit: REGISTRY_LIMITS.registryBytes });
-  // Pure function of the exact bytes: a document already fully validated is reused by its SHA-256.
-  const key = sha256Hex(bytes);
+  // Pure function of the exact bytes: a document already fully validated is reused by its SHA-256
+  // (`sha256`: the caller's digest of these very bytes, when it has one, so they are hashed once).
+  const key = sha256;
   const hit = decoded.get(key);
   if (hit !== undefined) return hit;
   const doc = decodeUncached(bytes);

@@ -10,6 +10,7 @@ import { registryFailpoint } from './failpoints';
 import { decideRecovery } from './recovery';
 import type { Observed, RecoveryDecision } from './recovery';
 import { fsx } from '../project/fs-layer';
+import { VERIFIED_MEMO_MIN_AGE_NS, fileIdentityOf } from '../project/verified-objects';
 import { REGISTRY_LIMITS, encodeChecksum, encodeIntent, registryCorrupt, tempNames } from './registry-format';
 import type { RegistryDoc, RegistryFile, RegistryIntent } from './registry-format';
 import { isPlan } from './registry-core';
@@ -103,6 +104,33 @@ export interface RegistryStoreOptions {
    * it; they hold it for the few milliseconds a read takes.
    */
   readonly lockTimeoutMs?: number;
+  /**
+   * How long the installed registry files' ctime must precede a read for the
+   * store to remember what it read (the racy-clean rule, as for verified
+   * objects); default `VERIFIED_MEMO_MIN_AGE_NS`. Tests set 0.
+   */
+  readonly memoMinAgeNs?: bigint;
+}
+
+/** A validated registry state and the identities (`dev:ino:size:mtimeNs:ctimeNs`) of the installed pair it was read from. */
+interface RegistryMemo {
+  readonly registry: string;
+  readonly checksum: string;
+  readonly state: RegistryState;
+}
+
+/** The identity of one registry-owned file, links not followed, and its ctime. */
+interface FileIdentity {
+  readonly id: string;
+  readonly ctimeNs: bigint;
+}
+
+/** Reads that observed and validated the registry files (not answered from the memo), in this process. */
+let registryObservations = 0;
+
+/** Registry observations so far in this process (tests: evidence that a read was, or was not, answered from the memo). */
+export function registryObservationsForTesting(): number {
+  return registryObservations;
 }
 
 /**
@@ -118,11 +146,20 @@ export class CheckpointRegistryStore {
   readonly #root: string;
   readonly #dir: string;
   readonly #lockTimeoutMs: number;
+  readonly #memoMinAgeNs: bigint;
+  /**
+   * The last state a read validated, while the installed pair is the one it
+   * was read from. Every diff page, listing and open reads the registry (twice
+   * per opened checkpoint), and at a thousand checkpoints each full read
+   * hashed and re-read half a megabyte.
+   */
+  #memo: RegistryMemo | undefined;
 
   constructor(projectRoot: string, options: RegistryStoreOptions = {}) {
     this.#root = projectRoot;
     this.#dir = path.join(projectRoot, REGISTRY_PATHS.dir);
     this.#lockTimeoutMs = options.lockTimeoutMs ?? 5_000;
+    this.#memoMinAgeNs = options.memoMinAgeNs ?? VERIFIED_MEMO_MIN_AGE_NS;
   }
 
   #lockPath(): string {
@@ -210,10 +247,54 @@ export class CheckpointRegistryStore {
       return toState(d);
     }
     try {
-      return toState(this.#observe());
+      return this.#readShared();
     } finally {
       lock.release();
     }
+  }
+
+  /** A registry-owned file's identity (`lstat`: a link is its own identity), or null when it is absent. */
+  #identity(name: string): FileIdentity | null {
+    try {
+      const st = fs.lstatSync(this.#abs(name), { bigint: true });
+      return { id: fileIdentityOf(st), ctimeNs: st.ctimeNs };
+    } catch (e) {
+      if (errnoOf(e) === 'ENOENT' || errnoOf(e) === 'ENOTDIR') return null;
+      throw ioFailure(e, 'lstat', name);
+    }
+  }
+
+  /**
+   * The logical state, under the shared lock.
+   *
+   * From the memo when no intent exists and both installed files have the
+   * identities the memo was validated from: writers replace them by rename
+   * (a new inode), and any other write, truncation or link moves ctime,
+   * which user space cannot set back. Otherwise a full observation, which
+   * is remembered only when no intent was found and both files' ctimes are
+   * at least `memoMinAgeNs` older than the read (a change within the same
+   * coarse timestamp tick could otherwise look unchanged).
+   */
+  #readShared(): RegistryState {
+    const memo = this.#memo;
+    if (memo !== undefined && this.#dirExists() && this.#identity(REGISTRY_PATHS.intent) === null) {
+      if (this.#identity(REGISTRY_PATHS.registry)?.id === memo.registry && this.#identity(REGISTRY_PATHS.checksum)?.id === memo.checksum) return memo.state;
+    }
+    this.#memo = undefined;
+    const startNs = BigInt(Date.now()) * 1_000_000n;
+    const registry = this.#identity(REGISTRY_PATHS.registry);
+    const checksum = this.#identity(REGISTRY_PATHS.checksum);
+    registryObservations++;
+    const d = this.#observe();
+    const state = toState(d);
+    const aged = (f: FileIdentity | null): f is FileIdentity => f !== null && f.ctimeNs + this.#memoMinAgeNs <= startNs;
+    if (d.intent === null && d.doc !== null && aged(registry) && aged(checksum)) {
+      // The files read are the ones identified (the shared lock keeps writers out; a change meanwhile is not remembered).
+      if (this.#identity(REGISTRY_PATHS.registry)?.id === registry.id && this.#identity(REGISTRY_PATHS.checksum)?.id === checksum.id) {
+        this.#memo = { registry: registry.id, checksum: checksum.id, state };
+      }
+    }
+    return state;
   }
 
   /**

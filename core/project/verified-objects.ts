@@ -60,7 +60,8 @@ export function forgetVerifiedObjects(): void {
   VERIFIED.clear();
 }
 
-function identityOf(st: fs.BigIntStats): string {
+/** A file's identity for memos of what was read from it: `dev:ino:size:mtimeNs:ctimeNs` (any write, replacement or link moves it). */
+export function fileIdentityOf(st: fs.BigIntStats): string {
   return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
 }
 
@@ -92,7 +93,7 @@ function openObjectFile(root: string, entry: Entry): OpenedObject {
     const before = fs.fstatSync(fd, { bigint: true });
     if (!before.isFile()) throw corrupt('not a regular file', p.rel);
     if (before.size !== BigInt(entry.byteLength)) throw corrupt('participant object has the wrong length', p.rel);
-    return { fd, rel: p.rel, before, identity: identityOf(before), startNs };
+    return { fd, rel: p.rel, before, identity: fileIdentityOf(before), startNs };
   } catch (e) {
     fs.closeSync(fd);
     throw e;
@@ -117,7 +118,7 @@ function* readSteps(root: string, entry: Entry): Steps<void, Uint8Array> {
       if (off < size) yield;
     }
     if (off !== size || fs.readSync(fd, Buffer.allocUnsafe(1), 0, 1, off) !== 0) throw corrupt('participant object has the wrong length', rel);
-    const after = identityOf(fs.fstatSync(fd, { bigint: true }));
+    const after = fileIdentityOf(fs.fstatSync(fd, { bigint: true }));
     if (hash !== undefined) {
       if (hash.digest('hex') !== entry.contentSha256) {
         VERIFIED.delete(entry.contentSha256);
@@ -188,7 +189,7 @@ function rangedObject(fd: number, rel: string, sha: string, identity: string, si
         if (n === 0) throw corrupt('participant object has the wrong length', rel);
         done += n;
       }
-      if (identityOf(fs.fstatSync(fd, { bigint: true })) !== identity) {
+      if (fileIdentityOf(fs.fstatSync(fd, { bigint: true })) !== identity) {
         VERIFIED.delete(sha);
         throw corrupt('participant object changed after it was verified', rel);
       }
@@ -243,7 +244,7 @@ function* openSteps(root: string, entry: Entry, opts: OpenVerifiedOptions): Step
         VERIFIED.delete(entry.contentSha256);
         throw corrupt('participant object does not match its name', rel);
       }
-      if (identityOf(fs.fstatSync(fd, { bigint: true })) !== identity) throw corrupt('participant object changed while it was verified', rel);
+      if (fileIdentityOf(fs.fstatSync(fd, { bigint: true })) !== identity) throw corrupt('participant object changed while it was verified', rel);
       // Only an identity old enough for the racy-clean rule is remembered: a caller that opens a younger file
       // (its own freshly staged object) gets ranged reads of it, and later opens hash it again.
       if (before.ctimeNs + VERIFIED_MEMO_MIN_AGE_NS <= startNs) remember(entry.contentSha256, identity);

@@ -1,0 +1,88 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CheckpointRegistryStore, registryObservationsForTesting } from '../../../../core/checkpoints/registry-store';
+import { creating, deleting, removeRoot, tempRoot, uuidN } from './registry-support';
+
+const roots: string[] = [];
+afterEach(() => {
+  for (const r of roots.splice(0)) removeRoot(r);
+});
+
+function root(): string {
+  const r = tempRoot();
+  roots.push(r);
+  return r;
+}
+
+/** A store that remembers what it read however young the files are (the racy-clean age is tested on its own below). */
+const eager = (r: string): CheckpointRegistryStore => new CheckpointRegistryStore(r, { memoMinAgeNs: 0n });
+
+/** Reads with `store`, returning the active names and how many full observations the read made. */
+function readCounted(store: CheckpointRegistryStore): { names: string[]; observations: number } {
+  const before = registryObservationsForTesting();
+  const state = store.read();
+  return { names: (state.doc?.active ?? []).map((a) => a.name), observations: registryObservationsForTesting() - before };
+}
+
+/** Moves a file's mtime (and with it its ctime): what any later write does, made deterministic for the test. */
+function touchLater(file: string): void {
+  const st = fs.statSync(file);
+  fs.utimesSync(file, st.atime, new Date(st.mtimeMs + 5_000));
+}
+
+describe('the registry read memo (CheckpointRegistryStore.read)', () => {
+  it('answers a read of an unchanged registry without reading it again, with the same state', () => {
+    const r = root();
+    const store = eager(r);
+    store.mutate(creating('alpha', uuidN(1)));
+    const first = readCounted(store);
+    expect(first).toEqual({ names: ['alpha'], observations: 1 });
+    const second = readCounted(store);
+    expect(second).toEqual({ names: ['alpha'], observations: 0 });
+    expect(store.read()).toBe(store.read());
+  });
+
+  it('sees a mutation made through another store (another process) at the next read', () => {
+    const r = root();
+    const reader = eager(r);
+    const writer = new CheckpointRegistryStore(r);
+    writer.mutate(creating('alpha', uuidN(1)));
+    expect(readCounted(reader).names).toEqual(['alpha']);
+    writer.mutate(creating('beta', uuidN(2)));
+    expect(readCounted(reader)).toEqual({ names: ['alpha', 'beta'], observations: 1 });
+    writer.mutate(deleting('alpha', uuidN(3)));
+    expect(readCounted(reader)).toEqual({ names: ['beta'], observations: 1 });
+  });
+
+  it('refuses a registry changed in place behind its back (same size), with the stable code', () => {
+    const r = root();
+    const store = eager(r);
+    store.mutate(creating('alpha', uuidN(1)));
+    expect(readCounted(store).observations).toBe(1);
+    const file = path.join(r, 'checkpoints', 'registry.json');
+    const bytes = fs.readFileSync(file);
+    const at = bytes.indexOf('alpha');
+    bytes[at] = 'A'.charCodeAt(0);
+    fs.writeFileSync(file, bytes);
+    touchLater(file);
+    expect(() => store.read()).toThrowError(expect.objectContaining({ code: 'GF_CHECKPOINT_REGISTRY_CORRUPT' }));
+  });
+
+  it('observes the files again when an intent appears beside an unchanged pair', () => {
+    const r = root();
+    const store = eager(r);
+    store.mutate(creating('alpha', uuidN(1)));
+    expect(readCounted(store).observations).toBe(1);
+    fs.writeFileSync(path.join(r, 'checkpoints', 'registry.txn.json'), 'not an intent\n');
+    expect(() => store.read()).toThrowError(expect.objectContaining({ code: 'GF_CHECKPOINT_REGISTRY_CORRUPT' }));
+  });
+
+  it('never remembers a registry written within the racy-clean age: each read of it observes the files', () => {
+    const r = root();
+    const store = new CheckpointRegistryStore(r, { memoMinAgeNs: 3_600n * 1_000_000_000n });
+    store.mutate(creating('alpha', uuidN(1)));
+    expect(readCounted(store).observations).toBe(1);
+    expect(readCounted(store).observations).toBe(1);
+  });
+});
