@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { GfError, isGfError } from '../errors';
-import { sha256Hex } from '../canonical';
+import { BoundedCache, sha256Hex } from '../canonical';
 import { LAYOUT } from '../project/layout';
 import { createLockFile, tryExclusive, tryShared } from '../project/sqlite-lock';
 import type { HeldLock } from '../project/sqlite-lock';
@@ -125,6 +125,13 @@ interface FileIdentity {
   readonly ctimeNs: bigint;
 }
 
+/**
+ * What a read last validated, per registry directory, in this process. The API
+ * makes a store per request, so the memo outlives its stores; an entry is only
+ * used while the installed files keep the identities it was read from.
+ */
+const MEMOS = new BoundedCache<string, RegistryMemo>(16);
+
 /** Reads that observed and validated the registry files (not answered from the memo), in this process. */
 let registryObservations = 0;
 
@@ -146,14 +153,8 @@ export class CheckpointRegistryStore {
   readonly #root: string;
   readonly #dir: string;
   readonly #lockTimeoutMs: number;
+  /** Every diff page, listing and open reads the registry (twice per opened checkpoint); at a thousand checkpoints a full read re-reads and hashes half a megabyte. */
   readonly #memoMinAgeNs: bigint;
-  /**
-   * The last state a read validated, while the installed pair is the one it
-   * was read from. Every diff page, listing and open reads the registry (twice
-   * per opened checkpoint), and at a thousand checkpoints each full read
-   * hashed and re-read half a megabyte.
-   */
-  #memo: RegistryMemo | undefined;
 
   constructor(projectRoot: string, options: RegistryStoreOptions = {}) {
     this.#root = projectRoot;
@@ -276,11 +277,11 @@ export class CheckpointRegistryStore {
    * coarse timestamp tick could otherwise look unchanged).
    */
   #readShared(): RegistryState {
-    const memo = this.#memo;
+    const memo = MEMOS.get(this.#dir);
     if (memo !== undefined && this.#dirExists() && this.#identity(REGISTRY_PATHS.intent) === null) {
       if (this.#identity(REGISTRY_PATHS.registry)?.id === memo.registry && this.#identity(REGISTRY_PATHS.checksum)?.id === memo.checksum) return memo.state;
     }
-    this.#memo = undefined;
+    MEMOS.delete(this.#dir);
     const startNs = BigInt(Date.now()) * 1_000_000n;
     const registry = this.#identity(REGISTRY_PATHS.registry);
     const checksum = this.#identity(REGISTRY_PATHS.checksum);
@@ -291,7 +292,7 @@ export class CheckpointRegistryStore {
     if (d.intent === null && d.doc !== null && aged(registry) && aged(checksum)) {
       // The files read are the ones identified (the shared lock keeps writers out; a change meanwhile is not remembered).
       if (this.#identity(REGISTRY_PATHS.registry)?.id === registry.id && this.#identity(REGISTRY_PATHS.checksum)?.id === checksum.id) {
-        this.#memo = { registry: registry.id, checksum: checksum.id, state };
+        MEMOS.setNewest(this.#dir, { registry: registry.id, checksum: checksum.id, state });
       }
     }
     return state;

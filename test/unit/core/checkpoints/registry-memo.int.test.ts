@@ -43,6 +43,13 @@ describe('the registry read memo (CheckpointRegistryStore.read)', () => {
     expect(store.read()).toBe(store.read());
   });
 
+  it('serves another store of the same project from the memo (the API makes a store per request)', () => {
+    const r = root();
+    eager(r).mutate(creating('alpha', uuidN(1)));
+    expect(readCounted(eager(r)).observations).toBe(1);
+    expect(readCounted(eager(r))).toEqual({ names: ['alpha'], observations: 0 });
+  });
+
   it('sees a mutation made through another store (another process) at the next read', () => {
     const r = root();
     const reader = eager(r);
