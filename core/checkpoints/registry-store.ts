@@ -126,9 +126,13 @@ interface FileIdentity {
 }
 
 /**
- * What a read last validated, per registry directory, in this process. The API
- * makes a store per request, so the memo outlives its stores; an entry is only
- * used while the installed files keep the identities it was read from.
+ * What a read last validated, per registry directory, in this process.
+ *
+ * Every diff page, listing and open reads the registry (twice per opened
+ * checkpoint), and at a thousand checkpoints a full read re-reads and hashes
+ * half a megabyte. The API makes a store per request, so the memo outlives
+ * its stores; an entry is only used while the installed files keep the
+ * identities it was read from.
  */
 const MEMOS = new BoundedCache<string, RegistryMemo>(16);
 
@@ -153,7 +157,6 @@ export class CheckpointRegistryStore {
   readonly #root: string;
   readonly #dir: string;
   readonly #lockTimeoutMs: number;
-  /** Every diff page, listing and open reads the registry (twice per opened checkpoint); at a thousand checkpoints a full read re-reads and hashes half a megabyte. */
   readonly #memoMinAgeNs: bigint;
 
   constructor(projectRoot: string, options: RegistryStoreOptions = {}) {
