@@ -20,7 +20,8 @@ export async function diagnose(root: string): Promise<Anomaly[]> {
   }
   const out = diagnoseProject(root);
   try {
-    new CheckpointRegistryStore(root).read();
+    // The bytes themselves, even when this process read them before and remembers them unchanged.
+    new CheckpointRegistryStore(root).read({ revalidate: true });
   } catch (e) {
     out.push({ path: 'checkpoints/registry.json', problem: isGfError(e) ? e.message : 'the checkpoint registry cannot be read', remedy: 'restore checkpoints/ from a backup; cleanup deletes nothing while it is corrupt', repairable: false });
   }

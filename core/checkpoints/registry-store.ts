@@ -233,8 +233,11 @@ export class CheckpointRegistryStore {
    * A crashed writer's leftover intent is interpreted by the recovery table
    * (previous or next, never a mixture); settling it on disk is left to the
    * next writer. Any unsafe state is `GF_CHECKPOINT_REGISTRY_CORRUPT`.
+   *
+   * `revalidate`: observe and validate the files even when the memo holds
+   * them unchanged (`gf doctor` checks the bytes, not their identity).
    */
-  read(): RegistryState {
+  read(options: { readonly revalidate?: boolean } = {}): RegistryState {
     const lock = this.#acquire('shared');
     if (lock === null) {
       // No lock file: no registry mutation has ever begun (a writer creates the lock first).
@@ -251,7 +254,7 @@ export class CheckpointRegistryStore {
       return toState(d);
     }
     try {
-      return this.#readShared();
+      return this.#readShared(options.revalidate === true);
     } finally {
       lock.release();
     }
@@ -279,8 +282,8 @@ export class CheckpointRegistryStore {
    * at least `memoMinAgeNs` older than the read (a change within the same
    * coarse timestamp tick could otherwise look unchanged).
    */
-  #readShared(): RegistryState {
-    const memo = MEMOS.get(this.#dir);
+  #readShared(revalidate: boolean): RegistryState {
+    const memo = revalidate ? undefined : MEMOS.get(this.#dir);
     if (memo !== undefined && this.#dirExists() && this.#identity(REGISTRY_PATHS.intent) === null) {
       if (this.#identity(REGISTRY_PATHS.registry)?.id === memo.registry && this.#identity(REGISTRY_PATHS.checksum)?.id === memo.checksum) return memo.state;
     }

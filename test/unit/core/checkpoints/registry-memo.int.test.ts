@@ -1,7 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Table } from 'apache-arrow';
+import { diagnose } from '../../../../core/api/doctor-operations';
 import { CheckpointRegistryStore, registryObservationsForTesting } from '../../../../core/checkpoints/registry-store';
+import { registryCatalog } from '../../../../core/participants/index';
+import { createProject } from '../../../../core/project/index';
 import { creating, deleting, removeRoot, tempRoot, uuidN } from './registry-support';
 
 const roots: string[] = [];
@@ -83,6 +87,30 @@ describe('the registry read memo (CheckpointRegistryStore.read)', () => {
     expect(readCounted(store).observations).toBe(1);
     fs.writeFileSync(path.join(r, 'checkpoints', 'registry.txn.json'), 'not an intent\n');
     expect(() => store.read()).toThrowError(expect.objectContaining({ code: 'GF_CHECKPOINT_REGISTRY_CORRUPT' }));
+  });
+
+  it('revalidates the files on request (gf doctor) even while the memo holds them unchanged', () => {
+    const r = root();
+    const store = eager(r);
+    store.mutate(creating('alpha', uuidN(1)));
+    expect(readCounted(store).observations).toBe(1);
+    expect(readCounted(store).observations).toBe(0);
+    const before = registryObservationsForTesting();
+    expect(store.read({ revalidate: true }).doc?.active.map((a) => a.name)).toEqual(['alpha']);
+    expect(registryObservationsForTesting() - before).toBe(1);
+  });
+
+  it('gf doctor reads the registry bytes even while this process remembers them unchanged', async () => {
+    const r = root();
+    const ws = path.join(r, 'ws');
+    await createProject<Table>(ws, { catalog: registryCatalog });
+    const store = eager(ws);
+    store.mutate(creating('alpha', uuidN(1)));
+    store.read();
+    expect(readCounted(store).observations).toBe(0);
+    const before = registryObservationsForTesting();
+    await diagnose(ws);
+    expect(registryObservationsForTesting() - before).toBe(1);
   });
 
   it('never remembers a registry written within the racy-clean age: each read of it observes the files', () => {
