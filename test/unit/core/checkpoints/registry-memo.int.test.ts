@@ -29,6 +29,14 @@ function readCounted(store: CheckpointRegistryStore): { names: string[]; observa
   return { names: (state.doc?.active ?? []).map((a) => a.name), observations: registryObservationsForTesting() - before };
 }
 
+/** A registry holding `alpha` in `dir`, read once by an eager store: the memo now holds it. */
+function remembered(dir = root()): { readonly dir: string; readonly store: CheckpointRegistryStore } {
+  const store = eager(dir);
+  store.mutate(creating('alpha', uuidN(1)));
+  expect(readCounted(store)).toEqual({ names: ['alpha'], observations: 1 });
+  return { dir, store };
+}
+
 /** Moves a file's mtime (and with it its ctime): what any later write does, made deterministic for the test. */
 function touchLater(file: string): void {
   const st = fs.statSync(file);
@@ -37,11 +45,7 @@ function touchLater(file: string): void {
 
 describe('the registry read memo (CheckpointRegistryStore.read)', () => {
   it('answers a read of an unchanged registry without reading it again, with the same state', () => {
-    const r = root();
-    const store = eager(r);
-    store.mutate(creating('alpha', uuidN(1)));
-    const first = readCounted(store);
-    expect(first).toEqual({ names: ['alpha'], observations: 1 });
+    const { store } = remembered();
     const second = readCounted(store);
     expect(second).toEqual({ names: ['alpha'], observations: 0 });
     expect(store.read()).toBe(store.read());
@@ -67,10 +71,7 @@ describe('the registry read memo (CheckpointRegistryStore.read)', () => {
   });
 
   it('refuses a registry changed in place behind its back (same size), with the stable code', () => {
-    const r = root();
-    const store = eager(r);
-    store.mutate(creating('alpha', uuidN(1)));
-    expect(readCounted(store).observations).toBe(1);
+    const { dir: r, store } = remembered();
     const file = path.join(r, 'checkpoints', 'registry.json');
     const bytes = fs.readFileSync(file);
     const at = bytes.indexOf('alpha');
@@ -81,19 +82,13 @@ describe('the registry read memo (CheckpointRegistryStore.read)', () => {
   });
 
   it('observes the files again when an intent appears beside an unchanged pair', () => {
-    const r = root();
-    const store = eager(r);
-    store.mutate(creating('alpha', uuidN(1)));
-    expect(readCounted(store).observations).toBe(1);
+    const { dir: r, store } = remembered();
     fs.writeFileSync(path.join(r, 'checkpoints', 'registry.txn.json'), 'not an intent\n');
     expect(() => store.read()).toThrowError(expect.objectContaining({ code: 'GF_CHECKPOINT_REGISTRY_CORRUPT' }));
   });
 
   it('revalidates the files on request (gf doctor) even while the memo holds them unchanged', () => {
-    const r = root();
-    const store = eager(r);
-    store.mutate(creating('alpha', uuidN(1)));
-    expect(readCounted(store).observations).toBe(1);
+    const { store } = remembered();
     expect(readCounted(store).observations).toBe(0);
     const before = registryObservationsForTesting();
     expect(store.read({ revalidate: true }).doc?.active.map((a) => a.name)).toEqual(['alpha']);
@@ -104,9 +99,7 @@ describe('the registry read memo (CheckpointRegistryStore.read)', () => {
     const r = root();
     const ws = path.join(r, 'ws');
     await createProject<Table>(ws, { catalog: registryCatalog });
-    const store = eager(ws);
-    store.mutate(creating('alpha', uuidN(1)));
-    store.read();
+    const { store } = remembered(ws);
     expect(readCounted(store).observations).toBe(0);
     const before = registryObservationsForTesting();
     await diagnose(ws);
