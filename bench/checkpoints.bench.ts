@@ -115,7 +115,7 @@ export const benchmarks = [
       const few = await listed(path.join(tmpDir, 'few'), 2);
       // Opens are measured on registries at rest (browsing, not right after a write): past the racy-clean age, a
       // registry read may be answered from what the store last validated. Wait until both are that old.
-      const restedAt = Number(BigInt(Date.now()) * 1_000_000n + VERIFIED_MEMO_MIN_AGE_NS) / 1e6 + 50;
+      const restedAt = Date.now() + Number(VERIFIED_MEMO_MIN_AGE_NS / 1_000_000n) + 50;
       while (Date.now() < restedAt) await new Promise((r) => setTimeout(r, restedAt - Date.now()));
       // A plain atomic replacement of a registry-sized file, in the same file system: the protocol's unit cost.
       const replaceDir = path.join(tmpDir, 'replace');
