@@ -90,6 +90,7 @@ describe('registry pair-commit under SIGKILL', () => {
       scenarios,
       4,
       async ({ fp, kind, cache }) => {
+        if (cache === undefined) throw new Error('a cache state per scenario');
         const w = await workspace();
         spaces.push(w);
         await w.publish('g1');
