@@ -424,7 +424,7 @@ function* familyChanges(
     const b0 = cursor === null || wb === null ? 0 : wb.seekAfter(cursor);
     const start = out.length;
     // A whole-family diff of two indexed objects merges only the runs of rows whose chunks differ.
-    const indexed = cursor === null && !Number.isFinite(stopAt) && indexes?.loadIndex !== undefined ? openIndexes(adapter, plan, wa, wb, indexes) : null;
+    const indexed = cursor === null && !Number.isFinite(stopAt) && indexes?.loadIndex !== undefined ? openIndexes(adapter, plan, wa, wb, indexes, tuning) : null;
     // A whole-family stream under the cooperative driver hashes its changed rows off this thread.
     const newDeferred = (): DeferredDigests => new DeferredDigests(tuning.pool ?? DigestPool.shared(), tuning.deferred.items, tuning.deferred.inFlight);
     let deferred = defer && !Number.isFinite(stopAt) ? newDeferred() : null;
@@ -481,11 +481,11 @@ export function seekList(list: ChangeList, cursor: RecordSortKey | null): number
 interface IndexedFamily {
   readonly a: RecordIndex | null;
   readonly b: RecordIndex | null;
-  /** Runs of rows to merge; undefined when either index is missing or damaged (the merge reads everything). */
+  /** Runs of rows to merge; undefined when either index is missing or damaged, or the changes touch most chunks (the merge reads everything). */
   readonly runs: readonly ChangedRun[] | undefined;
 }
 
-function openIndexes(adapter: DiffAdapter, plan: FamilyPlan, wa: WindowedParticipant | null, wb: WindowedParticipant | null, store: ChangeCache): IndexedFamily | null {
+function openIndexes(adapter: DiffAdapter, plan: FamilyPlan, wa: WindowedParticipant | null, wb: WindowedParticipant | null, store: ChangeCache, tuning: DiffTuning): IndexedFamily | null {
   if (wa === null || wb === null || !wa.uuidIdentity || !wb.uuidIdentity || plan.from === undefined || plan.to === undefined) return null;
   const open = (w: WindowedParticipant, sha: string): RecordIndex | null => {
     const key = recordIndexKey(adapter, sha);
@@ -496,12 +496,26 @@ function openIndexes(adapter: DiffAdapter, plan: FamilyPlan, wa: WindowedPartici
   const b = open(wb, plan.to.contentSha256);
   if (a === null || b === null) return { a, b, runs: undefined };
   try {
-    return { a, b, runs: changedRuns(a, b) };
+    const runs = coalesced(changedRuns(a, b), tuning.index.gapRows);
+    // Changes in most chunks (a dense change mix): one straight merge costs less than many short runs.
+    const covered = runs.reduce((n, r) => n + (r.a1 - r.a0) + (r.b1 - r.b0), 0);
+    return { a, b, runs: covered > tuning.index.mergeShare * (wa.rows + wb.rows) ? undefined : runs };
   } catch (e) {
     // Entries that contradict their digests: never trusted; both are rebuilt after the full merge.
     if (e instanceof CorruptIndexError) return { a: null, b: null, runs: undefined };
     throw e;
   }
+}
+
+/** `runs` with every gap shorter than `gapRows` closed (the gap's rows are equal on both sides, so merging them finds nothing). */
+function coalesced(runs: readonly ChangedRun[], gapRows: number): ChangedRun[] {
+  const out: ChangedRun[] = [];
+  for (const r of runs) {
+    const last = out[out.length - 1];
+    if (last !== undefined && r.a0 - last.a1 < gapRows && r.b0 - last.b1 < gapRows) out[out.length - 1] = { a0: last.a0, a1: r.a1, b0: last.b0, b1: r.b1 };
+    else out.push(r);
+  }
+  return out;
 }
 
 function* buildMissingIndexes(adapter: DiffAdapter, plan: FamilyPlan, indexed: IndexedFamily, wa: WindowedParticipant | null, wb: WindowedParticipant | null, store: ChangeCache): DiffSteps<void> {
