@@ -1,4 +1,6 @@
+import diagnostics from 'node:diagnostics_channel';
 import type { Table } from 'apache-arrow';
+import { VALIDATION_PROGRESS_CHANNEL } from '../contract/workspace';
 import { ArrowFileRows } from '../canonical/arrow-file-rows';
 import { RECORD_FAMILIES, SNAPSHOT_RULES, familyByKey, runSnapshotRules, snapshotColumns, validateParticipant } from '../participants/index';
 import { openObjectVerified } from '../project/index';
@@ -73,26 +75,40 @@ export function validateCompleteSnapshot(snapshot: SnapshotTables<Table>, memo: 
   const present = new Map<string, string | undefined>();
   for (const key of snapshot.families()) present.set(key, snapshot.contentSha256?.(key));
   const keys = checkKeys(present);
-  for (const family of RECORD_FAMILIES) {
-    if (!present.has(family.key)) continue;
+  const domains = RECORD_FAMILIES.filter((family) => {
+    if (!present.has(family.key)) return false;
     const memoKey = keys.domain(family.key);
-    if (memoKey !== undefined && memo.has(memoKey)) continue;
-    const table = snapshot.file?.(family.key) ?? snapshot.get(family.key);
-    if (table === undefined) continue;
-    validateParticipant(family, table);
-    if (memoKey !== undefined) memo.add(memoKey);
-  }
+    return memoKey === undefined || !memo.has(memoKey);
+  });
   const pending = SNAPSHOT_RULES.filter((rule) => {
     if (familyByKey(rule.subject) === undefined) return false;
     const key = keys.rule(rule);
     return key === undefined || !memo.has(key);
   });
+  const total = domains.length + pending.length;
+  let done = 0;
+  const step = (): void => {
+    done++;
+    if (validationProgress.hasSubscribers) validationProgress.publish({ done, total });
+  };
+  for (const family of domains) {
+    const table = snapshot.file?.(family.key) ?? snapshot.get(family.key);
+    if (table !== undefined) {
+      validateParticipant(family, table);
+      const memoKey = keys.domain(family.key);
+      if (memoKey !== undefined) memo.add(memoKey);
+    }
+    step();
+  }
   // In order, each participant released after the last pending rule that reads it.
   runSnapshotRules(pending, view, (rule) => {
     const key = keys.rule(rule);
     if (key !== undefined) memo.add(key);
+    step();
   });
 }
+
+const validationProgress = diagnostics.channel(VALIDATION_PROGRESS_CHANNEL);
 
 /**
  * The memo keys of a snapshot's checks: a domain check is keyed by its

@@ -3,7 +3,7 @@ import { Type } from 'apache-arrow';
 import type { Data } from 'apache-arrow';
 import { canonicalJson, sha256Hex } from '../canonical/index';
 import type { DiffAdapter } from './adapters';
-import { PAUSE } from './cancel';
+import { INDEX_PAUSE } from './cancel';
 import type { DiffEffect } from './cancel';
 import type { WindowedParticipant } from './windowed';
 
@@ -152,7 +152,7 @@ export function* buildRecordIndex(w: WindowedParticipant, key: string): Generato
   let checkedTo = 0;
   let w0 = 0;
   while (w0 < w.rows) {
-    yield PAUSE;
+    yield INDEX_PAUSE;
     const w1 = Math.min(w.rows, w0 + BUILD_WINDOW_ROWS);
     const side = w.window(w0, w1);
     if (!digestible(side.columns)) return null;
