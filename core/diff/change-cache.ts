@@ -27,6 +27,8 @@ export interface ChangeCache {
   loadIndex?(key: string): Uint8Array | undefined;
   /** Stores a record index (failures ignored). */
   storeIndex?(key: string, bytes: Uint8Array): void;
+  /** False when a stored index could not be kept (a read-only workspace): no index is built then. */
+  canStoreIndex?(): boolean;
 }
 
 /** Format version of cached change lists (part of every key). */
@@ -339,6 +341,15 @@ export const CHANGE_CACHE_DIR = LAYOUT.diffChanges.split('/');
 /** Project-relative directory of record indexes of participant objects. */
 export const INDEX_CACHE_DIR = LAYOUT.indexCache.split('/');
 
+function accessible(p: string, mode: number): boolean {
+  try {
+    fs.accessSync(p, mode);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function isDir(p: string): boolean {
   const st = fs.lstatSync(p, { throwIfNoEntry: false });
   return st !== undefined && st.isDirectory();
@@ -419,6 +430,19 @@ export class DiskChangeCache implements ChangeCache {
     } catch {
       // A cache write failure never fails the diff.
     }
+  }
+
+  #indexWritable: boolean | undefined;
+
+  canStoreIndex(): boolean {
+    if (this.#indexWritable === undefined) {
+      try {
+        this.#indexWritable = this.#mkdirs(INDEX_CACHE_DIR) && accessible(path.join(this.#root, ...INDEX_CACHE_DIR), fs.constants.W_OK | fs.constants.X_OK);
+      } catch {
+        this.#indexWritable = false;
+      }
+    }
+    return this.#indexWritable;
   }
 
   #mkdirs(parts: readonly string[]): boolean {

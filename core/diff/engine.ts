@@ -523,6 +523,8 @@ function* buildMissingIndexes(adapter: DiffAdapter, plan: FamilyPlan, indexed: I
     [indexed.a, wa, plan.from],
     [indexed.b, wb, plan.to],
   ];
+  // A store that cannot keep an index (a read-only workspace) would make every diff pay for a build it throws away.
+  if (store.canStoreIndex?.() === false) return;
   for (const [have, w, p] of sides) {
     if (have !== null || w === null || p === undefined) continue;
     const key = recordIndexKey(adapter, p.contentSha256);

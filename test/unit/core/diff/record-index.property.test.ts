@@ -168,6 +168,19 @@ describe('record index: diff through both indexes equals the merge', () => {
     expect(bytesRead(indexed.opened)).toBeLessThan(0.1 * bytesRead(merge.opened));
   });
 
+  it('a store that cannot keep an index (a read-only workspace) gets no index built: the diff merges and pays for nothing more', () => {
+    const from = base(3_000, 4);
+    const to = applyEdits(from, [{ kind: 'modify', at: 10, n: 2, field: 0 }], 'ro');
+    const readOnly = new (class extends MemoryCache {
+      canStoreIndex(): boolean {
+        return false;
+      }
+    })();
+    const e = endpoints(from, to);
+    expect(rowsOf(diffAllRecords(e.a, e.b, 'all', { cache: readOnly }))).toEqual(model(GRAPH_NODE, from, to));
+    expect(readOnly.indexes.size).toBe(0);
+  });
+
   it('a whole-family replacement shares no chunk: one run holds every row of both sides', () => {
     const from = base(5_000, 1);
     const to = base(5_000, 2);
