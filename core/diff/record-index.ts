@@ -67,15 +67,28 @@ export function recordIndexKey(adapter: DiffAdapter, contentSha256: string): str
   );
 }
 
+/** Big-endian 32-bit word of `b` at `at`. */
+function word(b: Uint8Array, at: number): number {
+  return (((b[at] as number) << 24) | ((b[at + 1] as number) << 16) | ((b[at + 2] as number) << 8) | (b[at + 3] as number)) >>> 0;
+}
+
 /** 32 mixed bits of a record UUID (all four words folded, then a finalizer): boundaries do not depend on how the UUID is laid out. */
 function uuidBits(b: Uint8Array, at: number): number {
-  const dv = new DataView(b.buffer, b.byteOffset + at, UUID_BYTES);
-  let h = dv.getUint32(0) ^ Math.imul(dv.getUint32(4), 0x9e3779b1) ^ Math.imul(dv.getUint32(8), 0x85ebca77) ^ Math.imul(dv.getUint32(12), 0xc2b2ae3d);
+  let h = word(b, at) ^ Math.imul(word(b, at + 4), 0x9e3779b1) ^ Math.imul(word(b, at + 8), 0x85ebca77) ^ Math.imul(word(b, at + 12), 0xc2b2ae3d);
   h ^= h >>> 16;
   h = Math.imul(h, 0x7feb352d);
   h ^= h >>> 15;
   h = Math.imul(h, 0x846ca68b);
   return (h ^ (h >>> 16)) >>> 0;
+}
+
+/** Compares the 16-byte UUIDs at `i` of `a` and `j` of `b` (negative, zero, positive). */
+function compareUuid(a: Uint8Array, i: number, b: Uint8Array, j: number): number {
+  for (let k = 0; k < UUID_BYTES; k++) {
+    const d = (a[i + k] as number) - (b[j + k] as number);
+    if (d !== 0) return d;
+  }
+  return 0;
 }
 
 function bytesOf(d: Data): Uint8Array {
@@ -87,10 +100,15 @@ function bytesOf(d: Data): Uint8Array {
 function bitsOf(bitmap: Uint8Array | null, r0: number, r1: number, out: Uint8Array): Uint8Array {
   const n = r1 - r0;
   const o = out.subarray(0, (n + 7) >> 3);
+  if (bitmap === null) {
+    o.fill(0xff);
+    if ((n & 7) !== 0) o[o.length - 1] = (1 << (n & 7)) - 1;
+    return o;
+  }
   o.fill(0);
   for (let r = 0; r < n; r++) {
     const k = r0 + r;
-    if (bitmap === null || (((bitmap[k >> 3] as number) >> (k & 7)) & 1) === 1) o[r >> 3] = (o[r >> 3] as number) | (1 << (r & 7));
+    if ((((bitmap[k >> 3] as number) >> (k & 7)) & 1) === 1) o[r >> 3] = (o[r >> 3] as number) | (1 << (r & 7));
   }
   return o;
 }
@@ -148,7 +166,8 @@ export function* buildRecordIndex(w: WindowedParticipant, key: string): Generato
   if (!w.uuidIdentity || w.rows >= 2 ** 32) return null;
   const leaves: Leaf[] = [];
   const scratch = { bits: new Uint8Array(0), lengths: new Int32Array(0) };
-  let prev: Uint8Array | null = null;
+  const prev = new Uint8Array(UUID_BYTES);
+  let havePrev = false;
   let checkedTo = 0;
   let w0 = 0;
   while (w0 < w.rows) {
@@ -161,9 +180,9 @@ export function* buildRecordIndex(w: WindowedParticipant, key: string): Generato
     for (let r = 0; r < w1 - w0; r++) {
       const at = r * UUID_BYTES;
       if (w0 + r >= checkedTo) {
-        const id = ids.subarray(at, at + UUID_BYTES);
-        if (prev !== null && Buffer.compare(prev, id) >= 0) return null;
-        prev = id;
+        // Strictly ascending: against the row before (in this window, or the last one checked before it).
+        if (r > 0 && w0 + r > checkedTo ? compareUuid(ids, at - UUID_BYTES, ids, at) >= 0 : havePrev && compareUuid(prev, 0, ids, at) >= 0) return null;
+        havePrev = true;
       }
       const end = w0 + r + 1 === w.rows;
       if ((uuidBits(ids, at) & LEAF_MASK) === LEAF_MASK || end) {
@@ -171,7 +190,7 @@ export function* buildRecordIndex(w: WindowedParticipant, key: string): Generato
         local = r + 1;
       }
     }
-    if (prev !== null) prev = Uint8Array.from(prev);
+    if (w1 > w0) prev.set(ids.subarray((w1 - w0 - 1) * UUID_BYTES, (w1 - w0) * UUID_BYTES));
     checkedTo = w1;
     if (w1 === w.rows) break;
     if (local === 0) {
