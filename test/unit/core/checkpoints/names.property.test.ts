@@ -114,7 +114,7 @@ describe('checkpoint names', () => {
     accepted.forEach((name, i) => store.mutate(creating(name, uuidN(1000 + i))));
     const after = walk(root);
     const added = after.filter((p) => !before.includes(p));
-    expect(added).toEqual(['checkpoints', 'checkpoints/registry.json', 'checkpoints/registry.json.sha256', 'locks/checkpoints.lock']);
+    expect(added).toEqual(['checkpoints', 'checkpoints/registry.json', 'checkpoints/registry.json.sha256', 'locks/checkpoints.created', 'locks/checkpoints.lock']);
     const listed = listPage(store.read().doc, 10_000, undefined).rows.map((r) => r.name);
     expect([...listed].sort()).toEqual([...accepted].sort());
     // Names compare by exact normalized bytes: the decomposed spelling is the same checkpoint name.

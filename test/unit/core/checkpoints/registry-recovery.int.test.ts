@@ -35,10 +35,12 @@ function fixture(first: boolean): Fixture {
   const dir = path.join(root, 'checkpoints');
   if (!first) store.mutate(creating('prev', uuidN(1)));
   else fs.mkdirSync(dir);
-  // The lock file is made by the first mutation; a first-create fixture makes it with a create+remove cycle.
+  // The lock file is made by the first mutation; a first-create fixture makes it with a create+remove cycle
+  // (and removes the marker that a committed pair leaves, so the workspace looks as if none was ever committed).
   if (first) {
     store.mutate(creating('tmp', uuidN(99)));
     for (const f of ['registry.json', 'registry.json.sha256']) fs.unlinkSync(path.join(dir, f));
+    fs.unlinkSync(path.join(root, 'locks', 'checkpoints.created'));
   }
   const state = store.read();
   const plan = creating('next', uuidN(2))(state.doc);
