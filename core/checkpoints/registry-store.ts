@@ -10,6 +10,8 @@ import { registryFailpoint } from './failpoints';
 import { decideRecovery } from './recovery';
 import type { Observed, RecoveryDecision } from './recovery';
 import { fsx } from '../project/fs-layer';
+import { assertWriterLockHeld } from '../project/writer-proof';
+import type { WriterLockProof } from '../project/writer-proof';
 import { openRegularNoFollow, writeNewFile } from '../project/durable-fs';
 import { LINEAGE_MAX_BYTES, lineagePlace } from '../project/lineage';
 import { VERIFIED_MEMO_MIN_AGE_NS, fileIdentityOf } from '../project/verified-objects';
@@ -228,6 +230,11 @@ export class CheckpointRegistryStore {
     this.#memoMinAgeNs = options.memoMinAgeNs ?? VERIFIED_MEMO_MIN_AGE_NS;
   }
 
+  /** The project directory this store serves. */
+  get root(): string {
+    return this.#root;
+  }
+
   #lockPath(): string {
     return path.join(this.#root, ...REGISTRY_PATHS.lock.split('/'));
   }
@@ -375,7 +382,7 @@ export class CheckpointRegistryStore {
   }
 
   /**
-   * Runs one registry mutation. The caller MUST already hold the project's writer.lock.
+   * Runs one registry mutation, holding the project's writer lock (`writer`, checked: a stale or foreign proof is refused).
    *
    * Takes the exclusive checkpoints lock, settles any crashed transaction
    * through the recovery table, then calls `decide` with the recovered
@@ -383,7 +390,8 @@ export class CheckpointRegistryStore {
    * returned receipt is a replay (nothing written); a plan is committed by
    * the pair-commit protocol. Any failure reports `committed` truthfully.
    */
-  mutate(decide: (doc: RegistryDoc | null, revision: number) => RegistryPlan | CheckpointReceipt): CheckpointReceipt {
+  mutate(writer: WriterLockProof, decide: (doc: RegistryDoc | null, revision: number) => RegistryPlan | CheckpointReceipt): CheckpointReceipt {
+    assertWriterLockHeld(writer, this.#root, 'a checkpoint registry mutation');
     this.#ensureLockFile();
     const lock = this.#acquire('exclusive');
     if (lock === null) throw registryCorrupt('checkpoints', 'lock_missing');
@@ -431,7 +439,8 @@ export class CheckpointRegistryStore {
    *
    * Returns the accepted state; a corrupt registry is refused and left untouched.
    */
-  recover(): RegistryState {
+  recover(writer: WriterLockProof): RegistryState {
+    assertWriterLockHeld(writer, this.#root, 'checkpoint registry recovery');
     if (!this.#lockExists()) return this.read();
     const lock = this.#acquire('exclusive');
     if (lock === null) throw registryCorrupt('checkpoints', 'lock_missing');

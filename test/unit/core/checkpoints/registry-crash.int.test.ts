@@ -8,7 +8,7 @@ import { CheckpointRegistryStore } from '../../../../core/checkpoints/registry-s
 import { REGISTRY_FAILPOINTS, armRegistryFailpointForTesting } from '../../../../core/checkpoints/failpoints';
 import type { RegistryFailpoint } from '../../../../core/checkpoints/failpoints';
 import { GfError } from '../../../../core/errors';
-import { creating, removeRoot, tempRoot, uuidN } from './registry-support';
+import { creating, removeRoot, tempRoot, uuidN, writerOf } from './registry-support';
 import { observeProject } from '../../../support/project-state';
 import { codeOf, workspace } from './checkpoint-support';
 import type { Workspace } from './checkpoint-support';
@@ -149,11 +149,11 @@ describe('registry pair-commit under SIGKILL', () => {
       const root = tempRoot('gf-err-');
       roots.push(root);
       const store = new CheckpointRegistryStore(root);
-      store.mutate(creating('before', uuidN(1)));
+      store.mutate(writerOf(store.root), creating('before', uuidN(1)));
       armRegistryFailpointForTesting(`${fp}.error`);
       let err: GfError | undefined;
       try {
-        store.mutate(creating('after', uuidN(2)));
+        store.mutate(writerOf(store.root), creating('after', uuidN(2)));
       } catch (e) {
         err = e as GfError;
       }

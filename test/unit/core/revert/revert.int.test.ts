@@ -272,8 +272,8 @@ describe('revert_revalidates_composite_snapshot', () => {
     // `checkpoint` now refuses such a generation; a registry row written by an older engine still names it.
     expect(await codeOf(() => cps.checkpoint({ name: 'Broken', idempotencyKey: KEY(20) }))).toBe('GF_VALIDATION');
     const broken = project2.current();
-    await project2.withWriter(() =>
-      cps.store.mutate((doc) => planCreate(doc, prepareCreate({ name: 'Broken', idempotencyKey: KEY(20) }), { generationUuid: broken?.generationUuid ?? '', manifestSha256: broken?.manifestSha256 ?? '' }, 1_750_000_000_000_000)),
+    await project2.withWriter((w) =>
+      cps.store.mutate(w.lockProof, (doc) => planCreate(doc, prepareCreate({ name: 'Broken', idempotencyKey: KEY(20) }), { generationUuid: broken?.generationUuid ?? '', manifestSha256: broken?.manifestSha256 ?? '' }, 1_750_000_000_000_000)),
     );
     // An ordinary publication that touches neither graph family does not re-check edges …
     await project2.publish({ parent: project2.current()?.generationUuid ?? null, changes: [putConfig('b')] });
