@@ -15,8 +15,21 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
+          exclude: ['test/bench/**', '**/node_modules/**'],
           environment: 'node',
           testTimeout: 60_000,
+          hookTimeout: 120_000,
+          pool: 'forks',
+          globalSetup: ['./test/support/global-setup.ts'],
+        },
+      },
+      {
+        test: {
+          // Every benchmark spec once at size `tiny` (set-up and figures, not speed); the browser ones run in e2e.
+          name: 'bench',
+          include: ['test/bench/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 120_000,
           hookTimeout: 120_000,
           pool: 'forks',
           globalSetup: ['./test/support/global-setup.ts'],

@@ -19,7 +19,7 @@ export interface Principal {
 /** A directory the principal cannot enter (no search permission for it), or null when the whole way is open. */
 export function firstBlockedDirectory(target: string, who: Principal): { readonly dir: string; readonly mode: number } | null {
   const parts = path.resolve(target).split(path.sep).filter((p) => p !== '');
-  let dir = path.sep;
+  let dir: string = path.sep;
   const dirs = [dir];
   for (const p of parts.slice(0, -1)) {
     dir = path.join(dir, p);
