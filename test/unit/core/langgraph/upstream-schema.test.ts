@@ -28,10 +28,11 @@ async function postgresMigrations(schema: string): Promise<string[]> {
 }
 
 /** The installed SQLite saver's schema: what its own `setup()` creates in an empty database. */
-function sqliteSchema(): { type: string; name: string; sql: string | null }[] {
+async function sqliteSchema(): Promise<{ type: string; name: string; sql: string | null }[]> {
   const db = new Database(':memory:');
   try {
-    new SqliteSaver(db).setup();
+    // Any read sets the saver up first (its `setup` is protected): the schema is what that creates.
+    await new SqliteSaver(db).getTuple({ configurable: { thread_id: 'gf-schema-pin' } });
     return db.prepare<[], { type: string; name: string; sql: string | null }>('SELECT type, name, sql FROM sqlite_master ORDER BY type, name').all();
   } finally {
     db.close();
@@ -82,9 +83,9 @@ describe('LangGraph schema fences (S5-01)', () => {
     expect(sha256(migrations), 'the installed saver migrates differently from the pinned schema: review the change, then re-pin').toBe(PIN.postgres.sha256);
   });
 
-  it('upstream: the installed SQLite saver sets up exactly the pinned schema', () => {
+  it('upstream: the installed SQLite saver sets up exactly the pinned schema', async () => {
     expect((require('@langchain/langgraph-checkpoint-sqlite/package.json') as { version: string }).version).toBe(PIN.sqlite.version);
-    const schema = sqliteSchema();
+    const schema = await sqliteSchema();
     expect(schema.map((r) => r.name).sort()).toEqual(PIN.sqlite.objects);
     expect(sha256(schema), 'the installed saver sets up a different schema from the pinned one: review the change, then re-pin').toBe(PIN.sqlite.sha256);
   });
@@ -96,7 +97,7 @@ describe('LangGraph schema fences (S5-01)', () => {
   });
 
   it("B3 schema ownership: no DDL in the project's sources names a table the LangGraph savers create", async () => {
-    const tables = new Set([...(await postgresMigrations('public')).flatMap(createdTables), ...sqliteSchema().filter((r) => r.type === 'table').map((r) => r.name)]);
+    const tables = new Set([...(await postgresMigrations('public')).flatMap(createdTables), ...(await sqliteSchema()).filter((r) => r.type === 'table').map((r) => r.name)]);
     expect([...tables].sort()).toEqual(['checkpoint_blobs', 'checkpoint_migrations', 'checkpoint_writes', 'checkpoints', 'writes']);
     const found = projectSources().flatMap((f) => ddlNaming(readFileSync(f, 'utf8'), tables).map((s) => `${relative(REPO, f)}: ${s}`));
     expect(found).toEqual([]);
