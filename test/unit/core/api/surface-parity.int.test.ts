@@ -236,10 +236,10 @@ describe('checkpoint_surface_parity', () => {
     // A reason padded with whitespace that trims to exactly 1,024 bytes: accepted by every surface, stored trimmed.
     const reason = `  ${'r'.repeat(1024)}\n`;
     const rkey = testUuid('parity-reason-limit');
-    // An earlier case already restored 'baseline': the same content again needs the explicit confirmation (issue 19).
-    const reverted = await facade.dispatcher.dispatch('checkpoints.revert', { project, name: 'baseline', reason, idempotency_key: rkey, confirm_same_content: true });
-    const crv = await cli('checkpoint', 'revert', 'baseline', '--project', ws.dir, '--reason', reason, '--idempotency-key', rkey, '--arrow', '--confirm-same-content');
-    const brv = await viaBridge('checkpoints.revert', { project: bridgeProject, name: 'baseline', reason, idempotency_key: rkey, confirm_same_content: true });
+    // An earlier case already restored 'baseline': the same content again publishes like any revert (ADR-0014).
+    const reverted = await facade.dispatcher.dispatch('checkpoints.revert', { project, name: 'baseline', reason, idempotency_key: rkey });
+    const crv = await cli('checkpoint', 'revert', 'baseline', '--project', ws.dir, '--reason', reason, '--idempotency-key', rkey, '--arrow');
+    const brv = await viaBridge('checkpoints.revert', { project: bridgeProject, name: 'baseline', reason, idempotency_key: rkey });
     expect([codeOf(reverted), cliCode(crv), codeOf(brv)]).toEqual(['ok', 'ok', 'ok']);
     expect(crv.stdout.equals(bytesOf(reverted))).toBe(true);
     expect(bytesOf(brv).equals(bytesOf(reverted))).toBe(true);

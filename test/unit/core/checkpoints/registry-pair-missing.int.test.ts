@@ -92,7 +92,7 @@ describe('a deleted registry pair with evidence that checkpoints existed fails c
     await project.publish({ parent: project.current()?.generationUuid ?? null, changes: [putConfigKeepingMode(project, 'later')] });
     const names = new CheckpointRegistryStore(dir).read().doc?.active.map((r) => r.name) ?? [];
     expect(names.length).toBeGreaterThan(0);
-    await engine.revertToCheckpoint({ name: names[0] as string, reason: 'back', idempotencyKey: op(10) }, { confirmSameContent: true });
+    await engine.revertToCheckpoint({ name: names[0] as string, reason: 'back', idempotencyKey: op(10) });
     for (const f of ['checkpoints/registry.json', 'checkpoints/registry.json.sha256', 'locks/checkpoints.created', 'locks/checkpoints.lock']) fs.rmSync(path.join(dir, f));
     expect(detailsOf(() => new CheckpointRegistryStore(dir).read())).toEqual({ code: 'GF_CHECKPOINT_REGISTRY_CORRUPT', file: 'registry', reason: 'pair_missing', evidence: 'history/lineage.jsonl' });
     const report = await project.cleanup();
