@@ -23,7 +23,7 @@ import { writeSqliteCopy } from './sqlite-diff-peer';
 
 const SMALL = 10_000;
 /** The "large" workspace: 1,000,000 records for `--size large`, 100,000 for the default quick run. */
-const LARGE: Readonly<Record<BenchSize, number>> = { small: 100_000, large: 1_000_000 };
+const LARGE: Readonly<Record<BenchSize, number>> = { tiny: 8_000, small: 100_000, large: 1_000_000 };
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 interface Side {

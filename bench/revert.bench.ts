@@ -19,6 +19,7 @@ import type { BenchSize } from './harness';
 // unmeasured warm-up run pays the one cold validation of each participant set.
 
 const RECORDS: Readonly<Record<BenchSize, { readonly small: number; readonly large: number }>> = {
+  tiny: { small: 50, large: 200 },
   small: { small: 1_000, large: 100_000 },
   large: { small: 1_000, large: 1_000_000 },
 };

@@ -602,7 +602,7 @@ describe(`desktop UI flows (${TRANSPORT}, Chromium)`, () => {
     // Revert now asks to confirm a same-content publication before it is enabled again.
     await page.getByTestId('revert-same-content').waitFor();
     expect(await page.getByTestId('revert-submit').isDisabled()).toBe(true);
-    expect(await page.getByTestId('revert-blocked').textContent()).toBe('Confirm that you want to publish a generation that changes nothing.');
+    expect(await page.getByTestId('revert-blocked').textContent()).toBe('Confirm that you want to publish a generation that only records this revert.');
     await page.getByTestId('revert-same-confirm').check();
     // Retrying reuses the request's idempotency key: the original receipt, not a second revert.
     await page.getByTestId('revert-submit').click();

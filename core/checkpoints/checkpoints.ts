@@ -137,7 +137,7 @@ export class Checkpoints {
       refuseRevertKey(w, req.operationUuid, 'checkpoint');
       let lease: Lease<Table> | undefined;
       try {
-        return this.store.mutate((doc) => {
+        return this.store.mutate(w.lockProof, (doc) => {
           const decision = decideCreate(doc, req);
           if (decision.kind === 'replay') return decision.receipt;
           lease = w.leaseCurrent();
@@ -208,7 +208,7 @@ export class Checkpoints {
     const req = prepareDelete(input);
     return this.project.withWriter((w) => {
       refuseRevertKey(w, req.operationUuid, 'delete_checkpoint');
-      return this.store.mutate((doc) => planDelete(doc, req, this.#now()));
+      return this.store.mutate(w.lockProof, (doc) => planDelete(doc, req, this.#now()));
     }, { timeoutMs: this.#writerTimeoutMs });
   }
 
@@ -232,7 +232,7 @@ export class Checkpoints {
 
   /** Settles an interrupted registry transaction under writer → checkpoints locks. */
   async recoverRegistry(): Promise<RegistryState> {
-    return this.project.withWriter(() => this.store.recover(), { timeoutMs: this.#writerTimeoutMs });
+    return this.project.withWriter((w) => this.store.recover(w.lockProof), { timeoutMs: this.#writerTimeoutMs });
   }
 
   /**

@@ -292,12 +292,6 @@ export const OPERATIONS = {
       idempotency_key: uuidSchema,
       actor_uuid: actorSchema,
       timeout_ms: timeoutSchema,
-      /**
-       * Confirms a revert whose checkpoint already has CURRENT's content
-       * (`revert.preview` says `same_content`); without it such a revert is
-       * refused with `GF_CONFIRMATION_REQUIRED` and nothing is written.
-       */
-      confirm_same_content: z.boolean().optional(),
     }).strict(),
     'arrow', true, 'Publish a new generation equal to a checkpoint (checkpoint_receipt@1).'),
   /** One active checkpoint by name (`show_checkpoint`, ADR-0014): a one-row `checkpoint@1` table, or `GF_CHECKPOINT_NOT_FOUND`. */
@@ -667,7 +661,10 @@ export interface JsonResults {
      * The preview computes this diff anyway; returning it spares a screen a second request.
      */
     readonly changes: readonly PreviewChange[];
-    /** True when the checkpoint's content already equals CURRENT's: the revert would change nothing (confirm with `confirm_same_content`). */
+    /**
+     * True when the checkpoint's records already equal CURRENT's: the revert still publishes (ADR-0014), a
+     * generation that differs from CURRENT by its restoration record only (the one change `changes` lists).
+     */
     readonly same_content: boolean;
     /** The ancestor window in force. */
     readonly retain_ancestors: number;

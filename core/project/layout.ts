@@ -14,6 +14,11 @@ export const LAYOUT = {
   locks: 'locks',
   writerLock: 'locks/writer.lock',
   checkpointsLock: 'locks/checkpoints.lock',
+  /**
+   * Written once, after the first registry pair is installed, and never removed: a missing pair beside it
+   * means a deleted registry, never "no checkpoint was ever created" (ADR-0014).
+   */
+  checkpointsCreated: 'locks/checkpoints.created',
   transactions: 'transactions',
   generations: 'generations',
   objects: 'objects',

@@ -246,7 +246,10 @@ function* openSteps(root: string, entry: Entry, opts: OpenVerifiedOptions): Step
   let handedOut = false;
   try {
     const size = entry.byteLength;
-    if (VERIFIED.get(entry.contentSha256) !== identity && before.ctimeNs + minAge > startNs) {
+    // `minAge` 0: the caller takes ranged reads of a file of any age (its own freshly staged object). Without this
+    // guard a ctime in the same millisecond as `startNs` (or later: `Date.now()` is millisecond-truncated, and the
+    // injected clock may lag the file system's) would still read as "too recent" and take the in-memory path.
+    if (VERIFIED.get(entry.contentSha256) !== identity && minAge > 0n && before.ctimeNs + minAge > startNs) {
       // Too recent to trust its identity later: hash and keep these very bytes.
       racyWholeReads++;
       fs.closeSync(fd);

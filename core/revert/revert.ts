@@ -129,12 +129,6 @@ export function restorationChanges(current: readonly ManifestParticipant[], sour
   return changes;
 }
 
-/** Confirmations a revert request may carry (not part of its identity: a replay need not repeat them). */
-export interface RevertConfirmations {
-  /** Publish even though the checkpoint's content already equals CURRENT's (`GF_CONFIRMATION_REQUIRED` otherwise). */
-  readonly confirmSameContent?: boolean;
-}
-
 /**
  * True when two generations hold the same content, restoration records aside.
  *
@@ -209,12 +203,12 @@ export class RevertEngine {
    * under the same key are `GF_IDEMPOTENCY_CONFLICT`. On success the same project
    * instance already reads the restored generation.
    */
-  async revertToCheckpoint(input: RevertInput, confirm: RevertConfirmations = {}): Promise<CheckpointReceipt> {
+  async revertToCheckpoint(input: RevertInput): Promise<CheckpointReceipt> {
     const req = prepareRevert(input);
-    return this.project.withWriter((w) => this.#revertLocked(w, req, confirm), { timeoutMs: this.#writerTimeoutMs });
+    return this.project.withWriter((w) => this.#revertLocked(w, req), { timeoutMs: this.#writerTimeoutMs });
   }
 
-  #revertLocked(w: Writer<Table>, req: RevertRequest, confirm: RevertConfirmations): CheckpointReceipt {
+  #revertLocked(w: Writer<Table>, req: RevertRequest): CheckpointReceipt {
     const txn = revertTransactionUuid(req.operationUuid);
     const journal = w.readJournal(txn);
     if (journal !== undefined) {
@@ -240,7 +234,7 @@ export class RevertEngine {
     if (rows.some((r) => r.create_operation_uuid === req.operationUuid || ('delete_operation_uuid' in r && r.delete_operation_uuid === req.operationUuid))) {
       throw conflict(req.operationUuid);
     }
-    return this.#firstAttempt(w, req, txn, confirm);
+    return this.#firstAttempt(w, req, txn);
   }
 
   /**
@@ -259,19 +253,13 @@ export class RevertEngine {
     }
   }
 
-  #firstAttempt(w: Writer<Table>, req: RevertRequest, txn: string, confirm: RevertConfirmations): CheckpointReceipt {
+  #firstAttempt(w: Writer<Table>, req: RevertRequest, txn: string): CheckpointReceipt {
     const view = this.checkpoints.openCheckpoint(req.name);
     let current: Lease<Table> | undefined;
     try {
       current = w.leaseCurrent();
-      if (sameContent(view.participants, current.manifest.participants) && confirm.confirmSameContent !== true) {
-        throw new GfError('GF_CONFIRMATION_REQUIRED', 'the checkpoint already has the content of CURRENT: this revert would change nothing; confirm it to publish anyway', {
-          operation: REVERT_OPERATION,
-          phase: 'same_content',
-          checkpoint_uuid: view.checkpointUuid,
-          field: 'confirm_same_content',
-        }, false);
-      }
+      // A checkpoint whose content already equals CURRENT's is reverted like any other (ADR-0014): the new
+      // generation differs from CURRENT by its restoration record only. Asking first is the screen's business.
       this.#checkGeneration(view.generationUuid, view.participants);
       this.#checkGeneration(current.generationUuid, current.manifest.participants);
       this.#verifySource({ generationUuid: view.generationUuid, manifestSha256: view.manifestSha256, participants: view.participants });
@@ -463,8 +451,8 @@ export class RevertEngine {
 }
 
 /** `revertToCheckpoint` on a project in one call (see `RevertEngine.revertToCheckpoint`). */
-export async function revertToCheckpoint(project: Project<Table>, input: RevertInput, options: RevertOptions = {}, confirm: RevertConfirmations = {}): Promise<CheckpointReceipt> {
-  return new RevertEngine(project, options).revertToCheckpoint(input, confirm);
+export async function revertToCheckpoint(project: Project<Table>, input: RevertInput, options: RevertOptions = {}): Promise<CheckpointReceipt> {
+  return new RevertEngine(project, options).revertToCheckpoint(input);
 }
 
 /** `previewRevert` on a project in one call. */

@@ -1,14 +1,17 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tableFromIPC } from 'apache-arrow';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { Checkpoints, openCheckpointedProject } from '../../../../core/checkpoints/checkpoints';
 import { CheckpointRegistryStore } from '../../../../core/checkpoints/registry-store';
+import { createDemoWorkspace } from '../../../../core/demo/create';
 import { REGISTRY_FAILPOINTS, armRegistryFailpointForTesting } from '../../../../core/checkpoints/failpoints';
 import type { RegistryFailpoint } from '../../../../core/checkpoints/failpoints';
 import { GfError } from '../../../../core/errors';
-import { creating, removeRoot, tempRoot, uuidN } from './registry-support';
+import { creating, removeRoot, tempRoot, uuidN, writerOf } from './registry-support';
 import { observeProject } from '../../../support/project-state';
 import { codeOf, workspace } from './checkpoint-support';
 import { ValidationMemo, leaseSnapshotByRows, validateCompleteSnapshot } from '../../../../core/checkpoints/snapshot-validation';
@@ -140,6 +143,60 @@ describe('registry pair-commit under SIGKILL', () => {
     }
   }, 300_000);
 
+  it('every failpoint, create on a workspace whose later changes touch every scope (the demo): reopen shows exactly the previous or the next revision', async () => {
+    // One demo, copied per failpoint: after its first checkpoint the demo changes graph, ontology, knowledge,
+    // epistemic, provenance and configuration records (checked below, so the fixture cannot quietly narrow).
+    const base = fs.mkdtempSync(path.join(os.tmpdir(), 'gf-reg-crash-demo-'));
+    roots.push(base);
+    await createDemoWorkspace(path.join(base, 'demo'), { records: 20, seed: 7 });
+    {
+      const demo = await openCheckpointedProject(path.join(base, 'demo'));
+      const first = new Checkpoints(demo).openCheckpoint('Graph imported');
+      const current = observeProject(demo);
+      const was = new Map(first.participants.map((p) => [`${p.capabilityId}/${p.recordFamilyId}`, p.contentSha256]));
+      first.release();
+      const changed = new Set(current.participants.filter((p) => was.get(p.family) !== p.sha256).map((p) => p.family.split('/')[0]));
+      for (const scope of ['graph', 'workspace', 'knowledge', 'epistemic', 'provenance']) expect(changed, `later changes in ${scope}`).toContain(scope);
+      expect(current.participants.some((p) => p.family === 'workspace/ontology' && was.get(p.family) !== p.sha256)).toBe(true);
+    }
+    const results = await inBatches(REGISTRY_FAILPOINTS, 4, async (fp) => {
+      const dir = path.join(base, fp);
+      fs.cpSync(path.join(base, 'demo'), dir, { recursive: true });
+      const project = await openCheckpointedProject(dir);
+      const cps = new Checkpoints(project);
+      const before = cps.registryState();
+      const target = project.current()!;
+      const evidence = observeProject(project);
+      const exit = await runWriter(dir, 'after', uuidN(40), fp);
+      return { fp, dir, before, target, evidence, exit };
+    });
+    for (const { fp, dir, before, target, evidence, exit } of results) {
+      const label = `${fp} (every scope)`;
+      expect(exit.signal, label).toBe('SIGKILL');
+      const cps = new Checkpoints(await openCheckpointedProject(dir));
+      const want = expectedRevision(fp, before.revision);
+      const seen = cps.registryState();
+      expect(seen.revision, label).toBe(want);
+      const names = (seen.doc?.active ?? []).map((r) => r.name).sort();
+      const was = (before.doc?.active ?? []).map((r) => r.name);
+      expect(names, label).toEqual(want > before.revision ? [...was, 'after'].sort() : [...was].sort());
+      if (want === before.revision) expect(seen.sha256, label).toBe(before.sha256);
+      else {
+        const view = cps.openCheckpoint('after');
+        expect([view.generationUuid, view.manifestSha256], label).toEqual([target.generationUuid, target.manifestSha256]);
+        expect(view.participants.map((p) => ({ family: `${p.capabilityId}/${p.recordFamilyId}`, sha256: p.contentSha256 })), label).toEqual(
+          evidence.participants.map((p) => ({ family: p.family, sha256: p.sha256 })),
+        );
+        for (const p of evidence.participants) expect(visibleRows(view.readRecords(p.family, { limit: 10_000 }).bytes), `${label} ${p.family}`).toBe(p.rows);
+        view.release();
+      }
+      expect(await cps.recoverRegistry(), label).toEqual(seen);
+      expect(dirEntries(dir), label).toEqual(['registry.json', 'registry.json.sha256']);
+      const receipt = await cps.checkpoint({ name: 'after', idempotencyKey: uuidN(40) });
+      expect([receipt.registry_revision, receipt.source_generation_uuid], label).toEqual([before.revision + 1, target.generationUuid]);
+    }
+  }, 300_000);
+
   it('every failpoint, delete: reopen shows exactly the previous or the next revision; the same delete then completes or replays', async () => {
     const results = await inBatches(REGISTRY_FAILPOINTS, 4, async (fp) => {
       const w = await workspace();
@@ -176,11 +233,11 @@ describe('registry pair-commit under SIGKILL', () => {
       const root = tempRoot('gf-err-');
       roots.push(root);
       const store = new CheckpointRegistryStore(root);
-      store.mutate(creating('before', uuidN(1)));
+      store.mutate(writerOf(store.root), creating('before', uuidN(1)));
       armRegistryFailpointForTesting(`${fp}.error`);
       let err: GfError | undefined;
       try {
-        store.mutate(creating('after', uuidN(2)));
+        store.mutate(writerOf(store.root), creating('after', uuidN(2)));
       } catch (e) {
         err = e as GfError;
       }
