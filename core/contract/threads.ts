@@ -24,6 +24,62 @@ export type ThreadChannelChange = (typeof THREAD_CHANNEL_CHANGES)[number];
 /** A JSON value as a thread operation returns it. */
 export type ThreadJson = null | boolean | number | string | readonly ThreadJson[] | { readonly [key: string]: ThreadJson };
 
+/**
+ * The JSON form of a Python value that is not plain JSON, as `threads.state`,
+ * `threads.diff` and `gf threads show --json` give it for a database written
+ * by Python LangGraph (JsonPlusSerializer). Every such value is an object
+ * whose `python_type` names the Python type; the other members depend on it:
+ *
+ * - `bytes` / `bytearray`: `size` (bytes) and `base64`.
+ * - `datetime` / `date` / `time`: `iso` (ISO 8601, as Python's `isoformat()`; a `time` also has `fields`).
+ * - `timedelta`: `days`, `seconds`, `microseconds` (Python's attributes) and `total_seconds`.
+ * - `UUID`: `value` (canonical dashed form); `Decimal`: `value` (the exact decimal text).
+ * - `set` / `frozenset` / `deque`: `items` (in stored order).
+ * - `dict`: `items` as `[key, value]` pairs, used only when a key is not a
+ *   string or a key is itself named `python_type` (any other dict is a plain object).
+ * - `int`: `value` as decimal text, for integers beyond ±2^53.
+ * - a class built from one argument (an `Enum`, `SecretStr`, an IP address, …): `python_module` and `value`.
+ * - a class built from positional arguments (`Send`, `Path`, …): `python_module` and `args`.
+ * - a dataclass, named tuple or keyword-built class (`Interrupt`, …): `python_module` and `fields`.
+ * - a Pydantic model (LangChain messages are Pydantic v2 models): `python_module`, `pydantic` (`v1` or `v2`) and `fields`.
+ * - a class built by a named method: `python_module`, `method` and `value`.
+ * - `ndarray` (numpy): `dtype`, `shape`, `order`, `size` and `base64` (the raw buffer).
+ * - `_DeltaSnapshot` (a delta channel's snapshot): `value`.
+ * - `unreadable`: a part that was not understood: `problem` (one of
+ *   `PYTHON_VALUE_PROBLEMS`) and `detail` (a sentence fragment); the rest of the value is still given.
+ *
+ * Lists, tuples outside constructor arguments (Python itself reads them back
+ * as lists), strings, numbers, booleans and None are plain JSON. Nothing
+ * named in the data is ever imported or run: a class is shown as data.
+ */
+export interface PythonValueJson {
+  readonly python_type: string;
+  readonly python_module?: string;
+  readonly value?: ThreadJson;
+  readonly items?: readonly ThreadJson[];
+  readonly args?: readonly ThreadJson[];
+  readonly fields?: { readonly [key: string]: ThreadJson };
+  readonly pydantic?: 'v1' | 'v2';
+  readonly method?: string;
+  readonly iso?: string;
+  readonly days?: number;
+  readonly seconds?: number;
+  readonly microseconds?: number;
+  readonly total_seconds?: number;
+  readonly size?: number;
+  readonly base64?: string;
+  readonly dtype?: string;
+  readonly shape?: readonly number[];
+  readonly order?: 'C' | 'F';
+  readonly problem?: PythonValueProblem;
+  readonly detail?: string;
+}
+
+/** Why a stored value (or a part of one) was not understood. */
+export const PYTHON_VALUE_PROBLEMS = ['unknown_serializer', 'unknown_extension', 'undecodable', 'pickle', 'too_deep'] as const;
+/** One of {@link PYTHON_VALUE_PROBLEMS}. */
+export type PythonValueProblem = (typeof PYTHON_VALUE_PROBLEMS)[number];
+
 /** One thread of `threads.list`: its newest checkpoint's facts. */
 export interface ThreadListRow {
   readonly thread_id: string;

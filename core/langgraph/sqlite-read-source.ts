@@ -1,10 +1,35 @@
 import { copyFileSync, mkdtempSync, openSync, readFileSync, readSync, closeSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { GfError } from '../errors';
 import { sqliteNativeOptions } from '../sqlite-options';
-import { INTERRUPT_CHANNEL, isPlainParsedObject, noLangGraphTables, type RawChannelValue, type ThreadHead, type ThreadReadSource } from './thread-source';
+import { INTERRUPT_CHANNEL, isPlainParsedObject, noLangGraphTables, type RawChannelValue, type ThreadFormat, type ThreadHead, type ThreadReadSource } from './thread-source';
+import { loadsPythonTyped, PythonDecodeError, unreadableValue } from './python-serde';
+import { PythonSqliteSaver } from './python-sqlite-saver';
+
+/** The columns thread browsing reads, by table: what every LangGraph SqliteSaver (Python and JS) writes. */
+const REQUIRED_COLUMNS = {
+  checkpoints: ['thread_id', 'checkpoint_ns', 'checkpoint_id', 'parent_checkpoint_id', 'type', 'checkpoint', 'metadata'],
+  writes: ['thread_id', 'checkpoint_ns', 'checkpoint_id', 'task_id', 'idx', 'channel', 'type', 'value'],
+} as const;
+
+/** `GF_SCHEMA_MISMATCH` naming the file, the table and the columns it lacks (other columns are allowed: later LangGraph versions add some). */
+function checkLayout(db: Database.Database, fileName: string): void {
+  for (const [table, wanted] of Object.entries(REQUIRED_COLUMNS)) {
+    const have = new Set((db.prepare(`SELECT name FROM pragma_table_info(?)`).all(table) as { name: string }[]).map((r) => r.name));
+    const missing = wanted.filter((c) => !have.has(c));
+    if (missing.length > 0) {
+      throw new GfError('GF_SCHEMA_MISMATCH', `the table ${table} in ${fileName} is not a LangGraph checkpoint table: it has no column ${missing.join(', ')}`, { reason: 'table_layout', table, missing: missing.join(',') });
+    }
+  }
+}
+
+/** Python LangGraph writes `msgpack` checkpoints; LangGraph.js writes `json`. The newest checkpoint row decides. */
+function formatOf(db: Database.Database): ThreadFormat {
+  const row = db.prepare('SELECT type FROM checkpoints ORDER BY rowid DESC LIMIT 1').get() as { type: string | null } | undefined;
+  return row !== undefined && row.type !== null && row.type !== 'json' ? 'python' : 'js';
+}
 
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 
@@ -89,6 +114,13 @@ function consistentImage(Db: typeof Database, path: string): Buffer {
   throw new GfError('GF_IO', 'the SQLite checkpoint database kept changing while it was read; try again', { reason: 'busy' });
 }
 
+/** A SQLite read that failed on a damaged file: `GF_IO` naming the file and SQLite's code. */
+function damaged(e: unknown, fileName: string): GfError {
+  const code = (e as { code?: unknown } | null)?.code;
+  const reason = typeof code === 'string' ? code : 'read_failed';
+  return new GfError('GF_IO', `the SQLite file ${fileName} could not be read (${reason}): it may be damaged`, { reason });
+}
+
 /** A row of the page query. */
 interface HeadRow {
   readonly thread_id: string;
@@ -126,13 +158,20 @@ export async function openSqliteReadSource(path: string): Promise<ThreadReadSour
   } catch (_e) {
     notSqlite();
   }
-  const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name));
+  const fileName = basename(path);
+  let tables: Set<string>;
+  try {
+    tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name));
+  } catch (e) {
+    db.close();
+    throw damaged(e, fileName);
+  }
   const hasTables = tables.has('checkpoints') && tables.has('writes');
-  const saver = new SqliteSaver(db);
   if (!hasTables) {
     return {
       kind: 'sqlite',
-      saver,
+      format: 'js',
+      saver: new SqliteSaver(db),
       hasTables,
       heads: () => Promise.reject(noLangGraphTables('sqlite')),
       rawCheckpoint: () => Promise.reject(noLangGraphTables('sqlite')),
@@ -143,6 +182,17 @@ export async function openSqliteReadSource(path: string): Promise<ThreadReadSour
       },
     };
   }
+  let format: ThreadFormat;
+  try {
+    checkLayout(db, fileName);
+    format = formatOf(db);
+  } catch (e) {
+    db.close();
+    if (e instanceof GfError) throw e;
+    throw damaged(e, fileName);
+  }
+  if (format === 'python') return pythonSource(db, fileName);
+  const saver = new SqliteSaver(db);
   // One pass for a page: the thread keys (keyset by thread id), each head's row, its `ts` and its interrupt writes
   // (selected and cast as upstream getTuple selects its pending writes, restricted to the `__interrupt__` channel).
   const page = db.prepare(
@@ -180,6 +230,7 @@ export async function openSqliteReadSource(path: string): Promise<ThreadReadSour
   const rawHead = db.prepare("SELECT checkpoint_id, type, checkpoint FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1");
   return {
     kind: 'sqlite',
+    format: 'js',
     saver,
     hasTables,
     async rawCheckpoint(threadId, checkpointId) {
@@ -208,6 +259,92 @@ export async function openSqliteReadSource(path: string): Promise<ThreadReadSour
     },
     async checkpointCount(threadId) {
       return (count.get(threadId) as { n: number }).n;
+    },
+    pool: () => ({ in_use: 0, idle: db.open ? 1 : 0 }),
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+}
+
+/** A head row of the Python page query: the checkpoint document and metadata as stored. */
+interface PythonHeadRow {
+  readonly thread_id: string;
+  readonly n: number;
+  readonly latest: string;
+  readonly type: string | null;
+  readonly checkpoint: Uint8Array | string | null;
+  readonly metadata: Uint8Array | string | null;
+}
+
+/**
+ * The reader of a file Python LangGraph wrote (`PythonSqliteSaver`): the
+ * same page query as for LangGraph.js data, with the head's document,
+ * metadata (JSON text) and interrupt writes decoded by the Python decoder.
+ * A head that does not decode still lists (no time, no step).
+ */
+function pythonSource(db: Database.Database, fileName: string): ThreadReadSource {
+  const saver = new PythonSqliteSaver(db, fileName);
+  const page = db.prepare(
+    `WITH page AS (
+       SELECT thread_id, count(*) AS n, max(checkpoint_id) AS latest FROM checkpoints
+        WHERE checkpoint_ns = '' AND thread_id > ? AND thread_id >= ? AND (? = 0 OR substr(thread_id, 1, ?) = ?)
+        GROUP BY thread_id ORDER BY thread_id LIMIT ?)
+     SELECT p.thread_id, p.n, p.latest, c.type, c.checkpoint, c.metadata
+     FROM page AS p JOIN checkpoints AS c ON c.thread_id = p.thread_id AND c.checkpoint_ns = '' AND c.checkpoint_id = p.latest
+     ORDER BY p.thread_id`,
+  );
+  const interrupts = db.prepare(`SELECT type, value FROM writes WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ? AND channel = '${INTERRUPT_CHANNEL}' ORDER BY task_id, idx`);
+  const count = db.prepare("SELECT count(*) AS n FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ''");
+  const read = <T>(run: () => T): T => {
+    try {
+      return run();
+    } catch (e) {
+      throw damaged(e, fileName);
+    }
+  };
+  const value = (type: string | null, v: Uint8Array | string | null): unknown => {
+    try {
+      return loadsPythonTyped(type ?? 'json', v);
+    } catch (e) {
+      return e instanceof PythonDecodeError ? unreadableValue(e.problem, e.detail) : unreadableValue('undecodable', 'the value does not decode');
+    }
+  };
+  const headOf = (r: PythonHeadRow): ThreadHead => {
+    const doc = value(r.type, r.checkpoint) as { ts?: unknown } | null;
+    let metadata: Record<string, unknown> = {};
+    try {
+      const m: unknown = r.metadata === null ? {} : JSON.parse(typeof r.metadata === 'string' ? r.metadata : new TextDecoder().decode(r.metadata));
+      if (m !== null && typeof m === 'object' && !Array.isArray(m)) metadata = m as Record<string, unknown>;
+    } catch (_e) {
+      metadata = {};
+    }
+    const writes = read(() => interrupts.all(r.thread_id, r.latest) as { type: string | null; value: Uint8Array | string | null }[]);
+    return {
+      thread_id: r.thread_id,
+      checkpoint_count: r.n,
+      latest_checkpoint_id: r.latest,
+      ts: typeof doc?.ts === 'string' ? doc.ts : '',
+      metadata,
+      interruptWrites: writes.map((w) => value(w.type, w.value)),
+    };
+  };
+  return {
+    kind: 'sqlite',
+    format: 'python',
+    saver,
+    hasTables: true,
+    async heads(prefix, after, limit) {
+      const rows = read(() => page.all(after ?? '', prefix, prefix.length, prefix.length, prefix, limit) as PythonHeadRow[]);
+      return rows.map(headOf);
+    },
+    async rawCheckpoint(threadId, checkpointId) {
+      const t = await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: '', ...(checkpointId === undefined ? {} : { checkpoint_id: checkpointId }) } });
+      if (t === undefined) return undefined;
+      return { checkpoint_id: String(t.config.configurable?.['checkpoint_id']), channels: new Map(Object.entries(t.checkpoint.channel_values).map(([k, v]): [string, RawChannelValue] => [k, { revived: v }])) };
+    },
+    async checkpointCount(threadId) {
+      return read(() => (count.get(threadId) as { n: number }).n);
     },
     pool: () => ({ in_use: 0, idle: db.open ? 1 : 0 }),
     async close() {

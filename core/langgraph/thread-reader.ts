@@ -14,6 +14,7 @@ import {
   type ThreadState,
 } from '../contract/threads';
 import { diffUnrevivedChannels, toThreadJson, typeOfValue, type UnrevivedValue } from './thread-json';
+import { PythonValue } from './python-serde';
 import { INTERRUPT_CHANNEL, isPlainParsedObject, type RawCheckpoint, type ThreadReadSource } from './thread-source';
 import { decodeDiffToken, decodeKeysetToken, encodeDiffToken, encodeKeysetToken } from './thread-tokens';
 
@@ -87,7 +88,26 @@ export function nextNodes(t: CheckpointTuple): string[] {
     if (node === null || !(channel in values)) continue;
     if (versionGreater(version, seen[node]?.[channel])) next.push(node);
   }
+  // Tasks pushed with `Send` wait in LangGraph's `__pregel_tasks` channel: each runs its node next (Python and JS alike).
+  const sends: unknown = values[TASKS_CHANNEL];
+  if (Array.isArray(sends)) for (const send of sends) {
+    const node = sendNode(send);
+    if (node !== null) next.push(node);
+  }
   return next;
+}
+
+/** LangGraph's channel of tasks pushed with `Send` (upstream `TASKS`). */
+const TASKS_CHANNEL = '__pregel_tasks';
+
+/** The node a `Send` targets: LangGraph.js's `Send` object, or Python's `Send(node, arg)` as decoded. */
+function sendNode(send: unknown): string | null {
+  if (send instanceof PythonValue) {
+    const args = send.pythonType === 'Send' ? (send.json as { args?: unknown }).args : undefined;
+    return Array.isArray(args) && typeof args[0] === 'string' ? args[0] : null;
+  }
+  const node: unknown = (send as { node?: unknown } | null)?.node;
+  return typeof node === 'string' ? node : null;
 }
 
 /** Nodes whose `versions_seen` changed from the parent to this checkpoint: the nodes whose writes produced it. */
@@ -105,7 +125,9 @@ const metaOf = (t: CheckpointTuple): Record<string, unknown> => (t.metadata ?? {
 function interruptsIn(values: readonly unknown[]): ThreadInterrupt[] {
   const out: ThreadInterrupt[] = [];
   for (const value of values) {
-    for (const i of Array.isArray(value) ? value : [value]) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      // Python's `Interrupt` is a keyword-built dataclass: its `value` and `id` are among its fields.
+      const i: unknown = item instanceof PythonValue && item.fields !== null ? item.fields : item;
       const id: unknown = (i as { id?: unknown } | null)?.id;
       out.push({ id: typeof id === 'string' ? id : null, value: toThreadJson((i as { value?: unknown } | null)?.value) });
     }

@@ -43,10 +43,16 @@ export function isPlainParsedObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !Object.prototype.hasOwnProperty.call(v, 'lc') && !Object.prototype.hasOwnProperty.call(v, '__proto__');
 }
 
+/** The reads thread browsing makes of a saver: upstream's `getTuple` and `list`, and its serializer. */
+export type ThreadSaver = Pick<BaseCheckpointSaver, 'getTuple' | 'list' | 'serde'>;
+
+/** Who wrote a database: LangGraph.js (`json` values) or Python LangGraph (JsonPlusSerializer's `msgpack`). */
+export type ThreadFormat = 'js' | 'python';
+
 /**
- * A LangGraph checkpoint database opened for reading (issue 17).
+ * A LangGraph checkpoint database opened for reading.
  *
- * `saver` is upstream's own `SqliteSaver` / `PostgresSaver`: every
+ * For a database LangGraph.js wrote, `saver` is upstream's own `SqliteSaver` / `PostgresSaver`: every
  * checkpoint is read and deserialized through it. The SQL here covers only
  * what the saver API lacks: the distinct thread list with counts and each
  * thread's head for a whole page at once (one query, not one `getTuple` per
@@ -54,7 +60,10 @@ export function isPlainParsedObject(v: unknown): v is Record<string, unknown> {
  */
 export interface ThreadReadSource {
   readonly kind: 'sqlite' | 'postgres';
-  readonly saver: BaseCheckpointSaver;
+  /** Who wrote the database (decided from its rows when it opens). */
+  readonly format: ThreadFormat;
+  /** Reads checkpoints: upstream's saver for LangGraph.js data; for Python data, a reader with the Python decoder. */
+  readonly saver: ThreadSaver;
   /** False when the database has no LangGraph tables (only the health record can be read then). */
   readonly hasTables: boolean;
   /** Threads of the root namespace ordered by id (binary order), after `after`, starting with `prefix`, each with its head. */
