@@ -5,6 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { reasonProblem } from '../contract/reasons';
+import { threadValueText } from '../contract/python-values';
+import type { ThreadJson } from '../contract/threads';
 import { GfError } from '../errors';
 import type { CliIo } from './io';
 import { cliThreadsEngine } from './lazy-engine';
@@ -70,7 +72,8 @@ function paged(cmd: Command): Command {
 }
 
 const list = (v: readonly string[]): string => v.join(' ');
-const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
+/** A value's cell text: Python's `repr` for values Python LangGraph wrote, else JSON (`--json` keeps the documented JSON form). */
+const text = (v: ThreadJson): string => threadValueText(v);
 
 /**
  * `gf threads …`: browse, diff and restore LangGraph agent threads.
