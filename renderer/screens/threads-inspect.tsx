@@ -6,6 +6,8 @@ import { useState } from 'react';
 import { THREAD_PAGE_LIMITS, type ThreadDiff, type ThreadJson, type ThreadValueChange } from '../../core/contract/threads';
 import { ErrorBox } from '../components/error-box';
 import { JsonTree } from '../components/json-tree';
+import { PythonValueView } from '../components/python-value';
+import { hasPythonValue } from '../../core/contract/python-values';
 import { VirtualGrid, type GridColumn } from '../components/virtual-grid';
 import { countOf, formatCount } from '../format';
 import { useQuery } from '../hooks';
@@ -44,7 +46,12 @@ export function StateInspector({ source, thread, checkpoint, revision, onDiffFro
       {s.interrupts.length > 0 && (
         <div className="warning" role="note" aria-labelledby="state-interrupts-title" data-testid="state-interrupts">
           <h4 id="state-interrupts-title">{countOf(s.interrupts.length, 'interrupt waits', 'interrupts wait')} for an answer</h4>
-          {s.interrupts.map((it, i) => <JsonTree key={it.id ?? i} label={`interrupt ${i + 1}`} value={it.value} />)}
+          {s.interrupts.map((it, i) => (
+            <div key={it.id ?? i}>
+              {hasPythonValue(it.value) && <PythonValueView value={it.value} technical={technical} />}
+              <JsonTree label={`interrupt ${i + 1}`} value={it.value} />
+            </div>
+          ))}
         </div>
       )}
       {s.pending_writes.length > 0 && (
@@ -61,7 +68,10 @@ export function StateInspector({ source, thread, checkpoint, revision, onDiffFro
           {s.values.map((v) => (
             <div key={v.channel}>
               <dt>{v.channel} <span className="muted small">{v.type}</span></dt>
-              <dd><JsonTree label={v.channel} value={v.value} open={false} testId={`state-value-${v.channel}`} /></dd>
+              <dd>
+                {hasPythonValue(v.value) && <PythonValueView value={v.value} technical={technical} testId={`state-python-${v.channel}`} />}
+                <JsonTree label={hasPythonValue(v.value) ? `${v.channel} (JSON)` : v.channel} value={v.value} open={false} testId={`state-value-${v.channel}`} />
+              </dd>
             </div>
           ))}
         </dl>
