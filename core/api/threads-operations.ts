@@ -11,6 +11,7 @@ import { SqliteCheckpointerAdapter } from '../langgraph/sqlite-checkpointer';
 import type { LangGraphCheckpointerPort } from '../langgraph/port';
 import { diffThread, listThreads, threadHistory, threadState, type OpenThreadSource } from '../langgraph/thread-reader';
 import { restoreThread } from '../langgraph/thread-restore';
+import { restorePythonPostgres, restorePythonSqlite } from '../langgraph/python-restore';
 import { openPostgresReadSource } from '../langgraph/postgres-read-source';
 import { openSqliteReadSource, sqliteStamp } from '../langgraph/sqlite-read-source';
 import { noLangGraphTables, type ThreadReadSource } from '../langgraph/thread-source';
@@ -172,11 +173,19 @@ export function threadsOperations(sources: ThreadSources, clock: () => Date, can
       }
     },
     'threads.restore': async (r) => {
-      await sources.open(r.source).catch((e: unknown) => {
+      const opened = await sources.open(r.source).catch((e: unknown) => {
         throw e instanceof GfError ? e.withCommitted(false) : e;
       }); // the same typed refusals as browsing (not SQLite, no LangGraph tables, unreachable) before any writer opens
-      const saver = await (await sources.writer(r.source)).saver().catch(writeFailure);
-      return restoreThread(saver, { threadId: r.thread_id, checkpointId: r.checkpoint_id, reason: r.reason, actor: r.actor ?? null, idempotencyKey: r.idempotency_key }, clock);
+      const req = { threadId: r.thread_id, checkpointId: r.checkpoint_id, reason: r.reason, actor: r.actor ?? null, idempotencyKey: r.idempotency_key };
+      const adapter = await sources.writer(r.source);
+      if (opened.reader.format === 'python') {
+        // A database Python LangGraph wrote is restored in its own format: the target's stored bytes carried, never re-encoded.
+        const wrote = (receipt: { replayed: boolean }) => !receipt.replayed;
+        if (adapter instanceof SqliteCheckpointerAdapter) return adapter.writeDirect((db) => restorePythonSqlite(db, req, clock), wrote).catch(writeFailure);
+        if (adapter instanceof PostgresCheckpointerAdapter) return adapter.writeDirect((client) => restorePythonPostgres(client, req, clock), wrote).catch(writeFailure);
+      }
+      const saver = await adapter.saver().catch(writeFailure);
+      return restoreThread(saver, req, clock);
     },
     'threads.health': async (r) => sources.health(r.source),
   };

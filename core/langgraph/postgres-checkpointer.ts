@@ -1,5 +1,5 @@
 import type { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { checkpointerHealth, type CheckpointerHealth, type LangGraphCheckpointerPort } from './port';
 import { noteWrites, WriteClock } from './write-clock';
 
@@ -46,6 +46,21 @@ export class PostgresCheckpointerAdapter implements LangGraphCheckpointerPort {
     const saver = new Saver(this.#pool);
     await saver.setup();
     return noteWrites(saver, this.#clock);
+  }
+
+  /**
+   * Runs a write of this project's own (a restore in the database's own format) on one connection of the pool;
+   * when `wrote(result)` says it wrote, it counts as the adapter's last write, as `put` does.
+   */
+  async writeDirect<T>(fn: (client: PoolClient) => Promise<T>, wrote: (result: T) => boolean): Promise<T> {
+    const client = await this.#pool.connect();
+    try {
+      const result = await fn(client);
+      if (wrote(result)) this.#clock.note();
+      return result;
+    } finally {
+      client.release();
+    }
   }
 
   health(): CheckpointerHealth {

@@ -45,6 +45,17 @@ export class SqliteCheckpointerAdapter implements LangGraphCheckpointerPort {
     return this.#saver;
   }
 
+  /**
+   * Runs a write of this project's own (a restore in the database's own format) on the adapter's connection;
+   * when `wrote(result)` says it wrote, it counts as the adapter's last write, as `put` does.
+   */
+  async writeDirect<T>(fn: (db: SqliteSaver['db']) => Promise<T> | T, wrote: (result: T) => boolean): Promise<T> {
+    const saver = await this.saver();
+    const result = await fn(saver.db);
+    if (wrote(result)) this.#clock.note();
+    return result;
+  }
+
   health(): CheckpointerHealth {
     const open = this.#saver !== undefined && this.#saver.db.open;
     return checkpointerHealth(0, open ? 1 : 0, this.#clock.ageSeconds());

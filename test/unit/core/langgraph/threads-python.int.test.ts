@@ -9,7 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFacade, type Facade } from '../../../../core/api/facade';
 import type { OperationInput } from '../../../../core/contract/operations';
 import { usePostgres } from '../../../support/postgres';
-import { assertMatchesPython, expectedOf, PY_SQLITE, replayPostgres } from './python-fixtures';
+import Database from 'better-sqlite3';
+import { decodePythonMsgpack } from '../../../../core/langgraph/python-serde';
+import { replaceMapMembers } from '../../../../core/langgraph/msgpack-carry';
+import { toThreadJson } from '../../../../core/langgraph/thread-json';
+import { assertMatchesPython, expectedOf, PY_FIXTURES, PY_SQLITE, replayPostgres } from './python-fixtures';
 import { caller } from './threads-support';
 
 const root = mkdtempSync(join(tmpdir(), 'gf-threads-python-'));
@@ -58,22 +62,89 @@ describe('threads on a SQLite file written by Python LangGraph (SqliteSaver)', (
   });
 });
 
+const KEY = '018f0f4e-7b8c-7000-8000-0000000033a1';
+
+/** The state values of a checkpoint through threads.state (by channel). */
+async function valuesOf(call: ReturnType<typeof caller>, source: Source, threadId: string, checkpointId?: string): Promise<Record<string, unknown>> {
+  const st = await call('threads.state', { source, thread_id: threadId, ...(checkpointId === undefined ? {} : { checkpoint_id: checkpointId }) });
+  return Object.fromEntries(st.values.map((v) => [v.channel, v.value]));
+}
+
+/** Restores fix-2 (waiting at its interrupt) to its checkpoint after `plan`, checks the receipt, the head's values, history and a replay. */
+async function restoreFix2(call: ReturnType<typeof caller>, source: Source, expected: ReturnType<typeof expectedOf>): Promise<{ id: string; target: string; head: string }> {
+  const e = expected['fix-2'] ?? [];
+  const target = e[1]?.checkpoint_id ?? '';
+  const head = e[0]?.checkpoint_id ?? '';
+  const receipt = await call('threads.restore', { source, thread_id: 'fix-2', checkpoint_id: target, reason: 'the scan ran against the wrong CVE list', actor: 'ops', idempotency_key: KEY });
+  expect([receipt.restored_from, receipt.parent_checkpoint_id, receipt.replayed]).toEqual([target, head, false]);
+  expect(receipt.checkpoint_id > head).toBe(true);
+  expect(await valuesOf(call, source, 'fix-2')).toEqual(await valuesOf(call, source, 'fix-2', target));
+  const history = await call('threads.history', { source, thread_id: 'fix-2' });
+  expect(history.rows.map((r) => [r.checkpoint_id, r.restored_from, r.source, r.step, r.next])).toEqual([
+    [receipt.checkpoint_id, target, 'update', 3, ['scan', 'scan']],
+    ...e.map((w) => [w.checkpoint_id, null, w.source, w.step, w.next]),
+  ]);
+  const again = await call('threads.restore', { source, thread_id: 'fix-2', checkpoint_id: target, reason: 'the scan ran against the wrong CVE list', actor: 'ops', idempotency_key: KEY });
+  expect([again.checkpoint_id, again.replayed]).toEqual([receipt.checkpoint_id, true]);
+  expect((await call('threads.history', { source, thread_id: 'fix-2' })).rows).toHaveLength(e.length + 1);
+  const health = await call('threads.health', { source });
+  expect(health.last_write_age_seconds).not.toBeNull(); // the restore is the adapter's last write
+  return { id: receipt.checkpoint_id, target, head };
+}
+
+describe('threads.restore of a thread Python LangGraph wrote, in its own format', () => {
+  it('SQLite: the new head is the target\'s msgpack document byte for byte but for id and ts; metadata as Python writes it', async () => {
+    const path = join(root, 'restore.sqlite');
+    copyFileSync(PY_SQLITE, path);
+    const facade = createFacade({ mode: 'library' });
+    let ids: { id: string; target: string; head: string };
+    try {
+      ids = await restoreFix2(caller(facade), { kind: 'sqlite', path }, expectedOf('sqlite'));
+    } finally {
+      await facade.close();
+    }
+    const db = new Database(path, { readonly: true });
+    try {
+      const row = (id: string) => db.prepare("SELECT parent_checkpoint_id, type, checkpoint, metadata FROM checkpoints WHERE thread_id = 'fix-2' AND checkpoint_ns = '' AND checkpoint_id = ?").get(id) as { parent_checkpoint_id: string; type: string; checkpoint: Buffer; metadata: Buffer };
+      const made = row(ids.id);
+      const target = row(ids.target);
+      expect([made.type, made.parent_checkpoint_id]).toEqual(['msgpack', ids.head]);
+      const doc = decodePythonMsgpack(made.checkpoint) as Record<string, unknown>;
+      const was = decodePythonMsgpack(target.checkpoint) as Record<string, unknown>;
+      expect(doc['id']).toBe(ids.id);
+      expect(doc['ts']).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$/);
+      expect(toThreadJson(doc['channel_values'])).toEqual(toThreadJson(was['channel_values']));
+      expect([doc['channel_versions'], doc['versions_seen']]).toEqual([was['channel_versions'], was['versions_seen']]);
+      // Carried, not re-encoded: putting the target's id and ts back gives the target's stored bytes exactly.
+      expect(Buffer.from(replaceMapMembers(made.checkpoint, { id: was['id'], ts: was['ts'] })).equals(target.checkpoint)).toBe(true);
+      const meta = JSON.parse(made.metadata.toString('utf8')) as Record<string, unknown>;
+      expect(meta).toEqual({ source: 'update', step: 3, parents: {}, restored_from: ids.target, reason: 'the scan ran against the wrong CVE list', actor: 'ops', idempotency_key: KEY, restored_at: meta['restored_at'] });
+    } finally {
+      db.close();
+    }
+  });
+});
+
 const server = usePostgres({ beforeAll, afterAll });
+
+async function replayedDatabase(name: string): Promise<string> {
+  const u = new URL(server().url);
+  const admin = new pg.Client({ connectionString: server().url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  u.pathname = `/${name}`;
+  const c = new pg.Client({ connectionString: u.toString() });
+  await c.connect();
+  await replayPostgres(c);
+  await c.end();
+  return u.toString();
+}
 
 describe('threads on a PostgreSQL database written by Python LangGraph (PostgresSaver), replayed', () => {
   let facade: Facade;
   beforeAll(async () => {
-    const u = new URL(server().url);
-    const admin = new pg.Client({ connectionString: server().url });
-    await admin.connect();
-    await admin.query('CREATE DATABASE python_fixture');
-    await admin.end();
-    u.pathname = '/python_fixture';
-    const c = new pg.Client({ connectionString: u.toString() });
-    await c.connect();
-    await replayPostgres(c);
-    await c.end();
-    facade = createFacade({ mode: 'library', langgraphPostgresUrl: u.toString() });
+    facade = createFacade({ mode: 'library', langgraphPostgresUrl: await replayedDatabase('python_fixture') });
   }, 60_000);
   afterAll(() => facade.close());
 
@@ -85,5 +156,34 @@ describe('threads on a PostgreSQL database written by Python LangGraph (Postgres
   it('diffs two checkpoints of fix-1 as Python values', async () => {
     const e = expectedOf('postgres')['fix-1'] ?? [];
     await assertFix1Diff(caller(facade), { kind: 'postgres' }, e[2]?.checkpoint_id ?? '', e[0]?.checkpoint_id ?? '');
+  });
+});
+
+describe('threads.restore on the Postgres replay', () => {
+  it('the new head row is the target\'s document with id and ts replaced; the target\'s blobs serve it unchanged', async () => {
+    const url = await replayedDatabase('python_restore');
+    const facade = createFacade({ mode: 'library', langgraphPostgresUrl: url });
+    let ids: { id: string; target: string; head: string };
+    try {
+      ids = await restoreFix2(caller(facade), { kind: 'postgres' }, expectedOf('postgres'));
+    } finally {
+      await facade.close();
+    }
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    try {
+      const r = await c.query<{ checkpoint_id: string; parent_checkpoint_id: string; checkpoint: Record<string, unknown>; metadata: Record<string, unknown> }>("SELECT checkpoint_id, parent_checkpoint_id, checkpoint, metadata FROM checkpoints WHERE thread_id = 'fix-2' AND checkpoint_ns = '' AND checkpoint_id = ANY($1)", [[ids.id, ids.target]]);
+      const made = r.rows.find((x) => x.checkpoint_id === ids.id);
+      const target = r.rows.find((x) => x.checkpoint_id === ids.target);
+      expect(made?.parent_checkpoint_id).toBe(ids.head);
+      expect({ ...made?.checkpoint, id: null, ts: null }).toEqual({ ...target?.checkpoint, id: null, ts: null });
+      expect(made?.checkpoint['id']).toBe(ids.id);
+      expect(made?.metadata).toMatchObject({ source: 'update', step: 3, parents: {}, restored_from: ids.target, actor: 'ops', idempotency_key: KEY });
+      // No blob was written: the database holds exactly the replayed blobs.
+      const blobs = await c.query<{ n: number }>('SELECT count(*)::int AS n FROM checkpoint_blobs');
+      expect(blobs.rows[0]?.n).toBe(readFileSync(join(PY_FIXTURES, 'python-postgressaver.sql'), 'utf8').split('\n').filter((l) => l.startsWith('INSERT INTO checkpoint_blobs ')).length);
+    } finally {
+      await c.end();
+    }
   });
 });
