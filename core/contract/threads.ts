@@ -108,6 +108,8 @@ export interface ThreadHistoryRow {
   readonly next: readonly string[];
   /** The checkpoint this one restored (set by `threads.restore`), else null. */
   readonly restored_from: string | null;
+  /** Why this checkpoint could not be read (its document or metadata does not decode), else null; the rest of the history is still given. */
+  readonly unreadable: string | null;
 }
 
 /** A page of rows and the token of the next page (null on the last). */
@@ -140,6 +142,19 @@ export interface ThreadInterrupt {
   readonly value: ThreadJson;
 }
 
+/** A part of a checkpoint that was not understood (its value is shown as `{ python_type: 'unreadable', … }`). */
+export interface ThreadValueProblem {
+  /** Always `GF_CHECKPOINT_UNREADABLE`. */
+  readonly code: 'GF_CHECKPOINT_UNREADABLE';
+  /** The channel (of a value or of a pending write). */
+  readonly channel: string;
+  /** Where in the value (JSON pointer below the channel; `""` for the whole value). */
+  readonly pointer: string;
+  readonly problem: PythonValueProblem;
+  /** A sentence naming the thread, checkpoint, channel and what was not understood. */
+  readonly message: string;
+}
+
 /** `threads.state`: one checkpoint in full. */
 export interface ThreadState {
   readonly thread_id: string;
@@ -155,6 +170,8 @@ export interface ThreadState {
   readonly interrupts: readonly ThreadInterrupt[];
   /** Every channel's version, internal channels included. */
   readonly channel_versions: Readonly<Record<string, string>>;
+  /** The parts of the values and pending writes that were not understood (empty when everything was read). */
+  readonly problems: readonly ThreadValueProblem[];
 }
 
 /** One channel of a thread diff. */

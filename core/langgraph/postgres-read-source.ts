@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
-import { GfError } from '../errors';
-import { INTERRUPT_CHANNEL, noLangGraphTables, type RawChannelValue, type ThreadFormat, type ThreadHead, type ThreadReadSource } from './thread-source';
+import { GfError, NETWORK_ERRNOS } from '../errors';
+import { guardReads, INTERRUPT_CHANNEL, noLangGraphTables, type RawChannelValue, type ThreadFormat, type ThreadHead, type ThreadReadSource } from './thread-source';
 import { loadPythonValue, pythonPostgresSaver } from './python-postgres-saver';
 
 /** `HOST:PORT` of a connection string: where it points, never who connects or with what secret. */
@@ -50,6 +50,16 @@ export async function openPostgresReadSource(url: string): Promise<ThreadReadSou
     const what = reason === '28P01' || reason === '28000' ? 'refused the credentials' : reason === 'ECONNREFUSED' ? 'refused the connection' : 'did not answer';
     throw new GfError('GF_IO', `the LangGraph PostgreSQL database at ${endpointOf(url)} ${what}`, { reason });
   }
+  return guardReads(readSource(pool, PostgresSaver, hasTables, format), 'the LangGraph PostgreSQL database', (e) => {
+    // A server or connection failure (a SQLSTATE other than bad data, or a socket errno) stays what it is; bad stored data is typed by the guard.
+    const code = pgCode(e);
+    if (code === 'unreachable' || code.startsWith('22')) return null;
+    if (NETWORK_ERRNOS.has(code) || code.startsWith('08') || code === '57P01') return new GfError('GF_STORE_UNREACHABLE', `the LangGraph PostgreSQL database at ${endpointOf(url)} did not answer`, { reason: code });
+    return new GfError('GF_IO', `the LangGraph PostgreSQL database at ${endpointOf(url)} failed a read (${code})`, { reason: code });
+  });
+}
+
+function readSource(pool: Pool, PostgresSaver: typeof import('@langchain/langgraph-checkpoint-postgres').PostgresSaver, hasTables: boolean, format: ThreadFormat): ThreadReadSource {
   const saver = format === 'python' ? pythonPostgresSaver(PostgresSaver, pool) : new PostgresSaver(pool);
   const python = format === 'python';
   return {

@@ -4,7 +4,7 @@ import { basename, join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { GfError } from '../errors';
 import { sqliteNativeOptions } from '../sqlite-options';
-import { INTERRUPT_CHANNEL, isPlainParsedObject, noLangGraphTables, type RawChannelValue, type ThreadFormat, type ThreadHead, type ThreadReadSource } from './thread-source';
+import { guardReads, INTERRUPT_CHANNEL, isPlainParsedObject, noLangGraphTables, type RawChannelValue, type ThreadFormat, type ThreadHead, type ThreadReadSource } from './thread-source';
 import { loadsPythonTyped, PythonDecodeError, unreadableValue } from './python-serde';
 import { PythonSqliteSaver } from './python-sqlite-saver';
 
@@ -145,6 +145,13 @@ interface HeadRow {
  * with `hasTables: false` (its readers refuse with `GF_SCHEMA_MISMATCH`).
  */
 export async function openSqliteReadSource(path: string): Promise<ThreadReadSource> {
+  const source = await openUnguarded(path);
+  const fileName = basename(path);
+  const isSqlite = (e: unknown) => typeof (e as { code?: unknown } | null)?.code === 'string' && String((e as { code: string }).code).startsWith('SQLITE_');
+  return guardReads(source, `the SQLite file ${fileName}`, (e) => (isSqlite(e) ? damaged(e, fileName) : null));
+}
+
+async function openUnguarded(path: string): Promise<ThreadReadSource> {
   readHeader(path);
   const Db = (await import('better-sqlite3')).default;
   const { SqliteSaver } = await import('@langchain/langgraph-checkpoint-sqlite');
@@ -334,6 +341,7 @@ function pythonSource(db: Database.Database, fileName: string): ThreadReadSource
     format: 'python',
     saver,
     hasTables: true,
+    unreadable: (t) => saver.unreadable.get(`${String(t.config.configurable?.['checkpoint_ns'] ?? '')}\u0000${String(t.config.configurable?.['checkpoint_id'])}`) ?? null,
     async heads(prefix, after, limit) {
       const rows = read(() => page.all(after ?? '', prefix, prefix.length, prefix.length, prefix, limit) as PythonHeadRow[]);
       return rows.map(headOf);

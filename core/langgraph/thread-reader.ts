@@ -12,9 +12,10 @@ import {
   type ThreadPage,
   type ThreadPendingWrite,
   type ThreadState,
+  type ThreadValueProblem,
 } from '../contract/threads';
 import { diffUnrevivedChannels, toThreadJson, typeOfValue, type UnrevivedValue } from './thread-json';
-import { PythonValue } from './python-serde';
+import { PythonValue, unreadableParts } from './python-serde';
 import { INTERRUPT_CHANNEL, isPlainParsedObject, type RawCheckpoint, type ThreadReadSource } from './thread-source';
 import { decodeDiffToken, decodeKeysetToken, encodeDiffToken, encodeKeysetToken } from './thread-tokens';
 
@@ -127,6 +128,10 @@ function interruptsIn(values: readonly unknown[]): ThreadInterrupt[] {
   for (const value of values) {
     for (const item of Array.isArray(value) ? value : [value]) {
       // Python's `Interrupt` is a keyword-built dataclass: its `value` and `id` are among its fields.
+      if (item instanceof PythonValue && item.unreadable) {
+        out.push({ id: null, value: item.json }); // an interrupt whose bytes do not decode: still waiting, its value marked (and listed in problems)
+        continue;
+      }
       const i: unknown = item instanceof PythonValue && item.fields !== null ? item.fields : item;
       const id: unknown = (i as { id?: unknown } | null)?.id;
       out.push({ id: typeof id === 'string' ? id : null, value: toThreadJson((i as { value?: unknown } | null)?.value) });
@@ -159,7 +164,7 @@ export async function listThreads(src: OpenThreadSource, prefix: string, limit: 
   return { rows, next_page_token: next };
 }
 
-function historyRow(t: CheckpointTuple, parent: CheckpointTuple | undefined): ThreadHistoryRow {
+function historyRow(t: CheckpointTuple, parent: CheckpointTuple | undefined, unreadable: string | null): ThreadHistoryRow {
   const meta = metaOf(t);
   const restored: unknown = meta['restored_from'];
   return {
@@ -171,6 +176,7 @@ function historyRow(t: CheckpointTuple, parent: CheckpointTuple | undefined): Th
     writes: writingNodes(t, parent),
     next: nextNodes(t),
     restored_from: typeof restored === 'string' ? restored : null,
+    unreadable,
   };
 }
 
@@ -187,7 +193,7 @@ export async function threadHistory(src: OpenThreadSource, threadId: string, lim
   for (const t of page) {
     const p = parentOf(t);
     const parent = p === null ? undefined : (byId.get(p) ?? (await src.reader.saver.getTuple(rootConfig(threadId, p))));
-    rows.push(historyRow(t, parent));
+    rows.push(historyRow(t, parent, src.reader.unreadable?.(t) ?? null));
   }
   const last = page[page.length - 1];
   const next = tuples.length > limit && last !== undefined ? encodeKeysetToken(binding, idOf(last)) : null;
@@ -213,6 +219,15 @@ export async function threadState(src: OpenThreadSource, threadId: string, check
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([channel, value]) => ({ channel, type: typeOfValue(value), value: toThreadJson(value), version: versions[channel] === undefined ? null : String(versions[channel]) }));
   const pending: ThreadPendingWrite[] = (t.pendingWrites ?? []).map(([task_id, channel, value]) => ({ task_id, channel, type: typeOfValue(value), value: toThreadJson(value) }));
+  const where = `thread "${threadId}", checkpoint ${idOf(t)}`;
+  const problems: ThreadValueProblem[] = [];
+  const note = (channel: string, value: unknown, what: string) => {
+    for (const p of unreadableParts(value)) {
+      problems.push({ code: 'GF_CHECKPOINT_UNREADABLE', channel, pointer: p.pointer, problem: p.problem, message: `${where}, ${what} "${channel}"${p.pointer === '' ? '' : ` at ${p.pointer}`}: ${p.detail}` });
+    }
+  };
+  for (const [channel, value] of Object.entries(t.checkpoint.channel_values)) if (!isInternalChannel(channel)) note(channel, value, 'channel');
+  for (const [, channel, value] of t.pendingWrites ?? []) note(channel, value, 'pending write to');
   return {
     thread_id: threadId,
     checkpoint_id: idOf(t),
@@ -225,6 +240,7 @@ export async function threadState(src: OpenThreadSource, threadId: string, check
     pending_writes: pending,
     interrupts: interruptsOf(t),
     channel_versions: Object.fromEntries(Object.entries(versions).map(([k, v]) => [k, String(v)])),
+    problems,
   };
 }
 
