@@ -7,7 +7,8 @@ import { LANGGRAPH_POSTGRES_URL_ENV, THREAD_PAGE_LIMITS, type ThreadHealth } fro
 import type { OperationRequest } from '../contract/operations';
 import { openCheckpointerPool } from '../langgraph/postgres-pool';
 import { PostgresCheckpointerAdapter } from '../langgraph/postgres-checkpointer';
-import { SqliteCheckpointerAdapter } from '../langgraph/sqlite-checkpointer';
+import { sqliteDatabaseKey, SqliteCheckpointerAdapter } from '../langgraph/sqlite-checkpointer';
+import { postgresDatabaseKey, PROCESS_ADAPTERS } from '../langgraph/adapter-registry';
 import type { LangGraphCheckpointerPort } from '../langgraph/port';
 import { diffThread, listThreads, threadHistory, threadState, type OpenThreadSource } from '../langgraph/thread-reader';
 import { restoreThread } from '../langgraph/thread-restore';
@@ -121,16 +122,26 @@ export class ThreadSources {
     return writer.adapter;
   }
 
-  /** The health of the source's adapter: the writing adapter once a restore ran, else the reader's pool. */
+  /**
+   * The health of the source's adapter: the adapter writing it in this process (an agent's, or the one a
+   * restore used), else this facade's own (opened without a connection); and whether the browser can read it.
+   */
   async health(source: Source): Promise<ThreadHealth> {
-    const writer = this.#writers.get(ThreadSources.idOf(source));
-    if (writer !== undefined) {
-      const h = writer.adapter.health();
-      return { backend: source.kind, pool_in_use: h.pool_in_use, pool_idle: h.pool_idle, last_write_age_seconds: Number.isFinite(h.last_write_age_seconds) ? h.last_write_age_seconds : null };
-    }
-    const { reader } = await this.#open(source); // an adapter's health needs no tables yet (the first write creates them)
-    const p = reader.pool();
-    return { backend: source.kind, pool_in_use: p.in_use, pool_idle: p.idle, last_write_age_seconds: null };
+    const { reader } = await this.#open(source); // a missing file or an unreachable server fails here, typed
+    const key = source.kind === 'sqlite' ? sqliteDatabaseKey(ThreadSources.sqlitePath(source)) : postgresDatabaseKey({ connectionString: this.#postgresUrl ?? noPostgres() });
+    const adapter = PROCESS_ADAPTERS.find(key) ?? (await this.writer(source));
+    const h = adapter.health();
+    const waiting = (adapter as { waiting?: () => number }).waiting?.() ?? 0;
+    const problem = await readProblem(reader);
+    return {
+      backend: source.kind,
+      pool_in_use: h.pool_in_use,
+      pool_idle: h.pool_idle,
+      last_write_age_seconds: Number.isFinite(h.last_write_age_seconds) ? h.last_write_age_seconds : null,
+      pool_waiting: waiting,
+      readable: problem === null,
+      unreadable_reason: problem,
+    };
   }
 
   async close(): Promise<void> {
@@ -142,6 +153,19 @@ export class ThreadSources {
     const writers = [...this.#writers.values()];
     this.#writers.clear();
     await Promise.all(writers.map((w) => w.close().catch(() => undefined)));
+  }
+}
+
+/** Why the threads browser cannot read a source (no LangGraph tables; the newest thread's head does not read), else null. */
+async function readProblem(reader: ThreadReadSource): Promise<string | null> {
+  if (!reader.hasTables) return noLangGraphTables(reader.kind).message.replace(/^GF_[A-Z_]+: /, '');
+  try {
+    const [head] = await reader.heads('', null, 1);
+    if (head !== undefined) await reader.saver.getTuple({ configurable: { thread_id: head.thread_id, checkpoint_ns: '' } });
+    return null;
+  } catch (e) {
+    if (e instanceof GfError) return e.message.replace(/^GF_[A-Z_]+: /, '');
+    throw e;
   }
 }
 

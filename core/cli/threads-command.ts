@@ -196,16 +196,24 @@ export function registerThreadsCommands(program: Command, io: CliIo): void {
     });
 
   withSource(threads.command('health').description("a LangGraph checkpointer adapter's health: pool counters and the age of its last write"))
-    .option('--json', 'print JSON (last_write_age_seconds is null before a write)')
+    .option('--json', 'print JSON (last_write_age_seconds is null before a write; readable is false when the threads browser cannot read the source)')
     .addHelpText('after', '\nExample:\n  gf threads health --sqlite ./agent/checkpoints.sqlite --json\n')
     .action(async (opts: SourceOpts) => {
       await runCall(opts, async (c, source) => {
         const h = await c('threads.health', { source });
         if (opts.json === true) {
-          io.stdout(`${JSON.stringify({ pool_in_use: h.pool_in_use, pool_idle: h.pool_idle, last_write_age_seconds: h.last_write_age_seconds })}\n`);
+          // The adapter's record (its three fields), then what is reported beside it.
+          io.stdout(`${JSON.stringify({ pool_in_use: h.pool_in_use, pool_idle: h.pool_idle, last_write_age_seconds: h.last_write_age_seconds, pool_waiting: h.pool_waiting, readable: h.readable, unreadable_reason: h.unreadable_reason })}\n`);
           return;
         }
-        io.stdout(`${'pool_in_use'.padEnd(24)}${h.pool_in_use}\n${'pool_idle'.padEnd(24)}${h.pool_idle}\n${'last_write_age_seconds'.padEnd(24)}${h.last_write_age_seconds === null ? 'never' : h.last_write_age_seconds.toFixed(3)}\n`);
+        const lines: [string, string][] = [
+          ['pool_in_use', String(h.pool_in_use)],
+          ['pool_idle', String(h.pool_idle)],
+          ['last_write_age_seconds', h.last_write_age_seconds === null ? 'never' : h.last_write_age_seconds.toFixed(3)],
+          ['pool_waiting', String(h.pool_waiting)],
+          ['readable', h.readable ? 'yes' : `no: ${h.unreadable_reason ?? ''}`],
+        ];
+        io.stdout(lines.map(([k, v]) => `${k.padEnd(24)}${v}\n`).join(''));
       });
     });
 

@@ -217,12 +217,25 @@ export interface ThreadRestoreReceipt {
   readonly replayed: boolean;
 }
 
-/** `threads.health`: the adapter's health record ("never" = `last_write_age_seconds: null`). */
+/**
+ * `threads.health`: the record of the checkpointer adapter that writes the
+ * source in this process (the most recently written one; else the facade's
+ * own adapter of the source), "never" = `last_write_age_seconds: null`; and
+ * beside the record, the callers waiting for a connection and whether the
+ * browser can read the source at all.
+ */
 export interface ThreadHealth {
   readonly backend: 'sqlite' | 'postgres';
+  /** Connections checked out by callers (one being established is not counted). */
   readonly pool_in_use: number;
   readonly pool_idle: number;
   readonly last_write_age_seconds: number | null;
+  /** Callers waiting for a connection (an exhausted pool shows here); not part of the adapter's record. */
+  readonly pool_waiting: number;
+  /** False when the threads browser cannot read the source (no LangGraph tables, or its newest checkpoint does not decode). */
+  readonly readable: boolean;
+  /** Why it cannot be read (a sentence naming the table, thread or checkpoint), else null. */
+  readonly unreadable_reason: string | null;
 }
 
 /**

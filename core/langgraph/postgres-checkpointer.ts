@@ -2,6 +2,7 @@ import type { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import type { Pool, PoolClient } from 'pg';
 import { checkpointerHealth, type CheckpointerHealth, type LangGraphCheckpointerPort } from './port';
 import { noteWrites, WriteClock } from './write-clock';
+import { postgresDatabaseKey, PROCESS_ADAPTERS } from './adapter-registry';
 
 /** What {@link PostgresCheckpointerAdapter} takes: the caller's pool, nothing else. */
 export interface PostgresCheckpointerAdapterOptions {
@@ -28,9 +29,15 @@ export class PostgresCheckpointerAdapter implements LangGraphCheckpointerPort {
   readonly #pool: Pool;
   readonly #clock = new WriteClock();
   #ready: Promise<PostgresSaver> | undefined;
+  /** Connections handed to callers and not yet returned, counted from the pool's own `acquire` / `release` events. */
+  #checkedOut = 0;
 
   constructor(options: PostgresCheckpointerAdapterOptions) {
     this.#pool = options.pool;
+    // A connection being established is neither in use nor idle: only a caller's checkout counts as in use.
+    this.#pool.on('acquire', () => void (this.#checkedOut += 1));
+    this.#pool.on('release', () => void (this.#checkedOut = Math.max(0, this.#checkedOut - 1)));
+    PROCESS_ADAPTERS.register(postgresDatabaseKey((this.#pool as unknown as { options?: Record<string, unknown> }).options ?? {}), this);
   }
 
   saver(): Promise<PostgresSaver> {
@@ -64,8 +71,11 @@ export class PostgresCheckpointerAdapter implements LangGraphCheckpointerPort {
   }
 
   health(): CheckpointerHealth {
-    const total = this.#pool.totalCount;
-    const idle = this.#pool.idleCount;
-    return checkpointerHealth(Math.max(0, total - idle), idle, this.#clock.ageSeconds());
+    return checkpointerHealth(this.#checkedOut, this.#pool.idleCount, this.#clock.ageSeconds());
+  }
+
+  /** Callers waiting for a connection of an exhausted pool (reported beside the health record, never in it). */
+  waiting(): number {
+    return this.#pool.waitingCount;
   }
 }

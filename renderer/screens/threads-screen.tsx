@@ -216,8 +216,14 @@ function HealthPanel({ source, revision }: { readonly source: ThreadSource; read
       {h !== null && (
         <p>
           {h.backend === 'sqlite' ? 'SQLite' : 'PostgreSQL'} · pool: <span data-testid="health-in-use">{formatCount(h.pool_in_use)}</span> in use, <span data-testid="health-idle">{formatCount(h.pool_idle)}</span> idle · last write:{' '}
-          <span data-testid="health-last-write">{ageText(h.last_write_age_seconds)}</span>{' '}
+          <span data-testid="health-last-write">{ageText(h.last_write_age_seconds)}</span>
+          {h.pool_waiting > 0 && <> · <strong data-testid="health-waiting">{formatCount(h.pool_waiting)} waiting for a connection</strong></>}{' '}
           <button type="button" className="link small" onClick={health.reload}>Check again</button>
+        </p>
+      )}
+      {h !== null && !h.readable && (
+        <p className="warning" role="alert" data-testid="health-unreadable">
+          Not healthy: the threads browser cannot read this database. {h.unreadable_reason}
         </p>
       )}
     </div>

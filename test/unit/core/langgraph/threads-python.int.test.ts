@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFacade, type Facade } from '../../../../core/api/facade';
+import { PostgresCheckpointerAdapter } from '../../../../core/langgraph';
 import type { OperationInput } from '../../../../core/contract/operations';
 import { usePostgres } from '../../../support/postgres';
 import Database from 'better-sqlite3';
@@ -184,6 +185,32 @@ describe('threads.restore on the Postgres replay', () => {
       expect(blobs.rows[0]?.n).toBe(readFileSync(join(PY_FIXTURES, 'python-postgressaver.sql'), 'utf8').split('\n').filter((l) => l.startsWith('INSERT INTO checkpoint_blobs ')).length);
     } finally {
       await c.end();
+    }
+  });
+});
+
+describe('threads.health reports the adapter writing the source in this process', () => {
+  it('an exhausted pool: the callers holding connections are in use, the one waiting is beside the record; the write age is the adapter\'s', async () => {
+    const url = await replayedDatabase('python_health');
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    pool.on('error', () => undefined);
+    const adapter = new PostgresCheckpointerAdapter({ pool });
+    const facade = createFacade({ mode: 'library', langgraphPostgresUrl: url });
+    try {
+      const held = await pool.connect(); // a caller holds the only connection
+      const waiting = pool.connect(); // a second caller waits for it
+      const h = await caller(facade)('threads.health', { source: { kind: 'postgres' } });
+      expect(h).toEqual({ backend: 'postgres', pool_in_use: 1, pool_idle: 0, last_write_age_seconds: null, pool_waiting: 1, readable: true, unreadable_reason: null });
+      expect(Object.keys(adapter.health())).toEqual(['pool_in_use', 'pool_idle', 'last_write_age_seconds']); // the record itself keeps its three fields
+      held.release();
+      (await waiting).release();
+      await (await adapter.saver()).put({ configurable: { thread_id: 'health-probe', checkpoint_ns: '' } }, { v: 4, id: '1f1ef299-0000-6000-8000-000000000001', ts: new Date().toISOString(), channel_values: {}, channel_versions: {}, versions_seen: {} }, { source: 'input', step: -1, parents: {} }, {});
+      const after = await caller(facade)('threads.health', { source: { kind: 'postgres' } });
+      expect(after.last_write_age_seconds).not.toBeNull();
+      expect(after.last_write_age_seconds ?? Infinity).toBeLessThanOrEqual(adapter.health().last_write_age_seconds);
+    } finally {
+      await facade.close();
+      await pool.end();
     }
   });
 });
