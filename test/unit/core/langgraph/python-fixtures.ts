@@ -111,3 +111,23 @@ export async function assertMatchesPython(call: Call, source: OperationInput<'th
   }
   return compared;
 }
+
+/**
+ * fix-3 was forked with `update_state` at its checkpoint after `plan` (step 0): that checkpoint has two children,
+ * the head (the update) is on branch 0 with it, and the run that went on (scan, then the gate) is branch 1.
+ */
+export async function assertFix3Tree(call: Call, source: OperationInput<'threads.list'>['source'], expected: Expected): Promise<void> {
+  const { threadTree } = await import('../../../../core/contract/thread-tree');
+  const e = expected['fix-3'] ?? [];
+  const rows = (await call('threads.history', { source, thread_id: 'fix-3' })).rows;
+  const tree = threadTree(rows);
+  const [update, gate, scanned, planned, input] = e.map((w) => w.checkpoint_id);
+  expect(tree.map((n) => [n.checkpoint_id, n.branch, n.is_head, n.children])).toEqual([
+    [update, 0, true, 0],
+    [gate, 1, false, 0],
+    [scanned, 1, false, 1],
+    [planned, 0, false, 2],
+    [input, 0, false, 1],
+  ]);
+  expect(rows[0]?.source).toBe('update');
+}

@@ -14,7 +14,7 @@ import Database from 'better-sqlite3';
 import { decodePythonMsgpack } from '../../../../core/langgraph/python-serde';
 import { replaceMapMembers } from '../../../../core/langgraph/msgpack-carry';
 import { toThreadJson } from '../../../../core/langgraph/thread-json';
-import { assertMatchesPython, expectedOf, PY_FIXTURES, PY_SQLITE, replayPostgres } from './python-fixtures';
+import { assertFix3Tree, assertMatchesPython, expectedOf, PY_FIXTURES, PY_SQLITE, replayPostgres } from './python-fixtures';
 import { caller } from './threads-support';
 
 const root = mkdtempSync(join(tmpdir(), 'gf-threads-python-'));
@@ -60,6 +60,10 @@ describe('threads on a SQLite file written by Python LangGraph (SqliteSaver)', (
   it('diffs two checkpoints of fix-1 as Python values', async () => {
     const e = expectedOf('sqlite')['fix-1'] ?? [];
     await assertFix1Diff(caller(facade), { kind: 'sqlite', path }, e[2]?.checkpoint_id ?? '', e[0]?.checkpoint_id ?? '');
+  });
+
+  it('the fork tree of fix-3: the fork point has two children, the head\'s path and the other branch are told apart', async () => {
+    await assertFix3Tree(caller(facade), { kind: 'sqlite', path }, expectedOf('sqlite'));
   });
 });
 
@@ -157,6 +161,10 @@ describe('threads on a PostgreSQL database written by Python LangGraph (Postgres
   it('diffs two checkpoints of fix-1 as Python values', async () => {
     const e = expectedOf('postgres')['fix-1'] ?? [];
     await assertFix1Diff(caller(facade), { kind: 'postgres' }, e[2]?.checkpoint_id ?? '', e[0]?.checkpoint_id ?? '');
+  });
+
+  it('the fork tree of fix-3', async () => {
+    await assertFix3Tree(caller(facade), { kind: 'postgres' }, expectedOf('postgres'));
   });
 });
 
