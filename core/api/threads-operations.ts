@@ -10,7 +10,7 @@ import { PostgresCheckpointerAdapter } from '../langgraph/postgres-checkpointer'
 import { sqliteDatabaseKey, SqliteCheckpointerAdapter } from '../langgraph/sqlite-checkpointer';
 import { postgresDatabaseKey, PROCESS_ADAPTERS } from '../langgraph/adapter-registry';
 import type { LangGraphCheckpointerPort } from '../langgraph/port';
-import { diffThread, listThreads, threadHistory, threadState, type OpenThreadSource } from '../langgraph/thread-reader';
+import { diffThread, listThreads, threadHistory, threadNamespaces, threadState, type OpenThreadSource } from '../langgraph/thread-reader';
 import { restoreThread } from '../langgraph/thread-restore';
 import { restorePythonPostgres, restorePythonSqlite } from '../langgraph/python-restore';
 import { openPostgresReadSource } from '../langgraph/postgres-read-source';
@@ -183,11 +183,12 @@ function writeFailure(e: unknown): never {
 }
 
 /** The facade's `threads.*` implementations over `sources`. */
-export function threadsOperations(sources: ThreadSources, clock: () => Date, cancellations: Cancellations): Pick<Implementations, 'threads.list' | 'threads.history' | 'threads.state' | 'threads.diff' | 'threads.restore' | 'threads.health'> {
+export function threadsOperations(sources: ThreadSources, clock: () => Date, cancellations: Cancellations): Pick<Implementations, 'threads.list' | 'threads.history' | 'threads.state' | 'threads.namespaces' | 'threads.diff' | 'threads.restore' | 'threads.health'> {
   return {
     'threads.list': async (r) => listThreads(await sources.open(r.source), r.prefix ?? '', r.limit ?? THREAD_PAGE_LIMITS.default, r.after),
-    'threads.history': async (r) => threadHistory(await sources.open(r.source), r.thread_id, r.limit ?? THREAD_PAGE_LIMITS.default, r.after),
-    'threads.state': async (r) => threadState(await sources.open(r.source), r.thread_id, r.checkpoint_id),
+    'threads.history': async (r) => threadHistory(await sources.open(r.source), r.thread_id, r.limit ?? THREAD_PAGE_LIMITS.default, r.after, r.checkpoint_ns ?? ''),
+    'threads.state': async (r) => threadState(await sources.open(r.source), r.thread_id, r.checkpoint_id, r.checkpoint_ns ?? ''),
+    'threads.namespaces': async (r) => threadNamespaces(await sources.open(r.source), r.thread_id),
     'threads.diff': async (r) => {
       const run = cancellations.begin(r.operation_id); // the same cancellation as the workspace diff (`operation.cancel`)
       try {

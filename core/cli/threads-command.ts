@@ -24,6 +24,7 @@ interface SourceOpts extends OutputFlags {
   readonly reason?: string;
   readonly actor?: string;
   readonly idempotencyKey?: string;
+  readonly namespace?: string;
 }
 
 type Source = { readonly kind: 'sqlite'; readonly path: string } | { readonly kind: 'postgres' };
@@ -106,11 +107,12 @@ export function registerThreadsCommands(program: Command, io: CliIo): void {
 
   withOutputOptions(paged(withSource(threads.command('history').description("a thread's checkpoints, newest first: time, step, source, the nodes that wrote it, the nodes that run next"))))
     .argument('<thread>', 'thread id')
+    .option('--namespace <ns>', "a subgraph's checkpoint namespace (see gf threads namespaces); default: the thread's own")
     .addHelpText('after', '\nExample:\n  gf threads history review-07 --sqlite ./demo/langgraph.sqlite --limit 20\n')
     .action(async (thread: string, opts: SourceOpts) => {
       const format = formatOf(opts);
       await runCall(opts, async (c, source, e) => {
-        const page = await c('threads.history', { source, thread_id: thread, limit: limitOf(opts.limit), after: opts.after ?? null });
+        const page = await c('threads.history', { source, thread_id: thread, checkpoint_ns: opts.namespace, limit: limitOf(opts.limit), after: opts.after ?? null });
         if (format === 'json') {
           io.stdout(`${JSON.stringify(page)}\n`);
           return;
@@ -123,11 +125,12 @@ export function registerThreadsCommands(program: Command, io: CliIo): void {
   withOutputOptions(withSource(threads.command('show').description('one checkpoint: channel values (JSON, with their types), next nodes, interrupts, pending writes, metadata')))
     .argument('<thread>', 'thread id')
     .argument('[checkpoint]', 'checkpoint id (default: the newest)')
+    .option('--namespace <ns>', "a subgraph's checkpoint namespace (see gf threads namespaces); default: the thread's own")
     .addHelpText('after', '\nExample:\n  gf threads show review-07 --sqlite ./demo/langgraph.sqlite --json\n')
     .action(async (thread: string, checkpoint: string | undefined, opts: SourceOpts) => {
       const format = formatOf(opts);
       await runCall(opts, async (c, source, e) => {
-        const st = await c('threads.state', { source, thread_id: thread, ...(checkpoint === undefined ? {} : { checkpoint_id: checkpoint }) });
+        const st = await c('threads.state', { source, thread_id: thread, checkpoint_ns: opts.namespace, ...(checkpoint === undefined ? {} : { checkpoint_id: checkpoint }) });
         if (format === 'json') {
           io.stdout(`${JSON.stringify(st)}\n`);
           return;
@@ -141,6 +144,22 @@ export function registerThreadsCommands(program: Command, io: CliIo): void {
         ];
         if (format === 'table') io.stdout(`thread ${st.thread_id} checkpoint ${st.checkpoint_id}${st.is_head ? ' (head)' : ''} at ${st.time}\n`);
         e.writeRowsResult(io, format, ['kind', 'name', 'type', 'value'], rows, null);
+      });
+    });
+
+  withOutputOptions(withSource(threads.command('namespaces').description("a thread's subgraph checkpoint namespaces: node, task, checkpoints, the parent checkpoint each ran under")))
+    .argument('<thread>', 'thread id')
+    .addHelpText('after', '\nExample:\n  gf threads namespaces fix-1 --sqlite ./agent/checkpoints.sqlite\n  gf threads history fix-1 --namespace "scan:0b58…" --sqlite ./agent/checkpoints.sqlite\n')
+    .action(async (thread: string, opts: SourceOpts) => {
+      const format = formatOf(opts);
+      await runCall(opts, async (c, source, e) => {
+        const ns = await c('threads.namespaces', { source, thread_id: thread });
+        if (format === 'json') {
+          io.stdout(`${JSON.stringify(ns)}\n`);
+          return;
+        }
+        const rows = ns.rows.map((r) => ({ node: r.node, checkpoints: r.checkpoint_count, parent_checkpoint_id: r.parent_checkpoint_id, latest_checkpoint_id: r.latest_checkpoint_id, namespace: r.checkpoint_ns }));
+        e.writeRowsResult(io, format, ['node', 'checkpoints', 'parent_checkpoint_id', 'latest_checkpoint_id', 'namespace'], rows, null);
       });
     });
 

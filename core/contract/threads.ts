@@ -112,6 +112,27 @@ export interface ThreadHistoryRow {
   readonly unreadable: string | null;
 }
 
+/** One subgraph checkpoint namespace of a thread (LangGraph names it `node:task-id`; nested ones join with `|`). */
+export interface ThreadNamespaceRow {
+  readonly checkpoint_ns: string;
+  /** The subgraph's node in the parent graph (the text before the last `:`), the label a user knows it by. */
+  readonly node: string;
+  /** The task of that node run (the text after the last `:`). */
+  readonly task_id: string;
+  /** The namespace it ran under (`""` = the thread's root). */
+  readonly parent_ns: string;
+  readonly checkpoint_count: number;
+  readonly latest_checkpoint_id: string;
+  /** The parent namespace's checkpoint the subgraph ran under (its metadata's `parents`), else null. */
+  readonly parent_checkpoint_id: string | null;
+}
+
+/** `threads.namespaces`: a thread's subgraph namespaces, by name. */
+export interface ThreadNamespaces {
+  readonly thread_id: string;
+  readonly rows: readonly ThreadNamespaceRow[];
+}
+
 /** A page of rows and the token of the next page (null on the last). */
 export interface ThreadPage<R> {
   readonly rows: readonly R[];

@@ -151,6 +151,17 @@ function readSource(pool: Pool, PostgresSaver: typeof import('@langchain/langgra
       const r = await pool.query<{ n: string }>("SELECT count(*) AS n FROM checkpoints WHERE thread_id = $1 AND checkpoint_ns = ''", [threadId]);
       return Number(r.rows[0]?.n ?? 0);
     },
+    async namespaces(threadId) {
+      if (!hasTables) throw noLangGraphTables('postgres');
+      const r = await pool.query<{ checkpoint_ns: string; n: string; latest: string; parents: unknown }>(
+        `SELECT c.checkpoint_ns, c.n, c.latest,
+           (SELECT f.metadata -> 'parents' FROM checkpoints AS f WHERE f.thread_id = $1 AND f.checkpoint_ns = c.checkpoint_ns ORDER BY f.checkpoint_id LIMIT 1) AS parents
+         FROM (SELECT checkpoint_ns, count(*) AS n, max(checkpoint_id) AS latest FROM checkpoints WHERE thread_id = $1 AND checkpoint_ns <> '' GROUP BY checkpoint_ns) AS c
+         ORDER BY c.checkpoint_ns COLLATE "C"`,
+        [threadId],
+      );
+      return r.rows.map((row) => ({ checkpoint_ns: row.checkpoint_ns, n: Number(row.n), latest: row.latest, parents: row.parents !== null && typeof row.parents === 'object' && !Array.isArray(row.parents) ? (row.parents as Record<string, unknown>) : {} }));
+    },
     pool: () => ({ in_use: Math.max(0, pool.totalCount - pool.idleCount), idle: pool.idleCount }),
     async close() {
       await pool.end();

@@ -183,6 +183,7 @@ async function openUnguarded(path: string): Promise<ThreadReadSource> {
       heads: () => Promise.reject(noLangGraphTables('sqlite')),
       rawCheckpoint: () => Promise.reject(noLangGraphTables('sqlite')),
       checkpointCount: () => Promise.reject(noLangGraphTables('sqlite')),
+      namespaces: () => Promise.reject(noLangGraphTables('sqlite')),
       pool: () => ({ in_use: 0, idle: db.open ? 1 : 0 }),
       close: async () => {
         if (db.open) db.close();
@@ -267,11 +268,34 @@ async function openUnguarded(path: string): Promise<ThreadReadSource> {
     async checkpointCount(threadId) {
       return (count.get(threadId) as { n: number }).n;
     },
+    namespaces: sqliteNamespaces(db),
     pool: () => ({ in_use: 0, idle: db.open ? 1 : 0 }),
     async close() {
       if (db.open) db.close();
     },
   };
+}
+
+/** A thread's namespaces other than the root, with the `parents` member of each one's first checkpoint (metadata as JSON text, as both savers store it). */
+function sqliteNamespaces(db: Database.Database): ThreadReadSource['namespaces'] {
+  const q = db.prepare(
+    `SELECT c.checkpoint_ns, c.n, c.latest,
+       (SELECT CASE WHEN json_valid(CAST(f.metadata AS TEXT)) THEN json_extract(CAST(f.metadata AS TEXT), '$.parents') END
+          FROM checkpoints AS f WHERE f.thread_id = ? AND f.checkpoint_ns = c.checkpoint_ns ORDER BY f.checkpoint_id LIMIT 1) AS parents
+     FROM (SELECT checkpoint_ns, count(*) AS n, max(checkpoint_id) AS latest FROM checkpoints WHERE thread_id = ? AND checkpoint_ns <> '' GROUP BY checkpoint_ns) AS c
+     ORDER BY c.checkpoint_ns`,
+  );
+  return async (threadId) =>
+    (q.all(threadId, threadId) as { checkpoint_ns: string; n: number; latest: string; parents: string | null }[]).map((r) => {
+      let parents: Record<string, unknown> = {};
+      try {
+        const p: unknown = r.parents === null ? {} : JSON.parse(r.parents);
+        if (p !== null && typeof p === 'object' && !Array.isArray(p)) parents = p as Record<string, unknown>;
+      } catch (_e) {
+        parents = {};
+      }
+      return { checkpoint_ns: r.checkpoint_ns, n: r.n, latest: r.latest, parents };
+    });
 }
 
 /** A head row of the Python page query: the checkpoint document and metadata as stored. */
@@ -354,6 +378,7 @@ function pythonSource(db: Database.Database, fileName: string): ThreadReadSource
     async checkpointCount(threadId) {
       return read(() => (count.get(threadId) as { n: number }).n);
     },
+    namespaces: sqliteNamespaces(db),
     pool: () => ({ in_use: 0, idle: db.open ? 1 : 0 }),
     async close() {
       if (db.open) db.close();

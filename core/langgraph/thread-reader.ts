@@ -13,6 +13,8 @@ import {
   type ThreadPendingWrite,
   type ThreadState,
   type ThreadValueProblem,
+  type ThreadNamespaceRow,
+  type ThreadNamespaces,
 } from '../contract/threads';
 import { diffUnrevivedChannels, toThreadJson, typeOfValue, type UnrevivedValue } from './thread-json';
 import { PythonValue, unreadableParts } from './python-serde';
@@ -30,8 +32,8 @@ export interface OpenThreadSource {
   readonly reader: ThreadReadSource;
 }
 
-const rootConfig = (threadId: string, checkpointId?: string) => ({
-  configurable: checkpointId === undefined ? { thread_id: threadId, checkpoint_ns: '' } : { thread_id: threadId, checkpoint_ns: '', checkpoint_id: checkpointId },
+const rootConfig = (threadId: string, checkpointId?: string, ns = '') => ({
+  configurable: checkpointId === undefined ? { thread_id: threadId, checkpoint_ns: ns } : { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpointId },
 });
 
 function threadNotFound(): never {
@@ -43,9 +45,10 @@ function checkpointNotFound(): never {
 }
 
 /** One checkpoint through the upstream saver (the head when `checkpointId` is omitted); typed not-found errors. */
-export async function readTuple(reader: ThreadReadSource, threadId: string, checkpointId?: string): Promise<CheckpointTuple> {
-  const tuple = await reader.saver.getTuple(rootConfig(threadId, checkpointId));
+export async function readTuple(reader: ThreadReadSource, threadId: string, checkpointId?: string, ns = ''): Promise<CheckpointTuple> {
+  const tuple = await reader.saver.getTuple(rootConfig(threadId, checkpointId, ns));
   if (tuple !== undefined) return tuple;
+  if (ns !== '') throw new GfError('GF_CHECKPOINT_NOT_FOUND', checkpointId === undefined ? 'no checkpoint in this namespace of the thread' : 'no checkpoint with this id in this namespace of the thread', { kind: checkpointId === undefined ? 'namespace' : 'checkpoint' });
   if (checkpointId === undefined || (await reader.checkpointCount(threadId)) === 0) return threadNotFound();
   return checkpointNotFound();
 }
@@ -181,18 +184,21 @@ function historyRow(t: CheckpointTuple, parent: CheckpointTuple | undefined, unr
 }
 
 /** `threads.history`: a thread's checkpoints newest first, through upstream `list({ before, limit })`. */
-export async function threadHistory(src: OpenThreadSource, threadId: string, limit: number = THREAD_PAGE_LIMITS.default, after?: string | null): Promise<ThreadPage<ThreadHistoryRow>> {
-  const binding = `threads.history\u0000${src.id}\u0000${threadId}\u0000${limit}`;
+export async function threadHistory(src: OpenThreadSource, threadId: string, limit: number = THREAD_PAGE_LIMITS.default, after?: string | null, ns = ''): Promise<ThreadPage<ThreadHistoryRow>> {
+  const binding = `threads.history\u0000${src.id}\u0000${threadId}\u0000${limit}${ns === '' ? '' : `\u0000${ns}`}`;
   const before = after === undefined || after === null ? undefined : decodeKeysetToken('threads.history', binding, after);
   const tuples: CheckpointTuple[] = [];
-  for await (const t of src.reader.saver.list(rootConfig(threadId), { limit: limit + 1, ...(before === undefined ? {} : { before: rootConfig(threadId, before) }) })) tuples.push(t);
-  if (tuples.length === 0 && before === undefined) threadNotFound();
+  for await (const t of src.reader.saver.list(rootConfig(threadId, undefined, ns), { limit: limit + 1, ...(before === undefined ? {} : { before: rootConfig(threadId, before, ns) }) })) tuples.push(t);
+  if (tuples.length === 0 && before === undefined) {
+    if (ns !== '') throw new GfError('GF_CHECKPOINT_NOT_FOUND', 'no checkpoint in this namespace of the thread', { kind: 'namespace' });
+    threadNotFound();
+  }
   const byId = new Map(tuples.map((t) => [idOf(t), t]));
   const page = tuples.slice(0, limit);
   const rows: ThreadHistoryRow[] = [];
   for (const t of page) {
     const p = parentOf(t);
-    const parent = p === null ? undefined : (byId.get(p) ?? (await src.reader.saver.getTuple(rootConfig(threadId, p))));
+    const parent = p === null ? undefined : (byId.get(p) ?? (await src.reader.saver.getTuple(rootConfig(threadId, p, ns))));
     rows.push(historyRow(t, parent, src.reader.unreadable?.(t) ?? null));
   }
   const last = page[page.length - 1];
@@ -210,9 +216,9 @@ export function stateValues(t: CheckpointTuple): Map<string, ThreadJson> {
 }
 
 /** `threads.state`: one checkpoint in full (the head when `checkpointId` is omitted). */
-export async function threadState(src: OpenThreadSource, threadId: string, checkpointId?: string): Promise<ThreadState> {
-  const t = await readTuple(src.reader, threadId, checkpointId);
-  const head = checkpointId === undefined ? t : await readTuple(src.reader, threadId);
+export async function threadState(src: OpenThreadSource, threadId: string, checkpointId?: string, ns = ''): Promise<ThreadState> {
+  const t = await readTuple(src.reader, threadId, checkpointId, ns);
+  const head = checkpointId === undefined ? t : await readTuple(src.reader, threadId, undefined, ns);
   const versions = t.checkpoint.channel_versions;
   const values: ThreadChannelValue[] = Object.entries(t.checkpoint.channel_values)
     .filter(([channel]) => !isInternalChannel(channel))
@@ -242,6 +248,29 @@ export async function threadState(src: OpenThreadSource, threadId: string, check
     channel_versions: Object.fromEntries(Object.entries(versions).map(([k, v]) => [k, String(v)])),
     problems,
   };
+}
+
+/** `threads.namespaces`: the thread's subgraph namespaces, each labelled by its node and task, with the parent checkpoint it ran under. */
+export async function threadNamespaces(src: OpenThreadSource, threadId: string): Promise<ThreadNamespaces> {
+  const found = await src.reader.namespaces(threadId);
+  if (found.length === 0 && (await src.reader.checkpointCount(threadId)) === 0) threadNotFound();
+  const rows: ThreadNamespaceRow[] = found.map((r) => {
+    const cut = r.checkpoint_ns.lastIndexOf('|');
+    const parentNs = cut < 0 ? '' : r.checkpoint_ns.slice(0, cut);
+    const own = r.checkpoint_ns.slice(cut + 1);
+    const colon = own.lastIndexOf(':');
+    const parent: unknown = r.parents[parentNs];
+    return {
+      checkpoint_ns: r.checkpoint_ns,
+      node: colon < 0 ? own : own.slice(0, colon),
+      task_id: colon < 0 ? '' : own.slice(colon + 1),
+      parent_ns: parentNs,
+      checkpoint_count: r.n,
+      latest_checkpoint_id: r.latest,
+      parent_checkpoint_id: typeof parent === 'string' ? parent : null,
+    };
+  });
+  return { thread_id: threadId, rows };
 }
 
 /** `threads.diff`: per-channel summary and JSON-pointer value changes from `from` to `to` (`HEAD` = newest), paged; `GF_CANCELLED` once `signal` aborts. */

@@ -73,6 +73,8 @@ export interface ThreadReadSource {
    * read as the saver's `getTuple` reads them, so a diff revives (through `saver.serde`) only what differs.
    */
   rawCheckpoint(threadId: string, checkpointId?: string): Promise<RawCheckpoint | undefined>;
+  /** A thread's checkpoint namespaces other than the root: name, count, newest checkpoint, the parents map of its first checkpoint's metadata. */
+  namespaces(threadId: string): Promise<{ readonly checkpoint_ns: string; readonly n: number; readonly latest: string; readonly parents: Readonly<Record<string, unknown>> }[]>;
   /** Checkpoints of one thread's root namespace (0 when the thread is unknown). */
   checkpointCount(threadId: string): Promise<number>;
   /** Why a checkpoint `saver.list` gave could not be read (it is given with empty channels), else null. Sources that never degrade leave it out. */
@@ -145,6 +147,7 @@ export function guardReads(source: ThreadReadSource, where: string, database: (e
     heads: (prefix, after, limit) => run('the thread list', () => source.heads(prefix, after, limit)),
     rawCheckpoint: (threadId, checkpointId) => run(readLabel({ configurable: { thread_id: threadId, checkpoint_id: checkpointId } }), () => source.rawCheckpoint(threadId, checkpointId)),
     checkpointCount: (threadId) => run(readLabel({ configurable: { thread_id: threadId } }), () => source.checkpointCount(threadId)),
+    namespaces: (threadId) => run(readLabel({ configurable: { thread_id: threadId } }), () => source.namespaces(threadId)),
     pool: () => source.pool(),
     close: () => source.close(),
   };

@@ -17,7 +17,7 @@ import { usePagedRows } from '../paged';
 import { withParams } from '../routes';
 import { useShallow } from 'zustand/react/shallow';
 import { useStudio } from '../store';
-import { ThreadDiffView, StateInspector } from './threads-inspect';
+import { ThreadDiffView, StateInspector, SubgraphsPanel } from './threads-inspect';
 import { RestorePanel } from './threads-restore';
 import { POSTGRES_PARAM, ageText, loadThreadRecents, rememberThreadDatabase, shortId, sourceKey, sourceOfParam, threadError, type ThreadSource } from './threads-common';
 
@@ -303,6 +303,8 @@ function ThreadView({ source, revision, thread, checkpoint, from, to, update, on
           )}
         </div>
       </div>
+      <h3 id="thread-subgraphs-title">Subgraphs</h3>
+      <SubgraphsPanel source={source} thread={thread} revision={revision} />
       <h3 id="thread-diff-title">Diff two checkpoints</h3>
       <div className="row-form">
         <label htmlFor="thread-diff-from">From</label>

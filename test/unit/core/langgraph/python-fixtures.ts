@@ -131,3 +131,32 @@ export async function assertFix3Tree(call: Call, source: OperationInput<'threads
   ]);
   expect(rows[0]?.source).toBe('update');
 }
+
+/** The subgraph fanned out with `Send`: two `scan` namespaces per thread, each its own timeline, labelled, under the parent's checkpoint that sent them. */
+export async function assertNamespaces(call: Call, source: OperationInput<'threads.list'>['source'], expected: Expected): Promise<void> {
+  const e = expected['fix-1'] ?? [];
+  const sent = e.find((w) => w.next.join(',') === 'scan,scan')?.checkpoint_id;
+  const ns = await call('threads.namespaces', { source, thread_id: 'fix-1' });
+  expect(ns.rows.map((r) => [r.node, r.parent_ns, r.checkpoint_count, r.parent_checkpoint_id])).toEqual([
+    ['scan', '', 3, sent],
+    ['scan', '', 3, sent],
+  ]);
+  expect(ns.rows.every((r) => r.checkpoint_ns === `scan:${r.task_id}`)).toBe(true);
+  const cves: unknown[] = [];
+  for (const r of ns.rows) {
+    const history = await call('threads.history', { source, thread_id: 'fix-1', checkpoint_ns: r.checkpoint_ns });
+    expect(history.rows.map((h) => [h.step, h.source, h.next])).toEqual([
+      [1, 'loop', []],
+      [0, 'loop', ['scan_one']],
+      [-1, 'input', ['__start__']],
+    ]);
+    expect(history.rows[0]?.checkpoint_id).toBe(r.latest_checkpoint_id);
+    const state = await call('threads.state', { source, thread_id: 'fix-1', checkpoint_ns: r.checkpoint_ns });
+    const values = Object.fromEntries(state.values.map((v) => [v.channel, v.value]));
+    cves.push(values['cve']);
+    expect(toExpectForm(values['findings'] ?? null)).toEqual([{ python_type: 'Finding', cve: values['cve'], severity: 7.5, fixed: false }]);
+  }
+  expect(cves.sort()).toEqual(['CVE-2026-0001', 'CVE-2026-0002']);
+  // Not mixed into the parent's timeline: the root history is exactly Python's.
+  expect((await call('threads.history', { source, thread_id: 'fix-1' })).rows.map((r) => r.checkpoint_id)).toEqual(e.map((w) => w.checkpoint_id));
+}

@@ -14,7 +14,7 @@ import Database from 'better-sqlite3';
 import { decodePythonMsgpack } from '../../../../core/langgraph/python-serde';
 import { replaceMapMembers } from '../../../../core/langgraph/msgpack-carry';
 import { toThreadJson } from '../../../../core/langgraph/thread-json';
-import { assertFix3Tree, assertMatchesPython, expectedOf, PY_FIXTURES, PY_SQLITE, replayPostgres } from './python-fixtures';
+import { assertFix3Tree, assertMatchesPython, assertNamespaces, expectedOf, PY_FIXTURES, PY_SQLITE, replayPostgres } from './python-fixtures';
 import { caller } from './threads-support';
 
 const root = mkdtempSync(join(tmpdir(), 'gf-threads-python-'));
@@ -64,6 +64,10 @@ describe('threads on a SQLite file written by Python LangGraph (SqliteSaver)', (
 
   it('the fork tree of fix-3: the fork point has two children, the head\'s path and the other branch are told apart', async () => {
     await assertFix3Tree(caller(facade), { kind: 'sqlite', path }, expectedOf('sqlite'));
+  });
+
+  it('subgraph namespaces are listed, labelled and browsable, apart from the parent\'s timeline', async () => {
+    await assertNamespaces(caller(facade), { kind: 'sqlite', path }, expectedOf('sqlite'));
   });
 });
 
@@ -165,6 +169,10 @@ describe('threads on a PostgreSQL database written by Python LangGraph (Postgres
 
   it('the fork tree of fix-3', async () => {
     await assertFix3Tree(caller(facade), { kind: 'postgres' }, expectedOf('postgres'));
+  });
+
+  it('subgraph namespaces', async () => {
+    await assertNamespaces(caller(facade), { kind: 'postgres' }, expectedOf('postgres'));
   });
 });
 
