@@ -147,6 +147,14 @@ export interface ThreadChannelValue {
   readonly value: ThreadJson;
   /** The channel's version in this checkpoint (text: versions may be numbers or strings). */
   readonly version: string | null;
+  /**
+   * How a delta channel (Python LangGraph's `DeltaChannel`) stored this value, else null:
+   * `snapshot` (the value is the stored snapshot), or `deltas` (the checkpoint stores no value: `value` is
+   * `{ python_type: 'delta_channel', seed, writes }`, the nearest stored value and the writes after it, oldest
+   * first, found as upstream's `get_delta_channel_history` finds them; LangGraph rebuilds the value by passing
+   * them through the channel's reducer, which only the graph's code holds, so no value is made up here).
+   */
+  readonly delta: 'snapshot' | 'deltas' | null;
 }
 
 /** A pending write of a checkpoint (a task's output not yet applied). */

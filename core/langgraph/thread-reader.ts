@@ -220,10 +220,20 @@ export async function threadState(src: OpenThreadSource, threadId: string, check
   const t = await readTuple(src.reader, threadId, checkpointId, ns);
   const head = checkpointId === undefined ? t : await readTuple(src.reader, threadId, undefined, ns);
   const versions = t.checkpoint.channel_versions;
+  const version = (channel: string) => (versions[channel] === undefined ? null : String(versions[channel]));
   const values: ThreadChannelValue[] = Object.entries(t.checkpoint.channel_values)
     .filter(([channel]) => !isInternalChannel(channel))
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([channel, value]) => ({ channel, type: typeOfValue(value), value: toThreadJson(value), version: versions[channel] === undefined ? null : String(versions[channel]) }));
+    .map(([channel, value]): ThreadChannelValue => {
+      if (value instanceof PythonValue && value.pythonType === '_DeltaSnapshot' && value.fields !== null) {
+        const inner = value.fields['value'];
+        return { channel, type: typeOfValue(inner), value: toThreadJson(inner), version: version(channel), delta: 'snapshot' };
+      }
+      return { channel, type: typeOfValue(value), value: toThreadJson(value), version: version(channel), delta: null };
+    });
+  for (const [channel, history] of await deltaHistories(src.reader, t)) {
+    values.push({ channel, type: 'delta_channel', value: { python_type: 'delta_channel', seed: history.seed, writes: history.writes, walked: history.walked, complete: history.complete }, version: version(channel), delta: 'deltas' });
+  }
+  values.sort((a, b) => (a.channel < b.channel ? -1 : a.channel > b.channel ? 1 : 0));
   const pending: ThreadPendingWrite[] = (t.pendingWrites ?? []).map(([task_id, channel, value]) => ({ task_id, channel, type: typeOfValue(value), value: toThreadJson(value) }));
   const where = `thread "${threadId}", checkpoint ${idOf(t)}`;
   const problems: ThreadValueProblem[] = [];
@@ -248,6 +258,47 @@ export async function threadState(src: OpenThreadSource, threadId: string, check
     channel_versions: Object.fromEntries(Object.entries(versions).map(([k, v]) => [k, String(v)])),
     problems,
   };
+}
+
+/** How far back the delta history of a channel is followed (upstream snapshots every 1,000 updates by default). */
+const DELTA_MAX_ANCESTORS = 1_000;
+
+/**
+ * The delta channels a checkpoint stores no value for (named in its metadata's
+ * `counters_since_delta_snapshot`, versioned, absent from `channel_values`),
+ * each with its seed and writes as upstream's `get_delta_channel_history`
+ * gathers them: along the parent chain, the pending writes to the channel,
+ * until an ancestor stores a value (the seed; a `_DeltaSnapshot`'s value).
+ */
+async function deltaHistories(reader: ThreadReadSource, t: CheckpointTuple): Promise<Map<string, { seed: ThreadJson; writes: ThreadJson[]; walked: number; complete: boolean }>> {
+  const counters: unknown = metaOf(t)['counters_since_delta_snapshot'];
+  const out = new Map<string, { seed: ThreadJson; writes: ThreadJson[]; walked: number; complete: boolean }>();
+  if (counters === null || typeof counters !== 'object' || Array.isArray(counters)) return out;
+  const remaining = new Set(Object.keys(counters).filter((c) => !isInternalChannel(c) && !(c in t.checkpoint.channel_values) && c in t.checkpoint.channel_versions));
+  if (remaining.size === 0) return out;
+  const collected = new Map([...remaining].map((c) => [c, [] as unknown[]]));
+  const seeds = new Map<string, unknown>();
+  let cursor = t.parentConfig;
+  let walked = 0;
+  while (cursor !== undefined && remaining.size > 0 && walked < DELTA_MAX_ANCESTORS) {
+    const tup = await reader.saver.getTuple(cursor);
+    if (tup === undefined) break;
+    walked += 1;
+    for (const [, channel, value] of [...(tup.pendingWrites ?? [])].reverse()) if (remaining.has(channel)) collected.get(channel)?.push(value);
+    for (const channel of [...remaining]) {
+      if (channel in tup.checkpoint.channel_values) {
+        seeds.set(channel, tup.checkpoint.channel_values[channel]);
+        remaining.delete(channel);
+      }
+    }
+    cursor = tup.parentConfig;
+  }
+  for (const [channel, writes] of collected) {
+    const seed = seeds.get(channel);
+    const seedValue = seed instanceof PythonValue && seed.pythonType === '_DeltaSnapshot' && seed.fields !== null ? seed.fields['value'] : seed;
+    out.set(channel, { seed: seeds.has(channel) ? toThreadJson(seedValue) : null, writes: writes.reverse().map((w) => toThreadJson(w)), walked, complete: !remaining.has(channel) || cursor === undefined });
+  }
+  return out;
 }
 
 /** `threads.namespaces`: the thread's subgraph namespaces, each labelled by its node and task, with the parent checkpoint it ran under. */

@@ -81,6 +81,12 @@ export function StateInspector({ source, thread, checkpoint, revision, onDiffFro
             <div key={v.channel}>
               <dt>{v.channel} <span className="muted small">{v.type}</span></dt>
               <dd>
+                {v.delta === 'deltas' && (
+                  <p className="notice small" data-testid={`state-delta-${v.channel}`}>
+                    Delta-encoded: this checkpoint stores no value for “{v.channel}”. Shown are the value it starts from (seed) and the writes after it, oldest first; LangGraph rebuilds the value with the channel’s reducer.
+                  </p>
+                )}
+                {v.delta === 'snapshot' && <p className="muted small">Stored as a delta channel snapshot (the full value).</p>}
                 {hasPythonValue(v.value) && <PythonValueView value={v.value} technical={technical} testId={`state-python-${v.channel}`} />}
                 <JsonTree label={hasPythonValue(v.value) ? `${v.channel} (JSON)` : v.channel} value={v.value} open={false} testId={`state-value-${v.channel}`} />
               </dd>

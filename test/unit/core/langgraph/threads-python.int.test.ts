@@ -11,10 +11,11 @@ import { PostgresCheckpointerAdapter } from '../../../../core/langgraph';
 import type { OperationInput } from '../../../../core/contract/operations';
 import { usePostgres } from '../../../support/postgres';
 import Database from 'better-sqlite3';
+import { encode, ExtData } from '@msgpack/msgpack';
 import { decodePythonMsgpack } from '../../../../core/langgraph/python-serde';
 import { replaceMapMembers } from '../../../../core/langgraph/msgpack-carry';
 import { toThreadJson } from '../../../../core/langgraph/thread-json';
-import { assertFix3Tree, assertMatchesPython, assertNamespaces, expectedOf, PY_FIXTURES, PY_SQLITE, replayPostgres } from './python-fixtures';
+import { assertFix3Tree, assertMatchesPython, assertNamespaces, expectedOf, toExpectForm, PY_FIXTURES, PY_SQLITE, replayPostgres } from './python-fixtures';
 import { caller } from './threads-support';
 
 const root = mkdtempSync(join(tmpdir(), 'gf-threads-python-'));
@@ -227,6 +228,42 @@ describe('threads.health reports the adapter writing the source in this process'
     } finally {
       await facade.close();
       await pool.end();
+    }
+  });
+});
+
+describe('delta channels (DeltaChannel: a snapshot now and then, deltas in between)', () => {
+  it('a snapshot reads as its value; a checkpoint without a value shows the seed and the writes after it, never a made-up value', async () => {
+    const e = expectedOf('sqlite')['fix-1'] ?? [];
+    const gate = e[1]?.checkpoint_id ?? ''; // step 2: after the two scans
+    const sent = e[2]?.checkpoint_id ?? ''; // step 1: where the scans' writes are pending
+    const path = join(root, 'delta.sqlite');
+    copyFileSync(PY_SQLITE, path);
+    const db = new Database(path);
+    try {
+      const doc = (id: string) => (db.prepare("SELECT checkpoint FROM checkpoints WHERE thread_id = 'fix-1' AND checkpoint_ns = '' AND checkpoint_id = ?").get(id) as { checkpoint: Buffer }).checkpoint;
+      const set = db.prepare("UPDATE checkpoints SET checkpoint = ?, metadata = ? WHERE thread_id = 'fix-1' AND checkpoint_ns = '' AND checkpoint_id = ?");
+      // At step 1 `findings` is stored as a snapshot (ext 7) of []; at step 2 it is not stored at all (deltas since the snapshot).
+      set.run(Buffer.from(replaceMapMembers(doc(sent), { channel_values: { findings: new ExtData(7, encode([])), window: [1, 2, 3] } })), JSON.stringify({ source: 'loop', step: 1, parents: {}, counters_since_delta_snapshot: { findings: [0, 0] } }), sent);
+      set.run(Buffer.from(replaceMapMembers(doc(gate), { channel_values: { window: [1, 2, 3] } })), JSON.stringify({ source: 'loop', step: 2, parents: {}, counters_since_delta_snapshot: { findings: [1, 1] } }), gate);
+    } finally {
+      db.close();
+    }
+    const facade = createFacade({ mode: 'library' });
+    try {
+      const call = caller(facade);
+      const at1 = (await call('threads.state', { source: { kind: 'sqlite', path }, thread_id: 'fix-1', checkpoint_id: sent })).values.find((v) => v.channel === 'findings');
+      expect([at1?.delta, at1?.value]).toEqual(['snapshot', []]);
+      const at2 = (await call('threads.state', { source: { kind: 'sqlite', path }, thread_id: 'fix-1', checkpoint_id: gate })).values.find((v) => v.channel === 'findings');
+      expect(at2?.delta).toBe('deltas');
+      const v = at2?.value as { python_type: string; seed: unknown; writes: unknown[]; complete: boolean };
+      expect([v.python_type, v.seed, v.complete]).toEqual(['delta_channel', [], true]);
+      expect(v.writes.map((w) => toExpectForm(w as never))).toEqual([
+        [{ python_type: 'Finding', cve: 'CVE-2026-0001', severity: 7.5, fixed: false }],
+        [{ python_type: 'Finding', cve: 'CVE-2026-0002', severity: 7.5, fixed: false }],
+      ]);
+    } finally {
+      await facade.close();
     }
   });
 });
