@@ -105,13 +105,19 @@ async function call<N extends OperationName>(facade: Facade, op: N, request: Ope
   return unwrapEnvelope((await facade.dispatcher.dispatch(op, request)) as Envelope<OperationResult<N>>);
 }
 
-async function timed(fn: () => Promise<unknown>): Promise<number> {
+/** Wall and CPU milliseconds (this process's user + system: what a loaded machine does not inflate) of one call. */
+async function timed(fn: () => Promise<unknown>): Promise<{ wall: number; cpu: number }> {
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   await fn();
-  return performance.now() - t0;
+  const wall = performance.now() - t0;
+  const c = process.cpuUsage(c0);
+  return { wall, cpu: (c.user + c.system) / 1000 };
 }
 
-async function firstPages(facade: Facade, path: string): Promise<{ list: number; history: number }> {
+type Pages = { list: { wall: number; cpu: number }; history: { wall: number; cpu: number } };
+
+async function firstPages(facade: Facade, path: string): Promise<Pages> {
   const source = { kind: 'sqlite' as const, path };
   const list = await timed(async () => {
     const page = await call(facade, 'threads.list', { source, limit: PAGE });
@@ -132,10 +138,16 @@ export const benchmarks = [
       'threads.python_history_first_page_ms': 'ms',
       'threads.js20_list_first_page_ms': 'ms',
       'threads.js20_history_first_page_ms': 'ms',
+      'threads.python_list_first_page_cpu_ms': 'ms',
+      'threads.python_history_first_page_cpu_ms': 'ms',
+      'threads.js20_list_first_page_cpu_ms': 'ms',
+      'threads.js20_history_first_page_cpu_ms': 'ms',
     },
     ratios: [
       { id: 'threads.python_vs_js_list', numerator: 'threads.python_list_first_page_ms', denominator: 'threads.js20_list_first_page_ms' },
       { id: 'threads.python_vs_js_history', numerator: 'threads.python_history_first_page_ms', denominator: 'threads.js20_history_first_page_ms' },
+      { id: 'threads.python_vs_js_list_cpu', numerator: 'threads.python_list_first_page_cpu_ms', denominator: 'threads.js20_list_first_page_cpu_ms' },
+      { id: 'threads.python_vs_js_history_cpu', numerator: 'threads.python_history_first_page_cpu_ms', denominator: 'threads.js20_history_first_page_cpu_ms' },
     ],
     runs: 5,
     async setup({ tmpDir }) {
@@ -155,11 +167,16 @@ export const benchmarks = [
       const j1 = await firstPages(state.facade, state.js);
       const j2 = await firstPages(state.facade, state.js);
       const p2 = await firstPages(state.facade, state.python);
+      const mean = (a: Pages, b: Pages, k: 'list' | 'history', m: 'wall' | 'cpu') => (a[k][m] + b[k][m]) / 2;
       return {
-        'threads.python_list_first_page_ms': (p1.list + p2.list) / 2,
-        'threads.python_history_first_page_ms': (p1.history + p2.history) / 2,
-        'threads.js20_list_first_page_ms': (j1.list + j2.list) / 2,
-        'threads.js20_history_first_page_ms': (j1.history + j2.history) / 2,
+        'threads.python_list_first_page_ms': mean(p1, p2, 'list', 'wall'),
+        'threads.python_history_first_page_ms': mean(p1, p2, 'history', 'wall'),
+        'threads.js20_list_first_page_ms': mean(j1, j2, 'list', 'wall'),
+        'threads.js20_history_first_page_ms': mean(j1, j2, 'history', 'wall'),
+        'threads.python_list_first_page_cpu_ms': mean(p1, p2, 'list', 'cpu'),
+        'threads.python_history_first_page_cpu_ms': mean(p1, p2, 'history', 'cpu'),
+        'threads.js20_list_first_page_cpu_ms': mean(j1, j2, 'list', 'cpu'),
+        'threads.js20_history_first_page_cpu_ms': mean(j1, j2, 'history', 'cpu'),
       };
     },
     async teardown(state) {

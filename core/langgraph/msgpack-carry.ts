@@ -4,7 +4,7 @@
 // understand) reaches the new checkpoint byte for byte. Only the framing of
 // the format is read here (where one value ends); values are encoded by
 // @msgpack/msgpack.
-import { encode } from '@msgpack/msgpack';
+import { decode, encode } from '@msgpack/msgpack';
 import { PythonDecodeError } from './python-serde';
 
 function fail(what: string): never {
@@ -136,4 +136,18 @@ export function replaceMapMembers(doc: Uint8Array, replace: Readonly<Record<stri
     at += p.length;
   }
   return bytes;
+}
+
+/** One string-keyed member of a stored top-level map, decoded alone (`undefined` when absent), without decoding the rest. */
+export function readMapMember(doc: Uint8Array, key: string): unknown {
+  const { count, start } = readMapHeader(doc);
+  let pos = start;
+  for (let i = 0; i < count; i++) {
+    const keyEnd = msgpackValueEnd(doc, pos);
+    const valueEnd = msgpackValueEnd(doc, keyEnd);
+    const t = doc[pos] ?? 0;
+    if (t >= 0xa0 && t <= 0xbf && new TextDecoder().decode(doc.subarray(pos + 1, keyEnd)) === key) return decode(doc.subarray(keyEnd, valueEnd));
+    pos = valueEnd;
+  }
+  return undefined;
 }

@@ -7,6 +7,7 @@ import { sqliteNativeOptions } from '../sqlite-options';
 import { guardReads, INTERRUPT_CHANNEL, isPlainParsedObject, noLangGraphTables, type RawChannelValue, type ThreadFormat, type ThreadHead, type ThreadReadSource } from './thread-source';
 import { loadsPythonTyped, PythonDecodeError, unreadableValue } from './python-serde';
 import { PythonSqliteSaver } from './python-sqlite-saver';
+import { readMapMember } from './msgpack-carry';
 
 /** The columns thread browsing reads, by table: what every LangGraph SqliteSaver (Python and JS) writes. */
 const REQUIRED_COLUMNS = {
@@ -341,8 +342,19 @@ function pythonSource(db: Database.Database, fileName: string): ThreadReadSource
       return e instanceof PythonDecodeError ? unreadableValue(e.problem, e.detail) : unreadableValue('undecodable', 'the value does not decode');
     }
   };
+  /** A head's `ts`: read alone from the msgpack document (a list page never decodes whole states); any other type in full. */
+  const tsOf = (r: PythonHeadRow): unknown => {
+    if (r.type === 'msgpack' && r.checkpoint instanceof Uint8Array) {
+      try {
+        return readMapMember(r.checkpoint, 'ts');
+      } catch (_e) {
+        return undefined; // a document that does not decode lists without a time (its state says why)
+      }
+    }
+    return (value(r.type, r.checkpoint) as { ts?: unknown } | null)?.ts;
+  };
   const headOf = (r: PythonHeadRow): ThreadHead => {
-    const doc = value(r.type, r.checkpoint) as { ts?: unknown } | null;
+    const ts = tsOf(r);
     let metadata: Record<string, unknown> = {};
     try {
       const m: unknown = r.metadata === null ? {} : JSON.parse(typeof r.metadata === 'string' ? r.metadata : new TextDecoder().decode(r.metadata));
@@ -355,7 +367,7 @@ function pythonSource(db: Database.Database, fileName: string): ThreadReadSource
       thread_id: r.thread_id,
       checkpoint_count: r.n,
       latest_checkpoint_id: r.latest,
-      ts: typeof doc?.ts === 'string' ? doc.ts : '',
+      ts: typeof ts === 'string' ? ts : '',
       metadata,
       interruptWrites: writes.map((w) => value(w.type, w.value)),
     };
