@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import { GfError, NETWORK_ERRNOS } from '../errors';
 import { guardReads, INTERRUPT_CHANNEL, noLangGraphTables, type RawChannelValue, type ThreadFormat, type ThreadHead, type ThreadReadSource } from './thread-source';
-import { loadPythonValue, pythonPostgresSaver } from './python-postgres-saver';
+import { loadPythonValue, pythonPostgresSaver } from './postgres-python-saver';
 
 /** `HOST:PORT` of a connection string: where it points, never who connects or with what secret. */
 function endpointOf(url: string): string {

@@ -1,11 +1,20 @@
-import type Database from 'better-sqlite3';
-import type { PoolClient } from 'pg';
 import { GfError } from '../errors';
 import { trimReason } from '../contract/reasons';
 import type { ThreadRestoreReceipt } from '../contract/threads';
 import { replaceMapMembers } from './msgpack-carry';
 import { PythonDecodeError } from './python-serde';
 import type { ThreadRestoreRequest } from './thread-restore';
+
+/** The SQLite connection a restore writes on (better-sqlite3's, passed in by the SQLite adapter). */
+export interface SqliteWriteConnection {
+  prepare(sql: string): { get(...params: unknown[]): unknown; run(...params: unknown[]): unknown };
+  transaction<T>(fn: () => T): { immediate(): T };
+}
+
+/** The PostgreSQL connection a restore writes on (a node-postgres client checked out by the Postgres adapter). */
+export interface PostgresWriteConnection {
+  query<R extends object = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: R[] }>;
+}
 
 function refused(code: 'GF_CHECKPOINT_NOT_FOUND' | 'GF_VALIDATION' | 'GF_IDEMPOTENCY_CONFLICT' | 'GF_CHECKPOINT_UNREADABLE', message: string, details: Record<string, string>): never {
   throw new GfError(code, message, details, false);
@@ -81,7 +90,7 @@ interface SqliteRow {
  * its parent is the previous head. One immediate transaction; nothing else
  * changes. Replays and refusals as `restoreThread`.
  */
-export async function restorePythonSqlite(db: Database.Database, req: ThreadRestoreRequest, now: () => Date = () => new Date()): Promise<ThreadRestoreReceipt> {
+export async function restorePythonSqlite(db: SqliteWriteConnection, req: ThreadRestoreRequest, now: () => Date = () => new Date()): Promise<ThreadRestoreReceipt> {
   const reason = trimReason(req.reason);
   const cols = 'thread_id, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata';
   const plan = (): { earlier: ThreadRestoreReceipt } | { head: SqliteRow; target: SqliteRow } => {
@@ -147,7 +156,7 @@ function carriedDocument(target: SqliteRow, id: string, ts: string): Uint8Array 
  * Metadata and parent as `restorePythonSqlite`; one transaction, the thread
  * locked for its duration.
  */
-export async function restorePythonPostgres(client: PoolClient, req: ThreadRestoreRequest, now: () => Date = () => new Date()): Promise<ThreadRestoreReceipt> {
+export async function restorePythonPostgres(client: PostgresWriteConnection, req: ThreadRestoreRequest, now: () => Date = () => new Date()): Promise<ThreadRestoreReceipt> {
   const reason = trimReason(req.reason);
   await client.query('BEGIN');
   try {

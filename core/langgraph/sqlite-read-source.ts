@@ -6,7 +6,7 @@ import { GfError } from '../errors';
 import { sqliteNativeOptions } from '../sqlite-options';
 import { guardReads, INTERRUPT_CHANNEL, isPlainParsedObject, noLangGraphTables, type RawChannelValue, type ThreadFormat, type ThreadHead, type ThreadReadSource } from './thread-source';
 import { loadsPythonTyped, PythonDecodeError, unreadableValue } from './python-serde';
-import { PythonSqliteSaver } from './python-sqlite-saver';
+import { PythonSqliteSaver } from './sqlite-python-saver';
 import { readMapMember } from './msgpack-carry';
 
 /** The columns thread browsing reads, by table: what every LangGraph SqliteSaver (Python and JS) writes. */

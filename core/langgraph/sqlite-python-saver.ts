@@ -88,10 +88,14 @@ export class PythonSqliteSaver implements ThreadSaver {
     const { thread_id: threadId, checkpoint_ns: ns } = (config.configurable ?? {}) as { thread_id?: string; checkpoint_ns?: string };
     const where: string[] = [];
     const args: unknown[] = [];
-    if (threadId !== undefined) where.push('thread_id = ?') && args.push(threadId);
-    if (ns !== undefined) where.push('checkpoint_ns = ?') && args.push(ns);
+    const add = (clause: string, value: unknown) => {
+      where.push(clause);
+      args.push(value);
+    };
+    if (threadId !== undefined) add('thread_id = ?', threadId);
+    if (ns !== undefined) add('checkpoint_ns = ?', ns);
     const before: unknown = options?.before?.configurable?.['checkpoint_id'];
-    if (typeof before === 'string') where.push('checkpoint_id < ?') && args.push(before);
+    if (typeof before === 'string') add('checkpoint_id < ?', before);
     for (const [k, v] of Object.entries(options?.filter ?? {})) {
       if (v === undefined) continue;
       where.push("json_valid(CAST(metadata AS TEXT)) AND json_extract(CAST(metadata AS TEXT), '$.' || ?) = json_extract(?, '$')");
