@@ -307,6 +307,8 @@ interface PythonHeadRow {
   readonly type: string | null;
   readonly checkpoint: Uint8Array | string | null;
   readonly metadata: Uint8Array | string | null;
+  /** JSON array of the head's `__interrupt__` writes: `{ type, hex }`. */
+  readonly interrupts: string;
 }
 
 /**
@@ -322,11 +324,12 @@ function pythonSource(db: Database.Database, fileName: string): ThreadReadSource
        SELECT thread_id, count(*) AS n, max(checkpoint_id) AS latest FROM checkpoints
         WHERE checkpoint_ns = '' AND thread_id > ? AND thread_id >= ? AND (? = 0 OR substr(thread_id, 1, ?) = ?)
         GROUP BY thread_id ORDER BY thread_id LIMIT ?)
-     SELECT p.thread_id, p.n, p.latest, c.type, c.checkpoint, c.metadata
+     SELECT p.thread_id, p.n, p.latest, c.type, c.checkpoint, c.metadata,
+       (SELECT json_group_array(json_object('type', w.type, 'hex', hex(w.value))) FROM (
+          SELECT type, value FROM writes AS w WHERE w.thread_id = p.thread_id AND w.checkpoint_ns = '' AND w.checkpoint_id = p.latest AND w.channel = '${INTERRUPT_CHANNEL}' ORDER BY task_id, idx) AS w) AS interrupts
      FROM page AS p JOIN checkpoints AS c ON c.thread_id = p.thread_id AND c.checkpoint_ns = '' AND c.checkpoint_id = p.latest
      ORDER BY p.thread_id`,
   );
-  const interrupts = db.prepare(`SELECT type, value FROM writes WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ? AND channel = '${INTERRUPT_CHANNEL}' ORDER BY task_id, idx`);
   const count = db.prepare("SELECT count(*) AS n FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ''");
   const read = <T>(run: () => T): T => {
     try {
@@ -362,7 +365,8 @@ function pythonSource(db: Database.Database, fileName: string): ThreadReadSource
     } catch (_e) {
       metadata = {};
     }
-    const writes = read(() => interrupts.all(r.thread_id, r.latest) as { type: string | null; value: Uint8Array | string | null }[]);
+    // The head's interrupt writes came with the page (hex: the blobs are binary msgpack).
+    const writes = (JSON.parse(r.interrupts) as { type: string | null; hex: string }[]).map((w) => ({ type: w.type, value: Buffer.from(w.hex, 'hex') }));
     return {
       thread_id: r.thread_id,
       checkpoint_count: r.n,
