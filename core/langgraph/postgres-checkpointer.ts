@@ -35,8 +35,10 @@ export class PostgresCheckpointerAdapter implements LangGraphCheckpointerPort {
   constructor(options: PostgresCheckpointerAdapterOptions) {
     this.#pool = options.pool;
     // A connection being established is neither in use nor idle: only a caller's checkout counts as in use.
-    this.#pool.on('acquire', () => void (this.#checkedOut += 1));
-    this.#pool.on('release', () => void (this.#checkedOut = Math.max(0, this.#checkedOut - 1)));
+    if (typeof this.#pool.on === 'function') {
+      this.#pool.on('acquire', () => void (this.#checkedOut += 1));
+      this.#pool.on('release', () => void (this.#checkedOut = Math.max(0, this.#checkedOut - 1)));
+    }
     PROCESS_ADAPTERS.register(postgresDatabaseKey((this.#pool as unknown as { options?: Record<string, unknown> }).options ?? {}), this);
   }
 
