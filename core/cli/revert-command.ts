@@ -9,6 +9,7 @@ import { formatOf, withOutputOptions, type OutputFlags } from './output-options'
 import type { CellsOf } from './output';
 import { cliEngine } from './lazy-engine';
 import { projectOption } from './project-option';
+import { withValidationProgress } from './validation-progress';
 
 interface RevertOpts extends OutputFlags {
   readonly project: string;
@@ -85,14 +86,16 @@ export function addRevertSubcommand(group: Command, io: CliIo): void {
     const timeout_ms = intOption(opts.timeoutMs, 'timeout_ms');
     const key = idempotencyKey(io, opts.idempotencyKey);
     const { receipt, reason } = await e.withProject(opts.project, async (s) => {
-      const r = await s.call('checkpoints.revert', {
-        name,
-        reason: opts.reason ?? '',
-        idempotency_key: key,
-        actor_uuid: opts.actor,
-        timeout_ms,
-        ...(opts.confirmSameContent === true ? { confirm_same_content: true } : {}),
-      });
+      const r = await withValidationProgress(io, 'revert', () =>
+        s.call('checkpoints.revert', {
+          name,
+          reason: opts.reason ?? '',
+          idempotency_key: key,
+          actor_uuid: opts.actor,
+          timeout_ms,
+          ...(opts.confirmSameContent === true ? { confirm_same_content: true } : {}),
+        }),
+      );
       // The reason as history keeps it (trimmed), from the lineage record of the generation just published.
       const generation = e.resultRows(r, 'checkpoints.revert').rows[0]?.result_generation_uuid;
       // A read after the committed write: if it fails, the revert still succeeded, so the receipt prints without the reason line.

@@ -31,6 +31,10 @@ export const LAYOUT = {
   diffChanges: 'cache/diff/changes',
   /** The project's page-token HMAC key. */
   pageTokenKey: 'cache/diff/page-token.key',
+  /** Validation records: one per completely validated generation, `<manifest-sha256>.json` (derived, rebuildable, created on first use). */
+  validationCache: 'cache/validation',
+  /** Record indexes of participant objects for the diff, `<key>.idx` (derived, rebuildable, created on first use). */
+  indexCache: 'cache/index',
   /** Records and settings that outlive generation retention (created on first use, not a container directory). */
   history: 'history',
   /** The lineage log: one line per generation that became CURRENT (GENERATIONS.md "Lineage log"). */

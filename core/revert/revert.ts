@@ -15,6 +15,8 @@ import { prepareRevert, revertIdentity, revertRequestSha256, revertTransactionUu
 import type { RevertInput, RevertRequest } from '../checkpoints/revert-identity';
 import { REVERT_VALIDATION_MEMO, completeValidationCatalog } from '../checkpoints/snapshot-validation';
 import type { ValidationMemo } from '../checkpoints/snapshot-validation';
+import { adoptValidationRecord, verifyGenerationObjects, writeValidationRecord } from '../checkpoints/validation-record';
+import type { ValidatedGeneration } from '../checkpoints/validation-record';
 import { leaseRecordedGeneration } from '../project/named-lease';
 
 /** The receipt operation of a revert (`checkpoint_receipt@1.operation`). */
@@ -272,6 +274,7 @@ export class RevertEngine {
       }
       this.#checkGeneration(view.generationUuid, view.participants);
       this.#checkGeneration(current.generationUuid, current.manifest.participants);
+      this.#verifySource({ generationUuid: view.generationUuid, manifestSha256: view.manifestSha256, participants: view.participants });
       const restoredAt = this.#now();
       const identityInput = {
         operationUuid: req.operationUuid,
@@ -332,6 +335,7 @@ export class RevertEngine {
         }, false);
       }
       this.#checkGeneration(source.generationUuid, source.manifest.participants);
+      this.#verifySource({ generationUuid: source.generationUuid, manifestSha256: source.manifestSha256, participants: source.manifest.participants });
       return this.#publish(w, ext, current, source.manifest.participants);
     } finally {
       current?.release();
@@ -343,8 +347,9 @@ export class RevertEngine {
     const restoration = encodeRecords(WORKSPACE_RESTORATION_TRANSITION, [restorationRowOf(ext)]);
     const changes = restorationChanges(current.manifest.participants, source, restoration);
     const memo = this.#memo;
+    let published: { readonly generationUuid: string; readonly manifestSha256: string };
     try {
-      w.publish({
+      published = w.publish({
         parent: ext.prior_current_generation_uuid,
         changes,
         transactionUuid: ext.transaction_uuid,
@@ -364,8 +369,40 @@ export class RevertEngine {
       }
       throw e;
     }
+    this.#recordValidation(w, published);
     this.#record(ext);
     return revertReceiptOf(ext);
+  }
+
+  /**
+   * The checkpoint's generation before it is copied: its validation record
+   * (when sound) enters every check of it in the memo, so the staged copy
+   * re-runs only the checks that read the restoration record; and its
+   * objects are verified (by file identity where the racy-clean rule
+   * allows, else hashed), whatever the memo says.
+   */
+  #verifySource(g: ValidatedGeneration): void {
+    adoptValidationRecord(this.project.root, g, this.#memo);
+    try {
+      verifyGenerationObjects(this.project.root, g.participants);
+    } catch (e) {
+      if (isGfError(e)) throw e.committed === undefined ? e.withCommitted(false) : e;
+      throw e;
+    }
+  }
+
+  /** The restored generation passed the complete validation at publication: its record, for the next checkpoint or revert (best effort). */
+  #recordValidation(w: Writer<Table>, published: { readonly generationUuid: string; readonly manifestSha256: string }): void {
+    let lease: Lease<Table> | undefined;
+    try {
+      lease = w.leaseCurrent();
+      if (lease.generationUuid !== published.generationUuid || lease.manifestSha256 !== published.manifestSha256) return;
+      writeValidationRecord(this.project.root, { generationUuid: lease.generationUuid, manifestSha256: lease.manifestSha256, participants: lease.manifest.participants });
+    } catch {
+      // Committed already: a record is a cache, never required.
+    } finally {
+      lease?.release();
+    }
   }
 
   /** Every participant registered with its schema (O(participants); bytes are verified by publication). */

@@ -290,6 +290,8 @@ describe('checkpoint_validates_complete_selected_generation', () => {
     await cps.checkpoint({ name: 'one', idempotencyKey: op(1) });
     expect(memo.misses).toBeGreaterThan(0);
     const cold = { hits: memo.hits, misses: memo.misses };
+    // Without the durable validation record (its own tests: validation-record.int.test.ts), the in-process memo answers.
+    fs.rmSync(path.join(w.dir, 'cache', 'validation'), { recursive: true });
     await cps.checkpoint({ name: 'two', idempotencyKey: op(2) });
     expect(memo.misses).toBe(cold.misses);
     expect(memo.hits).toBeGreaterThan(cold.hits);

@@ -11,6 +11,9 @@ import { GfError } from '../../../../core/errors';
 import { creating, removeRoot, tempRoot, uuidN } from './registry-support';
 import { observeProject } from '../../../support/project-state';
 import { codeOf, workspace } from './checkpoint-support';
+import { ValidationMemo, leaseSnapshotByRows, validateCompleteSnapshot } from '../../../../core/checkpoints/snapshot-validation';
+import { validationRecordPath, writeValidationRecord } from '../../../../core/checkpoints/validation-record';
+import type { VerifiedObject } from '../../../../core/project/index';
 import type { Workspace } from './checkpoint-support';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -53,6 +56,28 @@ function visibleRows(bytes: Uint8Array): string {
   return JSON.stringify(tableFromIPC(bytes).toArray().map((r) => r.toJSON()), (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v));
 }
 
+/** States of CURRENT's derived validation record the killed writer starts from. */
+const CACHE_STATES = ['present', 'absent', 'torn'] as const;
+
+/** Validates CURRENT completely and writes its record (`present`), writes none (`absent`) or a torn one (`torn`). */
+function prepareRecord(w: Workspace, state: (typeof CACHE_STATES)[number]): void {
+  if (state === 'absent') {
+    fs.rmSync(path.join(w.dir, 'cache', 'validation'), { recursive: true, force: true });
+    return;
+  }
+  const lease = w.project.lease();
+  const opened: VerifiedObject[] = [];
+  try {
+    validateCompleteSnapshot(leaseSnapshotByRows(w.dir, lease, opened), new ValidationMemo());
+    writeValidationRecord(w.dir, { generationUuid: lease.generationUuid, manifestSha256: lease.manifestSha256, participants: lease.manifest.participants });
+    const file = validationRecordPath(w.dir, lease.manifestSha256);
+    if (state === 'torn') fs.truncateSync(file, Math.floor(fs.statSync(file).size / 2));
+  } finally {
+    for (const o of opened) o.close();
+    lease.release();
+  }
+}
+
 function dirEntries(root: string): string[] {
   const dir = path.join(root, 'checkpoints');
   return fs.existsSync(dir) ? fs.readdirSync(dir).sort() : [];
@@ -60,11 +85,12 @@ function dirEntries(root: string): string[] {
 
 describe('registry pair-commit under SIGKILL', () => {
   it('every failpoint, first create and replacement: reopen shows exactly the previous or the next revision', async () => {
-    const scenarios = REGISTRY_FAILPOINTS.flatMap((fp) => (['first', 'replace'] as const).map((kind) => ({ fp, kind })));
+    const scenarios = REGISTRY_FAILPOINTS.flatMap((fp) => (['first', 'replace'] as const).map((kind) => ({ fp, kind }))).map((s, i) => ({ ...s, cache: CACHE_STATES[i % CACHE_STATES.length] }));
     const results = await inBatches(
       scenarios,
       4,
-      async ({ fp, kind }) => {
+      async ({ fp, kind, cache }) => {
+        if (cache === undefined) throw new Error('a cache state per scenario');
         const w = await workspace();
         spaces.push(w);
         await w.publish('g1');
@@ -72,15 +98,16 @@ describe('registry pair-commit under SIGKILL', () => {
           await w.cps.checkpoint({ name: 'before', idempotencyKey: uuidN(1) });
           await w.publish('g2'); // later changes: the new checkpoint names a newer generation
         }
+        prepareRecord(w, cache);
         const before = w.cps.registryState();
         const target = w.project.current()!;
         const evidence = observeProject(w.project);
         const exit = await runWriter(w.dir, 'after', uuidN(2), fp);
-        return { fp, kind, w, before, target, evidence, exit };
+        return { fp, kind, cache, w, before, target, evidence, exit };
       },
     );
-    for (const { fp, kind, w, before, target, evidence, exit } of results) {
-      const label = `${fp} (${kind})`;
+    for (const { fp, kind, cache, w, before, target, evidence, exit } of results) {
+      const label = `${fp} (${kind}, validation record ${cache})`;
       expect(exit.signal, label).toBe('SIGKILL');
       const again = await w.reopen();
       const want = expectedRevision(fp, before.revision);
