@@ -42,6 +42,11 @@ export const GF_CODES = [
   'GF_SESSION_EXPIRED',
   /** Client side: the peer answered with something this version cannot read (an unknown code, a non-envelope body). */
   'GF_PROTOCOL',
+  /**
+   * A stored LangGraph value this version cannot read: an unknown serializer type, an unknown extension code,
+   * bytes or JSON that do not decode. The message names the thread, checkpoint, channel or table row and what was not understood.
+   */
+  'GF_CHECKPOINT_UNREADABLE',
   /** A defect in the engine (an unexpected exception): never reported as `GF_IO`, whose meaning is a failed file read or write. */
   'GF_INTERNAL',
 ] as const;
