@@ -10,7 +10,7 @@ import { PostgresCheckpointerAdapter } from '../langgraph/postgres-checkpointer'
 import { SqliteCheckpointerAdapter } from '../langgraph/sqlite-checkpointer';
 import type { LangGraphCheckpointerPort } from '../langgraph/port';
 import { diffThread, listThreads, threadHistory, threadState, type OpenThreadSource } from '../langgraph/thread-reader';
-import { restoreThread } from '../langgraph/thread-restore';
+import { checkRestore, restoreThread } from '../langgraph/thread-restore';
 import { openPostgresReadSource } from '../langgraph/postgres-read-source';
 import { openSqliteReadSource, sqliteStamp } from '../langgraph/sqlite-read-source';
 import { noLangGraphTables, type ThreadReadSource } from '../langgraph/thread-source';
@@ -172,11 +172,15 @@ export function threadsOperations(sources: ThreadSources, clock: () => Date, can
       }
     },
     'threads.restore': async (r) => {
-      await sources.open(r.source).catch((e: unknown) => {
+      const opened = await sources.open(r.source).catch((e: unknown) => {
         throw e instanceof GfError ? e.withCommitted(false) : e;
       }); // the same typed refusals as browsing (not SQLite, no LangGraph tables, unreachable) before any writer opens
+      const req = { threadId: r.thread_id, checkpointId: r.checkpoint_id, reason: r.reason, actor: r.actor ?? null, idempotencyKey: r.idempotency_key };
+      // Refusals and replays are decided on the read-only reader: a refused restore never opens the database for writing.
+      const checked = await checkRestore(opened.reader.saver, req);
+      if (checked.kind === 'replay') return checked.receipt;
       const saver = await (await sources.writer(r.source)).saver().catch(writeFailure);
-      return restoreThread(saver, { threadId: r.thread_id, checkpointId: r.checkpoint_id, reason: r.reason, actor: r.actor ?? null, idempotencyKey: r.idempotency_key }, clock);
+      return restoreThread(saver, req, clock);
     },
     'threads.health': async (r) => sources.health(r.source),
   };
