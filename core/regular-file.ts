@@ -90,3 +90,26 @@ export function notRegularFile(path: string, options: RegularFileOptions): NotRe
   fs.closeSync(opened.fd);
   return null;
 }
+
+/** The bytes of a regular file a user named, at most `maxBytes` (`too_large` beyond), or why it is not one; never blocks. */
+export function readUserFile(path: string, maxBytes: number): { readonly ok: true; readonly bytes: Buffer } | { readonly ok: false; readonly problem: NotRegularFile | 'too_large' } {
+  const opened = openRegularFile(path, { followLinks: true });
+  if (!opened.ok) return { ok: false, problem: opened.problem };
+  try {
+    if (opened.st.size > maxBytes) return { ok: false, problem: 'too_large' };
+    const bytes = Buffer.alloc(Math.min(maxBytes + 1, opened.st.size + 1));
+    let off = 0;
+    for (;;) {
+      const n = fs.readSync(opened.fd, bytes, off, bytes.length - off, off);
+      if (n === 0) break;
+      off += n;
+      if (off > maxBytes) return { ok: false, problem: 'too_large' };
+      if (off === bytes.length) break;
+    }
+    return { ok: true, bytes: bytes.subarray(0, off) };
+  } catch {
+    return { ok: false, problem: 'unreadable' };
+  } finally {
+    fs.closeSync(opened.fd);
+  }
+}
