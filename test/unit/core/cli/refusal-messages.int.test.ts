@@ -1,10 +1,12 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFacade } from '../../../../core/api/facade';
 import { createDemoWorkspace } from '../../../../core/demo/index';
-import { gf } from '../../../support/cli-run';
+import { gf, runGf } from '../../../support/cli-run';
+import { ensureCliBundle } from '../../../../scripts/build-cli.mjs';
 
 // Every refusal of a request field names the field and the rule, in the
 // contract's own words, the same on the API and the CLI (never only
@@ -16,6 +18,7 @@ beforeAll(async () => {
   base = fs.mkdtempSync(path.join(os.tmpdir(), 'gf-refusals-'));
   demo = path.join(base, 'demo');
   await createDemoWorkspace(demo, { records: 10, seed: 1 });
+  await ensureCliBundle();
 }, 120_000);
 afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
 
@@ -46,4 +49,21 @@ describe('refusal messages say which rule', () => {
       await facade.close();
     }
   });
+
+  it('an ontology file with invalid UTF-8 is refused, not adopted lossily; a FIFO is refused at once; JSON with a BOM is adopted', async () => {
+    const bad = path.join(base, 'bad.yaml');
+    fs.writeFileSync(bad, Buffer.concat([Buffer.from('classes:\n  - id: a\n    label: caf'), Buffer.from([0xc3, 0x28]), Buffer.from('\n')]));
+    const r = await gf('ontology', 'adopt', bad, '--mode', 'advisory', '--project', demo, '--idempotency-key', '018f0f4e-7b8c-7000-8000-00000000f101');
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/^GF_VALIDATION: the ontology file is not valid UTF-8 text/m);
+    const fifo = path.join(base, 'fifo.yaml');
+    execFileSync('mkfifo', [fifo]);
+    const hung = await runGf(['ontology', 'adopt', fifo, '--mode', 'advisory', '--project', demo], 60_000);
+    expect(hung.timedOut).toBe(false);
+    expect(hung.err).toMatch(/GF_VALIDATION: the ontology file is a FIFO \(named pipe\), not a regular file/);
+    const bom = path.join(base, 'bom.json');
+    fs.writeFileSync(bom, `\uFEFF${JSON.stringify({ classes: [{ id: 'a', label: 'A' }] })}`);
+    const ok = await gf('ontology', 'adopt', bom, '--mode', 'advisory', '--project', demo, '--idempotency-key', '018f0f4e-7b8c-7000-8000-00000000f102', '--json');
+    expect([ok.code, ok.err]).toEqual([0, '']);
+  }, 120_000);
 });
