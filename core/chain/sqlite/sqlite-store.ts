@@ -498,7 +498,11 @@ export class SqliteChainStore implements ChainStoreWithReaders {
       throw unreadableError(e, ledger);
     }
     try {
-      if (!hasLedgerTables(db)) throw unreadableError(unreadableLedger('no_ledger_tables'), ledger);
+      if (!hasLedgerTables(db)) {
+        // A database with no table at all is a first append that stopped before its schema: no rows yet.
+        if ((db.prepare<[], { n: number }>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get()?.n ?? 0) === 0) return undefined;
+        throw unreadableError(unreadableLedger('no_ledger_tables'), ledger);
+      }
       const meta = db.prepare<[], { workflow_id: string }>('SELECT workflow_id FROM chain_workflow WHERE singleton = 1').get();
       if (meta?.workflow_id !== workflowId) throw unreadableError(unreadableLedger(meta === undefined ? 'no_workflow_row' : 'workflow_dir_mismatch'), ledger);
       return fn(db);
