@@ -1,7 +1,7 @@
 // `gf ontology adopt FILE --mode advisory|strict`, `gf ontology clear`,
 // `gf ontology show` and `gf config show`: parse, dispatch the workspace.*
 // operations in-process, format. No engine import here (lazy engine only).
-import { NOT_REGULAR_FILE_WORDS, readUserFile } from '../regular-file';
+import { NOT_REGULAR_FILE_WORDS, readUserFile } from './user-file';
 import { extname } from 'node:path';
 import type { Command } from 'commander';
 import { GfError } from '../errors';
