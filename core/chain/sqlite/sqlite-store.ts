@@ -180,10 +180,14 @@ function openForRead(file: string): Database.Database {
 
 const ROWS_SQL = 'SELECT sequence, transition_id, prior_head, next_head, event_bytes, written_at FROM checkpoint_chain ORDER BY sequence ASC';
 
+/** The store's own causes of an unreadable ledger (besides SQLite's codes and errnos). */
+const OWN_CAUSES: ReadonlySet<string> = new Set(['no_ledger_tables', 'no_workflow_row', 'workflow_dir_mismatch', 'ledger_too_large', 'changing']);
+const NOT_REGULAR_CAUSES: ReadonlySet<string> = new Set([...Object.keys(NOT_REGULAR_FILE_WORDS), 'wal'].map((k) => `not_regular_${k}`));
+
 /** The stable cause of a ledger read failure: an SQLite result code or errno, or the store's own reason. */
 function causeOf(e: unknown): string {
   const code = sqliteCode(e);
-  return safeDriverCode(code) ?? (code !== undefined && /^[a-z_]{1,40}$/.test(code) ? code : 'unreadable');
+  return safeDriverCode(code) ?? (code !== undefined && (OWN_CAUSES.has(code) || NOT_REGULAR_CAUSES.has(code)) ? code : 'unreadable');
 }
 
 /** True when the database has both ledger tables. */
