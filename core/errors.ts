@@ -129,7 +129,8 @@ export function toWireError(e: unknown): WireError {
     return {
       code: id,
       committed: typeof committed === 'boolean' ? committed : null,
-      message: id,
+      // The chain errors' messages are built from safe parts only (ids, counts, state kinds, project-relative names).
+      message: e.message.startsWith(`${id}: `) ? e.message : id,
       details: typeof details === 'object' && details !== null ? (details as GfDetails) : {},
     };
   }

@@ -6,7 +6,7 @@ import { decodeEventBytes } from '../chain/store-support';
 import { openPostgresChainStore, redactConnectionString, resolveChainPostgresTarget, type OpenedPostgresChainStore } from '../chain/postgres/postgres-config';
 import { SqliteChainStore } from '../chain/sqlite/sqlite-store';
 import { verify, type VerifyResult } from '../chain/verify';
-import { ChainError } from '../chain/errors';
+import { ChainError, hasErrorId } from '../chain/errors';
 import { GfError, NETWORK_ERRNOS } from '../errors';
 import { verifyFailure } from '../contract/chain';
 import type { ChainRowEntry } from '../contract/maintenance';
@@ -220,6 +220,13 @@ async function unreadableLedgers(store: ChainStoreWithReaders): Promise<Unreadab
   return out;
 }
 
+/** The unreadable ledger a store's read failure names, or null for any other failure. */
+function unreadableOf(e: unknown): UnreadableLedger | null {
+  if (!hasErrorId(e, 'workflows.checkpoint_store_corrupt')) return null;
+  const d = (e as ChainError).details;
+  return typeof d['ledger'] === 'string' && typeof d['reason'] === 'string' ? { ledger: d['ledger'], cause: d['reason'] } : null;
+}
+
 function unreadableEntry(u: UnreadableLedger): VerifyEntry {
   return { workflow_id: u.ledger.split('/')[1] ?? u.ledger, status: 'unreadable', first_bad_sequence: null, rows: 0, tail_head: '', ledger: u.ledger, cause: u.cause };
 }
@@ -296,8 +303,16 @@ export function chainOperations(projects: SessionTable<ProjectSession>, stores: 
         for (const u of await unreadableLedgers(store)) results.push(unreadableEntry(u));
         return { results };
       }
-      await requireRows(store, workflow_id);
-      const one = await verifyOne(store, workflow_id);
+      let one: VerifyEntry;
+      try {
+        await requireRows(store, workflow_id);
+        one = await verifyOne(store, workflow_id);
+      } catch (e) {
+        // The same verdict as `--all` gives the same file: unreadable, with its cause.
+        const u = unreadableOf(e);
+        if (u === null) throw e;
+        return { results: [{ ...unreadableEntry(u), workflow_id }] };
+      }
       // A tail other than the head recorded elsewhere exposes a truncated chain (the CLI's --expect-head).
       if (one.status === 'ok' && expect_head !== undefined) {
         const failure = verifyFailure([one], new Map([[workflow_id, expect_head]]));

@@ -36,6 +36,22 @@ function isPlainRecord(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
+/** A request field's path as people write it (`source.path`, `items[2]`): declared names and indices only. */
+function issuePath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const p of path) out += typeof p === 'number' ? `[${p}]` : `${out === '' ? '' : '.'}${String(p)}`;
+  return out;
+}
+
+/**
+ * What is wrong with a field's value, never the value itself: the contract's own sentence where the
+ * schema gives one (names, reasons, limits), else the kind of value or bound the field takes.
+ */
+function issueWords(issue: { readonly message: string }): string {
+  // Zod's own messages name the schema's types, bounds and patterns only (never the value: inputs are not reported).
+  return issue.message;
+}
+
 /**
  * Validates a request against the contract.
  *
@@ -61,10 +77,16 @@ export function validateRequest<N extends OperationName>(op: N, payload: unknown
       // A page token that cannot be one is a bad page, as the engine itself says for tokens it rejects.
       throw new GfError('GF_PAGE_INVALID', 'the page token is not valid', { operation: op }, committed);
     }
-    throw new GfError('GF_VALIDATION', 'request does not match the operation contract', {
+    // The first problem in the words of the contract's rule: the field, then what is wrong with its value.
+    const first = parsed.error.issues.find((i) => i.code !== 'unrecognized_keys' && declared.has(String(i.path[0] ?? '')));
+    const rule = (first as { params?: { rule?: unknown } } | undefined)?.params?.rule;
+    const message = first === undefined ? (extra ? 'the request has a field the operation does not take' : 'request does not match the operation contract') : `${issuePath(first.path)}: ${issueWords(first)}`;
+    throw new GfError('GF_VALIDATION', message, {
       operation: op,
       fields,
       unexpected_keys: extra,
+      ...(first === undefined ? {} : { field: issuePath(first.path) }),
+      ...(typeof rule === 'string' ? { rule } : {}),
     }, committed);
   }
   return parsed.data as OperationRequest<N>;

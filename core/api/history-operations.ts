@@ -1,6 +1,7 @@
 // history.* / retention.* operations (issue 19): history read from the lineage
 // log, pruned generations included, and the retention policy in force.
 import { createHash } from 'node:crypto';
+import { resolve } from 'node:path';
 import type { Table } from 'apache-arrow';
 import { Checkpoints } from '../checkpoints/checkpoints';
 import type { RegistryDoc } from '../checkpoints/registry-format';
@@ -8,7 +9,8 @@ import { DEFAULT_RETAIN_ANCESTORS, RETAIN_ANCESTORS_MAX } from '../contract/hist
 import type { HistoryCheckpoint, HistoryEntry, HistoryPage, LineageKind, PrunableGeneration, RetentionPolicy } from '../contract/history';
 import { validateLimit } from '../contract/paging';
 import { microsIso } from '../contract/time';
-import { GfError } from '../errors';
+import { GfError, isGfError } from '../errors';
+import { decodeKeysetToken, encodeKeysetToken } from '../langgraph/thread-tokens';
 import type { LineageRecord, Project } from '../project/index';
 import type { PartialImplementations } from './dispatcher';
 import type { ProjectSession } from './project-operations';
@@ -28,15 +30,28 @@ function filterDigest(f: HistoryFilter): string {
     .slice(0, 16);
 }
 
-/** Keyset token: `h1.<before seq>.<filter digest>` (opaque to surfaces). */
-function encodeToken(beforeSeq: number, f: HistoryFilter): string {
-  return `h1.${beforeSeq}.${filterDigest(f)}`;
+/**
+ * The keyset token of a history page: the last entry's sequence, signed with
+ * the key of the other keyset tokens (`encodeKeysetToken`) and bound to the
+ * workspace and the filters; opaque to surfaces.
+ */
+function encodeToken(root: string, beforeSeq: number, f: HistoryFilter): string {
+  return encodeKeysetToken(tokenBinding(root, f), String(beforeSeq));
 }
 
-function decodeToken(token: string, f: HistoryFilter): number {
-  const m = /^h1\.([1-9][0-9]{0,14})\.([0-9a-f]{16})$/.exec(token);
-  if (m === null || m[2] !== filterDigest(f)) throw new GfError('GF_PAGE_INVALID', 'the page token is not one of this history listing', { operation: 'history.list' });
-  return Number(m[1]);
+const tokenBinding = (root: string, f: HistoryFilter): string => `history.list\u0000${resolve(root)}\u0000${filterDigest(f)}`;
+
+/** The sequence a token carries: `GF_PAGE_INVALID` when forged, edited, or issued for another workspace or filter. */
+function decodeToken(root: string, token: string, f: HistoryFilter): number {
+  let key: string;
+  try {
+    key = decodeKeysetToken('history.list', tokenBinding(root, f), token);
+  } catch (e) {
+    if (isGfError(e)) throw new GfError('GF_PAGE_INVALID', 'the page token is not one of this history listing', { ...e.details, operation: 'history.list' });
+    throw new GfError('GF_PAGE_INVALID', 'the page token is not one of this history listing', { operation: 'history.list', problem: 'shape' });
+  }
+  if (!/^[1-9][0-9]{0,14}$/.test(key)) throw new GfError('GF_PAGE_INVALID', 'the page token is not one of this history listing', { operation: 'history.list', problem: 'position' });
+  return Number(key);
 }
 
 /** Registry facts history shows: active checkpoints per generation, and every known checkpoint name by UUID. */
@@ -93,7 +108,7 @@ function matches(e: HistoryEntry, f: HistoryFilter): boolean {
 export function historyPage(project: Project<Table>, request: HistoryFilter & { readonly limit?: number; readonly after?: string | null }): HistoryPage {
   const limit = validateLimit(request.limit);
   const filter: HistoryFilter = { kind: request.kind, name: request.name, generation_uuid: request.generation_uuid };
-  const before = request.after === undefined || request.after === null ? Number.POSITIVE_INFINITY : decodeToken(request.after, filter);
+  const before = request.after === undefined || request.after === null ? Number.POSITIVE_INFINITY : decodeToken(project.root, request.after, filter);
   const log = project.lineage();
   const current = project.current()?.generationUuid ?? null;
   const onDisk = new Set(project.listGenerations().filter((g) => g.status === 'complete').map((g) => g.generationUuid));
@@ -106,7 +121,7 @@ export function historyPage(project: Project<Table>, request: HistoryFilter & { 
     const e = entryOf(r, current, onDisk, index);
     if (!matches(e, filter)) continue;
     if (entries.length === limit) {
-      next = encodeToken((entries.at(-1) as HistoryEntry).seq, filter);
+      next = encodeToken(project.root, (entries.at(-1) as HistoryEntry).seq, filter);
       break;
     }
     entries.push(e);

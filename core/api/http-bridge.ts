@@ -82,6 +82,11 @@ function refuse(res: ServerResponse, status: number, reason: string, code: 'GF_V
   sendEnvelope(res, status, errorEnvelope({ code, committed: null, message: `${code}: ${reason}`, details: { http_status: status } }));
 }
 
+/** `pathname` as a path of this origin: leading slashes and backslashes collapse to one `/` (never a protocol-relative URL). */
+export function ownPath(pathname: string): string {
+  return `/${pathname.replace(/^[/\\]+/, '')}`;
+}
+
 /** Session cookies are named `gf_session_<port>`. */
 export const SESSION_COOKIE_PREFIX = 'gf_session_';
 
@@ -251,7 +256,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       // kept by the browser). The token is never echoed back.
       if (!secretMatches(given, token)) return send(res, 403, EXPIRED_PAGE, 'text/html; charset=utf-8');
       const cookie = `${cookieName}=${sessions.open()}; HttpOnly; SameSite=Strict; Path=/`;
-      return send(res, 303, '', 'text/plain; charset=utf-8', { location: pathname, 'set-cookie': cookie });
+      // Only a path of the app itself: `//host/…` or `/\host/…` would be another site to a browser.
+      return send(res, 303, '', 'text/plain; charset=utf-8', { location: ownPath(pathname), 'set-cookie': cookie });
     }
     if (!hasSession(req)) return send(res, 401, EXPIRED_PAGE, 'text/html; charset=utf-8');
     const root = options.rendererDir;

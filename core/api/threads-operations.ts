@@ -11,7 +11,7 @@ import { sqliteDatabaseKey, SqliteCheckpointerAdapter } from '../langgraph/sqlit
 import { postgresDatabaseKey, PROCESS_ADAPTERS } from '../langgraph/adapter-registry';
 import type { LangGraphCheckpointerPort } from '../langgraph/port';
 import { diffThread, listThreads, threadHistory, threadNamespaces, threadState, type OpenThreadSource } from '../langgraph/thread-reader';
-import { restoreThread } from '../langgraph/thread-restore';
+import { checkRestore, restoreThread } from '../langgraph/thread-restore';
 import { restorePythonPostgres, restorePythonSqlite } from '../langgraph/python-restore';
 import { openPostgresReadSource } from '../langgraph/postgres-read-source';
 import { openSqliteReadSource, sqliteStamp } from '../langgraph/sqlite-read-source';
@@ -202,6 +202,9 @@ export function threadsOperations(sources: ThreadSources, clock: () => Date, can
         throw e instanceof GfError ? e.withCommitted(false) : e;
       }); // the same typed refusals as browsing (not SQLite, no LangGraph tables, unreachable) before any writer opens
       const req = { threadId: r.thread_id, checkpointId: r.checkpoint_id, reason: r.reason, actor: r.actor ?? null, idempotencyKey: r.idempotency_key };
+      // Refusals and replays are decided on the read-only reader: a refused restore never opens the database for writing.
+      const checked = await checkRestore(opened.reader.saver, req);
+      if (checked.kind === 'replay') return checked.receipt;
       const adapter = await sources.writer(r.source);
       if (opened.reader.format === 'python') {
         // A database Python LangGraph wrote is restored in its own format: the target's stored bytes carried, never re-encoded.

@@ -97,8 +97,9 @@ export class InvalidWorkflowIdError extends ChainError {
 
 /** The substrate holds something the store cannot have written (e.g. a foreign workflow id). */
 export class CheckpointStoreCorruptError extends ChainError {
-  constructor(reason: string) {
-    super('workflows.checkpoint_store_corrupt', `checkpoint store is corrupt: ${reason}`, { reason });
+  /** `sentence` names the file and what is wrong with it (no values, no absolute path); `details` add safe fields such as the ledger's name. */
+  constructor(reason: string, sentence?: string, details: ChainErrorDetails = {}) {
+    super('workflows.checkpoint_store_corrupt', sentence ?? `checkpoint store is corrupt: ${reason}`, { ...details, reason });
     this.name = 'CheckpointStoreCorruptError';
   }
 }

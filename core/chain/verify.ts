@@ -3,7 +3,7 @@ import { canonicalEventBytes } from './canonical-event';
 import { isLegalTransition } from './event';
 import type { LedgerStateKind, TransitionEvent, WorkflowId } from './event';
 import { GENESIS, isChainHead, nextHead, type ChainHead } from './head';
-import type { PersistedRow, PersistedRowReader } from './port';
+import { MAX_EVENT_BYTES, type PersistedRow, type PersistedRowReader } from './port';
 import { decodeEventBytes } from './store-support';
 
 /** The verdicts, worst last. */
@@ -56,6 +56,8 @@ function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
  */
 function tornReason(row: PersistedRow, workflowId: WorkflowId, expectedSequence: number): { reason: string; next?: LedgerStateKind } {
   if (row.sequence !== expectedSequence) return { reason: 'sequence_gap' };
+  // No store writes an event over the cap, so a row over it was rewritten (and maybe rehashed) by something else.
+  if (row.event_bytes.byteLength > MAX_EVENT_BYTES) return { reason: 'over_event_cap' };
   let bytesOk: boolean;
   let event: TransitionEvent;
   try {

@@ -30,10 +30,15 @@ interface ListOpts extends CommonOpts {
   readonly deleted?: boolean;
 }
 
-/** A non-negative integer option (usage errors are `GF_VALIDATION`, naming the field, never echoing the text). */
+/**
+ * An integer option (usage errors are `GF_VALIDATION`, naming the field, never echoing the text).
+ *
+ * Only the text's shape is checked here; its bounds (a page size of at least 1, …) are the
+ * contract's, so `--limit 0` and `--limit -1` get the same sentence as the API gives.
+ */
 export function intOption(text: string | undefined, field: string): number | undefined {
   if (text === undefined) return undefined;
-  if (!/^\d{1,9}$/.test(text)) throw new GfError('GF_VALIDATION', `${field} must be a non-negative integer`, { field });
+  if (!/^-?\d{1,9}$/.test(text)) throw new GfError('GF_VALIDATION', `${field}: must be a whole number`, { field });
   return Number(text);
 }
 

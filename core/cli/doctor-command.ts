@@ -1,5 +1,6 @@
 // `gf doctor [--repair]`: parse, dispatch `project.doctor`, format.
 import type { Command } from 'commander';
+import { GfError } from '../errors';
 import type { CliIo } from './io';
 import { cliEngine } from './lazy-engine';
 import { formatOf, withOutputOptions, type OutputFlags } from './output-options';
@@ -37,5 +38,10 @@ export function registerDoctorCommand(program: Command, io: CliIo): void {
       return lines.join('');
     };
     e.writeJsonResult(io, format, report, text, (r) => r.anomalies.map((a) => ({ ...a })));
+    // A report with anomalies is a failed check (scripts and CI see it), after the report itself is printed.
+    if (report.anomalies.length > 0) {
+      const n = report.anomalies.length;
+      throw new GfError('GF_PROJECT_CORRUPT', `gf doctor found ${n} ${n === 1 ? 'anomaly' : 'anomalies'}; see the report for each path and its remedy`, {});
+    }
   });
 }

@@ -17,6 +17,7 @@ export const NAME_REFUSALS = [
   'outer_whitespace',
   'repeated_whitespace',
   'control_character',
+  'invisible_character',
   'path_separator',
   'disallowed_character',
   'normalization_ambiguity',
@@ -26,6 +27,17 @@ export type NameRefusal = (typeof NAME_REFUSALS)[number];
 const encoder = new TextEncoder();
 
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/** One code point that shows as nothing (Unicode's Default_Ignorable_Code_Point, which includes the Hangul fillers). */
+const INVISIBLE = /^\p{Default_Ignorable_Code_Point}$/u;
+
+/** Control, format (bidi controls such as U+202E), line/paragraph separators and invisible code points: never in a name or a label. */
+const UNSHOWABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u;
+
+/** True when `text` has a code point that is a control, a bidi or other format control, or invisible. */
+export function hasUnshowableCharacter(text: string): boolean {
+  return UNSHOWABLE.test(text);
+}
 
 /** True when `text` has no lone surrogate (it has an exact UTF-8 encoding). */
 export function isWellFormedText(text: string): boolean {
@@ -46,10 +58,13 @@ export function utf8Length(text: string): number {
  * be an invisible, ambiguous name.
  */
 function refusalFor(cp: string, previous: string | undefined): NameRefusal | null {
+  if (/^[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]$/u.test(cp)) return 'control_character';
+  // Default-ignorable code points (variation selectors, Hangul fillers, U+034F…) render as nothing:
+  // `a\u034Fb` would look exactly like `ab`. Checked before letters and marks: some of them are either.
+  if (INVISIBLE.test(cp)) return 'invisible_character';
   if (/^[\p{L}\p{N} _.-]$/u.test(cp)) return null;
   if (/^\p{M}$/u.test(cp) && previous !== undefined && /^[\p{L}\p{M}]$/u.test(previous)) return null;
   if (cp === '/' || cp === '\\') return 'path_separator';
-  if (/^[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]$/u.test(cp)) return 'control_character';
   return 'disallowed_character';
 }
 
@@ -146,6 +161,8 @@ export function nameProblem(name: string): string | null {
       return 'A name cannot contain "/" or "\\" (names are never paths).';
     case 'control_character':
       return 'A name cannot contain control characters.';
+    case 'invisible_character':
+      return 'A name cannot contain invisible characters (such as U+034F or the Hangul fillers U+115F, U+1160): it would look like another name.';
     case 'disallowed_character': {
       const bad = firstDisallowed(name.normalize('NFC'));
       return `"${bad}" is not allowed: use letters, numbers, spaces, "_", "-" and ".".`;
@@ -154,6 +171,37 @@ export function nameProblem(name: string): string | null {
       return 'The name uses a compatibility form (e.g. fullwidth letters); type the plain form.';
     default:
       return `The name is not allowed (${String(refusal)}).`;
+  }
+}
+
+/**
+ * The name rule a refusal breaks, as a sentence without the value (for error messages on every surface).
+ */
+export function nameRuleSentence(refusal: NameRefusal): string {
+  switch (refusal) {
+    case 'not_text':
+    case 'malformed_unicode':
+      return 'a name must be well-formed text';
+    case 'empty':
+      return 'a name must not be empty';
+    case 'too_long':
+      return `a name has at most ${NAME_MAX_UTF8_BYTES} UTF-8 bytes`;
+    case 'dot_name':
+      return 'a name cannot be "." or ".."';
+    case 'outer_whitespace':
+      return 'a name cannot start or end with a space';
+    case 'repeated_whitespace':
+      return 'a name cannot contain two spaces in a row';
+    case 'control_character':
+      return 'a name cannot contain control or format characters';
+    case 'invisible_character':
+      return 'a name cannot contain invisible characters (it would look like another name)';
+    case 'path_separator':
+      return 'a name cannot contain "/" or "\\" (names are never paths)';
+    case 'disallowed_character':
+      return 'a name uses only letters, numbers, spaces, "_", "-" and "."';
+    case 'normalization_ambiguity':
+      return 'a name cannot use compatibility forms (such as fullwidth letters): type the plain form';
   }
 }
 

@@ -2,7 +2,7 @@
 // and the browser-mode HTTP bridge. Browser-safe: imports only zod and core/contract.
 import { z } from 'zod';
 import { CURRENT_SELECTOR, DIFF_DETAILS, DIFF_PAGE_LIMITS, DIFF_SCOPES, DIFF_SEARCH_MAX_CHARS, RECORD_CHANGE_KINDS, type DiffStatResult, type SummaryChangeKind } from './diff';
-import { DESCRIPTION_MAX_UTF8_BYTES, NAME_MAX_UTF8_BYTES, nameRefusal, utf8Length } from './names';
+import { DESCRIPTION_MAX_UTF8_BYTES, NAME_MAX_UTF8_BYTES, nameRefusal, nameRuleSentence, utf8Length } from './names';
 import { REASON_MAX_UTF8_BYTES, REASON_MAX_RAW_CHARS, reasonRefusal } from './reasons';
 import { HISTORY_NAME_FILTER_MAX, LINEAGE_KINDS, RETAIN_ANCESTORS_MAX, type HistoryPage, type PrunableGeneration, type RetentionPolicy } from './history';
 import type { ArrowRow, ArrowSchemaName, RecordRow } from './results';
@@ -47,9 +47,9 @@ const byteLength = utf8Length;
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** A session handle returned by `project.open`/`project.create` (or `view.open` for views). */
-export const handleSchema = z.string().regex(UUID_PATTERN);
+export const handleSchema = z.string('a handle is the text project.open returned').regex(UUID_PATTERN, 'a handle is the lowercase UUID project.open returned');
 /** A canonical lowercase UUID. */
-export const uuidSchema = z.string().regex(UUID_PATTERN);
+export const uuidSchema = z.string('a UUID is text').regex(UUID_PATTERN, 'a UUID is canonical lowercase (8-4-4-4-12 hex digits)');
 /** An optional, nullable actor UUID. */
 const actorSchema = uuidSchema.nullable().optional();
 
@@ -66,7 +66,10 @@ export const checkpointNameSchema = z
   .string()
   .min(1)
   .max(4 * LIMITS.nameUtf8Bytes)
-  .refine((s) => nameRefusal(s) === null, 'not a valid checkpoint name');
+  .superRefine((s, ctx) => {
+    const refusal = nameRefusal(s);
+    if (refusal !== null) ctx.addIssue({ code: 'custom', message: nameRuleSentence(refusal), params: { rule: refusal } });
+  });
 
 /** Diff endpoint: a checkpoint name or the reserved selector `CURRENT`. */
 export const selectorSchema = z.union([z.literal(CURRENT_SELECTOR), checkpointNameSchema]);
@@ -79,7 +82,12 @@ export const selectorSchema = z.union([z.literal(CURRENT_SELECTOR), checkpointNa
  */
 export const newCheckpointNameSchema = checkpointNameSchema.refine((s) => s.normalize('NFC') !== CURRENT_SELECTOR, 'CURRENT is reserved');
 
-const limitSchema = z.number().int().min(1).max(LIMITS.pageMax).optional();
+const limitSchema = z
+  .number('a page size is a whole number')
+  .int('a page size is a whole number')
+  .min(1, 'a page size is at least 1')
+  .max(LIMITS.pageMax, `a page size is at most ${LIMITS.pageMax}`)
+  .optional();
 const afterSchema = z.string().max(4096).regex(PAGE_TOKEN_PATTERN).nullable().optional();
 
 /**
@@ -109,7 +117,8 @@ const boundedText = (maxBytes: number) =>
 export const reasonSchema = z
   .string()
   .max(REASON_MAX_RAW_CHARS)
-  .refine((s) => reasonRefusal(s) === null, 'reason must be 1 to 1,024 UTF-8 bytes after trimming');
+  .max(REASON_MAX_RAW_CHARS, 'a reason is 1 to 1,024 UTF-8 bytes after trimming')
+  .refine((s) => reasonRefusal(s) === null, 'a reason is 1 to 1,024 UTF-8 bytes after trimming');
 
 const workflowIdSchema = z.string().regex(WORKFLOW_ID_PATTERN);
 // ---- c20: bounds of the CLI's operations
@@ -136,7 +145,7 @@ const identitySchema = z
   .refine((r) => Object.keys(r).length >= 1 && Object.keys(r).length <= 8, 'identity has 1–8 fields');
 const digestSchema = z.string().regex(/^(sha256|blake3):[0-9a-f]{64}$/);
 /** How long a write waits for a busy writer lock, in milliseconds (0, the default: fail at once with `GF_WRITER_BUSY`). */
-const timeoutSchema = z.number().int().min(0).max(3_600_000).optional();
+const timeoutSchema = z.number('a timeout is a whole number of milliseconds').int('a timeout is a whole number of milliseconds').min(0, 'a timeout is at least 0 ms').max(3_600_000, 'a timeout is at most 3,600,000 ms (one hour)').optional();
 
 // ---- Agent threads (issue 17): request parts of the threads.* operations.
 /**

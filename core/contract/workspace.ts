@@ -37,6 +37,10 @@ export const ONTOLOGY_INPUT_LIMITS = {
   depth: 16,
   indentColumns: 64,
   entries: 10_000,
+  /** Mapping keys in the input (10,000 entries of at most four keys each, with room). */
+  keys: 50_000,
+  /** Keys of one mapping (the model's widest has four; a wider one is never built in full). */
+  mappingKeys: 64,
   idChars: 128,
   labelUtf8Bytes: 1024,
 } as const;

@@ -1,9 +1,10 @@
-import { copyFileSync, mkdtempSync, openSync, readFileSync, readSync, closeSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, readSync, closeSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { GfError } from '../errors';
 import { sqliteNativeOptions } from '../sqlite-options';
+import { NOT_REGULAR_FILE_WORDS, openRegularFile } from '../regular-file';
 import { guardReads, INTERRUPT_CHANNEL, isPlainParsedObject, noLangGraphTables, type RawChannelValue, type ThreadFormat, type ThreadHead, type ThreadReadSource } from './thread-source';
 import { loadsPythonTyped, PythonDecodeError, unreadableValue } from './python-serde';
 import { PythonSqliteSaver } from './sqlite-python-saver';
@@ -57,12 +58,13 @@ function cannotRead(e: unknown): never {
 }
 
 function readHeader(path: string): void {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (e) {
-    cannotRead(e);
+  // Checked without blocking before anything opens it: a FIFO here would hang `open` (and every caller behind it).
+  const opened = openRegularFile(path, { followLinks: true });
+  if (!opened.ok) {
+    if (opened.problem === 'missing' || opened.problem === 'directory' || opened.problem === 'unreadable') cannotRead({ code: opened.errno ?? (opened.problem === 'directory' ? 'EISDIR' : 'unreadable') });
+    throw new GfError('GF_IO', `the SQLite checkpoint database path ${NOT_REGULAR_FILE_WORDS[opened.problem]}`, { reason: opened.problem });
   }
+  const fd = opened.fd;
   try {
     const head = Buffer.alloc(SQLITE_HEADER.length);
     if (readSync(fd, head, 0, head.length, 0) !== head.length || !head.equals(SQLITE_HEADER)) notSqlite();

@@ -39,6 +39,29 @@ function receiptOf(t: CheckpointTuple, parent: string | null): Omit<ThreadRestor
 }
 
 /**
+ * A restore's refusals and replay, without writing: the first receipt of a replay, else the head and the chosen checkpoint.
+ *
+ * Run on a read-only reader first, a refused restore never opens the
+ * database for writing (opening it through the saver switches it to WAL).
+ */
+export async function checkRestore(saver: Pick<BaseCheckpointSaver, 'getTuple' | 'list'>, req: ThreadRestoreRequest): Promise<{ readonly kind: 'replay'; readonly receipt: ThreadRestoreReceipt } | { readonly kind: 'restore'; readonly head: CheckpointTuple; readonly target: CheckpointTuple }> {
+  const reason = trimReason(req.reason);
+  for await (const earlier of saver.list({ configurable: {} }, { filter: { idempotency_key: req.idempotencyKey }, limit: 1 })) {
+    const first = receiptOf(earlier, (earlier.parentConfig?.configurable?.['checkpoint_id'] as string | undefined) ?? null);
+    if (first !== null && first.thread_id === req.threadId && first.restored_from === req.checkpointId && first.reason === reason && first.actor === req.actor) {
+      return { kind: 'replay', receipt: { ...first, replayed: true } };
+    }
+    refused('GF_IDEMPOTENCY_CONFLICT', 'this idempotency key was used for a different restore', { operation: 'threads.restore' });
+  }
+  const head = await saver.getTuple(config(req.threadId));
+  if (head === undefined) refused('GF_CHECKPOINT_NOT_FOUND', 'no thread with this id in the checkpoint database', { kind: 'thread' });
+  const target = await saver.getTuple(config(req.threadId, req.checkpointId));
+  if (target === undefined) refused('GF_CHECKPOINT_NOT_FOUND', 'no checkpoint with this id in the thread', { kind: 'checkpoint' });
+  if (idOf(head) === req.checkpointId) refused('GF_VALIDATION', 'this checkpoint is already the head of the thread: there is nothing to restore', { reason: 'already_head' });
+  return { kind: 'restore', head, target };
+}
+
+/**
  * `threads.restore`: appends one checkpoint equal to the chosen one at the head of its thread.
  *
  * Written through the adapter's upstream saver (`put`), so the new
@@ -53,21 +76,11 @@ function receiptOf(t: CheckpointTuple, parent: string | null): Omit<ThreadRestor
  * restoring the current head is refused (`GF_VALIDATION`, `already_head`).
  */
 export async function restoreThread(saver: BaseCheckpointSaver, req: ThreadRestoreRequest, now: () => Date = () => new Date()): Promise<ThreadRestoreReceipt> {
+  const checked = await checkRestore(saver, req);
+  if (checked.kind === 'replay') return checked.receipt;
+  const { head, target } = checked;
   const reason = trimReason(req.reason);
-  for await (const earlier of saver.list({ configurable: {} }, { filter: { idempotency_key: req.idempotencyKey }, limit: 1 })) {
-    const first = receiptOf(earlier, (earlier.parentConfig?.configurable?.['checkpoint_id'] as string | undefined) ?? null);
-    if (first !== null && first.thread_id === req.threadId && first.restored_from === req.checkpointId && first.reason === reason && first.actor === req.actor) {
-      return { ...first, replayed: true };
-    }
-    refused('GF_IDEMPOTENCY_CONFLICT', 'this idempotency key was used for a different restore', { operation: 'threads.restore' });
-  }
-  const head = await saver.getTuple(config(req.threadId));
-  if (head === undefined) refused('GF_CHECKPOINT_NOT_FOUND', 'no thread with this id in the checkpoint database', { kind: 'thread' });
-  const target = await saver.getTuple(config(req.threadId, req.checkpointId));
-  if (target === undefined) refused('GF_CHECKPOINT_NOT_FOUND', 'no checkpoint with this id in the thread', { kind: 'checkpoint' });
   const headId = idOf(head);
-  if (headId === req.checkpointId) refused('GF_VALIDATION', 'this checkpoint is already the head of the thread: there is nothing to restore', { reason: 'already_head' });
-
   const { uuid6, copyCheckpoint } = await import('@langchain/langgraph-checkpoint');
   const headMeta = (head.metadata ?? {}) as Record<string, unknown>;
   const step = (typeof headMeta['step'] === 'number' ? headMeta['step'] : -1) + 1;

@@ -16,6 +16,7 @@ import {
 } from '../contract/workspace';
 import type { OntologyMode, OntologySourceFormat, SettingSpec } from '../contract/workspace';
 import { IDENTIFIER, NON_BLANK } from './rules';
+import { hasUnshowableCharacter, isWellFormedText } from '../contract/names';
 
 /** A class of the ontology model (canonical key order: id, label, parent_class_id). */
 export interface OntologyClass {
@@ -52,6 +53,7 @@ export const ONTOLOGY_MODEL_RULES = [
   'workspace.ontology.entry_limit',
   'workspace.ontology.id_format',
   'workspace.ontology.label_nonblank',
+  'workspace.ontology.label_text',
   'workspace.ontology.id_unique',
   'workspace.ontology.parent_not_self',
   'workspace.ontology.class_reference_exists',
@@ -71,6 +73,11 @@ function isPlain(v: unknown): v is Record<string, unknown> {
 
 function labelOk(v: unknown): boolean {
   return typeof v === 'string' && NON_BLANK.test(v) && encoder.encode(v).length <= ONTOLOGY_INPUT_LIMITS.labelUtf8Bytes;
+}
+
+/** A label as a person reads it: well-formed text (no U+FFFD of a lossy decoding), no control, bidi or invisible code point. */
+function labelTextOk(v: string): boolean {
+  return isWellFormedText(v) && !v.includes('\uFFFD') && !hasUnshowableCharacter(v);
 }
 
 /**
@@ -115,6 +122,8 @@ export function ontologyModelIssue(value: unknown, stored: boolean): ModelIssue 
       const e = list[index] as Record<string, unknown>;
       if (!IDENTIFIER.test(e.id as string)) return { rule: 'workspace.ontology.id_format', section, index, field: 'id' };
       if (!labelOk(e.label)) return { rule: 'workspace.ontology.label_nonblank', section, index, field: 'label' };
+      // New input only (a stored model keeps what it was adopted with): a label is text a person reads.
+      if (!stored && !labelTextOk(e.label as string)) return { rule: 'workspace.ontology.label_text', section, index, field: 'label' };
     }
   }
   const seen = new Set<string>();

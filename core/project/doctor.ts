@@ -5,7 +5,9 @@ import { GfError, isGfError } from '../errors';
 import { atomicReplace, listDir } from './durable-fs';
 import { encodeCurrent, manifestDigest } from './formats';
 import { listJournals, readJournal } from './journal';
-import { CURRENT_TMP_PREFIX, LAYOUT, isObjectName, place } from './layout';
+import { CURRENT_TMP_PREFIX, LAYOUT, isObjectName, leasePlace, manifestPlace, objectPlace, place } from './layout';
+import type { ManifestParticipant } from './formats';
+import { forgetVerifiedObjects } from './verified-objects';
 import { loadManifest, publishedEvidence, readCurrent, readManifestBytes, readObjectVerified } from './lease';
 import { recoverLocked } from './recovery';
 import { tryExclusive } from './sqlite-lock';
@@ -114,13 +116,89 @@ function orphanedObjects(root: string): Anomaly[] {
     }
     for (const o of listDir(place(root, fanRel).abs, fanRel)) {
       const rel = `${fanRel}/${o.name}`;
-      if (!o.isFile() || !isObjectName(fan.name, o.name)) {
+      if (isObjectName(fan.name, o.name) && !o.isFile()) {
+        // An object's own name, but not a file: reads of it fail (they never wait on a FIFO).
+        out.push({ path: rel, problem: `an object that is ${kindWords(o)}, not a regular file`, remedy: 'with no gf process running, remove it and restore the object from a backup', repairable: false });
+      } else if (!o.isFile() || !isObjectName(fan.name, o.name)) {
         out.push({ path: rel, problem: 'unexpected entry', remedy: 'inspect and remove by hand (never touched by gf)', repairable: false });
       } else if (!named.has(fan.name + o.name)) {
         out.push({
           path: rel,
           problem: 'orphaned object: no generation names it',
           remedy: "cleanup's full sweep removes it; by hand it is safe to delete only while no gf process runs (a publication in progress may be staging it)",
+          repairable: false,
+        });
+      }
+    }
+  }
+  return out;
+}
+
+/** What a directory entry or file is, in words ("a FIFO (named pipe)"). */
+function kindWords(st: { isFIFO(): boolean; isSocket(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): string {
+  if (st.isFIFO()) return 'a FIFO (named pipe)';
+  if (st.isSocket()) return 'a socket';
+  if (st.isDirectory()) return 'a directory';
+  if (st.isSymbolicLink()) return 'a symbolic link';
+  return 'a device';
+}
+
+/**
+ * Machine-owned files that exist but are not regular files (a FIFO, a link,
+ * a directory…): every command that opens one fails (none waits on it).
+ * FORMAT, CURRENT, the lock files, the lineage log, the retention policy,
+ * the registry, and each generation's manifest and lease lock.
+ */
+function fileTypeAnomalies(root: string): Anomaly[] {
+  const rels: string[] = [LAYOUT.format, LAYOUT.current, LAYOUT.writerLock, LAYOUT.checkpointsLock, LAYOUT.lineage, LAYOUT.retentionPolicy, 'checkpoints/registry.json'];
+  const gens = place(root, LAYOUT.generations);
+  for (const ent of listDir(gens.abs, gens.rel)) {
+    if (!ent.isDirectory() || !isCanonicalUuid(ent.name)) continue;
+    rels.push(manifestPlace(root, ent.name).rel, leasePlace(root, ent.name).rel);
+  }
+  const out: Anomaly[] = [];
+  for (const rel of rels) {
+    let st: fs.Stats | undefined;
+    try {
+      st = fs.lstatSync(place(root, rel).abs, { throwIfNoEntry: false });
+    } catch {
+      continue; // under a directory gf cannot enter: the permission report says so
+    }
+    if (st === undefined || st.isFile()) continue;
+    out.push({ path: rel, problem: `${kindWords(st)} where gf keeps a regular file: the commands that read or write it fail`, remedy: 'with no gf process running, remove it and restore the file from a backup', repairable: false });
+  }
+  return out;
+}
+
+/**
+ * The objects of every generation on disk (CURRENT, the retained ancestors and
+ * every checkpoint's pinned generation), read and hashed in full: a missing
+ * object or one flipped byte is what create, publish and revert would trip on.
+ * Each object is reported once (generations share objects).
+ */
+function objectIntegrityAnomalies(root: string): Anomaly[] {
+  forgetVerifiedObjects(); // re-hash every byte now, even objects this process verified before
+  const out: Anomaly[] = [];
+  const seen = new Set<string>();
+  const gens = place(root, LAYOUT.generations);
+  for (const ent of listDir(gens.abs, gens.rel)) {
+    if (!ent.isDirectory() || !isCanonicalUuid(ent.name)) continue;
+    let participants: readonly ManifestParticipant[];
+    try {
+      participants = loadManifest(root, ent.name, readManifestBytes(root, ent.name)).participants;
+    } catch {
+      continue; // reported by the manifest check
+    }
+    for (const p of participants) {
+      if (seen.has(p.contentSha256)) continue;
+      seen.add(p.contentSha256);
+      try {
+        readObjectVerified(root, p);
+      } catch (e) {
+        out.push({
+          path: objectPlace(root, p.contentSha256).rel,
+          problem: `${isGfError(e) ? e.message.replace(/^GF_[A-Z_]+: /, '').replace(/: [^:]*$/, '') : 'the object cannot be read'} (generation ${ent.name}, participant ${p.relativePath})`,
+          remedy: 'restore this object from a backup (its name is its SHA-256); until then create, publish and revert refuse this generation',
           repairable: false,
         });
       }
@@ -177,6 +255,9 @@ export function diagnoseProject(root: string): Anomaly[] {
       if (current?.generationUuid !== ent.name) out.push({ path: `${gens.rel}/${ent.name}`, problem: 'generation without a valid manifest', remedy: 'cleanup removes it (the next publication)', repairable: false });
     }
   }
+  out.push(...fileTypeAnomalies(root));
+  const reported = new Set(out.map((a) => a.path));
+  out.push(...objectIntegrityAnomalies(root).filter((a) => !reported.has(a.path))); // an unreadable object is already a permission finding
   out.push(...orphanedObjects(root));
   const trash = place(root, LAYOUT.trash);
   for (const ent of listDir(trash.abs, trash.rel)) out.push({ path: `${trash.rel}/${ent.name}`, problem: 'trash left by an interrupted cleanup', remedy: 'recovery empties it (`gf doctor --repair`)', repairable: true });

@@ -34,6 +34,7 @@ import {
   manifestPlace,
   objectPlace,
   place,
+  type Place,
 } from './layout';
 import { leaseCurrent, readCurrent, readObjectVerified } from './lease';
 import type { Lease } from './lease';
@@ -164,7 +165,7 @@ interface Staged<T> {
  * re-read and verified. An existing object with that name is verified, never
  * overwritten.
  */
-function* stageObject(root: string, genRel: string, index: number, bytes: Uint8Array, sha: string, meter: WriteMeter | undefined): Steps<void> {
+function* stageObject(root: string, genRel: string, index: number, bytes: Uint8Array, sha: string, meter: WriteMeter | undefined, created: Place[]): Steps<void> {
   const obj = objectPlace(root, sha);
   if (checkFile(obj.abs, obj.rel) !== undefined) {
     readObjectVerified(root, { contentSha256: sha, byteLength: bytes.length });
@@ -179,10 +180,11 @@ function* stageObject(root: string, genRel: string, index: number, bytes: Uint8A
     meter === undefined ? undefined : { wrote: (_rel, n) => meter.wrote(obj.rel, n) },
   );
   const fanout = place(root, path.posix.dirname(obj.rel));
-  const created = makeDir(fanout.abs, fanout.rel);
+  const createdDir = makeDir(fanout.abs, fanout.rel);
   renameEntry(staging.abs, obj.abs, obj.rel);
+  created.push(obj);
   // The new entry and, for a new fan-out directory, its own entry: no order between the two flushes.
-  yield* flushDirs(created ? [fanout, place(root, LAYOUT.objectsSha256)] : [fanout]);
+  yield* flushDirs(createdDir ? [fanout, place(root, LAYOUT.objectsSha256)] : [fanout]);
   failpoint('project.after_participant_dir_fsync');
   readObjectVerified(root, { contentSha256: sha, byteLength: bytes.length });
 }
@@ -192,7 +194,7 @@ function* stageObject(root: string, genRel: string, index: number, bytes: Uint8A
  * generation directory, fsynced, then renamed to its content address and verified in chunks, as
  * `stageObject` does for bytes. An existing object of that name is verified and kept.
  */
-function* stageFileObject(root: string, genRel: string, index: number, source: string, meter: WriteMeter | undefined): Steps<{ sha: string; byteLength: number }> {
+function* stageFileObject(root: string, genRel: string, index: number, source: string, meter: WriteMeter | undefined, createdObjects: Place[]): Steps<{ sha: string; byteLength: number }> {
   const staging = place(root, `${genRel}/${STAGING_PREFIX}${index}`);
   const copied = yield* copyNewFileSteps(source, staging.abs, staging.rel, {
     afterWrite: () => failpoint('project.after_participant_write'),
@@ -207,6 +209,7 @@ function* stageFileObject(root: string, genRel: string, index: number, source: s
   const fanout = place(root, path.posix.dirname(obj.rel));
   const created = makeDir(fanout.abs, fanout.rel);
   renameEntry(staging.abs, obj.abs, obj.rel);
+  createdObjects.push(obj);
   meter?.wrote(obj.rel, copied.byteLength);
   yield* flushDirs(created ? [fanout, place(root, LAYOUT.objectsSha256)] : [fanout]);
   failpoint('project.after_participant_dir_fsync');
@@ -246,6 +249,8 @@ function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<Pu
   let journalParent: string | null = null;
   let extension: JsonValue = null;
   let lineage: LineageIntent | null = null;
+  /** Objects this attempt added under `objects/sha256/` (not ones it found there): a refusal takes them back. */
+  const createdObjects: Place[] = [];
   try {
     // 1. Resolve and pin the parent.
     const cur = readCurrent(root);
@@ -317,13 +322,13 @@ function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<Pu
       const family = familyFor(catalog, c);
       const key = familyKeyOf(family);
       if (c.kind === 'put-file') {
-        const { sha, byteLength } = yield* stageFileObject(root, gen.rel, index++, c.path, meter);
+        const { sha, byteLength } = yield* stageFileObject(root, gen.rel, index++, c.path, meter, createdObjects);
         staged.set(key, { family, byteLength, sha });
         changed.add(key);
         continue;
       }
       const sha = sha256Hex(c.bytes);
-      yield* stageObject(root, gen.rel, index++, c.bytes, sha, meter);
+      yield* stageObject(root, gen.rel, index++, c.bytes, sha, meter, createdObjects);
       staged.set(key, { family, bytes: c.bytes, byteLength: c.bytes.length, sha });
       changed.add(key);
     }
@@ -339,7 +344,7 @@ function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<Pu
       const key = familyKeyOf(family);
       if (next.has(key) || staged.has(key)) continue;
       const sha = sha256Hex(m.bytes);
-      yield* stageObject(root, gen.rel, index++, m.bytes, sha, meter);
+      yield* stageObject(root, gen.rel, index++, m.bytes, sha, meter, createdObjects);
       staged.set(key, { family, bytes: m.bytes, byteLength: m.bytes.length, sha });
       changed.add(key);
     }
@@ -446,6 +451,7 @@ function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<Pu
       parentLease?.release();
       throw e;
     }
+    removeCreatedObjects(createdObjects);
     abortBestEffort(root, txnUuid, genUuid, genCreated, journalParent, extension, lineage);
     parentLease?.release();
     throw notCommitted(e);
@@ -515,6 +521,34 @@ function replacementOutcome(root: string, genUuid: string, e: unknown): GfError 
   }
   const base = isGfError(e) ? e : ioError(e, 'rename', LAYOUT.current);
   return base.withCommitted(committed);
+}
+
+/**
+ * Takes back the objects a refused or failed publication added (best effort: cleanup's sweep removes what stays).
+ *
+ * Safe under the writer lock: an object this attempt created was not there
+ * before it, and no generation that will ever be read names it (the attempt's
+ * own manifest never became CURRENT's), so a refusal leaves the store as it was
+ * and 17 refusals do not fill a disk.
+ */
+function removeCreatedObjects(objects: readonly Place[]): void {
+  const dirs = new Map<string, Place>();
+  for (const obj of objects) {
+    try {
+      unlinkIfPresent(obj.abs, obj.rel);
+      const dirRel = path.posix.dirname(obj.rel);
+      dirs.set(dirRel, { abs: path.dirname(obj.abs), rel: dirRel });
+    } catch {
+      // Left as an orphan: cleanup's full sweep removes it.
+    }
+  }
+  for (const d of dirs.values()) {
+    try {
+      fsyncDir(d.abs, d.rel);
+    } catch {
+      // The unlink stands or not; either is a consistent store.
+    }
+  }
 }
 
 function abortBestEffort(

@@ -1,14 +1,18 @@
 // Bounded parsing of an ontology input (YAML or JSON text) into a plain value.
-// Size and nesting are bounded BEFORE the parser runs; aliases are refused;
-// errors carry positions and rule ids, never input text.
-import { parseDocument, visit } from 'yaml';
+// Size, nesting and key count are bounded BEFORE the parser runs; aliases are
+// refused; errors carry positions and rule ids, never input text. The parse
+// itself runs on a background thread, so a large input never holds up the
+// thread that answers everyone else.
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import * as yaml from 'yaml';
 import { GfError } from '../errors';
 import { ONTOLOGY_INPUT_LIMITS } from '../contract/workspace';
 import type { OntologySourceFormat } from '../contract/workspace';
 
 const encoder = new TextEncoder();
 
-function limit(kind: 'bytes' | 'depth' | 'indent', max: number): GfError {
+function limit(kind: 'bytes' | 'depth' | 'indent' | 'keys' | 'mapping_keys', max: number): GfError {
   return new GfError('GF_RESOURCE_LIMIT', `the ontology input exceeds its ${kind} limit (${max})`, { rule: 'workspace.ontology.input_limit', kind, limit: max }, false);
 }
 
@@ -27,6 +31,17 @@ function syntax(line: number | undefined, col: number | undefined): GfError {
  * parser would build, so the parser never recurses past the bound.
  */
 export function prescanDepth(text: string, format: OntologySourceFormat): number {
+  return prescan(text, format).depth;
+}
+
+/**
+ * Nesting depth (see `prescanDepth`) and an upper bound of the mapping keys,
+ * in one linear pass: every `:` outside quotes and comments that ends a key
+ * (JSON: any; YAML: followed by a space, a line end or the end) and every
+ * explicit `? ` key indicator.
+ */
+export function prescan(text: string, format: OntologySourceFormat): { readonly depth: number; readonly keys: number } {
+  let keys = 0;
   let max = 0;
   let flow = 0;
   const indents: number[] = [];
@@ -63,6 +78,8 @@ export function prescanDepth(text: string, format: OntologySourceFormat): number
       lineStart = true;
       continue;
     }
+    if (ch === ':' && (format === 'json' || i + 1 === text.length || text[i + 1] === ' ' || text[i + 1] === '\n' || text[i + 1] === '\r' || text[i + 1] === '\t' || flow > 0)) keys++;
+    else if (ch === '?' && format === 'yaml' && (text[i + 1] === ' ' || text[i + 1] === '\n')) keys++;
     if (ch === '"' || (ch === "'" && format === 'yaml')) quote = ch;
     else if (ch === '#' && format === 'yaml') {
       while (i + 1 < text.length && text[i + 1] !== '\n') i++;
@@ -71,7 +88,7 @@ export function prescanDepth(text: string, format: OntologySourceFormat): number
       max = Math.max(max, block + flow);
     } else if (ch === ']' || ch === '}') flow = Math.max(0, flow - 1);
   }
-  return max;
+  return { depth: max, keys };
 }
 
 function depthOf(v: unknown, depth: number): number {
@@ -82,20 +99,160 @@ function depthOf(v: unknown, depth: number): number {
   return max;
 }
 
+/** What the parse step answers: the value, or the first problem (positions only, never text). */
+type ParseOutcome =
+  | { readonly kind: 'value'; readonly value: unknown }
+  | { readonly kind: 'syntax'; readonly line?: number; readonly col?: number }
+  | { readonly kind: 'alias' }
+  | { readonly kind: 'wide' }
+  | { readonly kind: 'json'; readonly json: string }
+  | { readonly kind: 'failed' };
+
 /**
- * Parses an ontology input with its bounds.
- *
- * `GF_RESOURCE_LIMIT` (rule `workspace.ontology.input_limit`) beyond 1 MiB,
- * nesting depth 16 or indentation 64 columns, checked before parsing;
- * `GF_VALIDATION` for syntax errors, duplicate keys (`input_syntax`, with
- * line and column) and aliases (`input_alias`). JSON must also be strict
- * JSON. Every refusal says `committed: false`.
+ * The parse step, as the body of a function of `(yaml, text, format)`: one
+ * program for both hosts (the background thread, and this thread when no
+ * thread can be started). Linear in the input: the parser without its
+ * quadratic duplicate-key check, then one pass over every mapping with a set
+ * of its keys (a duplicate is a syntax error at the key; a mapping wider
+ * than any of the model's is refused before its value is built and sent
+ * back), aliases refused.
  */
-export function parseOntologyInput(text: string, format: OntologySourceFormat): unknown {
+const PARSE_BODY = `
+const lineCounter = new yaml.LineCounter();
+const doc = yaml.parseDocument(text, { uniqueKeys: false, prettyErrors: false, version: '1.2', schema: format === 'json' ? 'json' : 'core', strict: true, lineCounter });
+const first = doc.errors[0];
+if (first !== undefined) {
+  const p = first.linePos && first.linePos[0];
+  return p ? { kind: 'syntax', line: p.line, col: p.col } : { kind: 'syntax' };
+}
+let alias = false;
+let wide = false;
+let dup = null;
+yaml.visit(doc, {
+  Alias: () => {
+    alias = true;
+    return yaml.visit.BREAK;
+  },
+  Map: (_key, map) => {
+    if (map.items.length > mappingKeys) {
+      wide = true;
+      return yaml.visit.BREAK;
+    }
+    const seen = new Set();
+    for (const pair of map.items) {
+      const k = pair.key;
+      const id = yaml.isScalar(k) ? String(k.value) : JSON.stringify(k !== null && typeof k === 'object' && typeof k.toJSON === 'function' ? k.toJSON() : k);
+      if (seen.has(id)) {
+        dup = lineCounter.linePos(k && k.range ? k.range[0] : 0);
+        return yaml.visit.BREAK;
+      }
+      seen.add(id);
+    }
+    return undefined;
+  },
+});
+if (alias) return { kind: 'alias' };
+if (wide) return { kind: 'wide' };
+if (dup !== null) return { kind: 'syntax', line: dup.line, col: dup.col };
+return { kind: 'value', value: doc.toJS({ maxAliasCount: 0 }) };
+`;
+
+type ParseStep = (y: typeof yaml, text: string, format: OntologySourceFormat, mappingKeys: number) => ParseOutcome;
+
+const parseStep = new Function('yaml', 'text', 'format', 'mappingKeys', PARSE_BODY) as ParseStep;
+const parseHere = (text: string, format: OntologySourceFormat): ParseOutcome => parseStep(yaml, text, format, ONTOLOGY_INPUT_LIMITS.mappingKeys);
+
+/** The background thread's program: `yaml` loaded from the path this thread resolved, the same parse body. */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const yaml = require(workerData.yaml);
+const run = new Function('yaml', 'text', 'format', 'mappingKeys', workerData.body);
+parentPort.on('message', (m) => {
+  let result;
+  try {
+    result = run(yaml, m.text, m.format, workerData.mappingKeys);
+    // Sent as JSON text: one string to copy, parsed on the other side by the fastest parser there is.
+    if (result.kind === 'value') result = { kind: 'json', json: JSON.stringify(result.value) };
+  } catch (_e) {
+    result = { kind: 'failed' };
+  }
+  try {
+    parentPort.postMessage({ id: m.id, result });
+  } catch (_e) {
+    parentPort.postMessage({ id: m.id, result: { kind: 'failed' } });
+  }
+});
+`;
+
+/**
+ * The process's one ontology parse thread, started on first use and idle
+ * without keeping the process alive. Requests queue on it in order. When it
+ * cannot be started or stops, the parse runs on the calling thread (the
+ * same program: same answers, only not in the background).
+ */
+class ParseThread {
+  #worker: Worker | undefined;
+  #broken = false;
+  #next = 0;
+  readonly #pending = new Map<number, (r: ParseOutcome) => void>();
+
+  #start(): Worker | undefined {
+    if (this.#broken) return undefined;
+    if (this.#worker !== undefined) return this.#worker;
+    try {
+      const yamlPath = createRequire(import.meta.url).resolve('yaml');
+      const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { yaml: yamlPath, body: PARSE_BODY, mappingKeys: ONTOLOGY_INPUT_LIMITS.mappingKeys } });
+      w.on('message', (m: { id: number; result: ParseOutcome }) => {
+        const done = this.#pending.get(m.id);
+        this.#pending.delete(m.id);
+        if (this.#pending.size === 0) w.unref();
+        done?.(m.result);
+      });
+      const fail = (): void => {
+        this.#broken = true;
+        this.#worker = undefined;
+        const held = [...this.#pending.values()];
+        this.#pending.clear();
+        for (const done of held) done({ kind: 'failed' });
+      };
+      w.on('error', fail);
+      w.on('exit', fail);
+      w.unref();
+      this.#worker = w;
+      return w;
+    } catch {
+      this.#broken = true;
+      return undefined;
+    }
+  }
+
+  async parse(text: string, format: OntologySourceFormat): Promise<ParseOutcome> {
+    const w = this.#start();
+    if (w === undefined) return parseHere(text, format);
+    const id = this.#next++;
+    const outcome = await new Promise<ParseOutcome>((resolve) => {
+      this.#pending.set(id, resolve);
+      w.ref();
+      w.postMessage({ id, text, format });
+    });
+    // A thread that stopped under this request: the same parse here.
+    return outcome.kind === 'failed' && this.#broken ? parseHere(text, format) : outcome;
+  }
+}
+
+const thread = new ParseThread();
+
+/** The text without a leading byte-order mark (editors on Windows write one; it is not content, in YAML or in JSON). */
+const withoutBom = (text: string): string => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+
+/** The bounds checked before any parser runs (bytes, depth, indentation, keys). */
+function checkBounds(text: string, format: OntologySourceFormat): void {
   if (text.length > ONTOLOGY_INPUT_LIMITS.bytes || encoder.encode(text).length > ONTOLOGY_INPUT_LIMITS.bytes) {
     throw limit('bytes', ONTOLOGY_INPUT_LIMITS.bytes);
   }
-  if (prescanDepth(text, format) > ONTOLOGY_INPUT_LIMITS.depth) throw limit('depth', ONTOLOGY_INPUT_LIMITS.depth);
+  const scan = prescan(text, format);
+  if (scan.depth > ONTOLOGY_INPUT_LIMITS.depth) throw limit('depth', ONTOLOGY_INPUT_LIMITS.depth);
+  if (scan.keys > ONTOLOGY_INPUT_LIMITS.keys) throw limit('keys', ONTOLOGY_INPUT_LIMITS.keys);
   if (format === 'json') {
     try {
       JSON.parse(text);
@@ -103,18 +260,36 @@ export function parseOntologyInput(text: string, format: OntologySourceFormat): 
       throw syntax(undefined, undefined);
     }
   }
-  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false, version: '1.2', schema: format === 'json' ? 'json' : 'core', strict: true });
-  const first = doc.errors[0];
-  if (first !== undefined) throw syntax(first.linePos?.[0]?.line, first.linePos?.[0]?.col);
-  let alias = false;
-  visit(doc, {
-    Alias() {
-      alias = true;
-      return visit.BREAK;
-    },
-  });
-  if (alias) throw new GfError('GF_VALIDATION', 'the ontology input uses a YAML alias; write the value out', { rule: 'workspace.ontology.input_alias' }, false);
-  const value: unknown = doc.toJS({ maxAliasCount: 0 });
-  if (depthOf(value, 0) > ONTOLOGY_INPUT_LIMITS.depth) throw limit('depth', ONTOLOGY_INPUT_LIMITS.depth);
-  return value;
+}
+
+function valueOf(outcome: ParseOutcome): unknown {
+  if (outcome.kind === 'syntax') throw syntax(outcome.line, outcome.col);
+  if (outcome.kind === 'alias') throw new GfError('GF_VALIDATION', 'the ontology input uses a YAML alias; write the value out', { rule: 'workspace.ontology.input_alias' }, false);
+  if (outcome.kind === 'wide') throw limit('mapping_keys', ONTOLOGY_INPUT_LIMITS.mappingKeys);
+  if (outcome.kind === 'failed') throw syntax(undefined, undefined);
+  if (outcome.kind === 'json') return valueOf({ kind: 'value', value: JSON.parse(outcome.json) as unknown });
+  if (depthOf(outcome.value, 0) > ONTOLOGY_INPUT_LIMITS.depth) throw limit('depth', ONTOLOGY_INPUT_LIMITS.depth);
+  return outcome.value;
+}
+
+/**
+ * Parses an ontology input with its bounds, on this thread.
+ *
+ * `GF_RESOURCE_LIMIT` (rule `workspace.ontology.input_limit`) beyond 1 MiB,
+ * nesting depth 16, indentation 64 columns or 50,000 keys, checked before
+ * parsing, and a mapping of more than 64 keys; `GF_VALIDATION` for syntax errors, duplicate keys (`input_syntax`,
+ * with line and column) and aliases (`input_alias`). JSON must also be strict
+ * JSON. Every refusal says `committed: false`. Linear in the input.
+ */
+export function parseOntologyInput(input: string, format: OntologySourceFormat): unknown {
+  const text = withoutBom(input);
+  checkBounds(text, format);
+  return valueOf(parseHere(text, format));
+}
+
+/** {@link parseOntologyInput}, with the parse on the background thread (the bounds are checked here first). */
+export async function parseOntologyInputInBackground(input: string, format: OntologySourceFormat): Promise<unknown> {
+  const text = withoutBom(input);
+  checkBounds(text, format);
+  return valueOf(await thread.parse(text, format));
 }

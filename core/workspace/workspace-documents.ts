@@ -23,7 +23,7 @@ import type { ConfigurationDocument, OntologyDocument, OntologyModel } from '../
 import type { Project, Writer } from '../project/index';
 import type { JsonValue } from '../project/index';
 import { WORKSPACE_ONTOLOGY_EXTENSION_KIND, lookupRevertReceipt, prunedReceiptError, recordRevertReceipt } from '../checkpoints/revert-receipts';
-import { parseOntologyInput } from './ontology-input';
+import { parseOntologyInputInBackground } from './ontology-input';
 
 /** The two ontology writes (`ontology_receipt@1.operation`). */
 export type OntologyOperation = 'adopt_ontology' | 'clear_ontology';
@@ -219,7 +219,7 @@ export class WorkspaceDocuments {
     const format = input.sourceFormat as OntologySourceFormat;
     let model: OntologyModel;
     try {
-      model = canonicalOntologyModel(parseOntologyInput(input.source, format));
+      model = canonicalOntologyModel(await parseOntologyInputInBackground(input.source, format));
     } catch (e) {
       throw isGfError(e) && e.committed === undefined ? e.withCommitted(false) : e;
     }

@@ -1,10 +1,12 @@
 import Database from 'better-sqlite3';
 import { sqliteNativeOptions } from '../../sqlite-options';
-import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readSync, readdirSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, lstatSync, mkdtempSync, readSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { GfError, isGfError } from '../../errors';
 import { fsx, sqliteIoBoundary } from '../../project/fs-layer';
-import { CheckpointStoreClosedError, CheckpointStoreCorruptError, DuplicateTransitionIdError } from '../errors';
+import { NOT_REGULAR_FILE_WORDS, notRegularFile, openRegularFile, type NotRegularFile } from '../../regular-file';
+import { ChainError, CheckpointStoreClosedError, CheckpointStoreCorruptError, DuplicateTransitionIdError } from '../errors';
 import { assertWorkflowId, toMicrosIso, type TransitionEvent, type WorkflowId } from '../event';
 import { GENESIS, nextHead, type ChainHead } from '../head';
 import type { ChainStoreWithReaders, Clock, PersistedRow } from '../port';
@@ -36,8 +38,6 @@ interface RawRow {
 
 interface Conn {
   readonly db: Database.Database;
-  /** False for a reader's connection to a ledger on a read-only file system (a mounted snapshot). */
-  readonly writable: boolean;
   readonly tail: Database.Statement<[], { next_head: string }>;
   /** `PRAGMA data_version`: moves when another connection (any process) commits to this database. */
   readonly dataVersion: Database.Statement<[], number>;
@@ -48,7 +48,6 @@ interface Conn {
   head: ChainHead | undefined;
   version: number;
   readonly insert: Database.Statement<[string, string, string, Buffer, string]>;
-  readonly rows: Database.Statement<[], RawRow>;
   readonly begin: Database.Statement;
   readonly commit: Database.Statement;
   readonly rollback: Database.Statement;
@@ -77,56 +76,154 @@ function sqliteCode(e: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
-/** Largest ledger read into memory on read-only media. */
+/** Largest ledger read into memory (a snapshot of a ledger no writer has open, or one on read-only media). */
 const READ_ONLY_LEDGER_MAX_BYTES = 512 * 1024 * 1024;
 
-/**
- * Opens a ledger read-only; on read-only media, from an in-memory copy of its bytes.
- *
- * SQLite cannot open a WAL database read-only where it may not create the
- * `-shm` index (a mounted snapshot). The database file is then read whole
- * (no links followed, regular file only, bounded) and opened in memory with
- * its header marked rollback-journal. A non-empty `-wal` beside it holds
- * rows not yet in the file: that ledger is refused (`SQLITE_CANTOPEN`),
- * never read partially.
- */
-function openReadOnly(file: string): Database.Database {
-  try {
-    const db = new Database(file, { ...sqliteNativeOptions(), readonly: true, fileMustExist: true });
-    db.pragma('busy_timeout = 5000');
-    db.prepare('SELECT count(*) FROM sqlite_master').get();
-    return db;
-  } catch (e) {
-    if (!(sqliteCode(e) ?? '').startsWith('SQLITE_CANTOPEN')) throw e;
+/** A ledger that cannot be read as one, with the stable cause scans and `verify` report. */
+function unreadableLedger(cause: string): Error {
+  return Object.assign(new Error(`unreadable ledger: ${cause}`), { code: cause });
+}
+
+/** The causes of an unreadable ledger in words (a sentence names the file and this). */
+export function ledgerCauseWords(cause: string): string {
+  if (cause === 'SQLITE_NOTADB') return 'is not a SQLite database (truncated, zeroed or another kind of file)';
+  if (cause.startsWith('SQLITE_CORRUPT')) return 'is a damaged SQLite database';
+  if (cause === 'no_ledger_tables') return 'has no ledger tables';
+  if (cause === 'no_workflow_row') return 'has no workflow row';
+  if (cause === 'workflow_dir_mismatch') return 'belongs to another workflow than its directory names';
+  if (cause === 'ledger_too_large') return `is larger than ${READ_ONLY_LEDGER_MAX_BYTES} bytes`;
+  if (cause === 'SQLITE_CANTOPEN_WAL') return 'has a write-ahead log that cannot be read here';
+  if (cause === 'changing') return 'kept changing while it was read; try again';
+  const kind = cause.startsWith('not_regular_') ? (cause.slice('not_regular_'.length) as NotRegularFile) : undefined;
+  if (kind !== undefined && kind in NOT_REGULAR_FILE_WORDS) return NOT_REGULAR_FILE_WORDS[kind];
+  return `cannot be read (${cause})`;
+}
+
+/** `size:mtime` of a file, '-' when absent: equal stamps before and after a read, no writer moved it meanwhile. */
+function stampOf(file: string): string {
+  const st = lstatSync(file, { throwIfNoEntry: false });
+  return st === undefined ? '-' : `${st.size}:${st.mtimeMs}:${st.ino}`;
+}
+
+/** The ledger's file and its WAL, stamped together. */
+const ledgerStamp = (file: string): string => `${stampOf(file)}|${stampOf(`${file}-wal`)}`;
+
+/** Reads a whole open regular file (bounded). */
+function readAll(fd: number, size: number): Buffer {
+  if (size > READ_ONLY_LEDGER_MAX_BYTES) throw unreadableLedger('ledger_too_large');
+  const bytes = Buffer.alloc(size);
+  let off = 0;
+  while (off < size) {
+    const n = readSync(fd, bytes, off, size - off, off);
+    if (n === 0) break;
+    off += n;
   }
-  const wal = lstatSync(`${file}-wal`, { throwIfNoEntry: false });
-  if (wal !== undefined && wal.size > 0) throw Object.assign(new Error('unapplied WAL on read-only media'), { code: 'SQLITE_CANTOPEN_WAL' });
-  const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  let bytes: Buffer;
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.size > READ_ONLY_LEDGER_MAX_BYTES) throw Object.assign(new Error('not a regular ledger file'), { code: 'SQLITE_CANTOPEN_NOTREG' });
-    bytes = Buffer.alloc(st.size);
-    let off = 0;
-    while (off < st.size) {
-      const n = readSync(fd, bytes, off, st.size - off, off);
-      if (n === 0) break;
-      off += n;
-    }
-  } finally {
-    closeSync(fd);
-  }
+  return bytes.subarray(0, off);
+}
+
+/** An in-memory database of a ledger image (marked rollback-journal: a memory image cannot be WAL). */
+function memoryImage(bytes: Buffer): Database.Database {
   if (bytes.length >= 20 && bytes[18] === 2 && bytes[19] === 2) {
     bytes[18] = 1;
     bytes[19] = 1;
   }
-  return new Database(bytes, { readonly: true });
+  const db = new Database(bytes, { ...sqliteNativeOptions(), readonly: true });
+  db.prepare('SELECT count(*) FROM sqlite_master').get();
+  return db;
 }
 
-/** True when a failure says this process may read but not write the ledger. */
-function cannotWrite(e: unknown): boolean {
-  const code = sqliteCode(e) ?? '';
-  return code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN') || code === 'SQLITE_PERM' || code === 'SQLITE_AUTH' || code === 'EROFS' || code === 'EACCES';
+/** The ledger and its WAL copied to a private directory and folded there: one consistent image, nothing written beside the ledger. */
+function foldedCopy(file: string): Buffer {
+  const dir = mkdtempSync(join(tmpdir(), 'gf-ledger-'));
+  try {
+    const copy = join(dir, CHAIN_DB_FILE);
+    copyFileSync(file, copy);
+    copyFileSync(`${file}-wal`, `${copy}-wal`);
+    const db = new Database(copy, { ...sqliteNativeOptions(), fileMustExist: true });
+    try {
+      return db.serialize();
+    } finally {
+      db.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Opens a ledger for reading, leaving no file behind and changing no byte.
+ *
+ * SQLite's own read-only mode still creates `-wal`/`-shm` beside a WAL
+ * database. So: the path must be a regular file (checked without blocking,
+ * no links followed; a FIFO is refused, never waited on). With a writer's
+ * `-wal` and `-shm` already there, the ledger is read in place (SQLite
+ * creates nothing new and sees the live writer's commits). Otherwise the
+ * file's bytes are the whole ledger: they are read once and opened in
+ * memory, retried if a writer moved the file meanwhile; a `-wal` without
+ * its index (or on read-only media) is folded in a private copy.
+ */
+function openForRead(file: string): Database.Database {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const before = ledgerStamp(file);
+    const opened = openRegularFile(file, { followLinks: false });
+    if (!opened.ok) throw unreadableLedger(`not_regular_${opened.problem}`);
+    let image: Buffer | undefined;
+    try {
+      const wal = lstatSync(`${file}-wal`, { throwIfNoEntry: false });
+      const shm = lstatSync(`${file}-shm`, { throwIfNoEntry: false });
+      if (wal !== undefined && (!wal.isFile() || (shm !== undefined && !shm.isFile()))) throw unreadableLedger('not_regular_wal');
+      if (wal !== undefined && shm !== undefined) {
+        try {
+          const db = new Database(file, { ...sqliteNativeOptions(), readonly: true, fileMustExist: true });
+          try {
+            db.pragma('busy_timeout = 5000');
+            db.prepare('SELECT count(*) FROM sqlite_master').get();
+          } catch (e) {
+            db.close();
+            throw e;
+          }
+          return db;
+        } catch (e) {
+          if (!(sqliteCode(e) ?? '').startsWith('SQLITE_CANTOPEN') && !(sqliteCode(e) ?? '').startsWith('SQLITE_READONLY')) throw e;
+        }
+      }
+      image = wal !== undefined && wal.size > 0 ? foldedCopy(file) : readAll(opened.fd, opened.st.size);
+    } finally {
+      closeSync(opened.fd);
+    }
+    if (ledgerStamp(file) === before) return memoryImage(image);
+  }
+  throw unreadableLedger('changing');
+}
+
+const ROWS_SQL = 'SELECT sequence, transition_id, prior_head, next_head, event_bytes, written_at FROM checkpoint_chain ORDER BY sequence ASC';
+
+/** The store's own causes of an unreadable ledger (besides SQLite's codes and errnos). */
+const OWN_CAUSES: ReadonlySet<string> = new Set(['no_ledger_tables', 'no_workflow_row', 'workflow_dir_mismatch', 'ledger_too_large', 'changing']);
+const NOT_REGULAR_CAUSES: ReadonlySet<string> = new Set([...Object.keys(NOT_REGULAR_FILE_WORDS), 'wal'].map((k) => `not_regular_${k}`));
+
+/** The stable cause of a ledger read failure: an SQLite result code or errno, or the store's own reason. */
+function causeOf(e: unknown): string {
+  const code = sqliteCode(e);
+  return safeDriverCode(code) ?? (code !== undefined && (OWN_CAUSES.has(code) || NOT_REGULAR_CAUSES.has(code)) ? code : 'unreadable');
+}
+
+/** True when the database has both ledger tables. */
+function hasLedgerTables(db: Database.Database): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name IN ('checkpoint_chain', 'chain_workflow')").all().length === 2;
+}
+
+/**
+ * A read failure of one ledger as the caller sees it: a busy writer stays `GF_WRITER_BUSY`, typed
+ * errors pass, anything the file itself causes is `workflows.checkpoint_store_corrupt` with the
+ * ledger's project-relative name and the cause in words.
+ */
+function unreadableError(e: unknown, ledger: string): unknown {
+  if (isGfError(e) || e instanceof ChainError) return e;
+  const mapped = mapDriverError(e);
+  if (mapped !== e) return mapped;
+  const cause = causeOf(e);
+  return new CheckpointStoreCorruptError(cause, `the ledger ${ledger} ${ledgerCauseWords(cause)}`, { ledger });
 }
 
 /** SQLite result codes and errnos that mean the ledger file could not be read or written. */
@@ -209,7 +306,7 @@ export class SqliteChainStore implements ChainStoreWithReaders {
     // (nothing can interleave), otherwise it queues behind the holder; inside `lock` it joins the holder's transaction.
     if (this.#mutex.isFree(id)) return this.#appendNow(id, prepared);
     // Inside `lock`: the holder has the gate; the row commits now, durable when this resolves.
-    if (this.#mutex.holds(id)) return this.#commitOne(this.#connect(id, true) as Conn, prepared);
+    if (this.#mutex.holds(id)) return this.#commitOne(this.#connect(id), prepared);
     return this.#mutex.runInternal(id, async () => {
       this.#assertOpen();
       return this.#appendNow(id, prepared);
@@ -221,7 +318,7 @@ export class SqliteChainStore implements ChainStoreWithReaders {
     let c: Conn;
     let gate: Gate;
     try {
-      c = this.#connect(id, true) as Conn;
+      c = this.#connect(id);
       gate = this.#gate(id, c);
       gate.begin.run();
     } catch (e) {
@@ -275,8 +372,8 @@ export class SqliteChainStore implements ChainStoreWithReaders {
   async tailChainHead(workflowId: WorkflowId): Promise<ChainHead> {
     this.#assertOpen();
     assertWorkflowId(workflowId);
-    const c = this.#connect(workflowId, false);
-    return (c?.tail.get()?.next_head ?? GENESIS) as ChainHead;
+    const head = this.#read(workflowId, (db) => db.prepare<[], { next_head: string }>('SELECT next_head FROM checkpoint_chain ORDER BY sequence DESC LIMIT 1').get()?.next_head);
+    return (head ?? GENESIS) as ChainHead;
   }
 
   async lock<T>(workflowId: WorkflowId, fn: () => Promise<T>): Promise<T> {
@@ -287,7 +384,7 @@ export class SqliteChainStore implements ChainStoreWithReaders {
       this.#assertOpen();
       let gate: Gate;
       try {
-        gate = this.#gate(workflowId, this.#connect(workflowId, true) as Conn);
+        gate = this.#gate(workflowId, this.#connect(workflowId));
         gate.begin.run();
       } catch (e) {
         throw mapDriverError(e);
@@ -333,7 +430,11 @@ export class SqliteChainStore implements ChainStoreWithReaders {
       if (!existsSync(file)) continue;
       let db: Database.Database | undefined;
       try {
-        db = openReadOnly(file);
+        db = openForRead(file);
+        if (!hasLedgerTables(db)) {
+          bad.push({ kind: 'unreadable', ledger, cause: 'no_ledger_tables' });
+          continue;
+        }
         const meta = db.prepare<[], { workflow_id: string }>('SELECT workflow_id FROM chain_workflow WHERE singleton = 1').get();
         if (meta === undefined) {
           bad.push({ kind: 'unreadable', ledger, cause: 'no_workflow_row' });
@@ -348,7 +449,8 @@ export class SqliteChainStore implements ChainStoreWithReaders {
       } catch (e) {
         const code = sqliteCode(e);
         if (code === 'SQLITE_BUSY') throw mapDriverError(e);
-        bad.push({ kind: 'unreadable', ledger, cause: safeDriverCode(code) ?? 'unreadable' });
+        if (e instanceof GfError) throw e;
+        bad.push({ kind: 'unreadable', ledger, cause: causeOf(e) });
       } finally {
         db?.close();
       }
@@ -360,17 +462,18 @@ export class SqliteChainStore implements ChainStoreWithReaders {
   async *readPersistedRows(workflowId: WorkflowId): AsyncIterable<PersistedRow> {
     this.#assertOpen();
     assertWorkflowId(workflowId);
-    const c = this.#connect(workflowId, false);
-    if (c === undefined) return;
-    const rows = c.rows.all();
+    const rows = this.#read(workflowId, (db) => db.prepare<[], RawRow>(ROWS_SQL).all()) ?? [];
+    // A column of another type than the schema's (a NULL, a text where bytes belong) is carried as the
+    // nearest empty value, so `verify` classifies the row (torn) instead of the reader failing.
     for (const r of rows) {
+      const bytes: unknown = r.event_bytes;
       yield {
-        sequence: r.sequence,
-        transition_id: r.transition_id,
-        prior_head: r.prior_head,
-        next_head: r.next_head,
-        event_bytes: new Uint8Array(r.event_bytes.buffer, r.event_bytes.byteOffset, r.event_bytes.byteLength),
-        written_at: r.written_at,
+        sequence: typeof r.sequence === 'number' ? r.sequence : Number(r.sequence),
+        transition_id: typeof r.transition_id === 'string' ? r.transition_id : '',
+        prior_head: typeof r.prior_head === 'string' ? r.prior_head : '',
+        next_head: typeof r.next_head === 'string' ? r.next_head : '',
+        event_bytes: bytes instanceof Uint8Array ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) : new Uint8Array(0),
+        written_at: typeof r.written_at === 'string' ? r.written_at : '',
       };
     }
   }
@@ -389,7 +492,7 @@ export class SqliteChainStore implements ChainStoreWithReaders {
   connectionPragmas(workflowId: WorkflowId): { readonly journal_mode: string; readonly synchronous: number; readonly busy_timeout: number } {
     this.#assertOpen();
     assertWorkflowId(workflowId);
-    const c = this.#connect(workflowId, true) as Conn;
+    const c = this.#connect(workflowId);
     return {
       journal_mode: String(c.db.pragma('journal_mode', { simple: true })),
       synchronous: Number(c.db.pragma('synchronous', { simple: true })),
@@ -432,9 +535,44 @@ export class SqliteChainStore implements ChainStoreWithReaders {
     if (c.db.inTransaction) c.rollback.run();
   }
 
-  #connect(workflowId: WorkflowId, create: boolean): Conn | undefined {
+  /**
+   * Runs one read of a workflow's ledger: on this store's own connection when it has one open
+   * (it writes there), else on a reading connection opened for this read only and closed after it
+   * (see `openForRead`: nothing is created beside the ledger). Undefined when there is no ledger.
+   * A file that cannot be read as a ledger is `workflows.checkpoint_store_corrupt` naming it.
+   */
+  #read<T>(workflowId: WorkflowId, fn: (db: Database.Database) => T): T | undefined {
+    const own = this.#conns.get(workflowId);
+    if (own !== undefined) return fn(own.db);
+    const file = join(this.#root, workflowDirName(workflowId), CHAIN_DB_FILE);
+    if (lstatSync(file, { throwIfNoEntry: false }) === undefined) return undefined;
+    const ledger = `chain/${workflowDirName(workflowId)}/${CHAIN_DB_FILE}`;
+    let db: Database.Database;
+    try {
+      db = openForRead(file);
+    } catch (e) {
+      throw unreadableError(e, ledger);
+    }
+    try {
+      if (!hasLedgerTables(db)) {
+        // A database with no table at all is a first append that stopped before its schema: no rows yet.
+        if ((db.prepare<[], { n: number }>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get()?.n ?? 0) === 0) return undefined;
+        throw unreadableError(unreadableLedger('no_ledger_tables'), ledger);
+      }
+      const meta = db.prepare<[], { workflow_id: string }>('SELECT workflow_id FROM chain_workflow WHERE singleton = 1').get();
+      if (meta?.workflow_id !== workflowId) throw unreadableError(unreadableLedger(meta === undefined ? 'no_workflow_row' : 'workflow_dir_mismatch'), ledger);
+      return fn(db);
+    } catch (e) {
+      throw unreadableError(e, ledger);
+    } finally {
+      db.close();
+    }
+  }
+
+  /** This store's writing connection to a workflow's ledger (created with its schema when missing; kept open, least recently used closed first). */
+  #connect(workflowId: WorkflowId): Conn {
     const cached = this.#conns.get(workflowId);
-    if (cached !== undefined && (cached.writable || !create)) {
+    if (cached !== undefined) {
       // Least recently used out first: a use moves the connection to the end (it is there already when it was the last one used).
       if (this.#newest !== workflowId) {
         this.#conns.delete(workflowId);
@@ -443,32 +581,28 @@ export class SqliteChainStore implements ChainStoreWithReaders {
       }
       return cached;
     }
-    if (cached !== undefined) {
-      closeConn(cached);
-      this.#conns.delete(workflowId);
-    }
     const dir = join(this.#root, workflowDirName(workflowId));
     const file = join(dir, CHAIN_DB_FILE);
-    if (!create && !existsSync(file)) return undefined;
-    if (create) makeDirs(dir);
+    makeDirs(dir);
+    // An existing path must be a regular file before SQLite opens it (a FIFO would block the open forever).
+    if (lstatSync(file, { throwIfNoEntry: false }) !== undefined) {
+      const problem = notRegularFile(file, { followLinks: false });
+      if (problem !== null && problem !== 'missing') throw unreadableError(unreadableLedger(`not_regular_${problem}`), `chain/${workflowDirName(workflowId)}/${CHAIN_DB_FILE}`);
+    }
     let db: Database.Database | undefined;
-    let writable = true;
     try {
-      if (create) sqliteIoBoundary();
-      db = new Database(file, { ...sqliteNativeOptions(), fileMustExist: !create });
-      if (create) sqliteIoBoundary();
+      sqliteIoBoundary();
+      db = new Database(file, { ...sqliteNativeOptions(), fileMustExist: false });
+      sqliteIoBoundary();
       for (const p of CHAIN_PRAGMAS) db.pragma(p);
     } catch (e) {
       db?.close();
-      // A reader of a ledger it cannot write (a read-only mount, another user's project) reads it read-only.
-      if (create || !cannotWrite(e)) throw mapDriverError(e);
-      db = openReadOnly(file);
-      writable = false;
+      throw mapDriverError(e);
     }
     try {
       const hasSchema = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name IN ('checkpoint_chain', 'chain_workflow')").all().length === 2;
-      // Readers of an existing database take no write lock; creators set it up under BEGIN IMMEDIATE.
-      if (!hasSchema && create) sqliteIoBoundary();
+      // A database without the schema is set up under BEGIN IMMEDIATE.
+      if (!hasSchema) sqliteIoBoundary();
       if (!hasSchema) db.transaction(() => {
         db.exec(CHECKPOINT_CHAIN_SCHEMA);
         db.exec(CHAIN_METADATA_SCHEMA);
@@ -482,13 +616,11 @@ export class SqliteChainStore implements ChainStoreWithReaders {
     }
     const conn: Conn = {
       db,
-      writable,
       tail: db.prepare('SELECT next_head FROM checkpoint_chain ORDER BY sequence DESC LIMIT 1'),
       dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
       head: undefined,
       version: -1,
       insert: db.prepare('INSERT INTO checkpoint_chain (transition_id, prior_head, next_head, event_bytes, written_at) VALUES (?, ?, ?, ?, ?)'),
-      rows: db.prepare('SELECT sequence, transition_id, prior_head, next_head, event_bytes, written_at FROM checkpoint_chain ORDER BY sequence ASC'),
       begin: db.prepare('BEGIN IMMEDIATE'),
       commit: db.prepare('COMMIT'),
       rollback: db.prepare('ROLLBACK'),

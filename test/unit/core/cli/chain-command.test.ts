@@ -67,7 +67,7 @@ describe('gf chain', () => {
   it('verify --all --json reports every chain and fails on the tampered one', async () => {
     const r = await gf('chain', 'verify', '--all', '--json', '--project', project);
     expect(r.code).toBe(1);
-    expect(r.err.trim()).toBe('workflows.checkpoint_chain_mismatch');
+    expect(r.err.trim()).toBe('workflows.checkpoint_chain_mismatch: a chain head does not match its recomputation');
     const reports = JSON.parse(r.out) as { workflow_id: string; status: string; first_bad_sequence: number | null; rows: number; tail_head: string }[];
     expect(Object.keys(reports[0] ?? {}).sort()).toEqual(['first_bad_sequence', 'rows', 'status', 'tail_head', 'workflow_id']);
     for (const x of reports) {
@@ -79,7 +79,7 @@ describe('gf chain', () => {
   it('verify at a break prints the expected head (the recomputation: the head as written) and the stored (tampered) head', async () => {
     expect(storedHead).not.toBe(writtenHead);
     const text = await gf('chain', 'verify', DEMO_TAMPERED_WORKFLOW_ID, '--project', project);
-    expect([text.code, text.err.trim()]).toEqual([1, 'workflows.checkpoint_chain_mismatch']);
+    expect([text.code, text.err.trim()]).toEqual([1, 'workflows.checkpoint_chain_mismatch: a chain head does not match its recomputation']);
     expect(text.out).toContain(`  expected next_head at sequence 2: ${writtenHead}\n  stored   next_head at sequence 2: ${storedHead}\n`);
     const json = JSON.parse((await gf('chain', 'verify', DEMO_TAMPERED_WORKFLOW_ID, '--project', project, '--json')).out) as { break_head?: unknown };
     expect(json.break_head).toEqual({ column: 'next_head', expected_head: writtenHead, stored_head: storedHead });
@@ -92,7 +92,7 @@ describe('gf chain', () => {
     const same = await gf('chain', 'verify', 'demo-failed', '--project', project, '--expect-head', heads.get('demo-failed') ?? '');
     expect(same.code).toBe(0);
     const other = await gf('chain', 'verify', 'demo-failed', '--project', project, '--expect-head', heads.get('demo-clean-completion') ?? '');
-    expect([other.code, other.err.trim()]).toEqual([1, 'workflows.checkpoint_head_unexpected']);
+    expect([other.code, other.err.trim()]).toEqual([1, 'workflows.checkpoint_head_unexpected: a tail head differs from the expected head']);
   });
 
   it('a truncated tail verifies ok on its own but fails against the recorded head', async () => {
@@ -107,7 +107,7 @@ describe('gf chain', () => {
       await store.close();
       expect((await gf('chain', 'verify', 'demo-clean-completion', '--project', p2)).code).toBe(0);
       const r = await gf('chain', 'verify', 'demo-clean-completion', '--project', p2, '--expect-head', recorded);
-      expect([r.code, r.err.trim()]).toEqual([1, 'workflows.checkpoint_head_unexpected']);
+      expect([r.code, r.err.trim()]).toEqual([1, 'workflows.checkpoint_head_unexpected: a tail head differs from the expected head']);
     } finally {
       rmSync(p2, { recursive: true, force: true });
     }
@@ -121,7 +121,7 @@ describe('gf chain', () => {
       await store.close();
       tamperSqliteRow(join(p3, 'chain'), 'demo-failed', 2, { event_bytes: new TextEncoder().encode('{"trunc') });
       const r = await gf('chain', 'verify', 'demo-failed', '--project', p3, '--json');
-      expect([r.code, r.err.trim()]).toEqual([1, 'workflows.checkpoint_torn_write']);
+      expect([r.code, r.err.trim()]).toEqual([1, 'workflows.checkpoint_torn_write: a chain has a torn row']);
       expect(JSON.parse(r.out)).toMatchObject({ status: 'torn_write', first_bad_sequence: 2, rows: 3 });
     } finally {
       rmSync(p3, { recursive: true, force: true });
@@ -130,10 +130,10 @@ describe('gf chain', () => {
 
   it('bad input: invalid or unknown workflow ids, bad options, missing project — stable ids, no caller text echoed', async () => {
     const bad = await gf('chain', 'show', '../../etc/passwd', '--project', project);
-    expect([bad.code, bad.err.trim()]).toEqual([1, 'workflows.invalid_workflow_id']);
+    expect([bad.code, bad.err.trim()]).toEqual([1, 'workflows.invalid_workflow_id: not a valid workflow id']);
     expect(bad.err).not.toContain('passwd');
     const unknown = await gf('chain', 'verify', 'no-such-workflow', '--project', project);
-    expect([unknown.code, unknown.err.trim()]).toEqual([1, 'workflows.workflow_not_found']);
+    expect([unknown.code, unknown.err.trim()]).toEqual([1, 'workflows.workflow_not_found: no chain for this workflow in the project']);
     expect((await gf('chain', 'verify', '--project', project)).err).toContain('GF_VALIDATION');
     expect((await gf('chain', 'verify', 'demo-failed', '--all', '--project', project)).err).toContain('GF_VALIDATION');
     expect((await gf('chain', 'verify', 'demo-failed', '--expect-head', 'nope', '--project', project)).err).toContain('GF_VALIDATION');

@@ -47,7 +47,7 @@ describe('gf demo create: workflow ledgers in <project>/chain', () => {
   it('verify --all: every scripted workflow ok, the tampered one chain_mismatch at sequence 2', async () => {
     const r = await gf('chain', 'verify', '--all', '--json', '--project', join(tmp, 'a'));
     expect(r.code).toBe(1);
-    expect(r.err.trim()).toBe('workflows.checkpoint_chain_mismatch');
+    expect(r.err.trim()).toBe('workflows.checkpoint_chain_mismatch: a chain head does not match its recomputation');
     const reports = JSON.parse(r.out) as { workflow_id: string; status: string; first_bad_sequence: number | null }[];
     expect(reports.map((x) => x.workflow_id).sort()).toEqual(DEMO_WORKFLOWS.map((w) => w.workflow_id).sort());
     for (const x of reports) {

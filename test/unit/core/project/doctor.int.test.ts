@@ -43,7 +43,7 @@ describe('gf doctor', () => {
     fs.writeFileSync(path.join(dir, 'chain', ledger, 'checkpoints.sqlite'), 'garbage');
     const before = treeDigest(dir);
     const r = await gf('doctor', '--project', dir, '--json');
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(1); // a report with anomalies exits 1
     const found = (JSON.parse(r.out) as Report).anomalies;
     expect(found.map((a) => a.path).sort()).toEqual(
       ['CURRENT', 'current-tmp-018f0f4e-7b8c-7000-8000-00000000aa01', 'transactions/tmp-018f0f4e-7b8c-7000-8000-00000000aa01.json', `chain/${ledger}/checkpoints.sqlite`].sort(),
@@ -52,7 +52,7 @@ describe('gf doctor', () => {
     expect(treeDigest(dir)).toEqual(before);
 
     const fixed = await gf('doctor', '--project', dir, '--repair', '--json');
-    expect(fixed.code).toBe(0);
+    expect(fixed.code).toBe(1); // a report with anomalies exits 1
     const after = JSON.parse(fixed.out) as Report;
     expect(fs.readFileSync(path.join(dir, 'CURRENT'))).toEqual(current);
     expect(after.rebuilt_current).not.toBeNull();
@@ -70,7 +70,7 @@ describe('gf doctor', () => {
     fs.writeFileSync(path.join(dir, rel), 'bytes no manifest names');
     const before = treeDigest(dir);
     const r = await gf('doctor', '--project', dir, '--json');
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(1); // a report with anomalies exits 1
     const found = (JSON.parse(r.out) as Report).anomalies;
     expect(found.map((a) => [a.path, a.problem, a.repairable])).toEqual([[rel, 'orphaned object: no generation names it', false]]);
     expect(found[0]?.remedy).toMatch(/full sweep removes it/);
@@ -112,7 +112,7 @@ describe('gf doctor', () => {
       proc.on('error', reject);
       proc.on('close', (code) => resolve({ code, out, err }));
     });
-    expect({ code: r.code, err: r.err }).toEqual({ code: 0, err: '' });
+    expect({ code: r.code, err: r.err }).toEqual({ code: 1, err: 'GF_PROJECT_CORRUPT: gf doctor found 3 anomalies; see the report for each path and its remedy\n' });
     const found = (JSON.parse(r.out) as Report).anomalies;
     expect(found.map((a) => a.path).sort()).toEqual([object, 'locks/writer.lock', 'transactions'].sort());
     const byPath = new Map(found.map((a) => [a.path, a]));

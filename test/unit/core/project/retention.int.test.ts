@@ -106,7 +106,7 @@ describe('post-publication cleanup (incremental)', () => {
       armFailpointForTesting(undefined);
     }
     expect(err instanceof GfError ? [err.code, err.committed] : err).toEqual(['GF_IO', false]);
-    expect(fs.existsSync(objectPath(dir, bytesOf(staged)))).toBe(true);
+    expect(fs.existsSync(objectPath(dir, bytesOf(staged)))).toBe(false); // the refusal took back the object it added
 
     // The ABORTED journal makes this pass a full sweep: the orphan goes, and so does the journal.
     const r = await publish(p, [putConfig('after-abort')]);

@@ -114,6 +114,7 @@ describe('ontology input and model rules', () => {
     ['workspace.ontology.entry_limit', { classes: Array.from({ length: 10_001 }, (_, i) => cls(`c${i}`)) }],
     ['workspace.ontology.id_format', { classes: [cls('has space')] }],
     ['workspace.ontology.label_nonblank', { classes: [{ id: 'a', label: '  ' }] }],
+    ['workspace.ontology.label_text', { classes: [{ id: 'a', label: 'evil\u202Etxt.exe' }] }],
     ['workspace.ontology.id_unique', { classes: [cls('a'), cls('a')] }],
     ['workspace.ontology.parent_not_self', { classes: [cls('a', { parent_class_id: 'a' })] }],
     ['workspace.ontology.class_reference_exists', { classes: [cls('a')], relations: [{ id: 'r', label: 'r', domain_class_id: 'a', range_class_id: 'ghost' }] }],
