@@ -36,6 +36,12 @@ export const GF_CODES = [
   'GF_NO_WORKSPACE',
   /** A write that needs an explicit confirmation field the request did not give (e.g. a revert that changes nothing). */
   'GF_CONFIRMATION_REQUIRED',
+  /**
+   * A write whose precondition no longer holds: the revert preview was computed
+   * against another CURRENT, or the thread restore against another head. Nothing
+   * was written; preview again and confirm.
+   */
+  'GF_STALE_PREVIEW',
   /** A database server (the PostgreSQL chain store) refused or did not answer the connection; details name host and port only. */
   'GF_STORE_UNREACHABLE',
   /** Client side: the Checkpoint Studio server (the bridge) could not be reached. */

@@ -176,7 +176,7 @@ export function threadsOperations(sources: ThreadSources, clock: () => Date, can
         throw e instanceof GfError ? e.withCommitted(false) : e;
       }); // the same typed refusals as browsing (not SQLite, no LangGraph tables, unreachable) before any writer opens
       const saver = await (await sources.writer(r.source)).saver().catch(writeFailure);
-      return restoreThread(saver, { threadId: r.thread_id, checkpointId: r.checkpoint_id, reason: r.reason, actor: r.actor ?? null, idempotencyKey: r.idempotency_key }, clock);
+      return restoreThread(saver, { threadId: r.thread_id, checkpointId: r.checkpoint_id, reason: r.reason, actor: r.actor ?? null, idempotencyKey: r.idempotency_key, ...(r.expected_head_checkpoint_id === undefined ? {} : { expectedHead: r.expected_head_checkpoint_id }) }, clock);
     },
     'threads.health': async (r) => sources.health(r.source),
   };

@@ -52,6 +52,10 @@ export interface ThreadHistoryRow {
   readonly next: readonly string[];
   /** The checkpoint this one restored (set by `threads.restore`), else null. */
   readonly restored_from: string | null;
+  /** A restore's reason as stored (trimmed), else null. */
+  readonly restore_reason: string | null;
+  /** Who restored (the actor the restore recorded: an actor UUID from the app, or the CLI's `--actor`), else null. */
+  readonly restore_actor: string | null;
 }
 
 /** A page of rows and the token of the next page (null on the last). */

@@ -149,6 +149,8 @@ function historyRow(t: CheckpointTuple, parent: CheckpointTuple | undefined): Th
     writes: writingNodes(t, parent),
     next: nextNodes(t),
     restored_from: typeof restored === 'string' ? restored : null,
+    restore_reason: typeof restored === 'string' && typeof meta['reason'] === 'string' ? meta['reason'] : null,
+    restore_actor: typeof restored === 'string' && typeof meta['actor'] === 'string' ? meta['actor'] : null,
   };
 }
 

@@ -131,6 +131,13 @@ export function restorationChanges(current: readonly ManifestParticipant[], sour
 export interface RevertConfirmations {
   /** Publish even though the checkpoint's content already equals CURRENT's (`GF_CONFIRMATION_REQUIRED` otherwise). */
   readonly confirmSameContent?: boolean;
+  /**
+   * The CURRENT generation the caller's preview was computed against: checked
+   * under the writer lock on a first attempt; another CURRENT is
+   * `GF_STALE_PREVIEW` and nothing is written. A replay ignores it (it returns
+   * the original receipt).
+   */
+  readonly expectedCurrentGenerationUuid?: string;
 }
 
 /**
@@ -262,6 +269,15 @@ export class RevertEngine {
     let current: Lease<Table> | undefined;
     try {
       current = w.leaseCurrent();
+      const expected = confirm.expectedCurrentGenerationUuid;
+      if (expected !== undefined && current.generationUuid !== expected) {
+        throw new GfError('GF_STALE_PREVIEW', 'CURRENT changed since this revert was previewed; nothing was written', {
+          operation: REVERT_OPERATION,
+          phase: 'current_moved',
+          expected_current_generation_uuid: expected,
+          current_generation_uuid: current.generationUuid,
+        }, false);
+      }
       if (sameContent(view.participants, current.manifest.participants) && confirm.confirmSameContent !== true) {
         throw new GfError('GF_CONFIRMATION_REQUIRED', 'the checkpoint already has the content of CURRENT: this revert would change nothing; confirm it to publish anyway', {
           operation: REVERT_OPERATION,
