@@ -70,9 +70,9 @@ export function relativeTime(thenMs: number, nowMs: number, locale = 'en-US'): s
   if (abs < 45) return 'just now';
   const rtf = new Intl.RelativeTimeFormat(locale, { numeric: 'auto' });
   for (const [unit, size] of UNITS) {
-    if (abs >= size * (unit === 'minute' ? 0.75 : 1)) return rtf.format(Math.round(seconds / size), unit);
+    if (abs >= size * (unit === 'minute' ? 0.75 : 1)) return rtf.format(Math.sign(seconds) * Math.round(abs / size), unit);
   }
-  return rtf.format(Math.round(seconds), 'second');
+  return rtf.format(Math.sign(seconds) * Math.round(abs), 'second');
 }
 
 /**
