@@ -2,6 +2,7 @@
 // and a clear error in place of a blank screen.
 import { Suspense, lazy, useEffect } from 'react';
 import { ErrorBox } from './components/error-box';
+import { Identity } from './components/identity';
 import { transport } from './invoke';
 import { HistoryScreen } from './screens/history-screen';
 import { OpenScreen } from './screens/open-screen';
@@ -98,6 +99,7 @@ export function App() {
         <p className="muted" data-testid="mode">
           {mode ?? '…'} mode over {transport()} · workspace: <span data-testid="project-label">{workspace?.label ?? 'none'}</span>
         </p>
+        <Identity />
       </header>
       {booted && fatal === null && (
         <nav aria-label="Screens" className="app-nav">

@@ -3,6 +3,7 @@
 // goes through `invoke` (the operation contract).
 import { create } from 'zustand';
 import type { ArrowResult, JsonResults, OperationName, ProjectSummary, Row } from '../core/contract/operations';
+import type { ActorBook } from '../core/contract/actor';
 import { decodeArrow } from './arrow-rows';
 import { fetchHistory, startBoot } from './boot';
 import { showError, type ShownError } from './errors-text';
@@ -58,6 +59,12 @@ export interface StudioState {
   readonly revision: number;
   /** The last `project.changes` token seen (null: not polled yet for this workspace). */
   readonly changeToken: string | null;
+  /** The app user's identity and the actors known by name (null until loaded, or when the identity file cannot be read). */
+  readonly actors: ActorBook | null;
+  /** Loads `actors` (at boot); a failure leaves it null (actors then show as short ids, writes carry no actor). */
+  loadActors(): Promise<void>;
+  /** Renames the app user (the actor UUID stays). */
+  renameSelf(displayName: string): Promise<void>;
   /**
    * Asks the engine whether the workspace changed (CURRENT, the registry, a
    * ledger — by any process) and refreshes when it did. Polled by the app shell.
@@ -104,6 +111,18 @@ export const useStudio = create<StudioState>((set, get) => ({
   lastRevertGeneration: null,
   revision: 0,
   changeToken: null,
+  actors: null,
+  async loadActors() {
+    try {
+      set({ actors: await invoke('actor.show', {}) });
+    } catch {
+      set({ actors: null });
+    }
+  },
+  async renameSelf(displayName) {
+    await invoke('actor.rename', { display_name: displayName });
+    await get().loadActors();
+  },
   async checkChanges() {
     const ws = get().workspace;
     if (ws === null || !get().operations.includes('project.changes')) return;
@@ -118,6 +137,7 @@ export const useStudio = create<StudioState>((set, get) => ({
       // Started by the entry chunk while this one loaded (see boot.ts).
       const { session, history } = await startBoot();
       set({ mode: session.mode, operations: session.operations });
+      void get().loadActors();
       if (session.project !== null && history !== null) {
         set({ workspace: session.project });
         // A deep link (reload, bookmark, second tab) lands on its screen; otherwise History.
@@ -188,3 +208,9 @@ export const useStudio = create<StudioState>((set, get) => ({
     set({ lastRevertGeneration: generation });
   },
 }));
+
+/** The actor UUID every write from the app carries (the app user's), or nothing when the identity is not loaded. */
+export function actorField(): { readonly actor_uuid?: string } {
+  const self = useStudio.getState().actors?.self.actor_uuid;
+  return self === undefined ? {} : { actor_uuid: self };
+}

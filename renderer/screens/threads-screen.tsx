@@ -8,6 +8,9 @@ import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react
 import { THREAD_HEAD_SELECTOR, THREAD_PAGE_LIMITS, type ThreadHistoryRow, type ThreadListRow, type ThreadPage } from '../../core/contract/threads';
 import { startBoot } from '../boot';
 import { ErrorBox } from '../components/error-box';
+import { ActorLabel } from '../components/actor-label';
+import { When } from '../components/when';
+import { exactUtc } from '../../core/contract/format';
 import { VirtualGrid, type GridColumn } from '../components/virtual-grid';
 import { countOf, formatCount } from '../format';
 import { useQuery } from '../hooks';
@@ -35,7 +38,7 @@ const list = (v: readonly string[]): string => (v.length === 0 ? '—' : v.join(
 
 function historyColumns(headId: string | null): readonly GridColumn<ThreadHistoryRow>[] {
   return [
-    { id: 'time', header: 'Time', minRem: 13 },
+    { id: 'time', header: 'Time', minRem: 19, render: (r) => <When iso={r.time} />, title: (r) => `${exactUtc(r.time) ?? r.time} (UTC)` },
     { id: 'step', header: 'Step', minRem: 4, render: (r) => (r.step === null ? '—' : formatCount(r.step)), title: (r) => String(r.step ?? '') },
     { id: 'source', header: 'Source', minRem: 5 },
     { id: 'writes', header: 'Written by', minRem: 8, render: (r) => list(r.writes), title: (r) => r.writes.join(', ') },
@@ -50,6 +53,15 @@ function historyColumns(headId: string | null): readonly GridColumn<ThreadHistor
         </>
       ),
       title: (r) => r.checkpoint_id,
+    },
+    {
+      id: 'restore_reason', header: 'Restore', minRem: 16,
+      render: (r) => (r.restored_from === null ? '' : (
+        <span data-testid="thread-row-restore">
+          <q data-testid="thread-row-reason">{r.restore_reason ?? ''}</q>{r.restore_actor !== null && <> by <ActorLabel actor={r.restore_actor} compact testId="thread-row-actor" /></>}
+        </span>
+      )),
+      title: (r) => (r.restored_from === null ? '' : `restored from ${r.restored_from}: ${r.restore_reason ?? ''}`),
     },
   ];
 }
@@ -267,7 +279,7 @@ function ThreadView({ source, revision, thread, checkpoint, from, to, update, on
           status={history.loading ? 'Loading…' : `${countOf(history.count, 'checkpoint', 'checkpoints')}${history.hasMore ? ' loaded · scroll for more' : ''}`}
         />
       )}
-      <div className="split">
+      <div className="inspector-wide">
         <div>
           <h3>Checkpoint</h3>
           {checkpoint === null ? (
@@ -302,6 +314,7 @@ function ThreadView({ source, revision, thread, checkpoint, from, to, update, on
           headId={headId}
           revision={revision}
           onRestored={onRestored}
+          onStale={onRestored}
           onInspect={(id) => update({ checkpoint: id })}
         />
       )}
