@@ -72,8 +72,9 @@ const NO_WORKSPACE: ReadonlySet<Screen> = new Set<Screen>(['open', 'threads']);
 
 /** The root component. */
 export function App() {
-  const { booted, fatal, workspace, screen, go, mode, boot, followHash, checkChanges } = useStudio(useShallow((s) => ({ booted: s.booted, fatal: s.fatal, workspace: s.workspace, screen: s.screen, go: s.go, mode: s.mode, boot: s.boot, followHash: s.followHash, checkChanges: s.checkChanges })));
-  useLiveUpdates(booted && workspace !== null, checkChanges);
+  const { booted, fatal, workspace, screen, go, mode, boot, followHash, checkChanges, connected, reconnect } = useStudio(useShallow((s) => ({ booted: s.booted, fatal: s.fatal, workspace: s.workspace, screen: s.screen, go: s.go, mode: s.mode, boot: s.boot, followHash: s.followHash, checkChanges: s.checkChanges, connected: s.connected, reconnect: s.reconnect })));
+  // Polling stops while the server is unreachable (one banner says so); Retry resumes it.
+  useLiveUpdates(booted && workspace !== null && connected, checkChanges);
   useEffect(() => {
     void boot();
   }, [boot]);
@@ -111,6 +112,13 @@ export function App() {
         </nav>
       )}
       <main className="app-main">
+        {!connected && (
+          <div className="error-box server-lost" role="alert" data-testid="server-lost">
+            <p><strong>The Checkpoint Studio server stopped.</strong> Nothing is checked or saved until it runs again.</p>
+            <p className="error-action">Restart it (npm start or gf serve) and open the link it prints; check History before repeating a change you made just before it stopped.</p>
+            <button type="button" onClick={() => void reconnect()} data-testid="server-retry">Try again</button>
+          </div>
+        )}
         <Suspense fallback={<p className="muted">Loading…</p>}>
         {fatal !== null ? (
           <ErrorBox error={fatal} />

@@ -7,7 +7,7 @@ import type { ActorBook } from '../core/contract/actor';
 import { decodeArrow } from './arrow-rows';
 import { fetchHistory, startBoot } from './boot';
 import { showError, type ShownError } from './errors-text';
-import { invoke } from './invoke';
+import { invoke, onServerLost } from './invoke';
 import { formatRoute, parseRoute, type Route, type Screen } from './routes';
 
 export { SCREENS, type Screen, type Route } from './routes';
@@ -59,6 +59,13 @@ export interface StudioState {
   readonly revision: number;
   /** The last `project.changes` token seen (null: not polled yet for this workspace). */
   readonly changeToken: string | null;
+  /**
+   * False once a call could not reach the server (it stopped): the app shows
+   * one banner and stops polling until the user retries.
+   */
+  readonly connected: boolean;
+  /** Tries the server again (one `project.changes`/`app.session` call); polling resumes when it answers. */
+  reconnect(): Promise<void>;
   /** The app user's identity and the actors known by name (null until loaded, or when the identity file cannot be read). */
   readonly actors: ActorBook | null;
   /** Loads `actors` (at boot); a failure leaves it null (actors then show as short ids, writes carry no actor). */
@@ -112,6 +119,16 @@ export const useStudio = create<StudioState>((set, get) => ({
   revision: 0,
   changeToken: null,
   actors: null,
+  connected: true,
+  async reconnect() {
+    set({ connected: true });
+    try {
+      await invoke('app.session', {});
+      await get().refresh();
+    } catch {
+      // still unreachable: the call itself marked the connection lost again
+    }
+  },
   async loadActors() {
     try {
       set({ actors: await invoke('actor.show', {}) });
@@ -214,3 +231,8 @@ export function actorField(): { readonly actor_uuid?: string } {
   const self = useStudio.getState().actors?.self.actor_uuid;
   return self === undefined ? {} : { actor_uuid: self };
 }
+
+// A call that could not reach the server marks the connection lost (one banner, polling stops).
+onServerLost(() => {
+  if (useStudio.getState().connected) useStudio.setState({ connected: false });
+});
