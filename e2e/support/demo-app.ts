@@ -41,6 +41,8 @@ export interface DemoApp {
   readonly base: string;
   /** The demo workspace. */
   readonly dir: string;
+  /** The app's configuration directory (its identity file), shared by the server and the in-process facade. */
+  readonly configDir: string;
   /** The facade's handle of the workspace. */
   readonly project: string;
   readonly facade: Facade;
@@ -71,6 +73,7 @@ export async function startDemoApp(options: DemoAppOptions): Promise<DemoApp> {
   ensureBuilt();
   const base = mkdtempSync(join(tmpdir(), options.prefix));
   const dir = join(base, 'demo');
+  const configDir = join(base, 'config');
   let facade: Facade | undefined;
   let serve: ServeHandle | undefined;
   let browser: BrowserHandle | undefined;
@@ -82,14 +85,14 @@ export async function startDemoApp(options: DemoAppOptions): Promise<DemoApp> {
   };
   try {
     gfCli('demo', 'create', dir, '--records', String(options.records));
-    const f = createFacade({ mode: 'library' });
+    const f = createFacade({ mode: 'library', configDir });
     facade = f;
     const call = async <N extends OperationName>(op: N, request: unknown): Promise<OperationResult<N>> => unwrapEnvelope(await f.dispatcher.dispatch(op, request)) as OperationResult<N>;
     const project = (await call('project.open', { path: dir })).project;
     await options.prepare?.({ call, project, dir });
-    serve = await startServe(['--project', dir]);
+    serve = await startServe(['--project', dir], { GF_CONFIG_DIR: configDir });
     browser = await launchChromium();
-    return { base, dir, project, facade: f, serve, browser, call, close };
+    return { base, dir, configDir, project, facade: f, serve, browser, call, close };
   } catch (e) {
     await close();
     throw e;
