@@ -16,6 +16,19 @@ export { SCREENS, type Screen, type Route } from './routes';
 export interface OpenWorkspace {
   readonly project: string;
   readonly label: string;
+  /** Its folder (absolute), as listed among the recent workspaces. */
+  readonly path: string;
+}
+
+/** The recent workspaces with `path` first (stored for the next visit). */
+function withRecent(recents: readonly string[], path: string): string[] {
+  const next = [path, ...recents.filter((p) => p !== path)].slice(0, RECENTS_MAX);
+  try {
+    localStorage.setItem(RECENTS_KEY, JSON.stringify(next));
+  } catch {
+    // storage unavailable: the list lasts for this page only
+  }
+  return next;
 }
 
 /** A checkpoint row (checkpoint@1) as displayed. */
@@ -156,7 +169,8 @@ export const useStudio = create<StudioState>((set, get) => ({
       set({ mode: session.mode, operations: session.operations });
       void get().loadActors();
       if (session.project !== null && history !== null) {
-        set({ workspace: session.project });
+        // The launched workspace is a recent one too.
+        set({ workspace: session.project, recents: withRecent(get().recents, session.project.path) });
         // A deep link (reload, bookmark, second tab) lands on its screen; otherwise History.
         const linked = parseRoute(location.hash);
         get().setRoute(linked !== null && linked.screen !== 'open' ? linked : { screen: 'history', params: {} }, { replace: true });
@@ -174,8 +188,7 @@ export const useStudio = create<StudioState>((set, get) => ({
     try {
       const opened = await invoke('project.open', { path });
       const previous = get().workspace;
-      const recents = [path, ...get().recents.filter((p) => p !== path)].slice(0, RECENTS_MAX);
-      localStorage.setItem(RECENTS_KEY, JSON.stringify(recents));
+      const recents = withRecent(get().recents, opened.path);
       set({ workspace: opened, recents, summary: null, checkpoints: [], changeToken: null });
       get().setRoute({ screen: 'history', params: {} });
       if (previous !== null && previous.project !== opened.project) void invoke('project.close', { project: previous.project }).catch(() => undefined);

@@ -563,6 +563,8 @@ export interface ProjectSummary {
 export interface ProjectOpened {
   readonly project: string;
   readonly label: string;
+  /** The workspace folder as opened (absolute): the app lists it among recent workspaces. */
+  readonly path: string;
 }
 
 /** One workflow of a chain store, as `chain.list` returns it (verified once, in the same pass). */

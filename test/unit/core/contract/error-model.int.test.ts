@@ -59,7 +59,7 @@ describe('one error model: every cause its own code and sentence, never GF_IO un
     try {
       for (const target of [path.join(tmp, 'missing'), empty, file]) {
         const shown = await shownThroughHttp(await facade.dispatcher.dispatch('project.open', { path: target }));
-        expect({ target, ...shown }).toEqual({ target, code: 'GF_NO_WORKSPACE', message: 'No workspace at this location (no FORMAT file)', action: 'Choose a folder that holds a workspace, or create one there.' });
+        expect({ target, ...shown }).toEqual({ target, code: 'GF_NO_WORKSPACE', message: 'No workspace at this location (no FORMAT file)', action: 'Choose a folder that holds a workspace (gf demo create DIR makes a demo one).' });
       }
     } finally {
       await facade.close();
