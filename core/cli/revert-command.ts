@@ -5,6 +5,7 @@ import { GfError } from '../errors';
 import type { JsonResults } from '../contract/operations';
 import { announceKey, idempotencyKey, intOption, timeoutOption } from './checkpoint-command';
 import type { CliIo } from './io';
+import { actorOption, resolveActor } from './actor-option';
 import { formatOf, withOutputOptions, type OutputFlags } from './output-options';
 import type { CellsOf } from './output';
 import { cliEngine } from './lazy-engine';
@@ -18,6 +19,7 @@ interface RevertOpts extends OutputFlags {
   readonly actor?: string;
   readonly timeoutMs?: string;
   readonly confirmSameContent?: boolean;
+  readonly expectCurrent?: string;
 }
 
 /** The people-facing lines of a revert receipt: the receipt, then the reason as history stores it. */
@@ -51,7 +53,7 @@ function previewText(p: JsonResults['revert.preview']): string {
  * Adds `revert NAME` to a `checkpoint` command group.
  *
  * `gf checkpoint revert NAME --project DIR --reason TEXT [--idempotency-key UUID]
- * [--actor UUID] [--timeout-ms MS] [--json|--csv|--arrow]` publishes a new
+ * [--actor NAME|UUID] [--expect-current UUID] [--timeout-ms MS] [--json|--csv|--arrow]` publishes a new
  * generation restoring the checkpoint; no interactive prompt (the reason is
  * the confirmation). Without a key one is generated and printed on stderr so
  * the command can be replayed safely after a crash or timeout.
@@ -69,7 +71,8 @@ export function addRevertSubcommand(group: Command, io: CliIo): void {
         .option('--reason <text>', 'why (1–1,024 UTF-8 bytes after trimming; stored with the restoration record); required unless --preview')
         .option('--preview', 'show what the revert would change, write nothing (preview_revert_to_checkpoint)')
         .option('--idempotency-key <uuid>', 'operation UUID (canonical lowercase); generated and printed when omitted')
-        .option('--actor <uuid>', 'actor UUID')
+        .addOption(actorOption())
+        .option('--expect-current <generation-uuid>', 'refuse (GF_STALE_PREVIEW, nothing written) unless CURRENT is still this generation (the one --preview showed)')
         .option('--confirm-same-content', 'publish even when the checkpoint already has the content of CURRENT (the preview says so)'),
     ),
   ).action(async (name: string, opts: RevertOpts, cmd: Command) => {
@@ -89,9 +92,10 @@ export function addRevertSubcommand(group: Command, io: CliIo): void {
         name,
         reason: opts.reason ?? '',
         idempotency_key: key,
-        actor_uuid: opts.actor,
+        actor_uuid: await resolveActor(s.callRaw, opts.actor),
         timeout_ms,
         ...(opts.confirmSameContent === true ? { confirm_same_content: true } : {}),
+        ...(opts.expectCurrent === undefined ? {} : { expected_current_generation_uuid: opts.expectCurrent }),
       });
       // The reason as history keeps it (trimmed), from the lineage record of the generation just published.
       const generation = e.resultRows(r, 'checkpoints.revert').rows[0]?.result_generation_uuid;
