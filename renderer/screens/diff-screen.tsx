@@ -67,11 +67,11 @@ function summaryColumns(stat: DiffStatResult): readonly GridColumn<SummaryRow>[]
   const rows = (k: 'from_row_count' | 'to_row_count') => (r: SummaryRow) => (r[k] === null ? '—' : formatCount(BigInt(r[k])));
   // The counts come right after the family, so they stay in view at 1024 px and at 200% zoom; the rest follows.
   return [
-    { id: 'record_family_id', header: 'family', width: 'minmax(8rem, 1fr)', minRem: 8 },
-    { id: 'change_kind', header: 'change', width: '5.5rem', minRem: 5.5 },
-    { id: 'change_kind', key: 'added', header: 'added', width: '5.5rem', minRem: 5.5, render: count('added') },
-    { id: 'change_kind', key: 'removed', header: 'removed', width: '5.5rem', minRem: 5.5, render: count('removed') },
-    { id: 'change_kind', key: 'modified', header: 'modified', width: '5.5rem', minRem: 5.5, render: count('modified') },
+    { id: 'record_family_id', header: 'family', width: 'minmax(7rem, 1fr)', minRem: 7 },
+    { id: 'change_kind', header: 'change', width: '5rem', minRem: 5 },
+    { id: 'change_kind', key: 'added', header: 'added', width: '5rem', minRem: 5, render: count('added') },
+    { id: 'change_kind', key: 'removed', header: 'removed', width: '5rem', minRem: 5, render: count('removed') },
+    { id: 'change_kind', key: 'modified', header: 'modified', width: '5rem', minRem: 5, render: count('modified') },
     { id: 'from_row_count', header: 'from rows', width: '6rem', minRem: 6, render: rows('from_row_count') },
     { id: 'to_row_count', header: 'to rows', width: '6rem', minRem: 6, render: rows('to_row_count') },
     { id: 'capability_id', header: 'capability', width: 'minmax(7rem, 1fr)', minRem: 7 },
