@@ -29,7 +29,7 @@ const THREAD_COLUMNS: readonly GridColumn<ThreadListRow>[] = [
   { id: 'thread_id', header: 'Thread', minRem: 10 },
   { id: 'interrupted', header: 'Status', minRem: 10, render: (r) => (r.interrupted ? <span className="badge badge-revert">waiting for an answer</span> : <span className="muted">—</span>), title: (r) => (r.interrupted ? 'an interrupt waits for an answer' : '') },
   { id: 'checkpoint_count', header: 'Checkpoints', minRem: 7, render: (r) => formatCount(r.checkpoint_count), title: (r) => String(r.checkpoint_count) },
-  { id: 'latest_time', header: 'Latest', minRem: 13 },
+  { id: 'latest_time', header: 'Latest', minRem: 19, render: (r) => <When iso={r.latest_time} />, title: (r) => `${exactUtc(r.latest_time) ?? r.latest_time} (UTC)` },
   { id: 'latest_step', header: 'Step', minRem: 4, render: (r) => (r.latest_step === null ? '—' : formatCount(r.latest_step)), title: (r) => String(r.latest_step ?? '') },
   { id: 'latest_source', header: 'Source', minRem: 5 },
 ];
