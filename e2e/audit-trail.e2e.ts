@@ -83,6 +83,9 @@ describe('the audit trail and safe writes (Chromium, browser mode)', () => {
     expect(top).toMatchObject({ kind: 'revert', actor: self.actor_uuid, reason: 'undo the curation run' });
     expect(await page.getByTestId('receipt-actor').locator('.actor-name').textContent()).toBe(NAME);
     expect(await page.getByTestId('receipt-time').getAttribute('datetime')).toBe(top?.published_at);
+    // The preview refreshed against the generation this revert published: that is no stale preview.
+    await expect.poll(() => page.getByTestId('preview-current').textContent()).toBe(top?.generation_uuid.slice(0, 8));
+    expect(await page.getByTestId('revert-stale').count()).toBe(0);
     // The receipt sits at the top of the screen, above the form: its buttons are in view at 900 px.
     await page.setViewportSize({ width: 1440, height: 900 });
     const box = await page.getByTestId('revert-receipt').getByRole('button', { name: 'See it in the history' }).boundingBox();
@@ -176,6 +179,10 @@ describe('the audit trail and safe writes (Chromium, browser mode)', () => {
     const head = (await call('threads.history', { source, thread_id: thread, limit: 1 })).rows[0];
     expect(head).toMatchObject({ parent_checkpoint_id: other.checkpoint_id, restored_from: target, restore_reason: 'the review was approved by mistake', restore_actor: self.actor_uuid });
     expect(await page.getByTestId('restore-receipt-actor').locator('.actor-name').textContent()).toBe(NAME);
+    // The history reloaded with this restore's head: that is no stale preview.
+    await page.getByTestId('restore-is-head').or(page.getByTestId('restore-preview-total')).first().waitFor();
+    await expect.poll(() => page.getByTestId('thread-history').locator('[role="row"].grid-data-row').first().locator('[data-col="checkpoint_id"]').getAttribute('title')).toBe(head?.checkpoint_id);
+    expect(await page.getByTestId('restore-stale').count()).toBe(0);
     const top = page.getByTestId('thread-history').locator('[role="row"].grid-data-row').first();
     await expect.poll(() => top.getByTestId('thread-row-reason').textContent()).toBe('the review was approved by mistake');
     expect(await top.getByTestId('thread-row-actor').locator('.actor-name').textContent()).toBe(NAME);

@@ -111,17 +111,25 @@ export function VirtualGrid<R extends object>(props: VirtualGridProps<R>) {
 
   // A new window or filter starts at its first row (or, with `startAtEnd`, at its last once its rows are here).
   const pendingEnd = useRef(false);
+  /** The new window's rows have started loading (rows before that are the previous window's). */
+  const loadedSinceReset = useRef(false);
   useEffect(() => {
     setActive(0);
     virtualizer.scrollToOffset(0);
     pendingEnd.current = props.startAtEnd === true;
+    loadedSinceReset.current = false;
   }, [resetKey]);
   useEffect(() => {
+    if (loading) loadedSinceReset.current = true;
     const complete = !hasMore || (props.totalRows !== undefined && rowOffset + count >= props.totalRows);
-    if (!pendingEnd.current || count === 0 || loading || !complete) return;
+    if (!pendingEnd.current || !loadedSinceReset.current || count === 0 || loading || !complete) return;
     pendingEnd.current = false;
     setActive(count - 1);
-    virtualizer.scrollToIndex(count - 1, { align: 'end' });
+    // Scrolled on the element itself once laid out (the virtualizer follows the scroll event and renders the last rows).
+    const el = scrollRef.current;
+    requestAnimationFrame(() => {
+      if (el !== null) el.scrollTop = el.scrollHeight;
+    });
   }, [count, loading, hasMore, virtualizer, rowOffset, props.totalRows]);
   const rangeStart = virtualizer.range?.startIndex ?? 0;
   const rangeEnd = Math.min(count - 1, virtualizer.range?.endIndex ?? count - 1);

@@ -120,7 +120,8 @@ export function RevertScreen() {
     }
     const row = decodeArrow(r.bytes, 'checkpoints.revert').rows[0] ?? null;
     localStorage.removeItem(PENDING_KEY);
-    setBasis(null);
+    // Our own revert moved CURRENT: the next preview is computed against the generation it published, not a surprise.
+    setBasis(row?.result_generation_uuid ?? null);
     setStale(false);
     if (row !== null) setReceipt({ row, reason: trimReason(reason), actor: actor.actor_uuid ?? null });
     setCreatingFirst(false);

@@ -81,7 +81,8 @@ export function RestorePanel({ source, thread, target, targetTime, headId, revis
       throw e;
     }
     key.current = null;
-    setBasis(null);
+    // Our own restore appended the new head: the next preview starts from it, not a surprise.
+    setBasis(r.checkpoint_id);
     setStale(false);
     setReceipt(r);
     setReason('');
