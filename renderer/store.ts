@@ -245,7 +245,18 @@ export function actorField(): { readonly actor_uuid?: string } {
   return self === undefined ? {} : { actor_uuid: self };
 }
 
-// A call that could not reach the server marks the connection lost (one banner, polling stops).
+// A call that could not reach the server asks once more (a dropped answer is not a stopped server); when that
+// fails too the connection is lost: one banner, polling stops.
+let probing = false;
 onServerLost(() => {
-  if (useStudio.getState().connected) useStudio.setState({ connected: false });
+  if (probing || !useStudio.getState().connected) return;
+  probing = true;
+  invoke('app.session', {}).then(
+    () => undefined,
+    () => {
+      useStudio.setState({ connected: false });
+    },
+  ).finally(() => {
+    probing = false;
+  });
 });

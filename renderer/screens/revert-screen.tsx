@@ -80,8 +80,21 @@ export function RevertScreen() {
   const sameContent = p !== null && p.same_content;
   const [creatingFirst, setCreatingFirst] = useState(false);
   const previewCurrent = p?.current_generation_uuid ?? null;
+  /** The generation our own revert published, until the preview computed against it arrives (that change is no surprise). */
+  const own = useRef<string | null>(null);
   useEffect(() => {
     if (previewCurrent === null) return;
+    if (own.current !== null) {
+      if (previewCurrent === basis) return; // still the preview from before our own revert
+      const ours = previewCurrent === own.current;
+      own.current = null;
+      setBasis(previewCurrent);
+      if (ours) return;
+      setStale(true);
+      setConfirmText('');
+      setSameConfirmed(false);
+      return;
+    }
     if (basis === null) {
       setBasis(previewCurrent);
     } else if (basis !== previewCurrent) {
@@ -120,8 +133,8 @@ export function RevertScreen() {
     }
     const row = decodeArrow(r.bytes, 'checkpoints.revert').rows[0] ?? null;
     localStorage.removeItem(PENDING_KEY);
-    // Our own revert moved CURRENT: the next preview is computed against the generation it published, not a surprise.
-    setBasis(row?.result_generation_uuid ?? null);
+    // Our own revert moves CURRENT: the preview computed against the generation it published is no surprise.
+    own.current = row?.result_generation_uuid ?? null;
     setStale(false);
     if (row !== null) setReceipt({ row, reason: trimReason(reason), actor: actor.actor_uuid ?? null });
     setCreatingFirst(false);

@@ -48,8 +48,20 @@ export function RestorePanel({ source, thread, target, targetTime, headId, revis
     setBasis(null);
     setStale(false);
   }, [target, thread]);
+  /** The head our own restore appended, until the history shows it (that change is no surprise). */
+  const own = useRef<string | null>(null);
   useEffect(() => {
     if (headId === null) return;
+    if (own.current !== null) {
+      if (headId === basis) return; // still the history from before our own restore
+      const ours = headId === own.current;
+      own.current = null;
+      setBasis(headId);
+      if (ours) return;
+      setStale(true);
+      setConfirmText('');
+      return;
+    }
     if (basis === null) setBasis(headId);
     else if (basis !== headId) {
       // The thread got a new head (another tab, a running graph): the preview changed under the confirmation.
@@ -81,8 +93,8 @@ export function RestorePanel({ source, thread, target, targetTime, headId, revis
       throw e;
     }
     key.current = null;
-    // Our own restore appended the new head: the next preview starts from it, not a surprise.
-    setBasis(r.checkpoint_id);
+    // Our own restore appends the new head: the history showing it is no surprise.
+    own.current = r.checkpoint_id;
     setStale(false);
     setReceipt(r);
     setReason('');
