@@ -12,6 +12,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeArrow } from '../renderer/arrow-rows';
 import type { JsonResults, OperationName } from '../core/contract/operations';
+import { TRANSPORT } from './support/app';
 import { axeProblems, shot, startDemoApp, type DemoApp } from './support/demo-app';
 
 const NAME = 'Ada Reviewer';
@@ -22,7 +23,7 @@ async function call<N extends OperationName & keyof JsonResults>(op: N, request:
   return (await app.call(op, request)) as JsonResults[N];
 }
 const currentOf = async (): Promise<string> => (await call('project.summary', { project: app.project })).current?.generation_uuid ?? '';
-const link = (hash: string): string => `${app.serve.origin}/#${hash}`;
+const link = (hash: string): string => app.link(`#${hash}`);
 /** Loads the app afresh on a deep link (a new document: no state or pending call of the previous one survives). */
 async function open(p: Page, hash: string): Promise<void> {
   await p.goto('about:blank');
@@ -57,7 +58,7 @@ afterAll(async () => {
   await app?.close();
 });
 
-describe('the audit trail and safe writes (Chromium, browser mode)', () => {
+describe(`the audit trail and safe writes (${TRANSPORT})`, () => {
   it("the header names the app user (the identity the server keeps in the app's configuration folder); renaming keeps the actor UUID", async () => {
     await page.getByTestId('identity-name').waitFor();
     const before = (await call('actor.show', {})).self;
@@ -111,8 +112,8 @@ describe('the audit trail and safe writes (Chromium, browser mode)', () => {
     await open(page, '/revert?name=Before+curation');
     await fillRevert(page, 'Before curation', 'tab A: back to the complete import');
     const previewed = await currentOf();
-    // Tab A does not hear of the change yet (its live check hangs): only the engine can catch the stale preview.
-    await page.route('**/api/project.changes', () => undefined);
+    // Tab A does not hear of the change yet (its live check is held): only the engine can catch the stale preview.
+    const held = await app.wire(page).hold('project.changes');
     const tabB = await app.browser.context.newPage();
     try {
       await open(tabB, '/revert?name=Strict+ontology');
@@ -136,7 +137,7 @@ describe('the audit trail and safe writes (Chromium, browser mode)', () => {
     expect(await page.getByLabel('Reason (required)').inputValue()).toBe('tab A: back to the complete import');
     expect(await page.getByTestId('revert-error').count()).toBe(0);
     await shots(page, 'revert-stale');
-    await page.unroute('**/api/project.changes');
+    await held.release();
     await page.getByLabel(/Type the checkpoint name/).fill('Before curation');
     await page.getByTestId('revert-submit').click();
     await page.getByTestId('revert-receipt').waitFor();
@@ -189,44 +190,47 @@ describe('the audit trail and safe writes (Chromium, browser mode)', () => {
     await shots(page, 'thread-restore-receipt');
   });
 
-  it('a deep link without the token says to open the link printed at start (nothing expired)', async () => {
-    await app.browser.context.clearCookies();
-    const fresh = await app.browser.context.newPage();
-    try {
-      const res = await fresh.goto(link('/revert?name=Graph+imported'));
-      expect(res?.status()).toBe(401);
-      expect(await fresh.getByTestId('link-no-session').textContent()).toBe('Open the link printed at start: this address has no sign-in token.');
-      expect(await fresh.content()).not.toContain('expired');
-      await shots(fresh, 'deep-link-no-token');
-    } finally {
-      await fresh.close();
-    }
-  });
-
-  it('a stopped server: one banner at once, no backticks, and polling stops (requests counted while the page clock runs on)', async () => {
-    const p = await app.browser.context.newPage();
-    await p.clock.install();
-    let polls = 0;
-    p.on('request', (r) => {
-      if (r.url().endsWith('/api/project.changes')) polls += 1;
+  // A sign-in token and a server that can stop exist in browser mode only (the desktop app has neither).
+  if (TRANSPORT === 'http') {
+    it('a deep link without the token says to open the link printed at start (nothing expired)', async () => {
+      await app.browser.context.clearCookies();
+      const fresh = await app.browser.context.newPage();
+      try {
+        const res = await fresh.goto(link('/revert?name=Graph+imported'));
+        expect(res?.status()).toBe(401);
+        expect(await fresh.getByTestId('link-no-session').textContent()).toBe('Open the link printed at start: this address has no sign-in token.');
+        expect(await fresh.content()).not.toContain('expired');
+        await shots(fresh, 'deep-link-no-token');
+      } finally {
+        await fresh.close();
+      }
     });
-    await p.goto(`${app.serve.url}#/history`);
-    await p.getByTestId('timeline').waitFor();
-    await expect.poll(() => polls).toBeGreaterThan(0);
-    await app.serve.stop();
-    await p.clock.runFor(2_000);
-    await p.getByTestId('server-lost').waitFor();
-    const seen = polls;
-    // Ten more poll intervals on the page's clock, each followed by a real round trip through the network stack.
-    for (let i = 0; i < 10; i++) {
-      await p.clock.runFor(1_000);
-      await p.evaluate(() => fetch('/api/none', { method: 'POST' }).then(() => 0, () => 0));
-    }
-    expect(polls).toBe(seen);
-    expect(await p.getByTestId('server-lost').count()).toBe(1);
-    await p.getByRole('navigation', { name: 'Screens' }).getByRole('button', { name: 'Revert', exact: true }).click();
-    expect(await p.getByTestId('server-lost').count()).toBe(1);
-    expect(await p.locator('body').textContent()).not.toContain('`');
-    await shots(p, 'server-stopped');
-  });
+
+    it('a stopped server: one banner at once, no backticks, and polling stops (requests counted while the page clock runs on)', async () => {
+      const p = await app.browser.context.newPage();
+      await p.clock.install();
+      let polls = 0;
+      p.on('request', (r) => {
+        if (r.url().endsWith('/api/project.changes')) polls += 1;
+      });
+      await p.goto(`${app.serve.url}#/history`);
+      await p.getByTestId('timeline').waitFor();
+      await expect.poll(() => polls).toBeGreaterThan(0);
+      await app.serve.stop();
+      await p.clock.runFor(2_000);
+      await p.getByTestId('server-lost').waitFor();
+      const seen = polls;
+      // Ten more poll intervals on the page's clock, each followed by a real round trip through the network stack.
+      for (let i = 0; i < 10; i++) {
+        await p.clock.runFor(1_000);
+        await p.evaluate(() => fetch('/api/none', { method: 'POST' }).then(() => 0, () => 0));
+      }
+      expect(polls).toBe(seen);
+      expect(await p.getByTestId('server-lost').count()).toBe(1);
+      await p.getByRole('navigation', { name: 'Screens' }).getByRole('button', { name: 'Revert', exact: true }).click();
+      expect(await p.getByTestId('server-lost').count()).toBe(1);
+      expect(await p.locator('body').textContent()).not.toContain('`');
+      await shots(p, 'server-stopped');
+    });
+  }
 });

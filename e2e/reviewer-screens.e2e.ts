@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonResults, OperationName } from '../core/contract/operations';
+import { TRANSPORT } from './support/app';
 import { axeProblems, shot, startDemoApp, type DemoApp } from './support/demo-app';
 
 const FROM = 'Graph imported';
@@ -37,7 +38,7 @@ async function inView(p: Page, l: Locator): Promise<boolean> {
 }
 
 async function compare(p: Page): Promise<void> {
-  await p.goto(`${app.serve.origin}/#/diff?from=${encodeURIComponent(FROM)}&to=CURRENT`);
+  await p.goto(app.link(`#/diff?from=${encodeURIComponent(FROM)}&to=CURRENT`));
   await p.getByTestId('diff-result').waitFor();
 }
 
@@ -52,7 +53,7 @@ afterAll(async () => {
   await app?.close();
 });
 
-describe('reviewer screens (Chromium, browser mode)', () => {
+describe(`reviewer screens (${TRANSPORT})`, () => {
   for (const [label, width, height] of [['1024 px', 1024, 768], ['200% zoom at 1024 px', 512, 384]] as const) {
     it(`diff summary at ${label}: the added, removed and modified counts are in view, every row shown, counts with separators`, async () => {
       await page.setViewportSize({ width, height });
@@ -106,7 +107,7 @@ describe('reviewer screens (Chromium, browser mode)', () => {
 
   it('checkpoint screen: its time, actor and description first; records above the fold; search, sort and open on click', async () => {
     await page.setViewportSize({ width: 1440, height: 900 });
-    await page.goto(`${app.serve.origin}/#/checkpoint?name=${encodeURIComponent('Release 1.0')}&family=${encodeURIComponent('graph/node')}`);
+    await page.goto(app.link(`#/checkpoint?name=${encodeURIComponent('Release 1.0')}&family=${encodeURIComponent('graph/node')}`));
     await page.getByTestId('checkpoint-facts').waitFor();
     expect(await page.getByTestId('checkpoint-description').textContent()).toBe('release candidate');
     expect(await page.getByTestId('checkpoint-created').getAttribute('datetime')).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
@@ -135,7 +136,7 @@ describe('reviewer screens (Chromium, browser mode)', () => {
     await page.setViewportSize({ width: 1440, height: 900 });
     const source = { kind: 'sqlite', path: join(app.base, 'langgraph.sqlite') };
     const thread = (await call('threads.list', { source })).rows[0]!;
-    await page.goto(`${app.serve.origin}/#/threads?source=${encodeURIComponent(source.path)}&thread=${encodeURIComponent(thread.thread_id)}&checkpoint=${encodeURIComponent(thread.latest_checkpoint_id)}`);
+    await page.goto(app.link(`#/threads?source=${encodeURIComponent(source.path)}&thread=${encodeURIComponent(thread.thread_id)}&checkpoint=${encodeURIComponent(thread.latest_checkpoint_id)}`));
     const state = page.getByTestId('thread-state');
     await state.waitFor();
     const main = await page.locator('main').boundingBox();

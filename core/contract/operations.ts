@@ -12,6 +12,10 @@ import { DEMO_MAX_RECORDS, DEMO_MAX_SEED, DEMO_MIN_RECORDS } from './demo';
 import type { ChainRowEntry, DemoCreated, DoctorReport, PublishReceipt, VectorResultEntry } from './maintenance';
 import { ADOPT_MODES, ONTOLOGY_INPUT_LIMITS, ONTOLOGY_SOURCE_FORMATS } from './workspace';
 import { DISPLAY_NAME_MAX_CHARS, displayNameRefusal, type ActorBook, type ActorIdentity } from './actor';
+import type { OperationName } from './operation-names';
+
+export { OPERATION_NAMES, isOperationName, unknownOperation } from './operation-names';
+export type { OperationName } from './operation-names';
 
 /** Lowercase canonical UUID text (the only UUID spelling any surface accepts). */
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -489,13 +493,7 @@ export const OPERATIONS = {
    * shows it for that UUID.
    */
   'actor.resolve': spec(z.object({ actor: z.string().min(1).max(4 * DISPLAY_NAME_MAX_CHARS) }).strict(), 'json', true, 'The actor UUID of a display name or UUID (a name is remembered for the app).'),
-} as const satisfies Record<string, OperationSpec>;
-
-/** Every declared operation name. */
-export type OperationName = keyof typeof OPERATIONS;
-
-/** Declared names, in declaration order. */
-export const OPERATION_NAMES = Object.keys(OPERATIONS) as readonly OperationName[];
+} as const satisfies { readonly [N in OperationName]: OperationSpec };
 
 /** The validated request type of an operation. */
 export type OperationRequest<N extends OperationName> = z.output<(typeof OPERATIONS)[N]['request']>;
@@ -503,10 +501,6 @@ export type OperationRequest<N extends OperationName> = z.output<(typeof OPERATI
 /** The caller-side (input) request type of an operation. */
 export type OperationInput<N extends OperationName> = z.input<(typeof OPERATIONS)[N]['request']>;
 
-/** True when `name` is a declared operation (own key only). */
-export function isOperationName(name: unknown): name is OperationName {
-  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(OPERATIONS, name);
-}
 
 // ---------------------------------------------------------------- results
 
