@@ -34,7 +34,7 @@ async function open(p: Page, hash: string): Promise<void> {
 async function shots(p: Page, name: string): Promise<void> {
   for (const scheme of ['light', 'dark'] as const) {
     await p.emulateMedia({ colorScheme: scheme });
-    await shot(p, `i35-${name}-${scheme}`);
+    await shot(p, `i35-${name}${TRANSPORT === 'ipc' ? '-ipc' : ''}-${scheme}`);
     expect(await axeProblems(p), `${name} (${scheme})`).toEqual([]);
   }
   await p.emulateMedia({ colorScheme: 'light' });

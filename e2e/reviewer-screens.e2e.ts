@@ -24,7 +24,7 @@ async function call<N extends OperationName & keyof JsonResults>(op: N, request:
 async function shots(p: Page, name: string): Promise<void> {
   for (const scheme of ['light', 'dark'] as const) {
     await p.emulateMedia({ colorScheme: scheme });
-    await shot(p, `i35-${name}-${scheme}`);
+    await shot(p, `i35-${name}${TRANSPORT === 'ipc' ? '-ipc' : ''}-${scheme}`);
     expect(await axeProblems(p), `${name} (${scheme})`).toEqual([]);
   }
   await p.emulateMedia({ colorScheme: 'light' });

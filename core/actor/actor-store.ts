@@ -127,7 +127,8 @@ export class ActorStore {
       .filter(([id]) => id !== s.self.actor_uuid)
       .sort((a, b) => b[1].seen_at - a[1].seen_at)
       .map(([actor_uuid, e]) => ({ actor_uuid, display_name: e.display_name }));
-    return { self: s.self, known: [s.self, ...others] };
+    // Plain data with no shared references (each entry its own object): what every transport carries as is.
+    return { self: { ...s.self }, known: [{ ...s.self }, ...others] };
   }
 
   /** `actor.rename`: a new display name for the user; the actor UUID stays. */
