@@ -34,8 +34,6 @@ export const GF_CODES = [
   // Issue 19 (one error model, plain-language causes).
   /** The path is missing, an empty folder or a file: no FORMAT file, so no workspace (never "unsupported format"). */
   'GF_NO_WORKSPACE',
-  /** A write that needs an explicit confirmation field the request did not give (e.g. a revert that changes nothing). */
-  'GF_CONFIRMATION_REQUIRED',
   /**
    * A write whose precondition no longer holds: the revert preview was computed
    * against another CURRENT, or the thread restore against another head. Nothing

@@ -297,12 +297,6 @@ export const OPERATIONS = {
       actor_uuid: actorSchema,
       timeout_ms: timeoutSchema,
       /**
-       * Confirms a revert whose checkpoint already has CURRENT's content
-       * (`revert.preview` says `same_content`); without it such a revert is
-       * refused with `GF_CONFIRMATION_REQUIRED` and nothing is written.
-       */
-      confirm_same_content: z.boolean().optional(),
-      /**
        * The CURRENT generation the caller's preview was computed against
        * (`revert.preview`'s `current_generation_uuid`). When CURRENT has moved
        * since, the revert is refused with `GF_STALE_PREVIEW` and nothing is
@@ -706,7 +700,10 @@ export interface JsonResults {
      * The preview computes this diff anyway; returning it spares a screen a second request.
      */
     readonly changes: readonly PreviewChange[];
-    /** True when the checkpoint's content already equals CURRENT's: the revert would change nothing (confirm with `confirm_same_content`). */
+    /**
+     * True when the checkpoint's records already equal CURRENT's: the revert still publishes (ADR-0014), a
+     * generation that differs from CURRENT by its restoration record only (the one change `changes` lists).
+     */
     readonly same_content: boolean;
     /** The ancestor window in force. */
     readonly retain_ancestors: number;

@@ -118,7 +118,6 @@ export function RevertScreen() {
       r = await invoke('checkpoints.revert', {
         project: workspace.project, name, reason, idempotency_key: key, ...actor,
         ...(basis === null ? {} : { expected_current_generation_uuid: basis }),
-        ...(sameContent && sameConfirmed ? { confirm_same_content: true } : {}),
       });
     } catch (e) {
       if ((e as { code?: unknown } | null)?.code === 'GF_STALE_PREVIEW') {
@@ -256,7 +255,7 @@ export function RevertScreen() {
                 )}
                 {sameContent && (
                   <div className="warning" data-testid="revert-same-content">
-                    <p>“{name}” already has the same content as CURRENT: reverting publishes a generation that changes nothing.</p>
+                    <p>“{name}” already has the same records as CURRENT: reverting still publishes a new generation, which differs from CURRENT only by its restoration record (the record of this revert).</p>
                     <label className="toggle">
                       <input type="checkbox" checked={sameConfirmed} onChange={(e) => setSameConfirmed(e.target.checked)} disabled={busy} data-testid="revert-same-confirm" /> Publish it anyway
                     </label>
@@ -300,6 +299,6 @@ function blockedReason(s: { preview: boolean; confirmed: boolean; reasonOk: bool
   if (!s.preview) return 'Revert is available once the preview is computed.';
   if (!s.reasonOk) return 'Revert needs a reason (1 to 1,024 bytes).';
   if (!s.confirmed) return 'Revert needs the checkpoint name typed to confirm.';
-  if (s.sameContent && !s.sameConfirmed) return 'Confirm that you want to publish a generation that changes nothing.';
+  if (s.sameContent && !s.sameConfirmed) return 'Confirm that you want to publish a generation that only records this revert.';
   return '';
 }
