@@ -34,6 +34,12 @@ export const GF_CODES = [
   // Issue 19 (one error model, plain-language causes).
   /** The path is missing, an empty folder or a file: no FORMAT file, so no workspace (never "unsupported format"). */
   'GF_NO_WORKSPACE',
+  /**
+   * A write whose precondition no longer holds: the revert preview was computed
+   * against another CURRENT, or the thread restore against another head. Nothing
+   * was written; preview again and confirm.
+   */
+  'GF_STALE_PREVIEW',
   /** A database server (the PostgreSQL chain store) refused or did not answer the connection; details name host and port only. */
   'GF_STORE_UNREACHABLE',
   /** Client side: the Checkpoint Studio server (the bridge) could not be reached. */

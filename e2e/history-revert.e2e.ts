@@ -88,7 +88,9 @@ describe('history and revert (issue 19, Chromium)', () => {
     await expect.poll(() => page.locator('[data-testid="generation-row"][data-status="pruned"]').count()).toBe(prunedNow.length);
     for (const e of prunedNow) {
       const row = page.locator(`[data-testid="generation-row"][data-status="pruned"]`).filter({ hasText: e.generation_uuid });
-      expect(await row.locator('time').textContent()).toBe(e.published_at);
+      // Local time and a relative form on screen; the exact UTC microseconds in the attribute and on hover.
+      expect(await row.locator('time').getAttribute('datetime')).toBe(e.published_at);
+      expect(await row.locator('time').getAttribute('title')).toBe(`${e.published_at} (UTC)`);
       if (e.reason !== null) expect(await row.getByTestId('row-reason').textContent()).toBe(e.reason);
     }
     const first = page.getByTestId('generation-row').first();

@@ -65,7 +65,7 @@ describe(`smoke (${TRANSPORT})`, () => {
       await app.browser.context.clearCookies();
       const res = await page.goto(`${app.serve.origin}/`);
       expect(res?.status()).toBe(401);
-      expect(await page.getByTestId('link-expired').textContent()).toBe('This link has expired; use the URL that npm start printed.');
+      expect(await page.getByTestId('link-no-session').textContent()).toBe('Open the link printed at start: this address has no sign-in token.');
       expect(await page.getByTestId('generation-count').count()).toBe(0);
     });
   } else {

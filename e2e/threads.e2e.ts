@@ -6,6 +6,7 @@
 // the new head; bad input reads in plain language with its code second.
 // Expected values come from the engine (an in-process facade over the same
 // database); waits are on the DOM, never sleeps.
+import { exactUtc } from '../core/contract/format';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,7 +82,8 @@ describe('Agent threads (issue 17, Chromium)', () => {
     await expect.poll(() => page.url()).toContain(`thread=${thread}`);
     const history = await call('threads.history', { source: source(), thread_id: thread });
     await expect.poll(() => gridRows('thread-history').count()).toBe(history.rows.length);
-    expect(await gridRows('thread-history').locator('[data-col="time"]').allTextContents()).toEqual(history.rows.map((r) => r.time));
+    // Local time and a relative form on screen; the exact UTC value in the attribute (microseconds) and on hover.
+    expect(await gridRows('thread-history').locator('[data-col="time"] time').evaluateAll((ts) => ts.map((t) => t.getAttribute('datetime')))).toEqual(history.rows.map((r) => exactUtc(r.time)));
     const state = await call('threads.state', { source: source(), thread_id: thread });
     expect(state.interrupts.length).toBeGreaterThan(0);
     await page.getByTestId('state-interrupts').waitFor();
@@ -120,7 +122,7 @@ describe('Agent threads (issue 17, Chromium)', () => {
     const thread = (await call('threads.list', { source: source() })).rows.find((r) => r.interrupted)!.thread_id;
     const before = (await call('threads.history', { source: source(), thread_id: thread })).rows;
     const target = before[2]!;
-    await gridRows('thread-history').filter({ hasText: target.time }).click();
+    await gridRows('thread-history').filter({ has: page.locator(`time[datetime="${exactUtc(target.time)}"]`) }).click();
     const preview = await call('threads.diff', { source: source(), thread_id: thread, from: 'HEAD', to: target.checkpoint_id });
     await page.getByTestId('restore-preview-total').waitFor();
     expect(await page.getByTestId('restore-preview-total').textContent()).toContain(preview.total_changes.toLocaleString('en-US'));

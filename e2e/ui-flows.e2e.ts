@@ -601,6 +601,12 @@ describe(`desktop UI flows (${TRANSPORT}, Chromium)`, () => {
     // The live update recomputes the preview against the new CURRENT, which already has the target's content:
     // Revert now asks to confirm a same-content publication before it is enabled again.
     await page.getByTestId('revert-same-content').waitFor();
+    // CURRENT moved under the confirmation (perhaps by the revert whose answer was lost): the page says so and asks for the name again.
+    await page.getByTestId('revert-stale').waitFor();
+    expect(await page.getByTestId('revert-submit').isDisabled()).toBe(true);
+    // The lost answer was one dropped call, not a stopped server.
+    expect(await page.getByTestId('server-lost').count()).toBe(0);
+    await page.getByLabel(/Type the checkpoint name/).fill('Graph imported');
     expect(await page.getByTestId('revert-submit').isDisabled()).toBe(true);
     expect(await page.getByTestId('revert-blocked').textContent()).toBe('Confirm that you want to publish a generation that only records this revert.');
     await page.getByTestId('revert-same-confirm').check();

@@ -2,6 +2,7 @@
 // and a clear error in place of a blank screen.
 import { Suspense, lazy, useEffect } from 'react';
 import { ErrorBox } from './components/error-box';
+import { Identity } from './components/identity';
 import { transport } from './invoke';
 import { HistoryScreen } from './screens/history-screen';
 import { OpenScreen } from './screens/open-screen';
@@ -71,8 +72,9 @@ const NO_WORKSPACE: ReadonlySet<Screen> = new Set<Screen>(['open', 'threads']);
 
 /** The root component. */
 export function App() {
-  const { booted, fatal, workspace, screen, go, mode, boot, followHash, checkChanges } = useStudio(useShallow((s) => ({ booted: s.booted, fatal: s.fatal, workspace: s.workspace, screen: s.screen, go: s.go, mode: s.mode, boot: s.boot, followHash: s.followHash, checkChanges: s.checkChanges })));
-  useLiveUpdates(booted && workspace !== null, checkChanges);
+  const { booted, fatal, workspace, screen, go, mode, boot, followHash, checkChanges, connected, reconnect } = useStudio(useShallow((s) => ({ booted: s.booted, fatal: s.fatal, workspace: s.workspace, screen: s.screen, go: s.go, mode: s.mode, boot: s.boot, followHash: s.followHash, checkChanges: s.checkChanges, connected: s.connected, reconnect: s.reconnect })));
+  // Polling stops while the server is unreachable (one banner says so); Retry resumes it.
+  useLiveUpdates(booted && workspace !== null && connected, checkChanges);
   useEffect(() => {
     void boot();
   }, [boot]);
@@ -98,6 +100,7 @@ export function App() {
         <p className="muted" data-testid="mode">
           {mode ?? '…'} mode over {transport()} · workspace: <span data-testid="project-label">{workspace?.label ?? 'none'}</span>
         </p>
+        <Identity />
       </header>
       {booted && fatal === null && (
         <nav aria-label="Screens" className="app-nav">
@@ -109,6 +112,13 @@ export function App() {
         </nav>
       )}
       <main className="app-main">
+        {!connected && (
+          <div className="error-box server-lost" role="alert" data-testid="server-lost">
+            <p><strong>The Checkpoint Studio server stopped.</strong> Nothing is checked or saved until it runs again.</p>
+            <p className="error-action">Restart it (npm start or gf serve) and open the link it prints; check History before repeating a change you made just before it stopped.</p>
+            <button type="button" onClick={() => void reconnect()} data-testid="server-retry">Try again</button>
+          </div>
+        )}
         <Suspense fallback={<p className="muted">Loading…</p>}>
         {fatal !== null ? (
           <ErrorBox error={fatal} />

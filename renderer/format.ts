@@ -1,22 +1,7 @@
-// Numbers and words as people read them: thousands separators, and the
-// singular or plural form by count.
-
-const COUNT = new Intl.NumberFormat('en-US');
-
-/** A count with thousands separators ("12,345"). */
-export function formatCount(n: number | bigint): string {
-  return COUNT.format(n);
-}
-
-/** `one` for a count of 1, `many` otherwise ("1 generation", "2 generations"). */
-export function plural(n: number | bigint, one: string, many: string): string {
-  return n === 1 || n === 1n ? one : many;
-}
-
-/** Count and word together ("1 generation", "1,024 generations"). */
-export function countOf(n: number | bigint, one: string, many: string): string {
-  return `${formatCount(n)} ${plural(n, one, many)}`;
-}
+// Numbers, words and ids as people read them. Counts and times are formatted
+// by the contract's one rule (core/contract/format.ts); only display helpers
+// that no other surface needs live here.
+export { countOf, formatCount, plural, readableMicros, readableTime, type ReadableTime } from '../core/contract/format';
 
 /** `abcdef…uvwxyz`: the two ends of a long id (the whole id is in the cell's title and copied by its button). */
 export function middleTruncate(text: string, keep = 8): string {

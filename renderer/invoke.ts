@@ -16,6 +16,14 @@ export function transport(): Transport {
   return preloadApi() === undefined ? 'http' : 'ipc';
 }
 
+const lostListeners = new Set<() => void>();
+
+/** Called whenever a call could not reach the server (browser mode: the server stopped); returns the unsubscribe. */
+export function onServerLost(listener: () => void): () => void {
+  lostListeners.add(listener);
+  return () => lostListeners.delete(listener);
+}
+
 /** Calls one contract operation; resolves to its typed result or throws the rebuilt `GfError`. */
 export async function invoke<N extends OperationName>(op: N, request: OperationInput<N>): Promise<OperationResult<N>> {
   const api = preloadApi();
@@ -35,6 +43,7 @@ export async function invoke<N extends OperationName>(op: N, request: OperationI
     });
   } catch {
     // The server stopped or the network dropped: "Lost connection to the Checkpoint Studio server", never a file error.
+    for (const l of lostListeners) l();
     throw serverUnreachable();
   }
   return unwrapEnvelope(await decodeHttpResponse<N>(res));

@@ -3,10 +3,11 @@
 // goes through `invoke` (the operation contract).
 import { create } from 'zustand';
 import type { ArrowResult, JsonResults, OperationName, ProjectSummary, Row } from '../core/contract/operations';
+import type { ActorBook } from '../core/contract/actor';
 import { decodeArrow } from './arrow-rows';
 import { fetchHistory, startBoot } from './boot';
 import { showError, type ShownError } from './errors-text';
-import { invoke } from './invoke';
+import { invoke, onServerLost } from './invoke';
 import { formatRoute, parseRoute, type Route, type Screen } from './routes';
 
 export { SCREENS, type Screen, type Route } from './routes';
@@ -15,6 +16,19 @@ export { SCREENS, type Screen, type Route } from './routes';
 export interface OpenWorkspace {
   readonly project: string;
   readonly label: string;
+  /** Its folder (absolute), as listed among the recent workspaces. */
+  readonly path: string;
+}
+
+/** The recent workspaces with `path` first (stored for the next visit). */
+function withRecent(recents: readonly string[], path: string): string[] {
+  const next = [path, ...recents.filter((p) => p !== path)].slice(0, RECENTS_MAX);
+  try {
+    localStorage.setItem(RECENTS_KEY, JSON.stringify(next));
+  } catch {
+    // storage unavailable: the list lasts for this page only
+  }
+  return next;
 }
 
 /** A checkpoint row (checkpoint@1) as displayed. */
@@ -58,6 +72,19 @@ export interface StudioState {
   readonly revision: number;
   /** The last `project.changes` token seen (null: not polled yet for this workspace). */
   readonly changeToken: string | null;
+  /**
+   * False once a call could not reach the server (it stopped): the app shows
+   * one banner and stops polling until the user retries.
+   */
+  readonly connected: boolean;
+  /** Tries the server again (one `project.changes`/`app.session` call); polling resumes when it answers. */
+  reconnect(): Promise<void>;
+  /** The app user's identity and the actors known by name (null until loaded, or when the identity file cannot be read). */
+  readonly actors: ActorBook | null;
+  /** Loads `actors` (at boot); a failure leaves it null (actors then show as short ids, writes carry no actor). */
+  loadActors(): Promise<void>;
+  /** Renames the app user (the actor UUID stays). */
+  renameSelf(displayName: string): Promise<void>;
   /**
    * Asks the engine whether the workspace changed (CURRENT, the registry, a
    * ledger — by any process) and refreshes when it did. Polled by the app shell.
@@ -104,6 +131,28 @@ export const useStudio = create<StudioState>((set, get) => ({
   lastRevertGeneration: null,
   revision: 0,
   changeToken: null,
+  actors: null,
+  connected: true,
+  async reconnect() {
+    set({ connected: true });
+    try {
+      await invoke('app.session', {});
+      await get().refresh();
+    } catch {
+      // still unreachable: the call itself marked the connection lost again
+    }
+  },
+  async loadActors() {
+    try {
+      set({ actors: await invoke('actor.show', {}) });
+    } catch {
+      set({ actors: null });
+    }
+  },
+  async renameSelf(displayName) {
+    await invoke('actor.rename', { display_name: displayName });
+    await get().loadActors();
+  },
   async checkChanges() {
     const ws = get().workspace;
     if (ws === null || !get().operations.includes('project.changes')) return;
@@ -118,8 +167,10 @@ export const useStudio = create<StudioState>((set, get) => ({
       // Started by the entry chunk while this one loaded (see boot.ts).
       const { session, history } = await startBoot();
       set({ mode: session.mode, operations: session.operations });
+      void get().loadActors();
       if (session.project !== null && history !== null) {
-        set({ workspace: session.project });
+        // The launched workspace is a recent one too.
+        set({ workspace: session.project, recents: withRecent(get().recents, session.project.path) });
         // A deep link (reload, bookmark, second tab) lands on its screen; otherwise History.
         const linked = parseRoute(location.hash);
         get().setRoute(linked !== null && linked.screen !== 'open' ? linked : { screen: 'history', params: {} }, { replace: true });
@@ -137,8 +188,7 @@ export const useStudio = create<StudioState>((set, get) => ({
     try {
       const opened = await invoke('project.open', { path });
       const previous = get().workspace;
-      const recents = [path, ...get().recents.filter((p) => p !== path)].slice(0, RECENTS_MAX);
-      localStorage.setItem(RECENTS_KEY, JSON.stringify(recents));
+      const recents = withRecent(get().recents, opened.path);
       set({ workspace: opened, recents, summary: null, checkpoints: [], changeToken: null });
       get().setRoute({ screen: 'history', params: {} });
       if (previous !== null && previous.project !== opened.project) void invoke('project.close', { project: previous.project }).catch(() => undefined);
@@ -188,3 +238,25 @@ export const useStudio = create<StudioState>((set, get) => ({
     set({ lastRevertGeneration: generation });
   },
 }));
+
+/** The actor UUID every write from the app carries (the app user's), or nothing when the identity is not loaded. */
+export function actorField(): { readonly actor_uuid?: string } {
+  const self = useStudio.getState().actors?.self.actor_uuid;
+  return self === undefined ? {} : { actor_uuid: self };
+}
+
+// A call that could not reach the server asks once more (a dropped answer is not a stopped server); when that
+// fails too the connection is lost: one banner, polling stops.
+let probing = false;
+onServerLost(() => {
+  if (probing || !useStudio.getState().connected) return;
+  probing = true;
+  invoke('app.session', {}).then(
+    () => undefined,
+    () => {
+      useStudio.setState({ connected: false });
+    },
+  ).finally(() => {
+    probing = false;
+  });
+});

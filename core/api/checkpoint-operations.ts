@@ -165,11 +165,12 @@ export function checkpointOperations(
         prunable: prunableGenerations(p),
       };
     },
-    'checkpoints.revert': async ({ project, name, reason, idempotency_key, actor_uuid, timeout_ms }) => {
+    'checkpoints.revert': async ({ project, name, reason, idempotency_key, actor_uuid, timeout_ms, expected_current_generation_uuid }) => {
       const p = projects.get(project).project;
       const options = { ...(clock === undefined ? {} : { clock }), ...(timeout_ms === undefined ? {} : { writerTimeoutMs: timeout_ms }) };
       const receipt = await new RevertEngine(p, options).revertToCheckpoint(
         { name, reason, idempotencyKey: idempotency_key, actorUuid: actor_uuid ?? undefined },
+        expected_current_generation_uuid === undefined ? {} : { expectedCurrentGenerationUuid: expected_current_generation_uuid },
       );
       return arrowResult(receiptTable(receipt), null);
     },

@@ -16,6 +16,7 @@ import type { CheckpointView } from '../views/checkpoint-view';
 import { SessionTable } from './sessions';
 import { launchPostgresUrl, ThreadSources, threadsOperations } from './threads-operations';
 import { workspaceOperations } from './workspace-operations';
+import { ActorStore, appConfigDir } from '../actor/actor-store';
 
 /** Checkpoints the launch warm-up lists (the renderer's page size). */
 const FIRST_SCREEN_CHECKPOINTS = 500;
@@ -40,6 +41,12 @@ export interface FacadeOptions {
    * it exists (the demo's, as `gf demo create` writes it).
    */
   readonly langgraphSqlite?: string;
+  /**
+   * The app's configuration directory (the user's identity, `actors.json`);
+   * default `GF_CONFIG_DIR`, else the platform's (core/actor/actor-store.ts).
+   * Never a workspace.
+   */
+  readonly configDir?: string;
 }
 
 /** A facade instance: its implementations, its dispatcher and its sessions. */
@@ -66,6 +73,7 @@ export function createFacade(options: FacadeOptions): Facade {
   const threadSources = new ThreadSources(postgresUrl);
   let defaultSqlite: string | null = options.langgraphSqlite === undefined ? null : resolve(options.langgraphSqlite);
   const ledgers = new SessionTable<LedgerScope>('ledgers');
+  const actors = new ActorStore(options.configDir ?? appConfigDir());
 
   const implementations: Implementations = {
     'app.session': async () => ({ project: launch, mode: options.mode, operations: dispatcher.available, threads: { default_sqlite: defaultSqlite, postgres: postgresUrl !== undefined && postgresUrl !== '' } }),
@@ -76,6 +84,9 @@ export function createFacade(options: FacadeOptions): Facade {
     ...maintenanceOperations(projects),
     ...workspaceOperations(projects, views),
     ...historyOperations(projects),
+    'actor.show': async () => actors.show(),
+    'actor.rename': async ({ display_name }) => ({ self: actors.rename(display_name) }),
+    'actor.resolve': async ({ actor }) => actors.resolve(actor),
   };
 
   const dispatcher = createDispatcher(implementations);

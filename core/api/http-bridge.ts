@@ -143,15 +143,28 @@ function tokenMatches(header: string | undefined, token: string): boolean {
 }
 
 /**
- * The page shown for a navigation without a valid session: a stale link (a
- * token from an earlier run), a bookmark after the server restarted, or a
- * clean URL opened in another browser. Static, script-free (the CSP holds).
+ * The page shown for a navigation with a session that no longer exists: a
+ * stale link (a token from an earlier run) or a session cookie of a server
+ * that restarted. Static, script-free (the CSP holds).
  */
 const EXPIRED_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Checkpoint Studio: link expired</title></head>
 <body><main><h1>Checkpoint Studio</h1>
-<p role="alert" data-testid="link-expired">This link has expired; use the URL that <code>npm start</code> printed.</p>
-<p>The link printed at start signs this browser in until the server stops. A link from an earlier run, or the address without its token, cannot.</p>
+<p role="alert" data-testid="link-expired">This link has expired; open the link printed at start.</p>
+<p>The link printed at start (by npm start or gf serve) signs this browser in until the server stops. A link from an earlier run cannot.</p>
+</main></body></html>
+`;
+
+/**
+ * The page shown for an address without the token and without a session (a
+ * deep link or bookmark opened in a browser not signed in): nothing expired,
+ * the sign-in link was simply not used here.
+ */
+const NO_SESSION_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Checkpoint Studio: open the link printed at start</title></head>
+<body><main><h1>Checkpoint Studio</h1>
+<p role="alert" data-testid="link-no-session">Open the link printed at start: this address has no sign-in token.</p>
+<p>npm start and gf serve print a link with a token; opening it signs this browser in, and then this address (and any deep link) works until the server stops.</p>
 </main></body></html>
 `;
 
@@ -211,7 +224,12 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     // plus the Origin check: no other site can ride the cookie); a programmatic
     // client carries the token.
     const byCookie = hasSession(req) && ownOrigin(req.headers.origin);
-    if (!byCookie && !tokenMatches(req.headers.authorization, token)) return refuse(res, 401, 'this link has expired; use the URL that npm start printed', 'GF_SESSION_EXPIRED');
+    if (!byCookie && !tokenMatches(req.headers.authorization, token)) {
+      const message = cookieValue(req.headers.cookie, cookieName) === null && req.headers.authorization === undefined
+        ? 'open the link printed at start: this page has no sign-in token'
+        : 'this link has expired; open the link printed at start';
+      return refuse(res, 401, message, 'GF_SESSION_EXPIRED');
+    }
     const type = req.headers['content-type'] ?? '';
     if (!type.startsWith('application/json')) return refuse(res, 415, 'content type must be application/json');
     const body = await readBody(req, maxBody);
@@ -259,7 +277,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       // Only a path of the app itself: `//host/…` or `/\host/…` would be another site to a browser.
       return send(res, 303, '', 'text/plain; charset=utf-8', { location: ownPath(pathname), 'set-cookie': cookie });
     }
-    if (!hasSession(req)) return send(res, 401, EXPIRED_PAGE, 'text/html; charset=utf-8');
+    if (!hasSession(req)) return send(res, 401, cookieValue(req.headers.cookie, cookieName) === null ? NO_SESSION_PAGE : EXPIRED_PAGE, 'text/html; charset=utf-8');
     const root = options.rendererDir;
     if (root === undefined) return send(res, 404, 'not found', 'text/plain; charset=utf-8');
     let rel: string;

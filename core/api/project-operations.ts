@@ -36,7 +36,7 @@ function register(projects: SessionTable<ProjectSession>, project: Project<Table
       closers.clear();
     },
   });
-  return { project: handle, label: session.label };
+  return { project: handle, label: session.label, path: dir };
 }
 
 const RESTORATION_KEY = familyKey(WORKSPACE_RESTORATION_TRANSITION.capabilityId, WORKSPACE_RESTORATION_TRANSITION.recordFamilyId);

@@ -201,7 +201,7 @@ export function threadsOperations(sources: ThreadSources, clock: () => Date, can
       const opened = await sources.open(r.source).catch((e: unknown) => {
         throw e instanceof GfError ? e.withCommitted(false) : e;
       }); // the same typed refusals as browsing (not SQLite, no LangGraph tables, unreachable) before any writer opens
-      const req = { threadId: r.thread_id, checkpointId: r.checkpoint_id, reason: r.reason, actor: r.actor ?? null, idempotencyKey: r.idempotency_key };
+      const req = { threadId: r.thread_id, checkpointId: r.checkpoint_id, reason: r.reason, actor: r.actor ?? null, idempotencyKey: r.idempotency_key, ...(r.expected_head_checkpoint_id === undefined ? {} : { expectedHead: r.expected_head_checkpoint_id }) };
       // Refusals and replays are decided on the read-only reader: a refused restore never opens the database for writing.
       const checked = await checkRestore(opened.reader.saver, req);
       if (checked.kind === 'replay') return checked.receipt;

@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { GfError } from '../errors';
 import type { ArrowResult } from '../contract/operations';
 import type { CliIo } from './io';
+import { actorOption, resolveActor } from './actor-option';
 import { formatOf, withOutputOptions, type OutputFlags, type OutputFormat } from './output-options';
 import type { CellsOf } from './output';
 import { cliEngine, type CliEngine } from './lazy-engine';
@@ -77,7 +78,7 @@ function writeCommand(group: Command, verb: string, description: string, own: (c
     timeoutOption(
       own(base)
         .option('--idempotency-key <uuid>', 'operation UUID (canonical lowercase); generated and printed when omitted')
-        .option('--actor <uuid>', 'actor UUID'),
+        .addOption(actorOption()),
     ),
   );
 }
@@ -94,8 +95,9 @@ async function runWrite(io: CliIo, opts: MutateOpts, op: 'checkpoints.create' | 
   const e = await cliEngine();
   const format = formatOf(opts);
   const timeout_ms = intOption(opts.timeoutMs, 'timeout_ms');
-  const write: WriteFields = { idempotency_key: idempotencyKey(io, opts.idempotencyKey), actor_uuid: opts.actor, timeout_ms };
-  const receipt = await e.withProject(opts.project, (s) => send(s, write));
+  const key = idempotencyKey(io, opts.idempotencyKey);
+  const receipt = await e.withProject(opts.project, async (s) => send(s, { idempotency_key: key, actor_uuid: await resolveActor(s.callRaw, opts.actor), timeout_ms }));
+  const write = { idempotency_key: key };
   announceKey(io, opts.idempotencyKey, write.idempotency_key);
   e.writeArrowResult(io, format, receipt, op, undefined, { single: true, text: receiptLine });
 }

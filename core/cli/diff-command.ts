@@ -37,6 +37,45 @@ function parsePosition(text: string | undefined): number | undefined {
   return Number(text);
 }
 
+/**
+ * `--family`: a record family id (`node`) or the capability/family form
+ * `--stat` and the summary print (`graph/node`).
+ */
+export function parseFamily(text: string | undefined): { readonly record_family_id?: string; readonly capability_id?: string } {
+  if (text === undefined) return {};
+  const slash = text.indexOf('/');
+  if (slash === -1) return { record_family_id: text };
+  const capability = text.slice(0, slash);
+  const family = text.slice(slash + 1);
+  if (capability === '' || family === '' || family.includes('/')) {
+    throw new GfError('GF_VALIDATION', '--family is a record family (node) or capability/family (graph/node)', { field: 'record_family_id' });
+  }
+  return { capability_id: capability, record_family_id: family };
+}
+
+/** A shell word: as it is when plain, else single-quoted. */
+function shellWord(s: string): string {
+  return /^[A-Za-z0-9_./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The command that prints the next page of a family's display page
+ * (`--position` of its next row): a short line to copy, where the next-page
+ * token is hundreds of characters.
+ */
+export function continueCommand(from: string, to: string, opts: Pick<DiffOpts, 'project' | 'scope' | 'family' | 'limit' | 'kind' | 'changedField' | 'search' | 'wide'>, nextRow: number): string {
+  const words = ['gf', 'checkpoint', 'diff', from, to, '--project', opts.project];
+  if (opts.scope !== 'all') words.push('--scope', opts.scope);
+  if (opts.family !== undefined) words.push('--family', opts.family);
+  if (opts.kind !== undefined) words.push('--kind', opts.kind);
+  if (opts.changedField !== undefined) words.push('--changed-field', opts.changedField);
+  if (opts.search !== undefined) words.push('--search', opts.search);
+  if (opts.limit !== undefined) words.push('--limit', opts.limit);
+  if (opts.wide === true) words.push('--wide');
+  words.push('--position', String(nextRow));
+  return words.map(shellWord).join(' ');
+}
+
 function parseLimit(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   if (!/^\d{1,6}$/.test(text)) throw new GfError('GF_VALIDATION', 'limit must be an integer from 1 to 10000', { field: 'limit' });
@@ -78,39 +117,64 @@ export function addDiffSubcommand(group: Command, io: CliIo): void {
     .option('--wide', 'every column, untruncated (fingerprints included)')
     .option('--stat', 'per-family counts of added, removed and modified records and changed cells per field');
   withOutputOptions(cmd)
-    .action(async (from: string, to: string, opts: DiffOpts) => {
+    .action(async (from: string, to: string, opts: DiffOpts, command: Command) => {
       const e = await cliEngine();
       const format = formatOf(opts);
+      const family = parseFamily(opts.family);
       if (opts.stat === true) {
-        const request = { from, to, scope: opts.scope as DiffScope, record_family_id: opts.family };
+        const request = { from, to, scope: opts.scope as DiffScope, ...family };
         const stat = (await e.withProject(opts.project, (s) => withDiffProgress(io, () => s.call('checkpoints.diff_stat', request)))) as DiffStatResult;
         e.writeJsonResult(io, format, stat, (v) => statText(v, terminalColumns()));
         return;
       }
-      const filtered = opts.kind !== undefined || opts.changedField !== undefined || opts.search !== undefined || opts.position !== undefined;
+      const filters = ([['kind', opts.kind], ['changed-field', opts.changedField], ['search', opts.search], ['position', opts.position]] as const).filter(([, v]) => v !== undefined).map(([k]) => `--${k}`);
+      const filtered = filters.length > 0;
+      if (filtered && opts.family === undefined) {
+        throw new GfError('GF_VALIDATION', `${filters.join(', ')} ${filters.length === 1 ? 'needs' : 'need'} --family (one record family, e.g. --family graph/node)`, { field: 'record_family_id' });
+      }
+      // A family's diff is its records: --family alone implies --detail records (an explicit --detail summary with a filter says what is missing).
+      const detailGiven = command.getOptionValueSource('detail') !== 'default';
+      const detail = (opts.family !== undefined && !detailGiven ? 'records' : opts.detail) as DiffDetail;
+      if (filtered && detail !== 'records') {
+        throw new GfError('GF_VALIDATION', `${filters.join(', ')} ${filters.length === 1 ? 'needs' : 'need'} --detail records (or leave --detail out: --family implies it)`, { field: 'detail' });
+      }
       // Display pages for people (a table of one family), and whenever a filter asks for them; the machine formats stay as they were.
-      const display = filtered || (format === 'table' && opts.detail === 'records' && opts.family !== undefined);
+      const display = filtered || (format === 'table' && detail === 'records' && opts.family !== undefined);
       // Scope and detail are checked by the contract (GF_VALIDATION), like every other request field.
       const request = {
         from,
         to,
         scope: opts.scope as DiffScope,
-        detail: opts.detail as DiffDetail,
+        detail,
         limit: parseLimit(opts.limit),
         after: opts.after,
-        record_family_id: opts.family,
+        ...family,
         ...(display ? { display: true } : {}),
         ...(opts.kind === undefined ? {} : { change_kinds: opts.kind.split(',').map((k) => k.trim() as RecordChangeKind) }),
         ...(opts.changedField === undefined ? {} : { changed_field: opts.changedField }),
         ...(opts.search === undefined ? {} : { search: opts.search }),
         ...(opts.position === undefined ? {} : { position: parsePosition(opts.position) }),
       };
-      const page = await e.withProject(opts.project, (s) => withDiffProgress(io, () => s.call('checkpoints.diff', request)));
+      // The people-facing summary shows each family's added, removed and modified records (the exact statistics).
+      const withCounts = format === 'table' && detail === 'summary' && opts.wide !== true;
+      const [page, stat] = await e.withProject(opts.project, (s) =>
+        withDiffProgress(io, async () => [
+          await s.call('checkpoints.diff', request),
+          withCounts ? ((await s.call('checkpoints.diff_stat', { from, to, scope: opts.scope as DiffScope, ...family })) as DiffStatResult) : null,
+        ] as const),
+      );
       e.writeArrowResult(io, format, page, 'checkpoints.diff', undefined, {
         jsonSchema: true,
         // The next-page token rides in the schema metadata; the stderr hint stays for people.
         hintWithArrow: true,
-        text: (rows, names) => diffText(rows, names, terminalColumns(), opts.wide === true),
+        text: (rows, names) => diffText(rows, names, terminalColumns(), opts.wide === true, stat),
+        // A display page continues by row number: print the command (the token is hundreds of characters).
+        ...(display && format === 'table'
+          ? { nextHint: (rows: readonly Readonly<Record<string, unknown>>[]) => {
+            const last = Number(rows[rows.length - 1]?.['row_number'] ?? 0);
+            return `more rows: ${continueCommand(from, to, opts, last)}`;
+          } }
+          : {}),
       });
     });
 }

@@ -91,7 +91,7 @@ function recordId(r: Row): string {
  * pages: change, family and id. Summary pages: family, change and row
  * counts. `wide` prints every column untruncated instead.
  */
-export function diffText(rows: readonly Row[], names: readonly string[], columns: number, wide: boolean): string {
+export function diffText(rows: readonly Row[], names: readonly string[], columns: number, wide: boolean, stat: DiffStatResult | null = null): string {
   if (wide) return wideTable(names, rows) + (names.includes('row_number') ? rowsLine(rows) : '');
   if (names.includes('display')) {
     const fields: string[] = [];
@@ -108,13 +108,22 @@ export function diffText(rows: readonly Row[], names: readonly string[], columns
     const body = rows.map((r) => [KIND_MARK[text(r['change_kind'])] ?? text(r['change_kind']), `${text(r['scope'])}/${text(r['record_family_id'])}`, recordId(r)]);
     return fitTable(['change', 'family', 'id'], body, columns, new Set([1, 2]), new Set([2]));
   }
-  const body = rows.map((r) => [
-    `${text(r['capability_id'])}/${text(r['record_family_id'])}`,
-    KIND_MARK[text(r['change_kind'])]?.trim() ?? text(r['change_kind']),
-    text(r['from_row_count']),
-    text(r['to_row_count']),
-  ]);
-  return fitTable(['family', 'change', 'from rows', 'to rows'], body, columns, new Set([0]), new Set());
+  // Summary pages: each family's added, removed and modified records (from the exact statistics), then its row counts.
+  const byKey = new Map((stat?.families ?? []).map((f) => [`${f.capability_id}/${f.record_family_id}`, f]));
+  const count = (n: Cell | undefined): string => (n === null || n === undefined || n === '' ? '' : Number(n).toLocaleString('en-US'));
+  const body = rows.map((r) => {
+    const key = `${text(r['capability_id'])}/${text(r['record_family_id'])}`;
+    const f = byKey.get(key);
+    return [
+      key,
+      KIND_MARK[text(r['change_kind'])]?.trim() ?? text(r['change_kind']),
+      ...(stat === null ? [] : [count(f?.added), count(f?.removed), count(f?.modified)]),
+      count(r['from_row_count']),
+      count(r['to_row_count']),
+    ];
+  });
+  const header = ['family', 'change', ...(stat === null ? [] : ['added', 'removed', 'modified']), 'from rows', 'to rows'];
+  return fitTable(header, body, columns, new Set([0]), new Set());
 }
 
 /**

@@ -8,6 +8,7 @@ import { GfError } from '../errors';
 import { ADOPT_MODES, ONTOLOGY_INPUT_LIMITS } from '../contract/workspace';
 import { idempotencyKey, intOption, timeoutOption } from './checkpoint-command';
 import type { CliIo } from './io';
+import { actorOption, resolveActor } from './actor-option';
 import { formatOf, withOutputOptions, type OutputFlags } from './output-options';
 import type { CellsOf } from './output';
 import { cliEngine } from './lazy-engine';
@@ -77,7 +78,7 @@ export function registerOntologyCommands(program: Command, io: CliIo): void {
         .option('--mode <mode>', `enforcement: ${ADOPT_MODES.join(' or ')}`)
         .option('--format <format>', 'input format yaml|json (default: from the file extension)')
         .option('--idempotency-key <uuid>', 'operation UUID (canonical lowercase); generated and printed when omitted')
-        .option('--actor <uuid>', 'actor UUID'),
+        .addOption(actorOption()),
     ),
   ).action(async (file: string, opts: WriteOpts, cmd: Command) => {
     if (opts.mode === undefined) cmd.error("error: required option '--mode <mode>' not specified", { exitCode: 2, code: 'commander.missingMandatoryOptionValue' });
@@ -86,8 +87,8 @@ export function registerOntologyCommands(program: Command, io: CliIo): void {
     const timeout_ms = intOption(opts.timeoutMs, 'timeout_ms');
     const key = idempotencyKey(io, opts.idempotencyKey);
     const e = await cliEngine();
-    const receipt = await e.withProject(opts.project, (s) =>
-      s.call('workspace.adopt_ontology', { source, source_format: format, mode: opts.mode as 'advisory', idempotency_key: key, actor_uuid: opts.actor, timeout_ms }),
+    const receipt = await e.withProject(opts.project, async (s) =>
+      s.call('workspace.adopt_ontology', { source, source_format: format, mode: opts.mode as 'advisory', idempotency_key: key, actor_uuid: await resolveActor(s.callRaw, opts.actor), timeout_ms }),
     );
     e.writeArrowResult(io, formatOf(opts), receipt, 'workspace.adopt_ontology', undefined, { single: true, text: receiptLine });
   });
@@ -98,13 +99,13 @@ export function registerOntologyCommands(program: Command, io: CliIo): void {
         .description('clear the adopted ontology (mode none): publishes one generation')
         .addOption(projectOption())
         .option('--idempotency-key <uuid>', 'operation UUID (canonical lowercase); generated and printed when omitted')
-        .option('--actor <uuid>', 'actor UUID'),
+        .addOption(actorOption()),
     ),
   ).action(async (opts: WriteOpts) => {
     const timeout_ms = intOption(opts.timeoutMs, 'timeout_ms');
     const key = idempotencyKey(io, opts.idempotencyKey);
     const e = await cliEngine();
-    const receipt = await e.withProject(opts.project, (s) => s.call('workspace.clear_ontology', { idempotency_key: key, actor_uuid: opts.actor, timeout_ms }));
+    const receipt = await e.withProject(opts.project, async (s) => s.call('workspace.clear_ontology', { idempotency_key: key, actor_uuid: await resolveActor(s.callRaw, opts.actor), timeout_ms }));
     e.writeArrowResult(io, formatOf(opts), receipt, 'workspace.clear_ontology', undefined, { single: true, text: receiptLine });
   });
   withOutputOptions(ontology.command('show').description('the adopted ontology of CURRENT').addOption(projectOption())).action(async (opts: WriteOpts) => {

@@ -147,6 +147,8 @@ export interface ArrowOutput<R> {
   readonly text?: (rows: readonly R[], names: readonly string[]) => string;
   /** Also print the next-page hint on stderr with `--arrow`. */
   readonly hintWithArrow?: boolean;
+  /** The default format's next-page hint (stderr) instead of the token, from the page's rows (e.g. the command that continues). */
+  readonly nextHint?: (rows: readonly R[]) => string;
 }
 
 /**
@@ -181,6 +183,10 @@ export function writeArrowResult<N extends ArrowOperation, S extends SchemasOf<N
   const rows = decoded.rows as readonly Readonly<Record<string, TextCell>>[];
   if (format === 'csv') io.stdout([decoded.names.join(','), ...rows.map((r) => decoded.names.map((n) => csvCell(r[n] ?? null)).join(','))].join('\n') + '\n');
   else io.stdout(output.text === undefined ? tableText(decoded.names, rows) : output.text(decoded.rows, decoded.names));
+  if (format === 'table' && output.nextHint !== undefined) {
+    if (result.next_page_token !== null) io.stderr(`${output.nextHint(decoded.rows)}\n`);
+    return;
+  }
   hint();
 }
 

@@ -5,6 +5,7 @@ import { GfError } from '../errors';
 import type { JsonResults } from '../contract/operations';
 import { announceKey, idempotencyKey, intOption, timeoutOption } from './checkpoint-command';
 import type { CliIo } from './io';
+import { actorOption, resolveActor } from './actor-option';
 import { formatOf, withOutputOptions, type OutputFlags } from './output-options';
 import type { CellsOf } from './output';
 import { cliEngine } from './lazy-engine';
@@ -18,6 +19,7 @@ interface RevertOpts extends OutputFlags {
   readonly idempotencyKey?: string;
   readonly actor?: string;
   readonly timeoutMs?: string;
+  readonly expectCurrent?: string;
 }
 
 /** The people-facing lines of a revert receipt: the receipt, then the reason as history stores it. */
@@ -51,7 +53,7 @@ function previewText(p: JsonResults['revert.preview']): string {
  * Adds `revert NAME` to a `checkpoint` command group.
  *
  * `gf checkpoint revert NAME --project DIR --reason TEXT [--idempotency-key UUID]
- * [--actor UUID] [--timeout-ms MS] [--json|--csv|--arrow]` publishes a new
+ * [--actor NAME|UUID] [--expect-current UUID] [--timeout-ms MS] [--json|--csv|--arrow]` publishes a new
  * generation restoring the checkpoint; no interactive prompt (the reason is
  * the confirmation). Without a key one is generated and printed on stderr so
  * the command can be replayed safely after a crash or timeout.
@@ -69,7 +71,8 @@ export function addRevertSubcommand(group: Command, io: CliIo): void {
         .option('--reason <text>', 'why (1–1,024 UTF-8 bytes after trimming; stored with the restoration record); required unless --preview')
         .option('--preview', 'show what the revert would change, write nothing (preview_revert_to_checkpoint)')
         .option('--idempotency-key <uuid>', 'operation UUID (canonical lowercase); generated and printed when omitted')
-        .option('--actor <uuid>', 'actor UUID'),
+        .addOption(actorOption())
+        .option('--expect-current <generation-uuid>', 'refuse (GF_STALE_PREVIEW, nothing written) unless CURRENT is still this generation (the one --preview showed)'),
     ),
   ).action(async (name: string, opts: RevertOpts, cmd: Command) => {
     const e = await cliEngine();
@@ -84,13 +87,15 @@ export function addRevertSubcommand(group: Command, io: CliIo): void {
     const timeout_ms = intOption(opts.timeoutMs, 'timeout_ms');
     const key = idempotencyKey(io, opts.idempotencyKey);
     const { receipt, reason } = await e.withProject(opts.project, async (s) => {
+      const actor_uuid = await resolveActor(s.callRaw, opts.actor);
       const r = await withValidationProgress(io, 'revert', () =>
         s.call('checkpoints.revert', {
           name,
           reason: opts.reason ?? '',
           idempotency_key: key,
-          actor_uuid: opts.actor,
+          actor_uuid,
           timeout_ms,
+          ...(opts.expectCurrent === undefined ? {} : { expected_current_generation_uuid: opts.expectCurrent }),
         }),
       );
       // The reason as history keeps it (trimmed), from the lineage record of the generation just published.

@@ -9,6 +9,7 @@ import { threadValueText } from '../contract/python-values';
 import type { ThreadJson } from '../contract/threads';
 import { GfError } from '../errors';
 import type { CliIo } from './io';
+import { actorOption, resolveActor } from './actor-option';
 import { cliThreadsEngine } from './lazy-engine';
 import { formatOf, withOutputOptions, type OutputFlags } from './output-options';
 
@@ -23,6 +24,7 @@ interface SourceOpts extends OutputFlags {
   readonly prefix?: string;
   readonly reason?: string;
   readonly actor?: string;
+  readonly expectHead?: string;
   readonly idempotencyKey?: string;
   readonly namespace?: string;
 }
@@ -189,7 +191,8 @@ export function registerThreadsCommands(program: Command, io: CliIo): void {
     .argument('<thread>', 'thread id')
     .argument('<checkpoint>', 'the checkpoint to restore')
     .option('--reason <text>', 'why (1–1,024 UTF-8 bytes after trimming; stored in the new checkpoint’s metadata)')
-    .option('--actor <name>', 'who restores (stored in the metadata)')
+    .addOption(actorOption())
+    .option('--expect-head <checkpoint>', 'refuse (GF_STALE_PREVIEW, nothing written) unless the thread\'s head is still this checkpoint')
     .option('--idempotency-key <uuid>', 'operation UUID (canonical lowercase); generated and printed when omitted')
     .addHelpText('after', '\nExample:\n  gf threads restore review-07 1f0c…-… --reason "approval was given by mistake" --sqlite ./demo/langgraph.sqlite\n')
     .action(async (thread: string, checkpoint: string, opts: SourceOpts, cmd: Command) => {
@@ -204,7 +207,9 @@ export function registerThreadsCommands(program: Command, io: CliIo): void {
       }
       const idempotency_key = key;
       await runCall(opts, async (c, source, e) => {
-        const r = await c('threads.restore', { source, thread_id: thread, checkpoint_id: checkpoint, reason: opts.reason ?? '', actor: opts.actor ?? null, idempotency_key });
+        // The same actor a workspace write records: a name becomes its derived actor UUID (the app shows the name).
+        const actor = (await resolveActor(c, opts.actor)) ?? null;
+        const r = await c('threads.restore', { source, thread_id: thread, checkpoint_id: checkpoint, reason: opts.reason ?? '', actor, idempotency_key, ...(opts.expectHead === undefined ? {} : { expected_head_checkpoint_id: opts.expectHead }) });
         if (format === 'json') {
           io.stdout(`${JSON.stringify(r)}\n`);
           return;

@@ -132,11 +132,12 @@ export const RECORD_DIFF_VALUES_SCHEMA_NAME = 'checkpoint_record_diff_values@1';
 
 /**
  * `checkpoint_record_diff_values@1` columns: the display columns, then
- * `before` and `after`: for a modified record, its changed fields' values
- * in the `from` and `to` version as JSON objects `{field: text|null}` in
- * schema order (the same texts as `display`: timestamps as ISO-8601 UTC
- * microseconds); null for added and removed records (their fields are in
- * `display`). What an export leads with (`parseDisplay` reads both).
+ * `before` and `after` as JSON objects `{field: text|null}` in schema order
+ * (the same texts as `display`: timestamps as ISO-8601 UTC microseconds):
+ * for a modified record its changed fields in the `from` and `to` version;
+ * for an added record every field in `after` (`before` null); for a removed
+ * record every field in `before` (`after` null). What an export leads with
+ * (`parseDisplay` reads both).
  */
 export const RECORD_DIFF_VALUES_COLUMNS = [...RECORD_DIFF_DISPLAY_COLUMNS, 'before', 'after'] as const;
 

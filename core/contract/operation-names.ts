@@ -53,6 +53,9 @@ export const OPERATION_NAMES = [
   'retention.show',
   'retention.set',
   'project.changes',
+  'actor.show',
+  'actor.rename',
+  'actor.resolve',
 ] as const;
 
 /** Every declared operation name. */

@@ -11,6 +11,7 @@ import { WORKFLOW_ID_PATTERN } from './chain';
 import { DEMO_MAX_RECORDS, DEMO_MAX_SEED, DEMO_MIN_RECORDS } from './demo';
 import type { ChainRowEntry, DemoCreated, DoctorReport, PublishReceipt, VectorResultEntry } from './maintenance';
 import { ADOPT_MODES, ONTOLOGY_INPUT_LIMITS, ONTOLOGY_SOURCE_FORMATS } from './workspace';
+import { DISPLAY_NAME_MAX_CHARS, displayNameRefusal, type ActorBook, type ActorIdentity } from './actor';
 import type { OperationName } from './operation-names';
 
 export { OPERATION_NAMES, isOperationName, unknownOperation } from './operation-names';
@@ -119,6 +120,9 @@ export const reasonSchema = z
   .max(REASON_MAX_RAW_CHARS)
   .max(REASON_MAX_RAW_CHARS, 'a reason is 1 to 1,024 UTF-8 bytes after trimming')
   .refine((s) => reasonRefusal(s) === null, 'a reason is 1 to 1,024 UTF-8 bytes after trimming');
+
+/** A display name (core/contract/actor.ts: 1–64 characters after trimming, no control character). */
+export const displayNameSchema = z.string().max(4 * DISPLAY_NAME_MAX_CHARS).refine((s) => displayNameRefusal(s) === null, 'a display name is 1 to 64 characters without control characters');
 
 const workflowIdSchema = z.string().regex(WORKFLOW_ID_PATTERN);
 // ---- c20: bounds of the CLI's operations
@@ -303,6 +307,14 @@ export const OPERATIONS = {
       idempotency_key: uuidSchema,
       actor_uuid: actorSchema,
       timeout_ms: timeoutSchema,
+      /**
+       * The CURRENT generation the caller's preview was computed against
+       * (`revert.preview`'s `current_generation_uuid`). When CURRENT has moved
+       * since, the revert is refused with `GF_STALE_PREVIEW` and nothing is
+       * written; without it a revert publishes on whatever CURRENT is (ADR-0014).
+       * A replay of a published revert returns its receipt whatever it says.
+       */
+      expected_current_generation_uuid: uuidSchema.optional(),
     }).strict(),
     'arrow', true, 'Publish a new generation equal to a checkpoint (checkpoint_receipt@1).'),
   /** One active checkpoint by name (`show_checkpoint`, ADR-0014): a one-row `checkpoint@1` table, or `GF_CHECKPOINT_NOT_FOUND`. */
@@ -347,7 +359,20 @@ export const OPERATIONS = {
     'json', false, 'Channel summary and JSON-pointer value changes between two checkpoints of a thread; paged with signed tokens, cancellable.'),
   /** Appends one checkpoint equal to `checkpoint_id` at the thread's head, with a required reason (revert reason rules). */
   'threads.restore': spec(
-    z.object({ source: threadSourceSchema, thread_id: threadIdSchema, checkpoint_id: threadIdSchema, reason: reasonSchema, actor: z.string().min(1).max(THREAD_ID_MAX_CHARS).refine((s) => !CONTROL.test(s), 'control character').nullable().optional(), idempotency_key: uuidSchema }).strict(),
+    z.object({
+      source: threadSourceSchema,
+      thread_id: threadIdSchema,
+      checkpoint_id: threadIdSchema,
+      reason: reasonSchema,
+      actor: z.string().min(1).max(THREAD_ID_MAX_CHARS).refine((s) => !CONTROL.test(s), 'control character').nullable().optional(),
+      idempotency_key: uuidSchema,
+      /**
+       * The head checkpoint the caller's preview was computed from. When the
+       * thread's head is another one now, the restore is refused with
+       * `GF_STALE_PREVIEW` and nothing is written.
+       */
+      expected_head_checkpoint_id: threadIdSchema.optional(),
+    }).strict(),
     'json', true, "Append a new head checkpoint whose state equals a chosen checkpoint's, with a reason (idempotent)."),
   /** The source adapter's health record. */
   'threads.health': spec(z.object({ source: threadSourceSchema }).strict(), 'json', false, "The LangGraph checkpointer adapter's health: pool in use and idle, last write age."),
@@ -465,6 +490,18 @@ export const OPERATIONS = {
    * appears without a manual Refresh.
    */
   'project.changes': spec(z.object({ project: handleSchema }).strict(), 'json', false, 'A token that changes when CURRENT, the checkpoint registry or a ledger changes.'),
+  // ---- who did it: the app user's identity, kept in the app's configuration directory (never in a workspace)
+  /** The app user's identity (created once, on first use: a generated actor UUID and the login name) and the actors known by name. */
+  'actor.show': spec(z.object({}).strict(), 'json', false, "The app user's display name and actor UUID, and every actor known by name."),
+  /** Renames the app user (the actor UUID stays). */
+  'actor.rename': spec(z.object({ display_name: displayNameSchema }).strict(), 'json', true, "Change the app user's display name (the actor UUID stays)."),
+  /**
+   * The actor UUID of a display name or UUID a surface was given (`--actor`,
+   * `GF_ACTOR`): a UUID as is, a name as the UUID derived from it (the same
+   * name gives the same UUID everywhere); a name is remembered, so the app
+   * shows it for that UUID.
+   */
+  'actor.resolve': spec(z.object({ actor: z.string().min(1).max(4 * DISPLAY_NAME_MAX_CHARS) }).strict(), 'json', true, 'The actor UUID of a display name or UUID (a name is remembered for the app).'),
 } as const satisfies { readonly [N in OperationName]: OperationSpec };
 
 /** The validated request type of an operation. */
@@ -529,6 +566,8 @@ export interface ProjectSummary {
 export interface ProjectOpened {
   readonly project: string;
   readonly label: string;
+  /** The workspace folder as opened (absolute): the app lists it among recent workspaces. */
+  readonly path: string;
 }
 
 /** One workflow of a chain store, as `chain.list` returns it (verified once, in the same pass). */
@@ -715,6 +754,9 @@ export interface JsonResults {
   // ---- end c20
   /** An opaque token (equal tokens: nothing watched changed; a PostgreSQL ledger store is not watched). */
   readonly 'project.changes': { readonly token: string };
+  readonly 'actor.show': ActorBook;
+  readonly 'actor.rename': { readonly self: ActorIdentity };
+  readonly 'actor.resolve': { readonly actor_uuid: string; readonly display_name: string | null };
 }
 
 /** The result type of an operation. */

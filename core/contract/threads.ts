@@ -110,6 +110,10 @@ export interface ThreadHistoryRow {
   readonly restored_from: string | null;
   /** Why this checkpoint could not be read (its document or metadata does not decode), else null; the rest of the history is still given. */
   readonly unreadable: string | null;
+  /** A restore's reason as stored (trimmed), else null. */
+  readonly restore_reason: string | null;
+  /** Who restored (the actor the restore recorded: an actor UUID from the app, or the CLI's `--actor`), else null. */
+  readonly restore_actor: string | null;
 }
 
 /** One subgraph checkpoint namespace of a thread (LangGraph names it `node:task-id`; nested ones join with `|`). */

@@ -102,7 +102,7 @@ export async function decodeHttpResponse<N extends OperationName>(res: HttpRespo
     return errorEnvelope({
       code: 'GF_SESSION_EXPIRED',
       committed: null,
-      message: 'GF_SESSION_EXPIRED: this link has expired; use the URL that `npm start` printed',
+      message: 'GF_SESSION_EXPIRED: open the link printed at start (by npm start or gf serve)',
       details: { http_status: res.status },
     });
   }

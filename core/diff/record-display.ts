@@ -265,15 +265,25 @@ export class DisplayResolver {
   }
 
   /**
-   * The changed fields' values of row `i` before and after (schema order,
-   * texts as in `display`), or nulls when the row is not modified. Needs a
-   * resolver made with `values`.
+   * Row `i`'s values before and after (schema order, texts as in `display`):
+   * for a modified record its changed fields on both sides; for an added
+   * record every field after (before null); for a removed one every field
+   * before (after null). Needs a resolver made with `values`.
    */
   valuesOf(list: ChangeList, i: number): { readonly before: Readonly<Record<string, string | null>> | null; readonly after: Readonly<Record<string, string | null>> | null } {
     if (!this.#values) throw new Error('invariant violated: valuesOf needs a resolver made with values');
-    if (list.kind[i] !== KIND_MODIFIED) return { before: null, after: null };
+    const kind = list.kind[i];
+    const every = this.#adapter.family.fields;
+    const readAll = (side: 'from' | 'to'): Record<string, string | null> => {
+      const record = this.#record(list, i, side);
+      const out: Record<string, string | null> = {};
+      for (const f of every) out[f.name] = record === null ? null : cellText(f.kind, record(f.name));
+      return out;
+    };
+    if (kind === KIND_REMOVED) return { before: readAll('from'), after: null };
+    if (kind !== KIND_MODIFIED) return { before: null, after: readAll('to') };
     const mask = list.fieldMask[i] as number;
-    const fields = this.#adapter.family.fields.filter((_, k) => ((mask >>> k) & 1) === 1);
+    const fields = every.filter((_, k) => ((mask >>> k) & 1) === 1);
     const read = (side: 'from' | 'to'): Record<string, string | null> => {
       const record = this.#record(list, i, side);
       const out: Record<string, string | null> = {};

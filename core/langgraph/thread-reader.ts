@@ -180,6 +180,8 @@ function historyRow(t: CheckpointTuple, parent: CheckpointTuple | undefined, unr
     next: nextNodes(t),
     restored_from: typeof restored === 'string' ? restored : null,
     unreadable,
+    restore_reason: typeof restored === 'string' && typeof meta['reason'] === 'string' ? meta['reason'] : null,
+    restore_actor: typeof restored === 'string' && typeof meta['actor'] === 'string' ? meta['actor'] : null,
   };
 }
 

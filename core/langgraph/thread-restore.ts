@@ -10,6 +10,8 @@ export interface ThreadRestoreRequest {
   readonly reason: string;
   readonly actor: string | null;
   readonly idempotencyKey: string;
+  /** The head the caller's preview was computed from: another head now is `GF_STALE_PREVIEW`, nothing written. */
+  readonly expectedHead?: string;
 }
 
 const config = (threadId: string, checkpointId?: string) => ({
@@ -57,7 +59,11 @@ export async function checkRestore(saver: Pick<BaseCheckpointSaver, 'getTuple' |
   if (head === undefined) refused('GF_CHECKPOINT_NOT_FOUND', 'no thread with this id in the checkpoint database', { kind: 'thread' });
   const target = await saver.getTuple(config(req.threadId, req.checkpointId));
   if (target === undefined) refused('GF_CHECKPOINT_NOT_FOUND', 'no checkpoint with this id in the thread', { kind: 'checkpoint' });
-  if (idOf(head) === req.checkpointId) refused('GF_VALIDATION', 'this checkpoint is already the head of the thread: there is nothing to restore', { reason: 'already_head' });
+  const headId = idOf(head);
+  if (req.expectedHead !== undefined && headId !== req.expectedHead) {
+    throw new GfError('GF_STALE_PREVIEW', 'the thread has a new head since this restore was previewed; nothing was written', { operation: 'threads.restore', phase: 'head_moved' }, false);
+  }
+  if (headId === req.checkpointId) refused('GF_VALIDATION', 'this checkpoint is already the head of the thread: there is nothing to restore', { reason: 'already_head' });
   return { kind: 'restore', head, target };
 }
 

@@ -129,6 +129,17 @@ export function restorationChanges(current: readonly ManifestParticipant[], sour
   return changes;
 }
 
+/** What a revert request may require of the workspace (not part of its identity: a replay need not repeat it). */
+export interface RevertPreconditions {
+  /**
+   * The CURRENT generation the caller's preview was computed against: checked
+   * under the writer lock on a first attempt; another CURRENT is
+   * `GF_STALE_PREVIEW` and nothing is written. A replay ignores it (it returns
+   * the original receipt).
+   */
+  readonly expectedCurrentGenerationUuid?: string;
+}
+
 /**
  * True when two generations hold the same content, restoration records aside.
  *
@@ -203,12 +214,12 @@ export class RevertEngine {
    * under the same key are `GF_IDEMPOTENCY_CONFLICT`. On success the same project
    * instance already reads the restored generation.
    */
-  async revertToCheckpoint(input: RevertInput): Promise<CheckpointReceipt> {
+  async revertToCheckpoint(input: RevertInput, pre: RevertPreconditions = {}): Promise<CheckpointReceipt> {
     const req = prepareRevert(input);
-    return this.project.withWriter((w) => this.#revertLocked(w, req), { timeoutMs: this.#writerTimeoutMs });
+    return this.project.withWriter((w) => this.#revertLocked(w, req, pre), { timeoutMs: this.#writerTimeoutMs });
   }
 
-  #revertLocked(w: Writer<Table>, req: RevertRequest): CheckpointReceipt {
+  #revertLocked(w: Writer<Table>, req: RevertRequest, pre: RevertPreconditions): CheckpointReceipt {
     const txn = revertTransactionUuid(req.operationUuid);
     const journal = w.readJournal(txn);
     if (journal !== undefined) {
@@ -234,7 +245,7 @@ export class RevertEngine {
     if (rows.some((r) => r.create_operation_uuid === req.operationUuid || ('delete_operation_uuid' in r && r.delete_operation_uuid === req.operationUuid))) {
       throw conflict(req.operationUuid);
     }
-    return this.#firstAttempt(w, req, txn);
+    return this.#firstAttempt(w, req, txn, pre);
   }
 
   /**
@@ -253,11 +264,20 @@ export class RevertEngine {
     }
   }
 
-  #firstAttempt(w: Writer<Table>, req: RevertRequest, txn: string): CheckpointReceipt {
+  #firstAttempt(w: Writer<Table>, req: RevertRequest, txn: string, pre: RevertPreconditions): CheckpointReceipt {
     const view = this.checkpoints.openCheckpoint(req.name);
     let current: Lease<Table> | undefined;
     try {
       current = w.leaseCurrent();
+      const expected = pre.expectedCurrentGenerationUuid;
+      if (expected !== undefined && current.generationUuid !== expected) {
+        throw new GfError('GF_STALE_PREVIEW', 'CURRENT changed since this revert was previewed; nothing was written', {
+          operation: REVERT_OPERATION,
+          phase: 'current_moved',
+          expected_current_generation_uuid: expected,
+          current_generation_uuid: current.generationUuid,
+        }, false);
+      }
       // A checkpoint whose content already equals CURRENT's is reverted like any other (ADR-0014): the new
       // generation differs from CURRENT by its restoration record only. Asking first is the screen's business.
       this.#checkGeneration(view.generationUuid, view.participants);
@@ -451,8 +471,8 @@ export class RevertEngine {
 }
 
 /** `revertToCheckpoint` on a project in one call (see `RevertEngine.revertToCheckpoint`). */
-export async function revertToCheckpoint(project: Project<Table>, input: RevertInput, options: RevertOptions = {}): Promise<CheckpointReceipt> {
-  return new RevertEngine(project, options).revertToCheckpoint(input);
+export async function revertToCheckpoint(project: Project<Table>, input: RevertInput, options: RevertOptions = {}, pre: RevertPreconditions = {}): Promise<CheckpointReceipt> {
+  return new RevertEngine(project, options).revertToCheckpoint(input, pre);
 }
 
 /** `previewRevert` on a project in one call. */

@@ -324,10 +324,13 @@ function desktopServe(indexUrl: string): ServeHandle {
   };
 }
 
-/** Starts the app on `projectDir` over this run's transport, and the harness's Chromium. */
-export async function launchApp(projectDir: string, transport: Transport = TRANSPORT): Promise<AppHandle> {
+/**
+ * Starts the app on `projectDir` over this run's transport, and the harness's Chromium.
+ * `env` adds to the app's environment (e.g. `GF_CONFIG_DIR`: the app's identity in a temporary folder).
+ */
+export async function launchApp(projectDir: string, transport: Transport = TRANSPORT, env: Readonly<Record<string, string>> = {}): Promise<AppHandle> {
   if (transport === 'http') {
-    const serve = await startServe(['--project', projectDir]);
+    const serve = await startServe(['--project', projectDir], env);
     let browser: BrowserHandle;
     try {
       browser = await launchChromium();
@@ -356,7 +359,7 @@ export async function launchApp(projectDir: string, transport: Transport = TRANS
       },
     };
   }
-  const shell = await startIpcShell(projectDir);
+  const shell = await startIpcShell(projectDir, env);
   let browser: BrowserHandle;
   try {
     browser = await launchChromium(undefined, ELECTRON_FILE_ARGS);

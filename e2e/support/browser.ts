@@ -84,9 +84,18 @@ export interface ServeHandle {
 
 const URL_LINE = /^(http:\/\/127\.0\.0\.1:\d+)\/[?#]token=([A-Za-z0-9_-]+)$/;
 
-/** Starts `gf serve` (a child process) and resolves once it printed its URL. */
-export async function startServe(args: readonly string[]): Promise<ServeHandle> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/gf.mjs'), 'serve', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts `gf serve` (a child process) and resolves once it printed its URL.
+ * `env` adds to the test's environment (e.g. `GF_CONFIG_DIR`: the app's identity file in a temporary folder).
+ */
+export async function startServe(args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<ServeHandle> {
+  // Never the tester's own identity file: a private configuration folder unless the caller names one.
+  const ownConfig = env['GF_CONFIG_DIR'] === undefined ? mkdtempSync(join(tmpdir(), 'gf-config-')) : undefined;
+  const child = spawn(process.execPath, [join(ROOT, 'bin/gf.mjs'), 'serve', ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...(ownConfig === undefined ? {} : { GF_CONFIG_DIR: ownConfig }), ...env },
+  });
   let stderr = '';
   child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
@@ -106,6 +115,7 @@ export async function startServe(args: readonly string[]): Promise<ServeHandle> 
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;
+      if (ownConfig !== undefined) rmSync(ownConfig, { recursive: true, force: true });
     },
   };
 }

@@ -13,7 +13,7 @@ import type { Page } from 'playwright-core';
 import { createFacade, type Facade } from '../../core/api/facade';
 import type { OperationName, OperationResult } from '../../core/contract/operations';
 import { unwrapEnvelope } from '../../core/contract/wire';
-import { launchApp, type AppHandle, type Wire } from './app';
+import { TRANSPORT, launchApp, type AppHandle, type Wire } from './app';
 import { ROOT, RESULTS_DIR, ensureBuilt, type BrowserHandle, type ServeHandle } from './browser';
 
 /** Screenshots of each state (gitignored). */
@@ -44,6 +44,8 @@ export interface DemoApp {
   readonly base: string;
   /** The demo workspace. */
   readonly dir: string;
+  /** The app's configuration directory (its identity file), shared by the server and the in-process facade. */
+  readonly configDir: string;
   /** The facade's handle of the workspace. */
   readonly project: string;
   readonly facade: Facade;
@@ -108,6 +110,7 @@ export async function startDemoApp(options: DemoAppOptions): Promise<DemoApp> {
   ensureBuilt();
   const base = mkdtempSync(join(tmpdir(), options.prefix));
   const dir = join(base, 'demo');
+  const configDir = join(base, 'config');
   let facade: Facade | undefined;
   let app: AppHandle | undefined;
   const close = async () => {
@@ -117,14 +120,14 @@ export async function startDemoApp(options: DemoAppOptions): Promise<DemoApp> {
   };
   try {
     createDemo(base, options.records);
-    const f = createFacade({ mode: 'library' });
+    const f = createFacade({ mode: 'library', configDir });
     facade = f;
     const call = async <N extends OperationName>(op: N, request: unknown): Promise<OperationResult<N>> => unwrapEnvelope(await f.dispatcher.dispatch(op, request)) as OperationResult<N>;
     const project = (await call('project.open', { path: dir })).project;
     await options.prepare?.({ call, project, dir });
-    const a = await launchApp(dir);
+    const a = await launchApp(dir, TRANSPORT, { GF_CONFIG_DIR: configDir });
     app = a;
-    return { base, dir, project, facade: f, serve: a.serve, browser: a.browser, app: a, link: (hash) => a.link(hash), wire: (page) => a.wire(page), call, close };
+    return { base, dir, configDir, project, facade: f, serve: a.serve, browser: a.browser, app: a, link: (hash) => a.link(hash), wire: (page) => a.wire(page), call, close };
   } catch (e) {
     await close();
     throw e;

@@ -138,11 +138,11 @@ ${preloadSource}
 })();`;
 }
 
-/** Starts the main side on `projectDir` (as `--project` does) and prepares the relay. */
-export async function startIpcShell(projectDir: string): Promise<IpcShell> {
+/** Starts the main side on `projectDir` (as `--project` does) and prepares the relay; `env` adds to the test's environment (e.g. `GF_CONFIG_DIR`). */
+export async function startIpcShell(projectDir: string, env: Readonly<Record<string, string>> = {}): Promise<IpcShell> {
   const indexUrl = pathToFileURL(RENDERER_INDEX).href;
   const trusted = rendererLocation(undefined, indexUrl);
-  const facade = createFacade(mainFacadeOptions(process.env));
+  const facade = createFacade(mainFacadeOptions({ ...process.env, ...env }));
   const ipc = new RecordingIpcMain();
   const interceptors = new Map<Page, RelayInterceptor[]>();
   let unregister: (() => void) | undefined;

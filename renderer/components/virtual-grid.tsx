@@ -51,6 +51,12 @@ export interface VirtualGridProps<R> {
   readonly emptyText?: string;
   /** `short` for small fixed tables, `tall` for record browsing. */
   readonly size?: 'short' | 'tall';
+  /** A new window (`resetKey`) opens at its last row instead of its first (a "Last page" jump shows the last rows). */
+  readonly startAtEnd?: boolean;
+  /** Told the positions (0-based, in `rows`) of the first and last row in view whenever they change. */
+  readonly onRange?: (first: number, last: number) => void;
+  /** Grows with its rows (up to most of the window) instead of a fixed height: for short tables such as a diff summary. */
+  readonly fit?: boolean;
   /** Keys of the rows shown expanded (their detail below their cells). */
   readonly expanded?: ReadonlySet<string>;
   /** The detail of an expanded row (one cell spanning every column). */
@@ -103,11 +109,34 @@ export function VirtualGrid<R extends object>(props: VirtualGridProps<R>) {
     if (active >= count && count > 0) setActive(count - 1);
   }, [active, count]);
 
-  // A new window or filter starts at its first row.
+  // A new window or filter starts at its first row (or, with `startAtEnd`, at its last once its rows are here).
+  const pendingEnd = useRef(false);
+  /** The new window's rows have started loading (rows before that are the previous window's). */
+  const loadedSinceReset = useRef(false);
   useEffect(() => {
     setActive(0);
     virtualizer.scrollToOffset(0);
+    pendingEnd.current = props.startAtEnd === true;
+    loadedSinceReset.current = false;
   }, [resetKey]);
+  useEffect(() => {
+    if (loading) loadedSinceReset.current = true;
+    const complete = !hasMore || (props.totalRows !== undefined && rowOffset + count >= props.totalRows);
+    if (!pendingEnd.current || !loadedSinceReset.current || count === 0 || loading || !complete) return;
+    pendingEnd.current = false;
+    setActive(count - 1);
+    // Scrolled on the element itself once laid out (the virtualizer follows the scroll event and renders the last rows).
+    const el = scrollRef.current;
+    requestAnimationFrame(() => {
+      if (el !== null) el.scrollTop = el.scrollHeight;
+    });
+  }, [count, loading, hasMore, virtualizer, rowOffset, props.totalRows]);
+  const rangeStart = virtualizer.range?.startIndex ?? 0;
+  const rangeEnd = Math.min(count - 1, virtualizer.range?.endIndex ?? count - 1);
+  const onRange = props.onRange;
+  useEffect(() => {
+    if (count > 0) onRange?.(rangeStart, rangeEnd);
+  }, [rangeStart, rangeEnd, count, onRange]);
 
   // An expanded or collapsed row changes height: measure again.
   useEffect(() => {
@@ -153,7 +182,7 @@ export function VirtualGrid<R extends object>(props: VirtualGridProps<R>) {
 
   const totalRows = props.totalRows ?? (hasMore ? -1 : rowOffset + count);
   return (
-    <div className={`grid grid-${size}`} data-testid={testId}>
+    <div className={`grid grid-${size}${props.fit === true ? ' grid-fit' : ''}`} data-testid={testId}>
       <div
         ref={scrollRef}
         className="grid-scroll"

@@ -12,6 +12,9 @@ import { usePaged } from '../paged';
 import { WorkspaceDocumentsPanel } from './checkpoint-documents';
 import { useShallow } from 'zustand/react/shallow';
 import { useStudio } from '../store';
+import { ActorLabel } from '../components/actor-label';
+import { When } from '../components/when';
+import { formatCount } from '../format';
 
 type ViewOpened = JsonResults['view.open'];
 
@@ -71,6 +74,7 @@ export function CheckpointScreen() {
   const names = checkpoints.map((c) => c.name ?? '');
   const [name, setName] = useState<string>(focusName ?? names[0] ?? '');
   const { opened, error } = useViewLease(workspace?.project ?? null, name);
+  const row = checkpoints.find((c) => c.name === name);
   const view = opened?.view ?? null;
   const participants = opened?.participants ?? NO_PARTICIPANTS;
   const [family, setFamily] = useState<ParticipantEntry | null>(null);
@@ -99,12 +103,20 @@ export function CheckpointScreen() {
         </div>
       </div>
       {error !== null && <ErrorBox error={error} testId="view-error" />}
-      {view !== null && (
-        <p className="muted small">
-          generation <span className="mono" data-testid="view-generation">{view.generation_uuid}</span> · manifest <span className="mono">{view.manifest_sha256.slice(0, 16)}…</span>
-        </p>
+      {row !== undefined && (
+        <div className="checkpoint-facts" data-testid="checkpoint-facts">
+          <p>
+            Created <When iso={row.created_at} testId="checkpoint-created" /> by <ActorLabel actor={row.created_by} testId="checkpoint-actor" />
+          </p>
+          {row.description !== null && row.description !== '' && <p data-testid="checkpoint-description">{row.description}</p>}
+        </div>
       )}
-      {view !== null && <WorkspaceDocumentsPanel view={view.view} />}
+      {view !== null && (
+        <details className="small muted">
+          <summary>Technical details</summary>
+          generation <span className="mono" data-testid="view-generation">{view.generation_uuid}</span> · manifest <span className="mono">{view.manifest_sha256.slice(0, 16)}…</span>
+        </details>
+      )}
       <div className="split">
         <nav aria-label="Participants" className="participants" data-testid="participants">
           {groups.map(([scope, ps]) => (
@@ -129,6 +141,7 @@ export function CheckpointScreen() {
           {view !== null && family !== null ? <RecordsPane view={view.view} family={family} /> : <p className="muted">Choose a participant to browse its records.</p>}
         </div>
       </div>
+      {view !== null && <WorkspaceDocumentsPanel view={view.view} />}
     </section>
   );
 }
@@ -137,24 +150,66 @@ function RecordsPane({ view, family }: { view: string; family: ParticipantEntry 
   const key = `${view}|${family.capability_id}/${family.record_family_id}`;
   const paged = usePaged('view.records', key, (after) => invoke('view.records', { view, capability_id: family.capability_id, record_family_id: family.record_family_id, limit: PAGE, after }));
   const columns = useMemo<GridColumn[]>(() => paged.columns.map((c) => ({ id: c, header: c, mono: /uuid|sha256|fingerprint/.test(c), minRem: /uuid|sha256|fingerprint/.test(c) ? 20 : 9 })), [paged.columns]);
+  const [search, setSearch] = useState('');
+  const [sortBy, setSortBy] = useState('');
+  const [descending, setDescending] = useState(false);
+  const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
+  // Search and sort act on the records loaded so far (the engine pages them in its own order); the status line says so.
+  const shown = useMemo(() => {
+    const needle = search.trim().toLowerCase();
+    const rows = needle === '' ? [...paged.rows] : paged.rows.filter((r) => Object.values(r).some((v) => v !== null && String(v).toLowerCase().includes(needle)));
+    if (sortBy !== '') {
+      const collator = new Intl.Collator(undefined, { numeric: true });
+      rows.sort((a, b) => collator.compare(String(a[sortBy] ?? ''), String(b[sortBy] ?? '')) * (descending ? -1 : 1));
+    }
+    return rows;
+  }, [paged.rows, paged.rows.length, search, sortBy, descending]);
+  const filtered = search.trim() !== '' || sortBy !== '';
+  const rowKeyOf = (r: (typeof shown)[number]): string => JSON.stringify(paged.columns.map((c) => r[c] ?? null));
   return (
     <div className="stack">
       <h3>
-        <span className="mono">{family.capability_id}/{family.record_family_id}</span> · {family.row_count.toLocaleString('en-US')} records
+        <span className="mono">{family.capability_id}/{family.record_family_id}</span> · {formatCount(family.row_count)} records
       </h3>
+      <div className="row-form" role="search" aria-label="Search and sort the records">
+        <label htmlFor="records-search">Search</label>
+        <input id="records-search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} autoComplete="off" data-testid="records-search" />
+        <label htmlFor="records-sort">Sort by</label>
+        <select id="records-sort" value={sortBy} onChange={(e) => setSortBy(e.target.value)} data-testid="records-sort">
+          <option value="">stored order</option>
+          {paged.columns.map((c) => <option key={c} value={c}>{c}</option>)}
+        </select>
+        <label className="toggle"><input type="checkbox" checked={descending} onChange={(e) => setDescending(e.target.checked)} disabled={sortBy === ''} /> descending</label>
+      </div>
       {paged.error !== null && <ErrorBox error={paged.error} testId="records-error" />}
       <VirtualGrid
         label={`Records of ${family.capability_id}/${family.record_family_id}`}
         columns={columns}
-        rows={paged.rows}
-        rowKey={(_r, i) => String(i)}
-        totalRows={family.row_count}
+        rows={shown}
+        rowKey={(r) => rowKeyOf(r)}
+        totalRows={filtered ? shown.length : family.row_count}
         hasMore={paged.hasMore}
         loading={paged.loading}
         onNeedMore={paged.more}
+        onActivate={(r) => setOpen((o) => {
+          const k = rowKeyOf(r);
+          const next = new Set(o);
+          if (next.has(k)) next.delete(k);
+          else next.add(k);
+          return next;
+        })}
+        expanded={open}
+        renderExpanded={(r) => (
+          <dl className="record-fields" data-testid="record-open">
+            {paged.columns.map((c) => <div key={c}><dt className="mono">{c}</dt><dd className="mono">{r[c] ?? '—'}</dd></div>)}
+          </dl>
+        )}
+        resetKey={`${search}|${sortBy}|${descending}`}
         testId="records-grid"
+        emptyText={filtered ? 'No loaded record matches.' : 'No records.'}
       />
-      <p className="muted small" data-testid="records-pages">{paged.rows.length} of {family.row_count} loaded in {paged.pages} page{paged.pages === 1 ? '' : 's'}</p>
+      <p className="muted small" data-testid="records-pages">{formatCount(paged.rows.length)} of {formatCount(family.row_count)} loaded in {formatCount(paged.pages)} page{paged.pages === 1 ? '' : 's'}</p>
+      {filtered && <p className="muted small" role="status" data-testid="records-filtered">{formatCount(shown.length)} of the {formatCount(paged.rows.length)} loaded records shown; search and sort apply to the loaded records (scroll to load more). Click a record (or Enter) to open it.</p>}
       <Lookup key={key} view={view} family={family} />
     </div>
   );

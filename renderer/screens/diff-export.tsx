@@ -1,7 +1,8 @@
 // Export of a whole record diff (every page, not only the loaded rows) as
 // Arrow, CSV or JSON. Each row leads with what a reviewer reads: the change
 // kind, the family's display fields, the changed field names and, for a
-// modified record, each changed field's value before and after; the ids and
+// modified record, each changed field's value before and after (an added or
+// removed record: every field on its side); the ids and
 // fingerprints come last. The engine gives all of it (display pages with
 // `changed_values`, family by family, the families and their changed fields
 // from `checkpoints.diff_stat`). On a large workspace this runs for seconds:
@@ -97,15 +98,21 @@ export function exportCells(plan: ExportPlan, r: ValuesRow): Record<string, stri
   const out: Record<string, string | null> = { change_kind: r.change_kind, record_family_id: r.record_family_id };
   for (const f of plan.display) out[f] = display[f] ?? null;
   out['changed_fields'] = changed.join(' ');
+  // A modified record fills its changed fields; an added record every field after, a removed one every field before.
+  const whole = r.change_kind !== 'modified';
   for (const f of plan.changed) {
-    out[`${f} before`] = changed.includes(f) ? (before[f] ?? null) : null;
-    out[`${f} after`] = changed.includes(f) ? (after[f] ?? null) : null;
+    out[`${f} before`] = changed.includes(f) || whole ? (before[f] ?? null) : null;
+    out[`${f} after`] = changed.includes(f) || whole ? (after[f] ?? null) : null;
   }
   for (const c of EXPORT_ID_COLUMNS) out[c] = r[c];
   return out;
 }
 
-/** One exported change as a JSON object, content first (`before`/`after` null unless modified). */
+/**
+ * One exported change as a JSON object, content first: a modified record's
+ * changed fields before and after; an added record's every field in `after`,
+ * a removed record's in `before` (the other side null).
+ */
 export function exportObject(r: ValuesRow): object {
   return {
     change_kind: r.change_kind,

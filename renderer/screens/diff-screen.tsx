@@ -64,16 +64,18 @@ function summaryColumns(stat: DiffStatResult): readonly GridColumn<SummaryRow>[]
     const f = byKey.get(familyKeyOf(r));
     return f === undefined ? '—' : formatCount(f[k]);
   };
+  const rows = (k: 'from_row_count' | 'to_row_count') => (r: SummaryRow) => (r[k] === null ? '—' : formatCount(BigInt(r[k])));
+  // The counts come right after the family, so they stay in view at 1024 px and at 200% zoom; the rest follows.
   return [
-    { id: 'scope', header: 'scope', width: '8rem' },
-    { id: 'capability_id', header: 'capability', width: '8rem' },
-    { id: 'record_family_id', header: 'family', width: 'minmax(8rem, 1fr)' },
-    { id: 'change_kind', header: 'change', width: '7rem' },
-    { id: 'from_row_count', header: 'from rows', width: '6rem' },
-    { id: 'to_row_count', header: 'to rows', width: '6rem' },
-    { id: 'change_kind', key: 'added', header: 'added', width: '6rem', render: count('added') },
-    { id: 'change_kind', key: 'removed', header: 'removed', width: '6rem', render: count('removed') },
-    { id: 'change_kind', key: 'modified', header: 'modified', width: '6rem', render: count('modified') },
+    { id: 'record_family_id', header: 'family', width: 'minmax(7rem, 1fr)', minRem: 7 },
+    { id: 'change_kind', header: 'change', width: '5rem', minRem: 5 },
+    { id: 'change_kind', key: 'added', header: 'added', width: '5rem', minRem: 5, render: count('added') },
+    { id: 'change_kind', key: 'removed', header: 'removed', width: '5rem', minRem: 5, render: count('removed') },
+    { id: 'change_kind', key: 'modified', header: 'modified', width: '5rem', minRem: 5, render: count('modified') },
+    { id: 'from_row_count', header: 'from rows', width: '6rem', minRem: 6, render: rows('from_row_count') },
+    { id: 'to_row_count', header: 'to rows', width: '6rem', minRem: 6, render: rows('to_row_count') },
+    { id: 'capability_id', header: 'capability', width: 'minmax(7rem, 1fr)', minRem: 7 },
+    { id: 'scope', header: 'scope', width: '6rem', minRem: 6 },
   ];
 }
 
@@ -278,7 +280,7 @@ export function DiffScreen() {
           <div className="screen-head">
             <p>
               <strong>{compared.from}</strong> → <strong>{compared.to}</strong> ({compared.scope}): <span data-testid="diff-headline">{compared.stat.headline}</span>
-              <span className="muted small"> · <span data-testid="diff-changed">{changed}</span> changed, <span data-testid="diff-unchanged">{unchanged}</span> unchanged participants</span>
+              <span className="muted small"> · <span data-testid="diff-changed">{formatCount(changed)}</span> changed, <span data-testid="diff-unchanged">{formatCount(unchanged)}</span> unchanged participants</span>
             </p>
             <div className="actions" role="group" aria-label="Export the summary">
               <span className="muted">Export the summary:</span>
@@ -305,6 +307,7 @@ export function DiffScreen() {
             rowClass={(r) => `change-${r.change_kind ?? ''}`}
             size="short"
             testId="diff-summary"
+            fit
           />
           {family !== null && workspace !== null && (
             // Keyed by the family: another family starts with nothing expanded, filtered or selected from the previous one.
@@ -497,11 +500,19 @@ function RecordDiff({ project, compared, family, initial, onLink }: {
     onLink(filterParams({ ...filter, ...next }, 0));
   };
   const lastPage = total === null ? null : Math.max(0, total - RECORD_PAGE);
-  const jump = (to: number) => {
+  /** True while the last jump was "Last page": the new window opens at its last rows. */
+  const [atEnd, setAtEnd] = useState(false);
+  const jumpFocused = useRef(false);
+  const jump = (to: number, end = false) => {
     const p = Math.max(0, total === null ? to : Math.min(to, Math.max(0, total - 1)));
+    setAtEnd(end);
     setPosition(p);
     onLink(filterParams(filter, p));
   };
+  // "Go to row" follows the grid: it holds the first row in view (unless the user is typing in it).
+  const onRange = useCallback((first: number) => {
+    if (!jumpFocused.current) setJumpText(String(position + first + 1));
+  }, [position]);
   const rangeText = (first: number, lastIndex: number): string => {
     const a = rows[first]?.row_number ?? null;
     const b = rows[lastIndex]?.row_number ?? null;
@@ -585,9 +596,9 @@ function RecordDiff({ project, compared, family, initial, onLink }: {
         <button type="button" onClick={() => jump(0)} disabled={position === 0} data-testid="jump-first">First page</button>
         <button type="button" onClick={() => jump(position - RECORD_PAGE)} disabled={position === 0} data-testid="jump-prev">Previous page</button>
         <label htmlFor="diff-jump">Go to row</label>
-        <input id="diff-jump" type="number" min={1} max={total ?? undefined} value={jumpText} onChange={(e) => setJumpText(e.target.value)} data-testid="jump-row" />
+        <input id="diff-jump" type="number" min={1} max={total ?? undefined} value={jumpText} onChange={(e) => setJumpText(e.target.value)} onFocus={(e) => { jumpFocused.current = true; e.target.select(); }} onBlur={() => { jumpFocused.current = false; }} data-testid="jump-row" />
         <button type="submit" data-testid="jump-go">Go</button>
-        <button type="button" onClick={() => lastPage !== null && jump(lastPage)} disabled={lastPage === null || position === lastPage} data-testid="jump-last">Last page</button>
+        <button type="button" onClick={() => lastPage !== null && jump(lastPage, true)} disabled={lastPage === null || (position === lastPage && atEnd)} data-testid="jump-last">Last page</button>
       </form>
       {/* Fixed-height status line: progress and Cancel while a page loads, never shifting the grid. */}
       <div className="progress status-line" role="status" data-testid="record-diff-status">
@@ -624,6 +635,8 @@ function RecordDiff({ project, compared, family, initial, onLink }: {
           renderExpanded={renderExpanded}
           rowOffset={position}
           resetKey={windowKey}
+          startAtEnd={atEnd}
+          onRange={onRange}
           rowClass={(r) => `change-${r.change_kind ?? ''}`}
           testId="record-diff-grid"
           status={(first, lastIndex) => (paged.loading && paged.count === 0 ? 'Loading…' : <span data-testid="rows-range">{rangeText(first, lastIndex)}</span>)}

@@ -13,7 +13,9 @@ import { fetchAllPages, useAction, useQuery, type Query } from '../hooks';
 import { withParams } from '../routes';
 import { invoke } from '../invoke';
 import { useShallow } from 'zustand/react/shallow';
-import { useStudio } from '../store';
+import { actorField, useStudio } from '../store';
+import { ActorLabel } from '../components/actor-label';
+import { When } from '../components/when';
 
 /** A deleted checkpoint (`checkpoint_tombstone@1`). */
 type TombstoneRow = Row<'checkpoints.list', 'checkpoint_tombstone@1'>;
@@ -143,7 +145,7 @@ export function HistoryScreen() {
                     <td><span className="badge badge-deleted">deleted</span> <span data-testid="tombstone-name">{t.name}</span></td>
                     <td className="mono" title={t.checkpoint_uuid ?? ''}>{short(t.checkpoint_uuid)}</td>
                     <td className="mono" title={t.generation_uuid ?? ''}>{short(t.generation_uuid)}</td>
-                    <td>{t.deleted_at}</td>
+                    <td><When iso={t.deleted_at} /></td>
                     <td>{t.deleted_revision}</td>
                   </tr>
                 ))}
@@ -167,7 +169,7 @@ function HistoryRow({ entry: g, isNew, parentName, onOpen, onRevert, onDelete, o
   const first = g.checkpoints[0]?.name ?? null;
   return (
     <tr className={[isNew ? 'is-new' : '', pruned ? 'is-pruned' : ''].join(' ').trim() || undefined} data-testid="generation-row" data-status={g.status}>
-      <td data-label="published"><time dateTime={g.published_at}>{g.published_at}</time></td>
+      <td data-label="published"><When iso={g.published_at} testId="row-published" /></td>
       <td data-label="what" data-testid="produced-by">
         {g.status === 'current' && <span className="badge badge-current">CURRENT</span>}{' '}
         {pruned && <span className="badge badge-deleted" data-testid="pruned-badge">pruned</span>}{' '}
@@ -190,7 +192,7 @@ function HistoryRow({ entry: g, isNew, parentName, onOpen, onRevert, onDelete, o
         ))}
       </td>
       <td data-label="changes">{countOf(g.participants_changed, 'participant', 'participants')}</td>
-      <td data-label="actor" className="mono">{g.actor === null ? '—' : short(g.actor)}</td>
+      <td data-label="actor"><ActorLabel actor={g.actor} testId="row-actor" /></td>
       <td data-label="generation" className="mono" title={g.generation_uuid} data-testid="row-generation">{g.generation_uuid}</td>
       <td data-label="actions">
         {pruned ? (
@@ -201,7 +203,8 @@ function HistoryRow({ entry: g, isNew, parentName, onOpen, onRevert, onDelete, o
             {first !== null && g.status !== 'current' && <button type="button" className="link" onClick={() => onDiff(first, 'CURRENT')} data-testid="row-diff-current">Diff with CURRENT</button>}
             {first !== null && <button type="button" className="link" onClick={() => onOpen(first)} data-testid="row-open">Open read-only</button>}
             {first !== null && g.status !== 'current' && <button type="button" className="link" onClick={() => onRevert(first)} data-testid="row-revert">Revert to it</button>}
-            {first === null && <span className="muted small">name it to diff, open or revert</span>}
+            {first === null && g.status === 'current' && <span className="muted small">Create a checkpoint to name it: then it can be diffed, opened and reverted to</span>}
+            {first === null && g.status !== 'current' && <span className="muted small">No checkpoint names it: only CURRENT can be named, so it cannot be diffed, opened or reverted to</span>}
           </span>
         )}
       </td>
@@ -225,7 +228,7 @@ export function CreateDialog({ project, existing, onClose, onDone }: { project: 
   const [key] = useState(() => crypto.randomUUID());
   const problem = newNameProblem(name) ?? (existing.includes(name.normalize('NFC')) ? 'A checkpoint with this name already exists.' : null);
   const { run, busy, error } = useAction(async () => {
-    await invoke('checkpoints.create', { project, name, description: description === '' ? null : description, idempotency_key: key });
+    await invoke('checkpoints.create', { project, name, description: description === '' ? null : description, idempotency_key: key, ...actorField() });
     onDone();
     onClose();
   });
@@ -259,7 +262,7 @@ export function CreateDialog({ project, existing, onClose, onDone }: { project: 
 function DeleteDialog({ project, name, onClose, onDone }: { project: string; name: string; onClose: () => void; onDone: () => void }) {
   const [key] = useState(() => crypto.randomUUID());
   const { run: confirm, busy, error } = useAction(async () => {
-    await invoke('checkpoints.delete', { project, name, idempotency_key: key });
+    await invoke('checkpoints.delete', { project, name, idempotency_key: key, ...actorField() });
     onDone();
     onClose();
   });

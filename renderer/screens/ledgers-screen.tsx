@@ -4,6 +4,8 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { ChainBreak, ChainEvent, VerifyEntry, WorkflowEntry } from '../../core/contract/operations';
 import { CopyButton } from '../components/copy-button';
 import { ErrorBox } from '../components/error-box';
+import { When } from '../components/when';
+import { exactUtc } from '../../core/contract/format';
 import { VirtualGrid, type GridColumn } from '../components/virtual-grid';
 import { countOf, formatCount, middleTruncate } from '../format';
 import { useAction, useQuery } from '../hooks';
@@ -37,7 +39,7 @@ const EVENT_COLUMNS: readonly GridColumn<EventRow>[] = [
   { id: 'outcome', header: 'outcome', width: '8rem' },
   { id: 'evidence', header: 'evidence', width: 'minmax(8rem, 1fr)', mono: true },
   { id: 'attempt', header: 'attempt', width: '4.5rem' },
-  { id: 'occurred_at', header: 'occurred at', width: 'minmax(10rem, 1fr)' },
+  { id: 'occurred_at', header: 'occurred at', width: 'minmax(17rem, 1.5fr)', render: (r) => <When iso={r.occurred_at} />, title: (r) => `${exactUtc(r.occurred_at) ?? r.occurred_at} (UTC)` },
 ];
 
 /** The integrity filter's choices. */
@@ -255,7 +257,7 @@ function Chain({ project, workflowId, generations, verify }: { project: string; 
             <div><dt>detail</dt><dd>{detail.triggering_outcome.detail ?? '—'}</dd></div>
             <div><dt>evidence</dt><dd className="mono">{detail.triggering_outcome.evidence_digest ?? '—'}</dd></div>
             <div><dt>attempt</dt><dd>{formatCount(detail.attempt)}</dd></div>
-            <div><dt>occurred at</dt><dd>{detail.occurred_at}</dd></div>
+            <div><dt>occurred at</dt><dd><When iso={detail.occurred_at} /></dd></div>
           </dl>
           {bad !== null && detail.sequence >= bad && <p className="field-error">This transition is at or after the break (sequence {formatCount(bad)}).</p>}
         </section>

@@ -7,7 +7,7 @@ import { useStudio } from '../store';
 
 /** The open-workspace screen. */
 export function OpenScreen() {
-  const { recents, openPath, opening, openError } = useStudio(useShallow((s) => ({ recents: s.recents, openPath: s.openPath, opening: s.opening, openError: s.openError })));
+  const { recents, openPath, opening, openError, workspace, go } = useStudio(useShallow((s) => ({ recents: s.recents, openPath: s.openPath, opening: s.opening, openError: s.openError, workspace: s.workspace, go: s.go })));
   const [path, setPath] = useState('');
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -28,8 +28,14 @@ export function OpenScreen() {
       ) : (
         <ul className="plain-list" aria-label="Recent workspaces">
           {recents.map((r) => (
-            <li key={r}>
-              <button type="button" className="link mono" onClick={() => void openPath(r)} disabled={opening}>{r}</button>
+            <li key={r} data-testid="recent-workspace">
+              {workspace?.path === r ? (
+                <>
+                  <button type="button" className="link mono" onClick={() => go('history')}>{r}</button> <span className="badge badge-current" data-testid="recent-open">open now</span>
+                </>
+              ) : (
+                <button type="button" className="link mono" onClick={() => void openPath(r)} disabled={opening}>{r}</button>
+              )}
             </li>
           ))}
         </ul>

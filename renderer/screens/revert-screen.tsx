@@ -11,9 +11,12 @@ import { ReasonField } from '../components/reason-field';
 import { countOf, formatCount, plural } from '../format';
 import { CreateDialog } from './history-screen';
 import { useAction, useQuery } from '../hooks';
+import { ActorLabel } from '../components/actor-label';
+import { When } from '../components/when';
+import { WriteProgress } from '../components/write-progress';
 import { invoke } from '../invoke';
 import { useShallow } from 'zustand/react/shallow';
-import { useStudio } from '../store';
+import { actorField, useStudio } from '../store';
 
 type Preview = JsonResults['revert.preview'];
 type Receipt = Row<'checkpoints.revert'>;
@@ -53,8 +56,13 @@ export function RevertScreen() {
   const [reasonTouched, setReasonTouched] = useState(false);
   const [confirmText, setConfirmText] = useState('');
   const [sameConfirmed, setSameConfirmed] = useState(false);
-  const [receipt, setReceipt] = useState<{ readonly row: Receipt; readonly reason: string } | null>(null);
+  const [receipt, setReceipt] = useState<{ readonly row: Receipt; readonly reason: string; readonly actor: string | null } | null>(null);
   const errorRef = useRef<HTMLDivElement>(null);
+  const receiptRef = useRef<HTMLHeadingElement>(null);
+  /** The CURRENT the user is confirming against (the first preview they saw for this form); the revert is bound to it. */
+  const [basis, setBasis] = useState<string | null>(null);
+  /** CURRENT moved since the user previewed (seen by a refresh, or refused by the engine): confirm again. */
+  const [stale, setStale] = useState(false);
   // The reason as the lineage log stored it (trimmed), read back for the receipt.
   const receiptGeneration = receipt?.row.result_generation_uuid ?? null;
   const stored = useQuery(receiptGeneration === null || workspace === null ? null : `${workspace.project}|${receiptGeneration}`, async () => {
@@ -71,6 +79,32 @@ export function RevertScreen() {
   /** A target whose content already equals CURRENT's: publishing would change nothing (the engine says so). */
   const sameContent = p !== null && p.same_content;
   const [creatingFirst, setCreatingFirst] = useState(false);
+  const previewCurrent = p?.current_generation_uuid ?? null;
+  /** The generation our own revert published, until the preview computed against it arrives (that change is no surprise). */
+  const own = useRef<string | null>(null);
+  useEffect(() => {
+    if (previewCurrent === null) return;
+    if (own.current !== null) {
+      if (previewCurrent === basis) return; // still the preview from before our own revert
+      const ours = previewCurrent === own.current;
+      own.current = null;
+      setBasis(previewCurrent);
+      if (ours) return;
+      setStale(true);
+      setConfirmText('');
+      setSameConfirmed(false);
+      return;
+    }
+    if (basis === null) {
+      setBasis(previewCurrent);
+    } else if (basis !== previewCurrent) {
+      // Another tab or process moved CURRENT: the preview changed under the user's confirmation.
+      setBasis(previewCurrent);
+      setStale(true);
+      setConfirmText('');
+      setSameConfirmed(false);
+    }
+  }, [previewCurrent, basis]);
 
   const problem = reasonProblem(reason);
   const confirmed = confirmText === name && name !== '';
@@ -78,10 +112,30 @@ export function RevertScreen() {
   const action = useAction(async () => {
     if (workspace === null) return;
     const key = pendingFor(workspace.label, name);
-    const r = await invoke('checkpoints.revert', { project: workspace.project, name, reason, idempotency_key: key });
+    const actor = actorField();
+    let r;
+    try {
+      r = await invoke('checkpoints.revert', {
+        project: workspace.project, name, reason, idempotency_key: key, ...actor,
+        ...(basis === null ? {} : { expected_current_generation_uuid: basis }),
+      });
+    } catch (e) {
+      if ((e as { code?: unknown } | null)?.code === 'GF_STALE_PREVIEW') {
+        // Nothing was written: show the new preview and ask for the confirmation again (the reason is kept).
+        setStale(true);
+        setConfirmText('');
+        setSameConfirmed(false);
+        await refresh();
+        return;
+      }
+      throw e;
+    }
     const row = decodeArrow(r.bytes, 'checkpoints.revert').rows[0] ?? null;
     localStorage.removeItem(PENDING_KEY);
-    if (row !== null) setReceipt({ row, reason: trimReason(reason) });
+    // Our own revert moves CURRENT: the preview computed against the generation it published is no surprise.
+    own.current = row?.result_generation_uuid ?? null;
+    setStale(false);
+    if (row !== null) setReceipt({ row, reason: trimReason(reason), actor: actor.actor_uuid ?? null });
     setCreatingFirst(false);
     if (row !== null && row.result_generation_uuid !== null) markRevert(row.result_generation_uuid);
     // A fresh form: a second click cannot publish a second generation.
@@ -98,12 +152,18 @@ export function RevertScreen() {
   useEffect(() => {
     if (error !== null) errorRef.current?.focus();
   }, [error]);
+  // After a revert, focus moves to its receipt, shown at the top of the screen where the form starts.
+  useEffect(() => {
+    if (receipt !== null) receiptRef.current?.focus();
+  }, [receipt]);
   const choose = (n: string) => {
     setName(n);
     setRoute({ screen: 'revert', params: { name: n } }, { replace: true });
     setReceipt(null);
     setConfirmText('');
     setSameConfirmed(false);
+    setBasis(null);
+    setStale(false);
     action.clearError();
   };
   const submit = (e: FormEvent) => {
@@ -115,6 +175,31 @@ export function RevertScreen() {
   return (
     <section className="screen" aria-labelledby="revert-title">
       <h2 id="revert-title">Revert to a checkpoint</h2>
+      {receipt !== null && (
+        <div className="receipt" role="status" data-testid="revert-receipt">
+          <h3 ref={receiptRef} tabIndex={-1} data-testid="revert-receipt-title">Reverted to “{receipt.row.name}”</h3>
+          <dl className="record-fields">
+            <div><dt>reason</dt><dd data-testid="receipt-reason">{stored.data ?? receipt.reason}</dd></div>
+            <div><dt>committed at</dt><dd><When iso={receipt.row.committed_at} testId="receipt-time" /></dd></div>
+            <div><dt>by</dt><dd><ActorLabel actor={receipt.actor} testId="receipt-actor" /></dd></div>
+            <div><dt>new generation</dt><dd className="mono" data-testid="receipt-generation">{receipt.row.result_generation_uuid}</dd></div>
+            <div><dt>previous CURRENT</dt><dd className="mono" data-testid="receipt-prior">{receipt.row.prior_current_generation_uuid}</dd></div>
+            <div><dt>operation</dt><dd className="mono" data-testid="receipt-operation">{receipt.row.operation_uuid}</dd></div>
+          </dl>
+          <div className="actions">
+            <button type="button" onClick={() => go('history')}>See it in the history</button>
+            {priorName !== null ? (
+              <button type="button" className="link" data-testid="receipt-diff-previous" onClick={() => setRoute({ screen: 'diff', params: { from: priorName, to: 'CURRENT' } })}>
+                Diff with the previous CURRENT (“{priorName}”)
+              </button>
+            ) : (
+              <span className="muted small" data-testid="receipt-diff-previous-unnamed">
+                The previous CURRENT has no checkpoint name, so it cannot be diffed (diffs take checkpoint names); “Create a checkpoint on CURRENT first” keeps one.
+              </span>
+            )}
+          </div>
+        </div>
+      )}
       <form onSubmit={submit} aria-describedby="revert-blocked">
         <ol className="steps">
           <li>
@@ -127,6 +212,11 @@ export function RevertScreen() {
             <h3>What will change</h3>
             {p === null && preview.error === null && <p className="muted">Computing the preview…</p>}
             {preview.error !== null && <ErrorBox error={preview.error} testId="revert-preview-error" />}
+            {stale && (
+              <div className="warning" role="alert" data-testid="revert-stale">
+                <p><strong>CURRENT changed since you previewed.</strong> Someone published a new generation (another tab, window or the CLI). The preview below is computed against the new CURRENT; review it and type the checkpoint name again to confirm.</p>
+              </div>
+            )}
             {p !== null && (
               <div data-testid="revert-preview">
                 <p>
@@ -153,7 +243,7 @@ export function RevertScreen() {
                     <ul className="plain-list">
                       {p.prunable.map((g) => (
                         <li key={g.generation_uuid} data-testid="prunable-row">
-                          {g.published_at ?? 'unknown time'} · {g.kind ?? 'publication'}
+                          {g.published_at === null ? 'unknown time' : <When iso={g.published_at} />} · {g.kind ?? 'publication'}
                           {g.reason !== null && <> · “{g.reason}”</>} · <span className="mono" title={g.generation_uuid}>{g.generation_uuid.slice(0, 8)}</span>
                         </li>
                       ))}
@@ -191,7 +281,7 @@ export function RevertScreen() {
           </button>
         </div>
       </form>
-      {busy && <p role="status"><progress aria-label="Revert in progress" /> Publishing the restored generation…</p>}
+      {busy && <WriteProgress label="Revert in progress" text="Publishing the restored generation" note="A revert cannot be cancelled once it starts: it publishes, or changes nothing." />}
       {error !== null && (
         <div ref={errorRef} tabIndex={-1} data-testid="revert-error-focus">
           <ErrorBox error={error} testId="revert-error" />
@@ -199,30 +289,6 @@ export function RevertScreen() {
       )}
       {creatingFirst && workspace !== null && (
         <CreateDialog project={workspace.project} existing={names} onClose={() => setCreatingFirst(false)} onDone={() => void refresh()} />
-      )}
-      {receipt !== null && (
-        <div className="receipt" role="status" data-testid="revert-receipt">
-          <h3>Reverted to “{receipt.row.name}”</h3>
-          <dl className="record-fields">
-            <div><dt>reason</dt><dd data-testid="receipt-reason">{stored.data ?? receipt.reason}</dd></div>
-            <div><dt>committed at</dt><dd>{receipt.row.committed_at}</dd></div>
-            <div><dt>new generation</dt><dd className="mono" data-testid="receipt-generation">{receipt.row.result_generation_uuid}</dd></div>
-            <div><dt>previous CURRENT</dt><dd className="mono" data-testid="receipt-prior">{receipt.row.prior_current_generation_uuid}</dd></div>
-            <div><dt>operation</dt><dd className="mono" data-testid="receipt-operation">{receipt.row.operation_uuid}</dd></div>
-          </dl>
-          <div className="actions">
-            <button type="button" onClick={() => go('history')}>See it in the history</button>
-            {priorName !== null ? (
-              <button type="button" className="link" data-testid="receipt-diff-previous" onClick={() => setRoute({ screen: 'diff', params: { from: priorName, to: 'CURRENT' } })}>
-                Diff with the previous CURRENT (“{priorName}”)
-              </button>
-            ) : (
-              <span className="muted small" data-testid="receipt-diff-previous-unnamed">
-                The previous CURRENT has no checkpoint name, so it cannot be diffed (diffs take checkpoint names); “Create a checkpoint on CURRENT first” keeps one.
-              </span>
-            )}
-          </div>
-        </div>
       )}
     </section>
   );

@@ -2,6 +2,7 @@
 // JSON trees, interrupts and pending writes called out, ids one toggle away)
 // and the diff of two checkpoints (channel summary, then value changes by
 // JSON pointer, paged and cancellable).
+import { When } from '../components/when';
 import { useState } from 'react';
 import { THREAD_PAGE_LIMITS, type ThreadDiff, type ThreadJson, type ThreadValueChange } from '../../core/contract/threads';
 import { ErrorBox } from '../components/error-box';
@@ -38,7 +39,7 @@ export function StateInspector({ source, thread, checkpoint, revision, onDiffFro
   return (
     <div data-testid="thread-state">
       <p>
-        Checkpoint of <strong>{s.time}</strong>
+        Checkpoint of <strong><When iso={s.time} testId="state-time" /></strong>
         {typeof step === 'number' && <> · step {formatCount(step)}</>}
         {s.is_head && <span className="badge badge-current" data-testid="state-head"> head</span>}
         {' '}· next: <span data-testid="state-next">{s.next.length === 0 ? 'nothing (the run ended)' : s.next.join(', ')}</span>

@@ -9,12 +9,16 @@ import { THREAD_HEAD_SELECTOR, type ThreadRestoreReceipt } from '../../core/cont
 import { ErrorBox } from '../components/error-box';
 import { ReasonField } from '../components/reason-field';
 import { useAction } from '../hooks';
+import { ActorLabel } from '../components/actor-label';
+import { When } from '../components/when';
+import { WriteProgress } from '../components/write-progress';
+import { actorField } from '../store';
 import { invoke } from '../invoke';
 import { ThreadDiffView } from './threads-inspect';
 import { shortId, threadError, type ThreadSource } from './threads-common';
 
 /** Restore `target` as the new head of `thread`. */
-export function RestorePanel({ source, thread, target, targetTime, headId, revision, onRestored, onInspect }: {
+export function RestorePanel({ source, thread, target, targetTime, headId, revision, onRestored, onStale, onInspect }: {
   readonly source: ThreadSource;
   readonly thread: string;
   readonly target: string;
@@ -24,6 +28,8 @@ export function RestorePanel({ source, thread, target, targetTime, headId, revis
   readonly headId: string | null;
   readonly revision: number;
   readonly onRestored: (receipt: ThreadRestoreReceipt) => void;
+  /** The engine refused the restore because the head moved: reload the history and the preview. */
+  readonly onStale: () => void;
   readonly onInspect: (checkpointId: string) => void;
 }) {
   const [reason, setReason] = useState('');
@@ -33,17 +39,63 @@ export function RestorePanel({ source, thread, target, targetTime, headId, revis
   // One key per target until its receipt: a retried request is a replay, never a second restore.
   const key = useRef<{ readonly target: string; readonly key: string } | null>(null);
   const errorRef = useRef<HTMLDivElement>(null);
+  const receiptRef = useRef<HTMLHeadingElement>(null);
+  /** The head the user's preview was computed from: the restore is bound to it. */
+  const [basis, setBasis] = useState<string | null>(null);
+  const [stale, setStale] = useState(false);
   useEffect(() => {
     setConfirmText('');
+    setBasis(null);
+    setStale(false);
   }, [target, thread]);
+  /** The head our own restore appended, until the history shows it (that change is no surprise). */
+  const own = useRef<string | null>(null);
+  useEffect(() => {
+    if (headId === null) return;
+    if (own.current !== null) {
+      if (headId === basis) return; // still the history from before our own restore
+      const ours = headId === own.current;
+      own.current = null;
+      setBasis(headId);
+      if (ours) return;
+      setStale(true);
+      setConfirmText('');
+      return;
+    }
+    if (basis === null) setBasis(headId);
+    else if (basis !== headId) {
+      // The thread got a new head (another tab, a running graph): the preview changed under the confirmation.
+      setBasis(headId);
+      setStale(true);
+      setConfirmText('');
+    }
+  }, [headId, basis]);
+  useEffect(() => {
+    if (receipt !== null) receiptRef.current?.focus();
+  }, [receipt]);
   const problem = reasonProblem(reason);
   const confirmed = confirmText === thread;
   const isHead = headId !== null && headId === target;
   const ready = headId !== null && !isHead && problem === null && confirmed;
   const action = useAction(async () => {
     if (key.current === null || key.current.target !== `${thread}|${target}`) key.current = { target: `${thread}|${target}`, key: crypto.randomUUID() };
-    const r = await invoke('threads.restore', { source, thread_id: thread, checkpoint_id: target, reason, idempotency_key: key.current.key });
+    const actor = actorField().actor_uuid;
+    let r: ThreadRestoreReceipt;
+    try {
+      r = await invoke('threads.restore', { source, thread_id: thread, checkpoint_id: target, reason, idempotency_key: key.current.key, ...(actor === undefined ? {} : { actor }), ...(basis === null ? {} : { expected_head_checkpoint_id: basis }) });
+    } catch (e) {
+      if ((e as { code?: unknown } | null)?.code === 'GF_STALE_PREVIEW') {
+        setStale(true);
+        setConfirmText('');
+        onStale();
+        return;
+      }
+      throw e;
+    }
     key.current = null;
+    // Our own restore appends the new head: the history showing it is no surprise.
+    own.current = r.checkpoint_id;
+    setStale(false);
     setReceipt(r);
     setReason('');
     setTouched(false);
@@ -63,11 +115,11 @@ export function RestorePanel({ source, thread, target, targetTime, headId, revis
     <div data-testid="thread-restore">
       {receipt !== null && (
         <div className="receipt" role="status" data-testid="restore-receipt">
-          <h4>{receipt.replayed ? 'This restore was already done: nothing new was written' : `Restored “${receipt.thread_id}”: a new head was appended`}</h4>
+          <h4 ref={receiptRef} tabIndex={-1}>{receipt.replayed ? 'This restore was already done: nothing new was written' : `Restored “${receipt.thread_id}”: a new head was appended`}</h4>
           <dl className="record-fields">
             <div><dt>reason</dt><dd data-testid="receipt-reason">{receipt.reason}</dd></div>
-            <div><dt>restored at</dt><dd>{receipt.restored_at}</dd></div>
-            {receipt.actor !== null && <div><dt>actor</dt><dd>{receipt.actor}</dd></div>}
+            <div><dt>restored at</dt><dd><When iso={receipt.restored_at} /></dd></div>
+            <div><dt>by</dt><dd><ActorLabel actor={receipt.actor} testId="restore-receipt-actor" /></dd></div>
             <div><dt>new head</dt><dd className="mono" data-testid="receipt-new-head">{receipt.checkpoint_id}</dd></div>
             <div><dt>restored from</dt><dd className="mono" data-testid="receipt-restored-from">{receipt.restored_from}</dd></div>
             <div><dt>previous head</dt><dd className="mono">{receipt.parent_checkpoint_id}</dd></div>
@@ -82,9 +134,14 @@ export function RestorePanel({ source, thread, target, targetTime, headId, revis
         <p className="notice" data-testid="restore-is-head">This checkpoint is already the head of the thread: restoring it would change nothing. Choose an earlier checkpoint in the history.</p>
       ) : (
         <form onSubmit={submit} aria-describedby="restore-blocked">
+          {stale && (
+            <div className="warning" role="alert" data-testid="restore-stale">
+              <p><strong>The thread's head changed since you previewed.</strong> The preview below is computed from the new head; review it and type the thread id again to confirm.</p>
+            </div>
+          )}
           <ol className="steps">
             <li>
-              <h4>What the restore changes (head → this checkpoint{targetTime !== null ? ` of ${targetTime}` : ''})</h4>
+              <h4>What the restore changes (head → this checkpoint{targetTime !== null && <> of <When iso={targetTime} /></>})</h4>
               <ThreadDiffView source={source} thread={thread} from={THREAD_HEAD_SELECTOR} to={target} revision={revision} label="Restore preview: value changes" testId="restore-preview" />
               <p className="muted small">A new checkpoint equal to <span className="mono" title={target}>{shortId(target)}</span> is appended at the head; no checkpoint is changed or deleted.</p>
             </li>
@@ -104,7 +161,7 @@ export function RestorePanel({ source, thread, target, targetTime, headId, revis
           </div>
         </form>
       )}
-      {busy && <p role="status"><progress aria-label="Restore in progress" /> Appending the restored checkpoint…</p>}
+      {busy && <WriteProgress label="Restore in progress" text="Appending the restored checkpoint" note="A restore cannot be cancelled once it starts: it appends one checkpoint, or none." />}
       {action.error !== null && (
         <div ref={errorRef} tabIndex={-1}>
           <ErrorBox error={threadError(action.error)} testId="restore-error" />

@@ -9,6 +9,9 @@ import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react
 import { THREAD_HEAD_SELECTOR, THREAD_PAGE_LIMITS, type ThreadHistoryRow, type ThreadListRow, type ThreadPage } from '../../core/contract/threads';
 import { startBoot } from '../boot';
 import { ErrorBox } from '../components/error-box';
+import { ActorLabel } from '../components/actor-label';
+import { When } from '../components/when';
+import { exactUtc } from '../../core/contract/format';
 import { VirtualGrid, type GridColumn } from '../components/virtual-grid';
 import { countOf, formatCount } from '../format';
 import { useQuery } from '../hooks';
@@ -27,7 +30,7 @@ const THREAD_COLUMNS: readonly GridColumn<ThreadListRow>[] = [
   { id: 'thread_id', header: 'Thread', minRem: 10 },
   { id: 'interrupted', header: 'Status', minRem: 10, render: (r) => (r.interrupted ? <span className="badge badge-revert">waiting for an answer</span> : <span className="muted">—</span>), title: (r) => (r.interrupted ? 'an interrupt waits for an answer' : '') },
   { id: 'checkpoint_count', header: 'Checkpoints', minRem: 7, render: (r) => formatCount(r.checkpoint_count), title: (r) => String(r.checkpoint_count) },
-  { id: 'latest_time', header: 'Latest', minRem: 13 },
+  { id: 'latest_time', header: 'Latest', minRem: 19, render: (r) => <When iso={r.latest_time} />, title: (r) => `${exactUtc(r.latest_time) ?? r.latest_time} (UTC)` },
   { id: 'latest_step', header: 'Step', minRem: 4, render: (r) => (r.latest_step === null ? '—' : formatCount(r.latest_step)), title: (r) => String(r.latest_step ?? '') },
   { id: 'latest_source', header: 'Source', minRem: 5 },
 ];
@@ -54,7 +57,7 @@ function historyColumns(headId: string | null, tree: ReadonlyMap<string, ThreadT
         return n === undefined ? '' : n.on_head_path ? 'on the path of the head' : `on branch ${n.branch}, not on the path of the head`;
       },
     },
-    { id: 'time', header: 'Time', minRem: 13 },
+    { id: 'time', header: 'Time', minRem: 19, render: (r) => <When iso={r.time} />, title: (r) => `${exactUtc(r.time) ?? r.time} (UTC)` },
     { id: 'step', header: 'Step', minRem: 4, render: (r) => (r.step === null ? '—' : formatCount(r.step)), title: (r) => String(r.step ?? '') },
     { id: 'source', header: 'Source', minRem: 5 },
     { id: 'writes', header: 'Written by', minRem: 8, render: (r) => list(r.writes), title: (r) => r.writes.join(', ') },
@@ -69,6 +72,15 @@ function historyColumns(headId: string | null, tree: ReadonlyMap<string, ThreadT
         </>
       ),
       title: (r) => r.checkpoint_id,
+    },
+    {
+      id: 'restore_reason', header: 'Restore', minRem: 16,
+      render: (r) => (r.restored_from === null ? '' : (
+        <span data-testid="thread-row-restore">
+          <q data-testid="thread-row-reason">{r.restore_reason ?? ''}</q>{r.restore_actor !== null && <> by <ActorLabel actor={r.restore_actor} compact testId="thread-row-actor" /></>}
+        </span>
+      )),
+      title: (r) => (r.restored_from === null ? '' : `restored from ${r.restored_from}: ${r.restore_reason ?? ''}`),
     },
   ];
 }
@@ -293,7 +305,7 @@ function ThreadView({ source, revision, thread, checkpoint, from, to, update, on
           status={history.loading ? 'Loading…' : `${countOf(history.count, 'checkpoint', 'checkpoints')}${history.hasMore ? ' loaded · scroll for more' : ''}`}
         />
       )}
-      <div className="split">
+      <div className="inspector-wide">
         <div>
           <h3>Checkpoint</h3>
           {checkpoint === null ? (
@@ -330,6 +342,7 @@ function ThreadView({ source, revision, thread, checkpoint, from, to, update, on
           headId={headId}
           revision={revision}
           onRestored={onRestored}
+          onStale={onRestored}
           onInspect={(id) => update({ checkpoint: id })}
         />
       )}

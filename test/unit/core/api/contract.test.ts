@@ -54,17 +54,21 @@ const VALID: Record<OperationName, Record<string, unknown>> = {
   'retention.show': { project: H },
   'retention.set': { project: H, retain_ancestors: 2 },
   'project.changes': { project: H },
+  'actor.show': {},
+  'actor.rename': { display_name: 'Ada Lovelace' },
+  'actor.resolve': { actor: 'ops' },
 };
 
 /** Free-text fields where path-like text is legitimate content (the path field is the explicit directory). */
 // Free text: a search is any text a person looks for (a label may contain '../').
-const FREE_TEXT = new Set(['path', 'reason', 'description', 'text', 'search']);
+// A display name is a person's name, never a path.
+const FREE_TEXT = new Set(['path', 'reason', 'description', 'text', 'search', 'display_name']);
 /** Fields bounded above the common 70,000-character probe (a whole golden-vector file). */
 const LARGE_TEXT: Readonly<Record<string, number>> = { text: MAX_VECTOR_FILE_CHARS };
 /** LangGraph thread and checkpoint ids are the agent's own text (any characters but controls): path-like text is content there too. */
-const THREAD_FREE_TEXT = new Set(['thread_id', 'checkpoint_id', 'checkpoint_ns', 'from', 'to', 'prefix', 'actor']);
+const THREAD_FREE_TEXT = new Set(['thread_id', 'checkpoint_id', 'checkpoint_ns', 'expected_head_checkpoint_id', 'from', 'to', 'prefix', 'actor']);
 const isFreeText = (op: OperationName, f: string): boolean =>
-  FREE_TEXT.has(f) || (op.startsWith('threads.') && THREAD_FREE_TEXT.has(f)) || (op === 'workspace.adopt_ontology' && f === 'source');
+  FREE_TEXT.has(f) || (op.startsWith('threads.') && THREAD_FREE_TEXT.has(f)) || (op === 'workspace.adopt_ontology' && f === 'source') || (op === 'actor.resolve' && f === 'actor');
 
 function fieldsOf(op: OperationName): string[] {
   const shape = (OPERATIONS[op].request as unknown as { shape: Record<string, unknown> }).shape;

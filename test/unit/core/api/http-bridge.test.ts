@@ -224,13 +224,15 @@ describe('http bridge browser session (the printed URL exchanged once for a cook
   it('refuses requests with neither cookie nor token: the page says the link expired, the API answers 401', async () => {
     const pageR = await call(bridge, '/', { method: 'GET', headers: { host: `127.0.0.1:${bridge.port}` } });
     expect(pageR.status).toBe(401);
-    expect(pageR.body.toString()).toContain('This link has expired; use the URL that <code>npm start</code> printed.');
+    // No token and no session: nothing expired; the page says to open the link printed at start.
+    expect(pageR.body.toString()).toContain('Open the link printed at start: this address has no sign-in token.');
+    expect(pageR.body.toString()).not.toContain('expired');
     expect((await call(bridge, '/assets/app.js', { method: 'GET', headers: { host: `127.0.0.1:${bridge.port}` } })).status).toBe(401);
     const api = await call(bridge, '/api/app.session', { headers: { 'content-type': 'application/json', host: `127.0.0.1:${bridge.port}`, origin: bridge.origin }, body: '{}' });
     expect(api.status).toBe(401);
     const env = JSON.parse(api.body.toString());
     expect(env.error.code).toBe('GF_SESSION_EXPIRED');
-    expect(env.error.message).toBe('GF_SESSION_EXPIRED: this link has expired; use the URL that npm start printed');
+    expect(env.error.message).toBe('GF_SESSION_EXPIRED: open the link printed at start: this page has no sign-in token');
     // A made-up session id is no session.
     const forged = await call(bridge, '/', { method: 'GET', headers: page(bridge, `${bridge.cookieName}=${'A'.repeat(43)}`) });
     expect(forged.status).toBe(401);
@@ -258,7 +260,10 @@ describe('http bridge browser session (the printed URL exchanged once for a cook
       expect(stale.body.toString()).toContain('This link has expired');
       expect(stale.headers['set-cookie']).toBeUndefined();
       expect(JSON.stringify(stale.headers) + stale.body.toString()).not.toContain(oldToken);
-      expect((await call(next, '/', { method: 'GET', headers: page(next, oldCookie) })).status).toBe(401);
+      const restarted = await call(next, '/', { method: 'GET', headers: page(next, oldCookie) });
+      expect(restarted.status).toBe(401);
+      // A session cookie of the stopped server: that one did expire.
+      expect(restarted.body.toString()).toContain('This link has expired; open the link printed at start.');
       expect((await call(next, '/', { method: 'GET', headers: page(next, await signIn(next)) })).status).toBe(200);
     } finally {
       await next.close();

@@ -22,7 +22,7 @@ const outcome = (env: Envelope): { code: string; committed: boolean | null | und
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'gf-write-errors-'));
   ws = await buildApiWorkspace(join(root, 'ws'));
-  facade = createFacade({ mode: 'library', micros: () => 1_767_312_000_000_000 });
+  facade = createFacade({ mode: 'library', micros: () => 1_767_312_000_000_000, configDir: join(root, 'config') });
   const env = await call('project.open', { path: ws.dir });
   if (!env.ok) throw new Error(env.error.code);
   project = (env.value as { project: string }).project;
@@ -38,10 +38,12 @@ describe('write_errors_carry_committed', () => {
     const key = testUuid('write-errors-key');
     const writes = (Object.keys(OPERATIONS) as (keyof typeof OPERATIONS)[]).filter((op) => OPERATIONS[op].writes);
     expect(writes.sort()).toEqual([
-      'checkpoints.create', 'checkpoints.delete', 'checkpoints.revert', 'demo.create', 'project.create', 'project.doctor',
+      'actor.rename', 'actor.resolve', 'checkpoints.create', 'checkpoints.delete', 'checkpoints.revert', 'demo.create', 'project.create', 'project.doctor',
       'project.publish', 'retention.set', 'threads.restore', 'workspace.adopt_ontology', 'workspace.clear_ontology',
     ]);
     const bad: Array<[string, unknown]> = [
+      ['actor.rename', { display_name: '\u0000' }],
+      ['actor.resolve', { actor: '' }],
       ['checkpoints.create', { project, name: 'x', idempotency_key: 'not-a-uuid' }],
       ['checkpoints.create', { project, name: 'x', idempotency_key: key, surprise: 1 }],
       ['checkpoints.create', 'not an object'],

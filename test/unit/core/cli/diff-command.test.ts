@@ -65,7 +65,7 @@ describe('gf checkpoint diff', () => {
 
     const txt = capture();
     expect(await main(['checkpoint', 'diff', 'one', 'CURRENT', '--project', dir], txt.io)).toBe(0);
-    expect(txt.out().split('\n')[0]).toMatch(/^family +change +from rows +to rows$/);
+    expect(txt.out().split('\n')[0]).toMatch(/^family +change +added +removed +modified +from rows +to rows$/);
     expect(txt.out()).toContain('graph/node');
   });
 

@@ -59,7 +59,7 @@ describe('one error model: every cause its own code and sentence, never GF_IO un
     try {
       for (const target of [path.join(tmp, 'missing'), empty, file]) {
         const shown = await shownThroughHttp(await facade.dispatcher.dispatch('project.open', { path: target }));
-        expect({ target, ...shown }).toEqual({ target, code: 'GF_NO_WORKSPACE', message: 'No workspace at this location (no FORMAT file)', action: 'Choose a folder that holds a workspace, or create one there.' });
+        expect({ target, ...shown }).toEqual({ target, code: 'GF_NO_WORKSPACE', message: 'No workspace at this location (no FORMAT file)', action: 'Choose a folder that holds a workspace (gf demo create DIR makes a demo one).' });
       }
     } finally {
       await facade.close();
@@ -101,7 +101,7 @@ describe('one error model: every cause its own code and sentence, never GF_IO un
   it('transport failures: a stopped server, a refused session and an unknown code each have their own code', async () => {
     expect(showError(new TypeError('Failed to fetch'))).toMatchObject({ code: 'GF_SERVER_UNREACHABLE', message: 'Lost connection to the Checkpoint Studio server' });
     const refused = await decodeHttpResponse({ status: 401, headers: { get: () => 'text/plain' }, arrayBuffer: async () => new ArrayBuffer(0) });
-    expect(refused.ok ? 'ok' : [refused.error.code, refused.error.message]).toEqual(['GF_SESSION_EXPIRED', 'GF_SESSION_EXPIRED: this link has expired; use the URL that `npm start` printed']);
+    expect(refused.ok ? 'ok' : [refused.error.code, refused.error.message]).toEqual(['GF_SESSION_EXPIRED', 'GF_SESSION_EXPIRED: open the link printed at start (by npm start or gf serve)']);
     const newer = fromWireError({ code: 'GF_FROM_THE_FUTURE', committed: null, message: 'x', details: { a: 1 } });
     expect([newer.code, newer.details]).toEqual(['GF_PROTOCOL', { a: 1, wire_code: 'GF_FROM_THE_FUTURE' }]);
     expect(showError(new Error('boom at /home/alice'))).toEqual({ code: 'GF_INTERNAL', message: 'unexpected failure', action: 'This is a defect in Checkpoint Studio. Retry; if it persists, report it.' });

@@ -169,11 +169,18 @@ function rowsOf(t: Table): Row[] {
   }));
 }
 
-/** The expected `before`/`after` cell of a model row: its changed fields' texts on one side (null unless modified). */
-function expectedValues(m: ModelRow, side: 'old' | 'rec'): string | null {
-  if (m.kind !== 'modified') return null;
-  const rec = (side === 'old' ? m.old : m.rec) as Rec;
+/**
+ * The expected `before`/`after` cell of a model row: a modified record's
+ * changed fields on each side; an added record's every field after, a removed
+ * record's every field before (schema order), null on the side it lacks.
+ */
+function expectedValues(family: RecordFamily, m: ModelRow, side: 'old' | 'rec'): string | null {
   const text = (v: CellValue | undefined): string | null => (v === null || v === undefined ? null : typeof v === 'bigint' ? microsIso(v) : String(v));
+  if (m.kind !== 'modified') {
+    if ((m.kind === 'added') !== (side === 'rec')) return null;
+    return JSON.stringify(Object.fromEntries(family.fields.map((f) => [f.name, text(m.rec[f.name])])));
+  }
+  const rec = (side === 'old' ? m.old : m.rec) as Rec;
   return JSON.stringify(Object.fromEntries(m.changed.map((f) => [f, text(rec[f])])));
 }
 
@@ -278,7 +285,7 @@ describe('reviewer diff against a brute-force model', () => {
           }
           expect(all.filter((r) => r.kind === 'modified').map((r) => r.changed.length > 0)).not.toContain(false);
 
-          // With changed values (what an export reads): the same rows, and each modified row's changed fields before and after are the model's.
+          // With values (what an export reads): the same rows; a modified row's changed fields before and after, an added row's every field after and a removed row's every field before are the model's.
           const valued = walk(env, { changed_values: true });
           expect(valued.map((r) => r.idfp)).toEqual(all.map((r) => r.idfp));
           for (const r of valued) {
@@ -286,8 +293,8 @@ describe('reviewer diff against a brute-force model', () => {
               (m) =>
                 m.kind === r.kind &&
                 JSON.stringify(expectedDisplay(family, m.rec, nodeMap)) === JSON.stringify(r.display) &&
-                expectedValues(m, 'old') === r.before &&
-                expectedValues(m, 'rec') === r.after,
+                expectedValues(family, m, 'old') === r.before &&
+                expectedValues(family, m, 'rec') === r.after,
             );
             expect(w, JSON.stringify(r)).toBeDefined();
           }
