@@ -18,7 +18,7 @@ import type { DiffEndpoint, EndpointParticipant } from '../diff/endpoint';
 import { changedFieldsOf } from '../diff/record-display';
 import type { EdgeElement, GraphElement, NodeElement, PageTotals } from './element-table';
 import { GraphIndex, uuidBytesOf } from './graph-index';
-import { pause } from './neighbourhood';
+import { checkGraphCancelled, pause } from './neighbourhood';
 
 /** One diff graph request, as the contract validated it (endpoints already pinned by the caller). */
 export interface GraphDiffRequest {
@@ -104,6 +104,7 @@ export async function graphDiffPage(from: DiffEndpoint, to: DiffEndpoint, req: G
   if (req.field !== null && !graphFieldNames().has(req.field)) {
     throw new GfError('GF_VALIDATION', 'changed_field is not a field of graph nodes or edges', { field: 'changed_field' });
   }
+  checkGraphCancelled(signal);
   const plans = new Map(planFamilies(from, to, 'graph', DIFF_ADAPTERS, null).map((p) => [p.recordFamilyId, p] as const));
   const nodePlan = plans.get('node');
   const edgePlan = plans.get('edge');

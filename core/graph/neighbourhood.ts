@@ -28,6 +28,11 @@ export interface NeighbourhoodPage {
 /** Yields to the event loop (cancellation and other requests get their turn); throws `GF_CANCELLED` when aborted. */
 export async function pause(signal: AbortSignal | undefined): Promise<void> {
   await new Promise<void>((r) => setImmediate(r));
+  checkGraphCancelled(signal);
+}
+
+/** `GF_CANCELLED` when the query's operation was cancelled (before it started, or at a pause). */
+export function checkGraphCancelled(signal: AbortSignal | undefined): void {
   if (signal?.aborted === true) throw new GfError('GF_CANCELLED', 'the graph query was cancelled', { operation: 'graph' });
 }
 
@@ -67,6 +72,7 @@ export async function breadthFirst(g: GraphIndex, start: number, depth: number, 
  * is on this page and whose other endpoint is on this or an earlier page.
  */
 export async function neighbourhoodPage(g: GraphIndex, req: NeighbourhoodRequest, signal?: AbortSignal): Promise<NeighbourhoodPage> {
+  checkGraphCancelled(signal);
   const start = g.requireNode(req.nodeUuid);
   const end = req.skip + req.maxNodes;
   const { order, depthOf } = await breadthFirst(g, start, req.depth, end + 1, signal);
