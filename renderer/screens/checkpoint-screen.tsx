@@ -10,6 +10,7 @@ import { showError, type ShownError } from '../errors-text';
 import { invoke } from '../invoke';
 import { usePaged } from '../paged';
 import { WorkspaceDocumentsPanel } from './checkpoint-documents';
+import { CheckpointGraphPanel } from '../pictures/checkpoint-graph';
 import { useShallow } from 'zustand/react/shallow';
 import { useStudio } from '../store';
 
@@ -105,6 +106,7 @@ export function CheckpointScreen() {
         </p>
       )}
       {view !== null && <WorkspaceDocumentsPanel view={view.view} />}
+      {view !== null && participants.some((p) => p.capability_id === 'graph' && p.record_family_id === 'node') && <CheckpointGraphPanel key={view.view} view={view.view} />}
       <div className="split">
         <nav aria-label="Participants" className="participants" data-testid="participants">
           {groups.map(([scope, ps]) => (

@@ -14,6 +14,7 @@ import { withParams } from '../routes';
 import { invoke } from '../invoke';
 import { useShallow } from 'zustand/react/shallow';
 import { useStudio } from '../store';
+import { HistoryTimeline } from '../pictures/history-timeline';
 
 /** A deleted checkpoint (`checkpoint_tombstone@1`). */
 type TombstoneRow = Row<'checkpoints.list', 'checkpoint_tombstone@1'>;
@@ -36,6 +37,7 @@ export function HistoryScreen() {
   const [creating, setCreating] = useState(false);
   const [deleting, setDeleting] = useState<string | null>(null);
   const [showDeleted, setShowDeleted] = useState(false);
+  const [selectedGeneration, setSelectedGeneration] = useState<string | null>(null);
   const project = workspace?.project ?? null;
   const q = route.screen === 'history' ? route.params['q'] ?? '' : '';
   const kindParam = route.screen === 'history' ? route.params['kind'] ?? '' : '';
@@ -59,6 +61,12 @@ export function HistoryScreen() {
     for (const c of checkpoints) if (c.generation_uuid !== null && c.name !== null && !m.has(c.generation_uuid)) m.set(c.generation_uuid, c.name);
     return m;
   }, [checkpoints]);
+  /** Revert → the generation it restored, as the summary's restoration records say (places reverts of deleted checkpoints too). */
+  const restoredSources = useMemo(() => new Map((summary?.generations ?? []).flatMap((g) => (g.restoration === null ? [] : [[g.generation_uuid, g.restoration.source_generation_uuid] as const]))), [summary]);
+  const selectGeneration = (uuid: string) => {
+    setSelectedGeneration(uuid);
+    document.querySelector<HTMLElement>(`[data-generation="${CSS.escape(uuid)}"]`)?.scrollIntoView({ block: 'nearest' });
+  };
   if (summary === null || workspace === null) return <p className="muted">Loading history…</p>;
   const policy = retention.data;
   return (
@@ -106,6 +114,7 @@ export function HistoryScreen() {
         <p className="muted" data-testid="history-empty">No generation matches.</p>
       ) : (
         <section aria-label="Generations">
+          <HistoryTimeline entries={entries} restoredSources={restoredSources} selected={selectedGeneration} onSelect={selectGeneration} onDiff={(from, to) => setRoute({ screen: 'diff', params: { from, to } })} />
           <table className="timeline reflow" data-testid="timeline">
             <caption className="sr-only">Generations, newest first by publication order</caption>
             <thead>
@@ -113,7 +122,7 @@ export function HistoryScreen() {
             </thead>
             <tbody>
               {entries.map((g) => (
-                <HistoryRow key={g.generation_uuid} entry={g} isNew={g.generation_uuid === lastRevertGeneration} parentName={g.parent_generation_uuid === null ? null : namesByGeneration.get(g.parent_generation_uuid) ?? null}
+                <HistoryRow key={g.generation_uuid} entry={g} isNew={g.generation_uuid === lastRevertGeneration} selected={g.generation_uuid === selectedGeneration} parentName={g.parent_generation_uuid === null ? null : namesByGeneration.get(g.parent_generation_uuid) ?? null}
                   onOpen={(name) => go('checkpoint', name)} onRevert={(name) => go('revert', name)} onDelete={setDeleting}
                   onDiff={(from, to) => setRoute({ screen: 'diff', params: { from, to } })} />
               ))}
@@ -159,14 +168,14 @@ export function HistoryScreen() {
 }
 
 /** One timeline row: time, kind, description or reason, checkpoint names with their actions. */
-function HistoryRow({ entry: g, isNew, parentName, onOpen, onRevert, onDelete, onDiff }: {
-  entry: Entry; isNew: boolean; parentName: string | null;
+function HistoryRow({ entry: g, isNew, selected = false, parentName, onOpen, onRevert, onDelete, onDiff }: {
+  entry: Entry; isNew: boolean; selected?: boolean; parentName: string | null;
   onOpen: (name: string) => void; onRevert: (name: string) => void; onDelete: (name: string) => void; onDiff: (from: string, to: string) => void;
 }) {
   const pruned = g.status === 'pruned';
   const first = g.checkpoints[0]?.name ?? null;
   return (
-    <tr className={[isNew ? 'is-new' : '', pruned ? 'is-pruned' : ''].join(' ').trim() || undefined} data-testid="generation-row" data-status={g.status}>
+    <tr className={[isNew ? 'is-new' : '', pruned ? 'is-pruned' : '', selected ? 'is-selected' : ''].join(' ').trim() || undefined} data-testid="generation-row" data-status={g.status} data-generation={g.generation_uuid} aria-current={selected ? 'true' : undefined}>
       <td data-label="published"><time dateTime={g.published_at}>{g.published_at}</time></td>
       <td data-label="what" data-testid="produced-by">
         {g.status === 'current' && <span className="badge badge-current">CURRENT</span>}{' '}

@@ -96,7 +96,13 @@ async function modelNeighbourhood(view: string, start: string, depth: number): P
   let frontier = [start];
   for (let d = 1; d <= depth; d++) {
     const next: string[] = [];
-    for (const u of frontier) for (const v of adj.get(u) ?? []) if (ids.has(v) && !seen.has(v)) (seen.set(v, d), next.push(v));
+    for (const u of frontier) {
+      for (const v of adj.get(u) ?? []) {
+        if (!ids.has(v) || seen.has(v)) continue;
+        seen.set(v, d);
+        next.push(v);
+      }
+    }
     frontier = next;
   }
   const inside = new Set<string>();
