@@ -16,6 +16,12 @@ let app: DemoApp;
 let page: Page;
 const call: DemoApp['call'] = (op, request) => app.call(op, request);
 
+/** Canonical UUID text of a FixedSizeBinary(16) cell as apache-arrow decodes it. */
+function uuidText(v: unknown): string {
+  const h = Buffer.from(v as Uint8Array).toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
 type Entry = JsonResults['history.list']['entries'][number];
 interface TimelineData { readonly marks: readonly { generation_uuid: string; hollow: boolean; flags: readonly string[] }[]; readonly arcs: readonly { from: string; to: string }[] }
 interface GraphData { readonly nodes: readonly string[]; readonly edges: readonly string[]; readonly changes: Readonly<Record<string, string>> }
@@ -39,13 +45,14 @@ async function allHistory(): Promise<Entry[]> {
 }
 
 beforeAll(async () => {
-  // A revert under a window of one ancestor: older unnamed generations are pruned (hollow marks), and the demo's own revert plus this one give two arcs.
+  // A revert under a window of one ancestor: older unnamed generations are pruned (hollow marks), and the demo's own revert plus this one give
+  // two arcs. It restores "Release 1.0" (CURRENT's own content), so the graph of "Graph imported" → CURRENT keeps the demo's curation.
   app = await startDemoApp({
     prefix: 'gf-pictures-',
     records: 300,
     prepare: async (a) => {
       await a.call('retention.set', { project: a.project, retain_ancestors: 1 });
-      await a.call('checkpoints.revert', { project: a.project, name: FROM, reason: 'pictures e2e: back to the imported graph', idempotency_key: crypto.randomUUID() });
+      await a.call('checkpoints.revert', { project: a.project, name: 'Release 1.0', reason: 'pictures e2e: the release again', idempotency_key: crypto.randomUUID(), confirm_same_content: true });
     },
   });
   page = await app.browser.context.newPage();
@@ -71,8 +78,8 @@ describe('the pictures (issue 39, Chromium)', () => {
     expect(reverts.length).toBe(2);
     const list = tableFromIPC((await call('checkpoints.list', { project: app.project, limit: 10000 }) as ArrowResult).bytes).toArray().map((r) => r.toJSON() as Record<string, unknown>);
     const generationOf = (checkpointUuid: string | null): string | undefined => {
-      const row = list.find((r) => String(r['checkpoint_uuid']) === checkpointUuid);
-      return row === undefined ? undefined : String(row['generation_uuid']);
+      const row = list.find((r) => uuidText(r['checkpoint_uuid']) === checkpointUuid);
+      return row === undefined ? undefined : uuidText(row['generation_uuid']);
     };
     const summary = await call('project.summary', { project: app.project });
     const expected = reverts.map((r) => ({ from: r.generation_uuid, to: generationOf(r.restored_checkpoint_uuid) ?? summary.generations.find((g) => g.generation_uuid === r.generation_uuid)?.restoration?.source_generation_uuid }));
@@ -147,10 +154,7 @@ describe('the pictures (issue 39, Chromium)', () => {
         const r: ArrowResult = await call('checkpoints.diff', { project: app.project, from: FROM, to: 'CURRENT', scope: 'graph', detail: 'records', record_family_id: family, display: true, limit: 10000, ...(after === null ? {} : { after }) }) as ArrowResult;
         for (const row of tableFromIPC(r.bytes).toArray().map((x) => x.toJSON() as Record<string, unknown>)) {
           total++;
-          if (family === 'node') {
-            const h = Buffer.from(row['record_uuid'] as Uint8Array).toString('hex');
-            changes.set(`${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`, String(row['change_kind']));
-          }
+          if (family === 'node') changes.set(uuidText(row['record_uuid']), String(row['change_kind']));
         }
         after = r.next_page_token;
       } while (after !== null);
@@ -160,10 +164,12 @@ describe('the pictures (issue 39, Chromium)', () => {
     expect(await page.getByTestId('diff-graph-count').textContent()).toContain(`of ${total.toLocaleString('en-US')}`);
     await shot(page, 'i39-diff-graph');
     expect(await axeProblems(page)).toEqual([]);
-    // A changed node's row button opens the record diff of graph/node at that row.
-    const [id] = [...changes.keys()];
-    await page.locator(`[data-testid="diff-graph-changes"] tr[data-node="${id}"]`).getByRole('button').click();
-    await page.waitForURL(/family=graph%2Fnode/);
-    expect(page.url()).toMatch(/row=\d+/);
+    // The last changed node's row button opens the record diff of graph/node at that row.
+    const jump = page.getByTestId('diff-graph-changes').locator('tr[data-node]').last().getByRole('button');
+    const row = Number((await jump.textContent())?.replace(/\D/g, ''));
+    expect(row).toBeGreaterThan(1);
+    await jump.click();
+    await page.waitForFunction((r) => /family=graph%2Fnode/.test(location.hash) && new RegExp(`row=${r}(&|$)`).test(location.hash), row);
+    await shot(page, 'i39-diff-graph-jump');
   });
 });

@@ -126,12 +126,6 @@ export function DiffGraphPanel({ project, from, to, families, onJump }: DiffGrap
                 testId="diff-graph-canvas"
               />
               <div className="stack graph-side">
-                {inspected !== null && (
-                  <div data-testid="diff-graph-inspect" aria-live="polite">
-                    <h4>{inspected.label} <span className="muted small">{inspected.change ?? 'unchanged'}</span></h4>
-                    {inspected.change === 'modified' && <ChangedCells change={cells.data} fields={inspected.changedFields} />}
-                  </div>
-                )}
                 <div className="graph-table-wrap">
                   <table className="graph-table" data-testid="diff-graph-changes">
                     <caption className="sr-only">Changed nodes and edges drawn, in the record diff's order</caption>
@@ -156,6 +150,13 @@ export function DiffGraphPanel({ project, from, to, families, onJump }: DiffGrap
                     </tbody>
                   </table>
                 </div>
+                {/* Below the table: what it shows never moves the rows under the pointer. */}
+                {inspected !== null && (
+                  <div data-testid="diff-graph-inspect" aria-live="polite">
+                    <h4>{inspected.label} <span className="muted small">{inspected.change ?? 'unchanged'}</span></h4>
+                    {inspected.change === 'modified' && <ChangedCells change={cells.data} fields={inspected.changedFields} />}
+                  </div>
+                )}
               </div>
             </div>
           )}

@@ -74,7 +74,9 @@ export function GraphCanvas({ nodes, edges, colourBy, focused, onNodeClick, onNo
       renderer = new Sigma(graph, el, {
         defaultEdgeType: 'arrow',
         labelColor: { color: themeColour('--fg', '#1b1f24') },
-        labelRenderedSizeThreshold: 6,
+        // Every label while the picture is small enough to read them; sigma hides crowded ones itself.
+        labelRenderedSizeThreshold: nodes.length <= 300 ? 0 : 6,
+        labelDensity: 1,
         renderEdgeLabels: false,
         zIndex: true,
       });
@@ -117,10 +119,6 @@ export function GraphCanvas({ nodes, edges, colourBy, focused, onNodeClick, onNo
     const s = sigma.current;
     if (s === null) return;
     s.setSetting('nodeReducer', (n, a) => (n === focused ? { ...a, highlighted: true, size: (a['size'] as number) + 3 } : a));
-    if (focused !== null && s.getGraph().hasNode(focused)) {
-      const p = s.getNodeDisplayData(focused);
-      if (p !== undefined) void s.getCamera().animate({ x: p.x, y: p.y }, { duration: 200 });
-    }
   }, [focused, nodes, edges]);
 
   return (
