@@ -172,4 +172,29 @@ describe('the pictures (issue 39, Chromium)', () => {
     await page.waitForFunction((r) => /family=graph%2Fnode/.test(location.hash) && new RegExp(`row=${r}(&|$)`).test(location.hash), row);
     await shot(page, 'i39-diff-graph-jump');
   });
+  it('the ledger of the tampered workflow is a path through the closed state set, each edge as often as the chain has it, the break where verify finds it', async () => {
+    const { results } = await call('chain.verify', { project: app.project });
+    const broken = results.find((r) => r.status === 'chain_mismatch');
+    expect(broken).toBeDefined();
+    const events: JsonResults['chain.read']['events'][number][] = [];
+    let after: string | null = null;
+    do {
+      const r: JsonResults['chain.read'] = await call('chain.read', { project: app.project, workflow_id: broken!.workflow_id, limit: 200, ...(after === null ? {} : { after }) });
+      events.push(...r.events);
+      after = r.next_page_token;
+    } while (after !== null);
+    await page.goto(`${app.serve.origin}/#/ledgers?workflow=${encodeURIComponent(broken!.workflow_id)}`);
+    const path = page.getByTestId('ledger-path');
+    await path.and(page.locator(`[data-first-bad="${broken!.first_bad_sequence}"]`)).waitFor();
+    const counts = new Map<string, number>();
+    for (const e of events) counts.set(`${e.prior_state_id}>${e.next_state_id}`, (counts.get(`${e.prior_state_id}>${e.next_state_id}`) ?? 0) + 1);
+    const drawn = await path.locator('[data-edge]').evaluateAll((gs) => gs.map((g) => [g.getAttribute('data-edge'), Number(g.getAttribute('data-ok')) + Number(g.getAttribute('data-broken'))] as const));
+    expect(new Map(drawn)).toEqual(counts);
+    const brokenDrawn = await path.locator('[data-edge]').evaluateAll((gs) => gs.reduce((n, g) => n + Number(g.getAttribute('data-broken')), 0));
+    expect(brokenDrawn).toBe(events.filter((e) => e.sequence >= broken!.first_bad_sequence!).length);
+    expect(await path.locator('[data-state]').count()).toBe(7);
+    await page.getByTestId('ledger-path-break').waitFor();
+    await shot(page, 'i39-ledger-path');
+    expect(await axeProblems(page)).toEqual([]);
+  });
 });
