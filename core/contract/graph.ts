@@ -13,8 +13,12 @@ export const GRAPH_LIMITS = {
   maxNodes: 2_000,
   /** Neighbourhood page size when the request names none. */
   defaultNodes: 2_000,
-  /** Deepest neighbourhood (hops from the start node). */
-  maxDepth: 6,
+  /**
+   * Deepest neighbourhood (hops from the start node). Large on purpose: the
+   * node cap bounds the work (a sparse graph, e.g. a citation chain, needs
+   * many hops to reach a picture's worth of nodes).
+   */
+  maxDepth: 1_000,
   /** Depth when the request names none. */
   defaultDepth: 2,
   /** Most changes of one diff graph page. */

@@ -12,7 +12,8 @@ import { invoke } from '../invoke';
 import { GraphCanvas, kindColours } from './graph-canvas';
 import { graphPage, type GraphEdge, type GraphNode } from './graph-elements';
 
-const DEPTHS = Array.from({ length: GRAPH_LIMITS.maxDepth }, (_, i) => i + 1);
+/** The depths offered (hops); the node cap bounds every one of them. */
+const DEPTHS = [1, 2, 3, 4, 6, 10, 25, 100, GRAPH_LIMITS.maxDepth].filter((d) => d <= GRAPH_LIMITS.maxDepth);
 
 /** Nodes and edges drawn so far (pages and expansions merged, each id once, in arrival order). */
 interface Drawn {
