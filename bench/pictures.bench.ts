@@ -102,7 +102,68 @@ async function lineageWorkspace(dir: string, entries: number): Promise<void> {
   }
 }
 
+/** Demo sizes of the engine's neighbourhood bench per run size: the size asked and ten times smaller. */
+const QUERY_RECORDS = { small: [10_000, 100_000], large: [100_000, 1_000_000], huge: [1_000_000, 10_000_000] } as const;
+
+interface QueryState {
+  readonly facades: readonly Facade[];
+  readonly sides: readonly { readonly view: string; readonly start: string; readonly records: number; readonly indexMs: number }[];
+}
+
+/** Opens `dir`'s checkpoint in a facade and finds the start node; the first query (which builds the view's index) is timed apart. */
+async function querySide(dir: string, records: number): Promise<{ facade: Facade; side: QueryState['sides'][number] }> {
+  const facade = createFacade({ mode: 'library' });
+  const project = (await engineCall<{ project: string }>(facade, 'project.open', { path: dir })).project;
+  const { view } = await engineCall<{ view: string }>(facade, 'view.open', { project, name: CHECKPOINT });
+  const found = tableFromIPC((await engineCall<ArrowResult>(facade, 'graph.find_nodes', { view, text: 'Paper 1', limit: 1 })).bytes);
+  const start = String(found.get(0)?.toJSON()['id']);
+  const t0 = performance.now();
+  await engineCall<ArrowResult>(facade, 'graph.neighbourhood', { view, node_uuid: start, depth: GRAPH_LIMITS.maxDepth });
+  return { facade, side: { view, start, records, indexMs: performance.now() - t0 } };
+}
+
 export const benchmarks = [
+  defineBench<QueryState>({
+    id: 'graph.neighbourhood',
+    results: { 'graph.neighbourhood_small_ms': 'ms', 'graph.neighbourhood_big_ms': 'ms', 'graph.neighbourhood_first_big_ms': 'ms', 'graph.neighbourhood_big_records': 'records', 'graph.target_ratio': 'ratio' },
+    ratios: [{ id: 'graph.neighbourhood_big_over_small', numerator: 'graph.neighbourhood_big_ms', denominator: 'graph.neighbourhood_small_ms' }],
+    sizes: ['small', 'large', 'huge'],
+    runs: 5,
+    async setup({ scale, tmpDir }) {
+      const facades: Facade[] = [];
+      const sides: QueryState['sides'][number][] = [];
+      for (const records of QUERY_RECORDS[scale]) {
+        const dir = join(tmpDir, `demo-${records}`);
+        const ms = createDemo(ROOT, dir, records);
+        const { facade, side } = await querySide(dir, records);
+        console.error(`graph.neighbourhood bench: demo of ${records} records in ${Math.round(ms)} ms; first query (builds the view's index) ${Math.round(side.indexMs)} ms`);
+        facades.push(facade);
+        sides.push(side);
+      }
+      return { facades, sides };
+    },
+    async run(state) {
+      const ms: number[] = [];
+      for (let k = 0; k < state.sides.length; k++) {
+        const side = state.sides[k]!;
+        const t0 = performance.now();
+        const r = await engineCall<ArrowResult>(state.facades[k]!, 'graph.neighbourhood', { view: side.view, node_uuid: side.start, depth: GRAPH_LIMITS.maxDepth });
+        ms.push(performance.now() - t0);
+        const nodes = tableFromIPC(r.bytes).toArray().filter((x) => x.toJSON()['element'] === 'node').length;
+        if (nodes !== GRAPH_LIMITS.maxNodes) throw new Error(`graph.neighbourhood bench: ${nodes} nodes at ${side.records} records, expected a full page`);
+      }
+      return {
+        'graph.neighbourhood_small_ms': ms[0]!,
+        'graph.neighbourhood_big_ms': ms[1]!,
+        'graph.neighbourhood_first_big_ms': state.sides[1]!.indexMs,
+        'graph.neighbourhood_big_records': state.sides[1]!.records,
+        'graph.target_ratio': 1.5,
+      };
+    },
+    async teardown(state) {
+      for (const f of state.facades) await f.close();
+    },
+  }),
   defineBench<GraphState>({
     id: 'ui.graph',
     results: { 'ui.graph_first_draw_ms': 'ms', 'ui.graph_nodes': 'nodes', 'ui.graph_edges': 'edges', 'ui.target_graph_ms': 'ms', 'ui.graph_demo_records': 'records' },
