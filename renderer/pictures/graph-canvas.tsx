@@ -4,7 +4,7 @@
 // graph) or by change kind (a diff graph), labelled; edges by relation.
 import { useEffect, useRef, useState } from 'react';
 import Graph from 'graphology';
-import Sigma from 'sigma';
+import type Sigma from 'sigma';
 import type { GraphEdge, GraphNode } from './graph-elements';
 import { layoutGraph, type LayoutThread } from './layout';
 import { setPictureData, themeColour } from './picture-data';
@@ -69,48 +69,58 @@ export function GraphCanvas({ nodes, edges, colourBy, focused, onNodeClick, onNo
     const publish = (drawn: boolean) =>
       setPictureData(el, { kind: 'graph', nodes: graph.nodes(), edges: graph.edges(), changes: Object.fromEntries(nodes.filter((n) => n.change !== null).map((n) => [n.id, n.change as string])), drawn });
     publish(false);
-    let renderer: Sigma;
-    try {
-      renderer = new Sigma(graph, el, {
-        defaultEdgeType: 'arrow',
-        labelColor: { color: themeColour('--fg', '#1b1f24') },
-        // Every label while the picture is small enough to read them; sigma hides crowded ones itself.
-        labelRenderedSizeThreshold: nodes.length <= 300 ? 0 : 6,
-        labelDensity: 1,
-        renderEdgeLabels: false,
-        zIndex: true,
+    let gone = false;
+    let stop: (() => void) | null = null;
+    // sigma loads with the picture (not with the screen): a browser without WebGL still shows the table.
+    import('sigma').then(({ default: SigmaRenderer }) => {
+      if (gone) return;
+      let renderer: Sigma;
+      try {
+        renderer = new SigmaRenderer(graph, el, {
+          defaultEdgeType: 'arrow',
+          labelColor: { color: themeColour('--fg', '#1b1f24') },
+          // Every label while the picture is small enough to read them; sigma hides crowded ones itself.
+          labelRenderedSizeThreshold: nodes.length <= 300 ? 0 : 6,
+          labelDensity: 1,
+          renderEdgeLabels: false,
+          zIndex: true,
+        });
+      } catch (e) {
+        setFailure(e instanceof Error ? e.message : String(e));
+        return;
+      }
+      sigma.current = renderer;
+      let first = true;
+      renderer.on('afterRender', () => {
+        if (!first) return;
+        first = false;
+        el.dataset['drawn'] = 'true';
+        publish(true);
       });
-    } catch (e) {
-      setFailure(e instanceof Error ? e.message : String(e));
-      return undefined;
-    }
-    sigma.current = renderer;
-    let first = true;
-    renderer.on('afterRender', () => {
-      if (!first) return;
-      first = false;
-      el.dataset['drawn'] = 'true';
-      publish(true);
-    });
-    renderer.on('clickNode', ({ node }) => handlers.current.onNodeClick(node));
-    renderer.on('doubleClickNode', (e) => {
-      e.preventSigmaDefault();
-      handlers.current.onNodeExpand?.(e.node);
-    });
-    renderer.on('enterNode', ({ node }) => handlers.current.onHover?.(node));
-    renderer.on('leaveNode', () => handlers.current.onHover?.(null));
-    const layout = new AbortController();
-    if (graph.order > 1) {
-      void layoutGraph(graph, layout.signal).then((t) => {
-        if (layout.signal.aborted) return;
-        setThread(t);
-        renderer.refresh();
+      renderer.on('clickNode', ({ node }) => handlers.current.onNodeClick(node));
+      renderer.on('doubleClickNode', (e) => {
+        e.preventSigmaDefault();
+        handlers.current.onNodeExpand?.(e.node);
       });
-    }
+      renderer.on('enterNode', ({ node }) => handlers.current.onHover?.(node));
+      renderer.on('leaveNode', () => handlers.current.onHover?.(null));
+      const layout = new AbortController();
+      if (graph.order > 1) {
+        void layoutGraph(graph, layout.signal).then((t) => {
+          if (layout.signal.aborted) return;
+          setThread(t);
+          renderer.refresh();
+        });
+      }
+      stop = () => {
+        layout.abort();
+        renderer.kill();
+        sigma.current = null;
+      };
+    }).catch((e: unknown) => setFailure(e instanceof Error ? e.message : String(e)));
     return () => {
-      layout.abort();
-      renderer.kill();
-      sigma.current = null;
+      gone = true;
+      stop?.();
       delete el.dataset['drawn'];
     };
   }, [nodes, edges, colourBy]);

@@ -149,68 +149,68 @@ export function HistoryTimeline({ entries, restoredSources, selected, onSelect, 
     let gone = false;
     // uPlot loads with the picture (not with the app), so a browser that cannot run it still shows History.
     import('uplot').then(({ default: UPlot }) => {
-      if (gone) return;
-    const xs = model.marks.map((m) => m.t);
-    const ys = model.marks.map((m) => m.changed);
-    const maxY = Math.max(1, ...ys);
-    const axis = { stroke: themeColour('--muted', '#57606a'), grid: { stroke: themeColour('--border', '#d0d7de'), width: 1 }, ticks: { stroke: themeColour('--border', '#d0d7de') } };
-    let drawn = false;
-    const opts: uPlot.Options = {
-      width: Math.max(320, el.clientWidth),
-      height: HEIGHT,
-      legend: { show: false },
-      scales: {
-        // Padded so the first and last marks (and their flags) are not cut at the edges.
-        x: { time: true, range: (_u, lo, hi) => { const pad = Math.max(60, (hi - lo) * 0.03); return [lo - pad, hi + pad]; } },
-        y: { range: [0, maxY * 1.35 + 1] },
-      },
-      axes: [axis, { ...axis, label: 'participants changed', size: 50 }],
-      series: [{}, { label: 'participants changed', stroke: 'transparent', points: { show: false }, paths: () => null }],
-      cursor: { y: false, points: { show: false }, drag: { x: true, y: false, setScale: true } },
-      hooks: {
-        draw: [
-          (u) => {
-            drawMarks(u, UPlot.pxRatio, model, live.current.focus, live.current.selected);
-            if (!drawn) {
-              drawn = true;
-              if (root.current !== null) root.current.dataset['drawn'] = 'true';
-              setPictureData(root.current, {
-                kind: 'timeline',
-                marks: model.marks.map((m) => ({ generation_uuid: m.generation_uuid, seq: m.seq, hollow: m.hollow, flags: m.flags, changed: m.changed })),
-                arcs: model.arcs,
-                drawn: true,
-              });
-            }
-          },
-        ],
-        setCursor: [(u) => setHover(u.cursor.left === undefined || u.cursor.left < 0 ? -1 : nearest(u, model.marks, u.cursor.left))],
-      },
-    };
-    const u = new UPlot(opts, [xs, ys], el);
-    plot.current = u;
-    let downX = 0;
-    const onDown = (e: MouseEvent) => (downX = e.clientX);
-    const onClick = (e: MouseEvent) => {
-      if (Math.abs(e.clientX - downX) > 3) return;
-      const i = u.cursor.left === undefined ? -1 : nearest(u, model.marks, u.cursor.left);
-      if (i < 0) return;
-      setFocus(i);
-      live.current.onSelect((model.marks[i] as TimelineMark).generation_uuid);
-    };
-    const onWheel = (e: WheelEvent) => {
-      e.preventDefault();
-      zoom(e.deltaY < 0 ? 0.75 : 1 / 0.75, u.posToVal(e.offsetX, 'x'));
-    };
-    u.over.addEventListener('mousedown', onDown);
-    u.over.addEventListener('click', onClick);
-    u.over.addEventListener('wheel', onWheel, { passive: false });
-    const resize = new ResizeObserver(() => u.setSize({ width: Math.max(320, el.clientWidth), height: HEIGHT }));
-    resize.observe(el);
-    stop = () => {
-      resize.disconnect();
-      u.destroy();
-      plot.current = null;
-    };
+        if (gone) return;
+      const xs = model.marks.map((m) => m.t);
+      const ys = model.marks.map((m) => m.changed);
+      const maxY = Math.max(1, ...ys);
+      const axis = { stroke: themeColour('--muted', '#57606a'), grid: { stroke: themeColour('--border', '#d0d7de'), width: 1 }, ticks: { stroke: themeColour('--border', '#d0d7de') } };
+      let drawn = false;
+      const opts: uPlot.Options = {
+        width: Math.max(320, el.clientWidth),
+        height: HEIGHT,
+        legend: { show: false },
+        scales: {
+          // Padded so the first and last marks (and their flags) are not cut at the edges.
+          x: { time: true, range: (_u, lo, hi) => { const pad = Math.max(60, (hi - lo) * 0.03); return [lo - pad, hi + pad]; } },
+          y: { range: [0, maxY * 1.35 + 1] },
+        },
+        axes: [axis, { ...axis, label: 'participants changed', size: 50 }],
+        series: [{}, { label: 'participants changed', stroke: 'transparent', points: { show: false }, paths: () => null }],
+        cursor: { y: false, points: { show: false }, drag: { x: true, y: false, setScale: true } },
+        hooks: {
+          draw: [
+            (u) => {
+              drawMarks(u, UPlot.pxRatio, model, live.current.focus, live.current.selected);
+              if (!drawn) {
+                drawn = true;
+                if (root.current !== null) root.current.dataset['drawn'] = 'true';
+                setPictureData(root.current, {
+                  kind: 'timeline',
+                  marks: model.marks.map((m) => ({ generation_uuid: m.generation_uuid, seq: m.seq, hollow: m.hollow, flags: m.flags, changed: m.changed })),
+                  arcs: model.arcs,
+                  drawn: true,
+                });
+              }
+            },
+          ],
+          setCursor: [(u) => setHover(u.cursor.left === undefined || u.cursor.left < 0 ? -1 : nearest(u, model.marks, u.cursor.left))],
+        },
+      };
+      const u = new UPlot(opts, [xs, ys], el);
+      plot.current = u;
+      let downX = 0;
+      const onDown = (e: MouseEvent) => (downX = e.clientX);
+      const onClick = (e: MouseEvent) => {
+        if (Math.abs(e.clientX - downX) > 3) return;
+        const i = u.cursor.left === undefined ? -1 : nearest(u, model.marks, u.cursor.left);
+        if (i < 0) return;
+        setFocus(i);
+        live.current.onSelect((model.marks[i] as TimelineMark).generation_uuid);
+      };
+      const onWheel = (e: WheelEvent) => {
+        e.preventDefault();
+        zoom(e.deltaY < 0 ? 0.75 : 1 / 0.75, u.posToVal(e.offsetX, 'x'));
+      };
+      u.over.addEventListener('mousedown', onDown);
+      u.over.addEventListener('click', onClick);
+      u.over.addEventListener('wheel', onWheel, { passive: false });
+      const resize = new ResizeObserver(() => u.setSize({ width: Math.max(320, el.clientWidth), height: HEIGHT }));
+      resize.observe(el);
+      stop = () => {
+        resize.disconnect();
+        u.destroy();
+        plot.current = null;
+      };
     }).catch((e: unknown) => setFailure(e instanceof Error ? e.message : String(e)));
     return () => {
       gone = true;
