@@ -2,6 +2,31 @@ import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { SummaryReporter } from './test/support/summary-reporter';
 
+/**
+ * e2e files that are about one launcher and so run once, in the http project: `npm start` in browser mode,
+ * `npm start`'s Electron branch (spawns the launcher itself) and the real Electron window.
+ */
+const E2E_HTTP_ONLY = ['e2e/start.e2e.ts', 'e2e/start-electron.e2e.ts', 'e2e/electron.e2e.ts'];
+/** e2e files about the Electron-shaped pass's own stand-in, run once, in the ipc project. */
+const E2E_IPC_ONLY = ['e2e/ipc-relay.e2e.ts'];
+
+function e2eProject(name: string, transport: 'http' | 'ipc', exclude: readonly string[]) {
+  return {
+    test: {
+      name,
+      include: ['e2e/**/*.e2e.ts'],
+      exclude: [...exclude],
+      environment: 'node' as const,
+      testTimeout: 120_000,
+      hookTimeout: 180_000,
+      pool: 'forks' as const,
+      fileParallelism: false,
+      globalSetup: ['./e2e/support/global-setup.ts'],
+      provide: { e2eTransport: transport },
+    },
+  };
+}
+
 export default defineConfig({
   test: {
     reporters: ['default', new SummaryReporter()],
@@ -22,17 +47,11 @@ export default defineConfig({
           globalSetup: ['./test/support/global-setup.ts'],
         },
       },
-      {
-        test: {
-          name: 'e2e',
-          include: ['e2e/**/*.e2e.ts'],
-          environment: 'node',
-          testTimeout: 120_000,
-          hookTimeout: 180_000,
-          pool: 'forks',
-          fileParallelism: false,
-        },
-      },
+      // Every e2e file runs twice from the same code (e2e/support/app.ts): over the HTTP bridge (browser mode)
+      // and over the Electron-shaped path (file://, the real preload, the real IPC handlers). Files about one
+      // launcher or of the stand-in only are listed above; everything else, including new files, runs in both.
+      e2eProject('e2e', 'http', E2E_IPC_ONLY),
+      e2eProject('e2e-ipc', 'ipc', E2E_HTTP_ONLY),
     ],
   },
 });

@@ -1,13 +1,15 @@
-// Issue 19 in real Chromium (browser mode through `gf serve`) on the demo:
+// Issue 19 in real Chromium, in both transports (browser mode through `gf serve`;
+// the Electron-shaped path through the real preload and IPC handlers), on the demo:
 // a revert under a retention window of 2 (the preview warns what becomes
 // prunable, History then lists it as pruned with its reason and time), a
 // double click that publishes exactly one generation, reload / bookmark /
-// second tab on the session cookie, a checkpoint created by the CLI appearing
+// second tab (on the session cookie in browser mode), a checkpoint created by the CLI appearing
 // without Refresh, and deep links. Expected values come from the engine (an
 // in-process facade over the same workspace); waits are on the DOM, never sleeps.
 import { tableFromIPC } from 'apache-arrow';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TRANSPORT } from './support/app';
 import { axeProblems, gfCli, shot, startDemoApp, type DemoApp } from './support/demo-app';
 
 const TARGET = 'Graph imported';
@@ -16,16 +18,15 @@ let page: Page;
 /** Shorthands for the fixture's parts. */
 let dir: string;
 let project: string;
-let serve: DemoApp['serve'];
 let browser: DemoApp['browser'];
 const call: DemoApp['call'] = (op, request) => app.call(op, request);
 
 beforeAll(async () => {
   app = await startDemoApp({ prefix: 'gf-h19-', records: 200, prepare: async (a) => void (await a.call('retention.set', { project: a.project, retain_ancestors: 2 })) });
-  ({ dir, project, serve, browser } = app);
+  ({ dir, project, browser } = app);
   page = await browser.context.newPage();
-  // The printed URL with a deep link: the token is exchanged for the cookie, the fragment survives the redirect.
-  await page.goto(`${serve.url}#/revert?name=${encodeURIComponent(TARGET)}`);
+  // The launch URL with a deep link (browser mode: the token is exchanged for the cookie, the fragment survives the redirect).
+  await page.goto(`${app.serve.url}#/revert?name=${encodeURIComponent(TARGET)}`);
   await page.getByTestId('revert-preview').waitFor();
 });
 
@@ -35,8 +36,8 @@ afterAll(async () => {
 
 describe('history and revert (issue 19, Chromium)', () => {
   it('the deep link opened the revert screen on its checkpoint, and the token left the address bar', async () => {
-    expect(page.url()).toBe(`${serve.origin}/#/revert?name=Graph+imported`);
-    expect(page.url()).not.toContain(serve.token);
+    expect(page.url()).toBe(app.link('#/revert?name=Graph+imported'));
+    if (TRANSPORT === 'http') expect(page.url()).not.toContain(app.serve.token);
     expect(await page.getByLabel('Checkpoint', { exact: true }).inputValue()).toBe(TARGET);
   });
 
@@ -96,13 +97,13 @@ describe('history and revert (issue 19, Chromium)', () => {
     expect(await axeProblems(page)).toEqual([]);
   });
 
-  it('reload, a bookmark and a second tab work on the session cookie', async () => {
+  it(TRANSPORT === 'http' ? 'reload, a bookmark and a second tab work on the session cookie' : 'reload, a bookmark and a second window work (each window has the preload; no session)', async () => {
     await page.reload();
     await page.getByTestId('timeline').waitFor();
-    expect(page.url()).toBe(`${serve.origin}/#/history`);
+    expect(page.url()).toBe(app.link(`#/history`));
     const tab = await browser.context.newPage();
     try {
-      await tab.goto(`${serve.origin}/#/ledgers?workflow=demo-tampered`);
+      await tab.goto(app.link(`#/ledgers?workflow=demo-tampered`));
       await tab.getByTestId('chain').waitFor();
       await expect.poll(() => tab.getByTestId('chain-verify-status').textContent()).toBe('chain_mismatch at sequence 2');
       await shot(tab, 'h19-second-tab-ledger-deep-link');
@@ -136,7 +137,7 @@ describe('history and revert (issue 19, Chromium)', () => {
   it('search by checkpoint name and filter by kind live in the link', async () => {
     await page.getByTestId('history-search').fill('terminal');
     await expect.poll(() => page.getByTestId('generation-row').count()).toBe(1);
-    expect(page.url()).toBe(`${serve.origin}/#/history?q=terminal`);
+    expect(page.url()).toBe(app.link(`#/history?q=terminal`));
     await page.getByTestId('history-search').fill('');
     await page.getByTestId('history-kind').focus();
     await page.getByTestId('history-kind').selectOption('revert');
@@ -158,7 +159,7 @@ describe('history and revert (issue 19, Chromium)', () => {
     const stat = await call('checkpoints.diff_stat', { project, from: TARGET, to: 'CURRENT', scope: 'all' });
     const fam = [...stat.families].filter((f) => f.added + f.removed + f.modified > 0).sort((a, b) => b.modified + b.added - (a.modified + a.added))[0]!;
     const familyKey = `${fam.capability_id}/${fam.record_family_id}`;
-    const link = `${serve.origin}/#/diff?from=${encodeURIComponent(TARGET)}&to=CURRENT&family=${encodeURIComponent(familyKey)}`;
+    const link = app.link(`#/diff?from=${encodeURIComponent(TARGET)}&to=CURRENT&family=${encodeURIComponent(familyKey)}`);
     const tab = await browser.context.newPage();
     try {
       await tab.goto(link);
@@ -188,7 +189,7 @@ describe('history and revert (issue 19, Chromium)', () => {
   it('a deep link to a checkpoint opens that checkpoint and participant', async () => {
     const tab = await browser.context.newPage();
     try {
-      await tab.goto(`${serve.origin}/#/checkpoint?name=${encodeURIComponent(TARGET)}&family=graph%2Fnode`);
+      await tab.goto(app.link(`#/checkpoint?name=${encodeURIComponent(TARGET)}&family=graph%2Fnode`));
       await tab.locator('[data-testid="participant"][aria-pressed="true"]').waitFor();
       expect(await tab.locator('[data-testid="participant"][aria-pressed="true"]').textContent()).toContain('graph/node');
       expect(await tab.getByLabel('Checkpoint', { exact: true }).inputValue()).toBe(TARGET);
@@ -197,13 +198,20 @@ describe('history and revert (issue 19, Chromium)', () => {
     }
   });
 
-  it('the expired-link page (a stale token) says which URL to use, and passes axe', async () => {
+  it(TRANSPORT === 'http' ? 'the expired-link page (a stale token) says which URL to use, and passes axe' : 'the desktop window has no link to expire: a token in its address changes nothing, no cookie is set', async () => {
     const tab = await browser.context.newPage();
     try {
-      await tab.goto(`${serve.origin}/?token=stale-link-from-an-earlier-run`);
-      expect(await tab.getByTestId('link-expired').textContent()).toContain('This link has expired');
-      await shot(tab, 'h19-link-expired');
-      expect(await axeProblems(tab)).toEqual([]);
+      if (TRANSPORT === 'http') {
+        await tab.goto(`${app.serve.origin}/?token=stale-link-from-an-earlier-run`);
+        expect(await tab.getByTestId('link-expired').textContent()).toContain('This link has expired');
+        await shot(tab, 'h19-link-expired');
+        expect(await axeProblems(tab)).toEqual([]);
+      } else {
+        await tab.goto(`${app.serve.url}?token=stale-link-from-an-earlier-run`);
+        await tab.getByTestId('timeline').waitFor();
+        expect(await tab.getByTestId('link-expired').count()).toBe(0);
+        expect(await browser.context.cookies()).toEqual([]);
+      }
     } finally {
       await tab.close();
     }
@@ -220,15 +228,15 @@ describe('history and revert (issue 19, Chromium)', () => {
         const past = [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > el.clientWidth + 0.5);
         return past.filter((e) => !past.some((o) => o !== e && e.contains(o))).slice(0, 5).map((e) => `${e.tagName.toLowerCase()}.${e.className} ${(e.textContent ?? '').slice(0, 40)}`);
       });
-      await tab.goto(`${serve.origin}/#/history`);
+      await tab.goto(app.link(`#/history`));
       await tab.getByTestId('timeline').waitFor();
       expect(await sideways()).toEqual([]);
       await shot(tab, 'h19-zoom-200-history');
-      await tab.goto(`${serve.origin}/#/revert?name=${encodeURIComponent(TARGET)}`);
+      await tab.goto(app.link(`#/revert?name=${encodeURIComponent(TARGET)}`));
       await tab.getByTestId('revert-preview').waitFor();
       expect(await sideways()).toEqual([]);
       await shot(tab, 'h19-zoom-200-revert');
-      await tab.goto(`${serve.origin}/#/ledgers?workflow=demo-tampered`);
+      await tab.goto(app.link(`#/ledgers?workflow=demo-tampered`));
       await tab.getByTestId('chain-break').waitFor();
       await tab.getByTestId('break-full-heads').click();
       expect(await sideways()).toEqual([]);

@@ -1,15 +1,16 @@
 // The reviewer's diff (issue 18) and the checkpoint view's lease (issue 20) in
-// the harness's Chromium (browser mode through `gf serve`) on a demo created
+// the harness's Chromium (in both transports: browser mode through `gf serve`, and the
+// Electron-shaped path through the real preload and IPC handlers) on a demo created
 // once for this file. Expected values come from the engine itself (an
 // in-process facade over the same workspace). Screenshots of each state go to
 // test-results/screens/; axe-core checks each for serious or critical
 // violations; expand, filter and jump are driven by the keyboard alone.
 import { tableFromIPC } from 'apache-arrow';
-import type { Page, Route } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ArrowResult, JsonResults, OperationName } from '../core/contract/operations';
 import { microsIso } from '../core/contract/time';
-import { API_PREFIX, decodeHttpResponse, unwrapEnvelope } from '../core/contract/wire';
+import { unwrapEnvelope } from '../core/contract/wire';
 import { axeProblems as axeOf, shot as shotOf, startDemoApp, type DemoApp } from './support/demo-app';
 
 /**
@@ -21,7 +22,6 @@ const RECORDS = 200_000;
 /** How long a poll waits for the page to show an engine answer (two shared cores under load answer slowly; a poll returns as soon as it holds). */
 const WAIT = { timeout: 60_000, interval: 100 } as const;
 let app: DemoApp;
-let serve: DemoApp['serve'];
 let browser: DemoApp['browser'];
 let facade: DemoApp['facade'];
 let project: string;
@@ -31,14 +31,9 @@ async function call<N extends OperationName>(op: N, request: unknown): Promise<N
   return unwrapEnvelope(await facade.dispatcher.dispatch(op, request)) as never;
 }
 
-/** Calls the running `gf serve` directly (what its session table holds, not what the page believes). */
+/** Calls the running app's main side directly (what its session table holds, not what the page believes). */
 async function served(op: OperationName, request: unknown): Promise<{ ok: true } | { ok: false; code: string }> {
-  const res = await fetch(`${serve.origin}${API_PREFIX}${op}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${serve.token}` },
-    body: JSON.stringify(request),
-  });
-  const env = await decodeHttpResponse(res);
+  const env = await app.app.callApp(op, request);
   return env.ok ? { ok: true } : { ok: false, code: env.error.code };
 }
 
@@ -56,19 +51,19 @@ const closed: string[] = [];
 
 beforeAll(async () => {
   app = await startDemoApp({ prefix: 'gf-reviewer-', records: RECORDS });
-  ({ project, facade, serve, browser } = app);
-  await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: serve.origin });
+  ({ project, facade, browser } = app);
+  await browser.context.grantPermissions(['clipboard-read', 'clipboard-write']);
   page = await browser.context.newPage();
-  page.on('request', (r) => {
-    if (r.url().endsWith(`${API_PREFIX}view.close`)) closed.push(String((JSON.parse(r.postData() ?? '{}') as { view?: unknown }).view));
+  app.wire(page).observe((c) => {
+    if (c.op === 'view.close') closed.push(String((c.request as { view?: unknown } | undefined)?.view));
+    if (c.op === 'view.open') {
+      void c.envelope.then((env) => {
+        const view = env.ok ? (env.value as { view?: unknown }).view : undefined;
+        if (typeof view === 'string') opened.push(view);
+      });
+    }
   });
-  page.on('response', (r) => {
-    if (!r.url().endsWith(`${API_PREFIX}view.open`) || r.status() !== 200) return;
-    void r.json().then((env: { ok?: boolean; value?: { view?: string } }) => {
-      if (env.ok === true && typeof env.value?.view === 'string') opened.push(env.value.view);
-    });
-  });
-  await page.goto(serve.url);
+  await page.goto(app.serve.url);
   await page.getByTestId('generation-count').waitFor();
 });
 
@@ -122,29 +117,18 @@ describe('checkpoint view: record browser and its view lease', () => {
   });
 
   it('a view whose open answers after the screen unmounted is closed as soon as its handle arrives', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let arrived!: (view: string) => void;
-    const handle = new Promise<string>((r) => (arrived = r));
-    // The server opens the view at once (its lease is taken); the page sees the answer only after the gate.
-    await page.route(`**${API_PREFIX}view.open`, async (route: Route) => {
-      const res = await route.fetch();
-      const env = (await res.json()) as { value: { view: string } };
-      arrived(env.value.view);
-      await gate;
-      await route.fulfill({ response: res });
-    });
+    // The app opens the view at once (its lease is taken); the page sees the answer only after the release.
+    const held = await app.wire(page).holdAnswer('view.open');
     await nav('History');
     await nav('Checkpoint');
-    const view = await handle;
+    const view = ((await held.answered) as { ok: true; value: { view: string } }).value.view;
     expect(await served('view.participants', { view })).toEqual({ ok: true });
     // Unmount before view.open resolved in the page.
     await nav('History');
     await page.getByTestId('generation-count').waitFor();
-    release();
+    await held.release();
     await expect.poll(() => closed, WAIT).toContain(view);
     await expect.poll(() => served('view.participants', { view }), WAIT).toEqual({ ok: false, code: 'GF_VALIDATION' });
-    await page.unroute(`**${API_PREFIX}view.open`);
     // Every view the page opened in this file is closed.
     await expect.poll(() => opened.filter((v) => !closed.includes(v)), WAIT).toEqual([]);
   });
@@ -246,7 +230,7 @@ describe('the reviewer\'s diff (issue 18)', () => {
   });
 
   it('filter to modified (keyboard), expand three rows: changed cells highlighted, unchanged not', async () => {
-    const asked = page.waitForRequest((r) => r.url().endsWith(`${API_PREFIX}checkpoints.diff`) && (r.postData() ?? '').includes('"change_kinds":["modified"]'));
+    const asked = app.wire(page).next('checkpoints.diff', (r) => JSON.stringify((r as { change_kinds?: unknown }).change_kinds) === '["modified"]');
     await page.getByRole('checkbox', { name: /^added/ }).focus();
     await page.keyboard.press('Space');
     await page.getByRole('checkbox', { name: /^removed/ }).focus();

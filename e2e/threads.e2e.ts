@@ -1,4 +1,5 @@
-// Issue 17 in real Chromium (browser mode through `gf serve`) on the smallest
+// Issue 17 in real Chromium (in both transports: browser mode through `gf serve`, and
+// the Electron-shaped path through the real preload and IPC handlers) on the smallest
 // demo: the Agent threads screen opens the demo's langgraph.sqlite by
 // default, lists its threads (search by prefix), opens an interrupted one,
 // diffs two checkpoints, restores one with a reason and shows the receipt and
@@ -156,7 +157,7 @@ describe('Agent threads (issue 17, Chromium)', () => {
   it('a deep link lands on its thread and checkpoint', async () => {
     const thread = (await call('threads.list', { source: source() })).rows[0]!;
     const second = await browser.context.newPage();
-    await second.goto(`${serve.origin}/#/threads?source=${encodeURIComponent(db)}&thread=${encodeURIComponent(thread.thread_id)}&checkpoint=${encodeURIComponent(thread.latest_checkpoint_id)}`);
+    await second.goto(app.link(`#/threads?source=${encodeURIComponent(db)}&thread=${encodeURIComponent(thread.thread_id)}&checkpoint=${encodeURIComponent(thread.latest_checkpoint_id)}`));
     await second.getByTestId('state-head').waitFor();
     await second.getByLabel('Show technical details').check();
     expect(await second.getByTestId('state-checkpoint-id').textContent()).toBe(thread.latest_checkpoint_id);

@@ -1,4 +1,5 @@
-// The desktop UI's flows in the harness's Chromium (browser mode through `gf serve`)
+// The desktop UI's flows in the harness's Chromium, in both transports (browser mode
+// through `gf serve`; the Electron-shaped path through the real preload and IPC handlers)
 // against a demo workspace created once for this file. Expected values come
 // from the engine itself (an in-process facade over the same workspace), so
 // the assertions check what a person would: rows, counts, badges, receipts
@@ -7,18 +8,18 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tableFromIPC } from 'apache-arrow';
-import type { Page, Request } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ArrowResult, JsonResults, OperationName } from '../core/contract/operations';
-import { unwrapEnvelope } from '../core/contract/wire';
+import { unwrapEnvelope, type Envelope } from '../core/contract/wire';
 import { openProject } from '../core/project/index';
 import { registryCatalog } from '../core/participants/index';
+import { TRANSPORT } from './support/app';
 import { axeProblems as axeOf, shot as shotOf, startDemoApp, type DemoApp } from './support/demo-app';
 
 let app: DemoApp;
 let base: string;
 let dir: string;
-let serve: DemoApp['serve'];
 let browser: DemoApp['browser'];
 let facade: DemoApp['facade'];
 let project: string;
@@ -57,6 +58,9 @@ function parseCsv(text: string): string[][] {
   return rows;
 }
 
+/** The error code of a failure envelope (null for a success). */
+const codeOf = (env: Envelope): string | null => (env.ok ? null : env.error.code);
+
 const shot = (name: string): Promise<void> => shotOf(page, name);
 /** Serious or critical axe violations on the current page (ids and targets only). */
 const axeProblems = (): Promise<string[]> => axeOf(page);
@@ -67,11 +71,11 @@ async function nav(label: string): Promise<void> {
 
 beforeAll(async () => {
   app = await startDemoApp({ prefix: 'gf-ui-', records: 300 });
-  ({ base, dir, project, facade, serve, browser } = app);
+  ({ base, dir, project, facade, browser } = app);
   // `gf demo create` writes the scripted workflows' ledgers (one tampered) into <project>/chain.
   expect(existsSync(join(dir, 'chain'))).toBe(true);
   page = await browser.context.newPage();
-  await page.goto(serve.url);
+  await page.goto(app.serve.url);
   await page.getByTestId('generation-count').waitFor();
 });
 
@@ -79,7 +83,7 @@ afterAll(async () => {
   await app?.close();
 });
 
-describe('desktop UI flows (browser mode, Chromium)', () => {
+describe(`desktop UI flows (${TRANSPORT}, Chromium)`, () => {
   it('history: every generation newest first, CURRENT, and the active checkpoints as labels', async () => {
     const summary = await call('project.summary', { project });
     const listed = tableFromIPC((await call('checkpoints.list', { project })).bytes);
@@ -270,24 +274,17 @@ describe('desktop UI flows (browser mode, Chromium)', () => {
     await page.getByLabel('From', { exact: true }).selectOption('Graph imported');
     await page.getByLabel('To', { exact: true }).selectOption('CURRENT');
     // Hold the diff request until Cancel was pressed, so the race is decided, not timed.
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    await page.route('**/api/checkpoints.diff', async (route) => {
-      await held;
-      await route.continue();
-    });
-    const settled = page.waitForResponse('**/api/checkpoints.diff');
+    const wire = app.wire(page);
+    const held = await wire.hold('checkpoints.diff');
+    const settled = wire.next('checkpoints.diff');
     await page.getByRole('button', { name: 'Compare' }).click();
     await page.getByTestId('diff-progress').waitFor();
-    const cancelled = page.waitForResponse('**/api/operation.cancel');
+    const cancelled = wire.next('operation.cancel');
     await page.getByTestId('diff-cancel').click();
-    await cancelled;
-    release();
-    const res = await settled;
+    await (await cancelled).envelope;
+    await held.release();
     // The engine refused the diff as cancelled (the id was cancelled before it ran).
-    const body = JSON.parse((await res.body()).toString()) as { ok: boolean; error: { code: string } };
-    expect(body.error.code).toBe('GF_CANCELLED');
-    await page.unroute('**/api/checkpoints.diff');
+    expect(codeOf(await (await settled).envelope)).toBe('GF_CANCELLED');
     expect(await page.getByTestId('diff-notice').textContent()).toContain('Diff cancelled');
     expect(await page.getByTestId('diff-result').count()).toBe(0);
     expect(await page.getByTestId('diff-progress').count()).toBe(0);
@@ -303,26 +300,20 @@ describe('desktop UI flows (browser mode, Chromium)', () => {
     await page.getByRole('button', { name: 'Compare' }).click();
     await page.getByTestId('diff-result').waitFor();
     // Hold the first record page until Cancel was pressed, so the race is decided, not timed.
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    const isRecordPage = (body: string | null) => body !== null && body.includes('"detail":"records"');
-    await page.route('**/api/checkpoints.diff', async (route) => {
-      if (isRecordPage(route.request().postData())) await held;
-      await route.continue();
-    });
-    const settled = page.waitForResponse((r) => r.url().endsWith('/api/checkpoints.diff') && isRecordPage(r.request().postData()));
+    const wire = app.wire(page);
+    const isRecordPage = (r: unknown) => (r as { detail?: unknown }).detail === 'records';
+    const held = await wire.hold('checkpoints.diff', isRecordPage);
+    const settled = wire.next('checkpoints.diff', isRecordPage);
     await page.getByRole('grid', { name: 'Diff summary by participant' }).locator('.grid-data-row').filter({ hasText: 'node' }).first().click();
     const status = page.getByTestId('record-diff-status');
     await status.getByRole('button', { name: 'Cancel' }).waitFor();
     expect(await status.textContent()).toContain('Loading record changes');
-    const cancelled = page.waitForResponse('**/api/operation.cancel');
+    const cancelled = wire.next('operation.cancel');
     await status.getByRole('button', { name: 'Cancel' }).click();
-    await cancelled;
-    release();
-    const res = await settled;
+    await (await cancelled).envelope;
+    await held.release();
     // The engine refused the page as cancelled (its operation id was cancelled before it ran).
-    expect((JSON.parse((await res.body()).toString()) as { error: { code: string } }).error.code).toBe('GF_CANCELLED');
-    await page.unroute('**/api/checkpoints.diff');
+    expect(codeOf(await (await settled).envelope)).toBe('GF_CANCELLED');
     expect(await page.getByTestId('record-diff-notice').textContent()).toBe('Record diff cancelled. No rows are shown.');
     expect(await page.getByRole('grid', { name: 'Record changes of node' }).count()).toBe(0);
     expect(await page.getByTestId('loaded-rows').textContent()).toBe('0 loaded from row 1');
@@ -347,34 +338,23 @@ describe('desktop UI flows (browser mode, Chromium)', () => {
     const families = recordDiff.getChild('record_family_id')!.toArray() as string[];
     const nodeRows = families.filter((f) => f === 'node').length;
     // The record diff of node from the previous test is open. Hold the export's first page until Cancel.
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    let arrived!: () => void;
-    const holding = new Promise<void>((r) => (arrived = r));
-    const isExportPage = (body: string | null) => body !== null && body.includes('"limit":5000');
-    await page.route('**/api/checkpoints.diff', async (route) => {
-      if (isExportPage(route.request().postData())) {
-        arrived();
-        await held;
-      }
-      await route.continue();
-    });
+    const wire = app.wire(page);
+    const isExportPage = (r: unknown) => (r as { limit?: unknown }).limit === 5000;
+    const held = await wire.hold('checkpoints.diff', isExportPage);
     let downloads = 0;
     const counted = () => void downloads++;
     page.on('download', counted);
-    const settled = page.waitForResponse((r) => r.url().endsWith('/api/checkpoints.diff') && isExportPage(r.request().postData()));
+    const settled = wire.next('checkpoints.diff', isExportPage);
     await page.getByTestId('export-family-csv').click();
     const progress = page.getByTestId('export-progress');
     await progress.waitFor();
     expect(await progress.textContent()).toContain('Exporting record changes (csv)');
-    await holding;
-    const cancelled = page.waitForResponse('**/api/operation.cancel');
+    await held.arrived;
+    const cancelled = wire.next('operation.cancel');
     await progress.getByRole('button', { name: 'Cancel' }).click();
-    await cancelled;
-    release();
-    const res = await settled;
-    expect((JSON.parse((await res.body()).toString()) as { error: { code: string } }).error.code).toBe('GF_CANCELLED');
-    await page.unroute('**/api/checkpoints.diff');
+    await (await cancelled).envelope;
+    await held.release();
+    expect(codeOf(await (await settled).envelope)).toBe('GF_CANCELLED');
     expect(await page.getByTestId('export-notice').textContent()).toBe('Export cancelled. No file was written.');
     expect(await page.getByTestId('export-progress').count()).toBe(0);
     expect(downloads).toBe(0);
@@ -460,10 +440,10 @@ describe('desktop UI flows (browser mode, Chromium)', () => {
     expect(byField).toEqual(expected);
 
     // The diff from the previous test (Graph imported → CURRENT) is shown; drill into configuration.
-    const asked = page.waitForRequest((r) => r.url().endsWith('/api/checkpoints.diff') && (r.postData() ?? '').includes('"detail":"records"'));
+    const asked = app.wire(page).next('checkpoints.diff', (r) => (r as { detail?: unknown }).detail === 'records');
     await page.getByRole('grid', { name: 'Diff summary by participant' }).locator('.grid-data-row').filter({ hasText: 'configuration' }).first().click();
     // The drill-down asks the engine for this family alone (no client-side filtering of the scope's rows).
-    const body = JSON.parse((await asked).postData() ?? '{}') as Record<string, unknown>;
+    const body = (await asked).request as Record<string, unknown>;
     expect([body['record_family_id'], body['capability_id'], body['scope']]).toEqual(['configuration', 'workspace', 'configuration']);
     const grid = page.getByRole('grid', { name: 'Record changes of configuration' });
     await expect.poll(() => page.getByTestId('count-modified').textContent()).toBe(String(kinds.filter((k) => k === 'modified').length));
@@ -502,12 +482,8 @@ describe('desktop UI flows (browser mode, Chromium)', () => {
   });
 
   it('one request where screens made two or three: Ledgers open, revert preview, checkpoint participants (request log)', async () => {
-    const asked: string[] = [];
-    const log = (r: Request): void => {
-      const path = new URL(r.url()).pathname;
-      if (path.startsWith('/api/')) asked.push(path.slice('/api/'.length));
-    };
-    page.on('request', log);
+    const recording = app.wire(page).record();
+    const asked = recording.ops;
     try {
       await nav('History');
       asked.length = 0;
@@ -529,7 +505,7 @@ describe('desktop UI flows (browser mode, Chromium)', () => {
       await page.getByTestId('participant').first().waitFor();
       expect(asked.filter((op) => op.startsWith('view.'))).toEqual(['view.open', 'view.participants']);
     } finally {
-      page.off('request', log);
+      recording.stop();
     }
   });
 
@@ -612,17 +588,11 @@ describe('desktop UI flows (browser mode, Chromium)', () => {
     expect(await page.getByTestId('revert-blocked').textContent()).toBe('Revert needs a reason (1 to 1,024 bytes).');
     await page.getByLabel('Reason (required)').fill('curation broke the graph');
     expect(await page.getByTestId('reason-problem').textContent()).toBe('24 / 1,024 bytes');
-    // The first attempt commits on the engine but its response is lost (as after a crash of the window).
-    let committed: string | null = null;
-    await page.route('**/api/checkpoints.revert', async (route) => {
-      const res = await route.fetch();
-      committed = res.status() === 200 ? 'yes' : `status ${res.status()}`;
-      await route.abort('connectionreset');
-    });
+    // The first attempt commits on the engine but its answer is lost on the way back (as after a crash of the window).
+    const lost = await app.wire(page).loseAnswer('checkpoints.revert');
     await page.getByTestId('revert-submit').click();
     await page.getByTestId('revert-error').waitFor();
-    await page.unroute('**/api/checkpoints.revert');
-    expect(committed).toBe('yes');
+    expect((await lost.answered).ok).toBe(true);
     const mid = await call('project.summary', { project });
     expect(mid.current!.generation_uuid).not.toBe(before.current!.generation_uuid);
     // The live update recomputes the preview against the new CURRENT, which already has the target's content:

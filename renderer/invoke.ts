@@ -2,7 +2,7 @@
 // browser-mode bridge (fetch + the session cookie). Imports only the shared contract.
 import type { OperationInput, OperationName, OperationResult } from '../core/contract/operations';
 import { serverUnreachable } from '../core/contract/errors';
-import { API_PREFIX, GF_BRIDGE_GLOBAL, decodeHttpResponse, unwrapEnvelope, type Envelope, type GfBridgeApi } from '../core/contract/wire';
+import { API_PREFIX, GF_BRIDGE_GLOBAL, decodeHttpResponse, decodeIpcAnswer, unwrapEnvelope, type GfBridgeApi } from '../core/contract/wire';
 
 /** Which transport this page uses. */
 export type Transport = 'ipc' | 'http';
@@ -20,7 +20,7 @@ export function transport(): Transport {
 export async function invoke<N extends OperationName>(op: N, request: OperationInput<N>): Promise<OperationResult<N>> {
   const api = preloadApi();
   if (api !== undefined) {
-    return unwrapEnvelope((await api.invoke(op, request)) as Envelope<OperationResult<N>>);
+    return unwrapEnvelope(decodeIpcAnswer<N>(await api.invoke(op, request)));
   }
   // Browser mode: the session cookie (set when the printed URL's token was
   // exchanged) authenticates the call; the page never holds the token.

@@ -1,7 +1,7 @@
 // The one dispatcher behind every transport: Electron IPC, the HTTP bridge and
 // in-process callers (CLI, parity tests). Validates, then calls the facade.
 import { GfError, toWireError } from '../errors';
-import { OPERATIONS, isOperationName, type OperationName, type OperationRequest, type OperationResult } from '../contract/operations';
+import { OPERATIONS, OPERATION_NAMES, isOperationName, unknownOperation, type OperationName, type OperationRequest, type OperationResult } from '../contract/operations';
 import { errorEnvelope, okEnvelope, type Envelope } from '../contract/wire';
 
 /** One operation's implementation: gets the validated request. */
@@ -80,14 +80,14 @@ export interface Dispatcher {
 
 /** Builds the dispatcher over a facade's implementations. */
 export function createDispatcher(implementations: PartialImplementations): Dispatcher {
-  const available = (Object.keys(OPERATIONS) as OperationName[]).filter((n) => implementations[n] !== undefined);
+  const available = OPERATION_NAMES.filter((n) => implementations[n] !== undefined);
   const availableSet: ReadonlySet<string> = new Set(available);
   return {
     available,
     async dispatch(op, payload) {
       try {
         if (!isOperationName(op) || !availableSet.has(op)) {
-          throw new GfError('GF_VALIDATION', 'unknown operation', {});
+          throw unknownOperation();
         }
         const request = validateRequest(op, payload);
         const impl = implementations[op] as OperationImpl<typeof op>;

@@ -12,6 +12,10 @@ import { DEMO_MAX_RECORDS, DEMO_MAX_SEED, DEMO_MIN_RECORDS } from './demo';
 import type { ChainRowEntry, DemoCreated, DoctorReport, PublishReceipt, VectorResultEntry } from './maintenance';
 import { GRAPH_FAMILIES, GRAPH_LIMITS } from './graph';
 import { ADOPT_MODES, ONTOLOGY_INPUT_LIMITS, ONTOLOGY_SOURCE_FORMATS } from './workspace';
+import type { OperationName } from './operation-names';
+
+export { OPERATION_NAMES, isOperationName, unknownOperation } from './operation-names';
+export type { OperationName } from './operation-names';
 
 /** Lowercase canonical UUID text (the only UUID spelling any surface accepts). */
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -511,13 +515,7 @@ export const OPERATIONS = {
    * appears without a manual Refresh.
    */
   'project.changes': spec(z.object({ project: handleSchema }).strict(), 'json', false, 'A token that changes when CURRENT, the checkpoint registry or a ledger changes.'),
-} as const satisfies Record<string, OperationSpec>;
-
-/** Every declared operation name. */
-export type OperationName = keyof typeof OPERATIONS;
-
-/** Declared names, in declaration order. */
-export const OPERATION_NAMES = Object.keys(OPERATIONS) as readonly OperationName[];
+} as const satisfies { readonly [N in OperationName]: OperationSpec };
 
 /** The validated request type of an operation. */
 export type OperationRequest<N extends OperationName> = z.output<(typeof OPERATIONS)[N]['request']>;
@@ -525,10 +523,6 @@ export type OperationRequest<N extends OperationName> = z.output<(typeof OPERATI
 /** The caller-side (input) request type of an operation. */
 export type OperationInput<N extends OperationName> = z.input<(typeof OPERATIONS)[N]['request']>;
 
-/** True when `name` is a declared operation (own key only). */
-export function isOperationName(name: unknown): name is OperationName {
-  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(OPERATIONS, name);
-}
 
 // ---------------------------------------------------------------- results
 

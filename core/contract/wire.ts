@@ -1,7 +1,8 @@
 // The wire envelope every surface uses (IPC, HTTP, in-process). Browser-safe.
 import { isGfCode } from '../errors';
 import { fromWireError, type OperationError, type WireError } from './errors';
-import type { ArrowResult, OperationName, OperationResult } from './operations';
+import type { OperationName } from './operation-names';
+import type { ArrowResult, OperationResult } from './operations';
 
 /**
  * What a handler returns across a boundary.
@@ -48,9 +49,21 @@ export const NEXT_PAGE_TOKEN_HEADER = 'x-gf-next-page-token';
 /** The bridge's API path prefix: `POST /api/<operation>`. */
 export const API_PREFIX = '/api/';
 
+// --------------------------------------------------------------- IPC transport
+
 /** The IPC channel of an operation. */
 export function ipcChannel(op: OperationName): string {
   return `gf:${op}`;
+}
+
+/**
+ * What the renderer makes of an IPC answer: the envelope main sent, or
+ * `GF_PROTOCOL` when the answer is not one (as for an HTTP body that is not an
+ * envelope).
+ */
+export function decodeIpcAnswer<N extends OperationName>(answer: unknown): Envelope<OperationResult<N>> {
+  if (isEnvelope(answer)) return answer as Envelope<OperationResult<N>>;
+  return errorEnvelope({ code: 'GF_PROTOCOL', committed: null, message: 'GF_PROTOCOL: the desktop shell answered with something that is not a result', details: {} });
 }
 
 /** A minimal view of a fetch `Response` (so Node tests and the browser share the decoder). */

@@ -41,10 +41,10 @@ let announced: string | undefined;
 
 /**
  * Launches the Chromium that findChromium() names (printing which, once per
- * file) with the harness's own flags and a fresh profile. Throws, naming the
+ * file) with the harness's own flags (plus `extraArgs`) and a fresh profile. Throws, naming the
  * executable, when none is found or it does not start: e2e tests fail, never skip.
  */
-export async function launchChromium(probe: ChromiumProbe = defaultProbe): Promise<BrowserHandle> {
+export async function launchChromium(probe: ChromiumProbe = defaultProbe, extraArgs: readonly string[] = []): Promise<BrowserHandle> {
   const choice: ChromiumChoice = await findChromium(probe);
   if (announced !== choice.line) {
     announced = choice.line;
@@ -56,7 +56,7 @@ export async function launchChromium(probe: ChromiumProbe = defaultProbe): Promi
     context = await chromium.launchPersistentContext(profile, {
       executablePath: choice.path,
       headless: true,
-      args: [...CHROMIUM_ARGS],
+      args: [...CHROMIUM_ARGS, ...extraArgs],
       viewport: { width: 1280, height: 800 },
       // A real user's locale: under LANG=C Chromium reports `en-US@posix`, which Intl (and so uPlot) refuses.
       locale: 'en-US',

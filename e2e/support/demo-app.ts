@@ -1,17 +1,20 @@
 // The e2e set-up every app flow repeats, once: a demo workspace created by the
 // real `gf demo create`, an in-process facade over it (the engine's own
-// answers, to compare the page with), `gf serve` as a child process, and
+// answers, to compare the page with), the app over this run's transport
+// (./app.ts: `gf serve` as a child process, or the Electron-shaped main) and
 // the harness's Chromium; plus the screenshot and axe helpers.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { inject } from 'vitest';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { createFacade, type Facade } from '../../core/api/facade';
 import type { OperationName, OperationResult } from '../../core/contract/operations';
 import { unwrapEnvelope } from '../../core/contract/wire';
-import { ROOT, RESULTS_DIR, ensureBuilt, launchChromium, startServe, type BrowserHandle, type ServeHandle } from './browser';
+import { launchApp, type AppHandle, type Wire } from './app';
+import { ROOT, RESULTS_DIR, ensureBuilt, type BrowserHandle, type ServeHandle } from './browser';
 
 /** Screenshots of each state (gitignored). */
 export const SCREENS_DIR = join(RESULTS_DIR, 'screens');
@@ -44,8 +47,15 @@ export interface DemoApp {
   /** The facade's handle of the workspace. */
   readonly project: string;
   readonly facade: Facade;
+  /** `serve.url` opens the app in either transport; see {@link AppHandle.serve}. */
   readonly serve: ServeHandle;
   readonly browser: BrowserHandle;
+  /** The app over this run's transport (deep links, the page's calls). */
+  readonly app: AppHandle;
+  /** A deep link to `hash` in the running app. */
+  link(hash: string): string;
+  /** The page's calls, whatever the transport. */
+  wire(page: Page): Wire;
   /** One engine call through the dispatcher, unwrapped (JSON value or Arrow result, as the contract declares). */
   call<N extends OperationName>(op: N, request: unknown): Promise<OperationResult<N>>;
   /** Stops Chromium and the server, closes the facade and removes the workspace. */
@@ -63,33 +73,58 @@ export interface DemoAppOptions {
 }
 
 /**
- * Creates the demo, opens it in an in-process facade, starts `gf serve` on
- * it and launches Chromium. The caller opens its own pages (`serve.url`
- * carries the token). On a failure part-way, what started is stopped again.
+ * `gf demo create` output, made once per e2e run and size (both transports'
+ * passes copy it: same bytes, one creation). Outside a run with the e2e
+ * global set-up (no cache folder), each call creates its own.
+ */
+function createDemo(base: string, records: number): void {
+  const dir = join(base, 'demo');
+  const cache = inject('e2eDemoCache') as string | undefined;
+  if (cache === undefined) {
+    gfCli('demo', 'create', dir, '--records', String(records));
+    return;
+  }
+  const template = join(cache, `records-${records}`);
+  if (!existsSync(template)) {
+    // Built aside and renamed into place: a concurrent pass either sees the whole template or makes its own.
+    const aside = mkdtempSync(join(cache, `.making-${records}-`));
+    gfCli('demo', 'create', join(aside, 'demo'), '--records', String(records));
+    try {
+      renameSync(aside, template);
+    } catch {
+      rmSync(aside, { recursive: true, force: true });
+    }
+  }
+  cpSync(template, base, { recursive: true });
+}
+
+/**
+ * Creates the demo, opens it in an in-process facade, starts the app on it
+ * over this run's transport and launches Chromium. The caller opens its own
+ * pages (`serve.url` is the launch URL). On a failure part-way, what started
+ * is stopped again.
  */
 export async function startDemoApp(options: DemoAppOptions): Promise<DemoApp> {
   ensureBuilt();
   const base = mkdtempSync(join(tmpdir(), options.prefix));
   const dir = join(base, 'demo');
   let facade: Facade | undefined;
-  let serve: ServeHandle | undefined;
-  let browser: BrowserHandle | undefined;
+  let app: AppHandle | undefined;
   const close = async () => {
-    await browser?.close();
-    await serve?.stop();
+    await app?.close();
     await facade?.close();
     rmSync(base, { recursive: true, force: true });
   };
   try {
-    gfCli('demo', 'create', dir, '--records', String(options.records));
+    createDemo(base, options.records);
     const f = createFacade({ mode: 'library' });
     facade = f;
     const call = async <N extends OperationName>(op: N, request: unknown): Promise<OperationResult<N>> => unwrapEnvelope(await f.dispatcher.dispatch(op, request)) as OperationResult<N>;
     const project = (await call('project.open', { path: dir })).project;
     await options.prepare?.({ call, project, dir });
-    serve = await startServe(['--project', dir]);
-    browser = await launchChromium();
-    return { base, dir, project, facade: f, serve, browser, call, close };
+    const a = await launchApp(dir);
+    app = a;
+    return { base, dir, project, facade: f, serve: a.serve, browser: a.browser, app: a, link: (hash) => a.link(hash), wire: (page) => a.wire(page), call, close };
   } catch (e) {
     await close();
     throw e;

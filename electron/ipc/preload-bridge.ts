@@ -1,18 +1,21 @@
 // Renderer-side IPC (runs in the sandboxed preload): exposes one `invoke`.
+// Every rule it applies comes from core/contract: the operation names (the
+// dispatcher's own check), the channel naming and the failure envelope.
 import { contextBridge, ipcRenderer } from 'electron';
-import { GF_BRIDGE_GLOBAL, ipcChannel, type GfBridgeApi } from '../../core/contract/wire';
-import type { OperationName } from '../../core/contract/operations';
+import { toWireError } from '../../core/errors';
+import { isOperationName, unknownOperation } from '../../core/contract/operation-names';
+import { GF_BRIDGE_GLOBAL, errorEnvelope, ipcChannel, type GfBridgeApi } from '../../core/contract/wire';
 
-const OP_NAME = /^[a-z]+\.[a-z]+$/;
-
-/** Exposes `window.gf.invoke(op, request)`; the main process validates everything. */
+/**
+ * Exposes `window.gf.invoke(op, request)`. A name that is not a contract
+ * operation is refused here as the dispatcher refuses it (no channel exists
+ * for it); everything else goes to main, which validates the request.
+ */
 export function exposeInvoke(): void {
   const api: GfBridgeApi = {
     invoke: (op, request) => {
-      if (typeof op !== 'string' || !OP_NAME.test(op)) {
-        return Promise.resolve({ ok: false, error: { code: 'GF_VALIDATION', committed: null, message: 'GF_VALIDATION: unknown operation', details: {} } });
-      }
-      return ipcRenderer.invoke(ipcChannel(op as OperationName), request);
+      if (!isOperationName(op)) return Promise.resolve(errorEnvelope(toWireError(unknownOperation())));
+      return ipcRenderer.invoke(ipcChannel(op), request);
     },
   };
   contextBridge.exposeInMainWorld(GF_BRIDGE_GLOBAL, api);

@@ -3,7 +3,6 @@ import { app, BrowserWindow, session, type WebContents } from 'electron';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createFacade } from '../../core/api/facade';
-import { resolveChainPostgresTarget } from '../../core/chain/postgres/postgres-config';
 import { registerContractHandlers } from '../ipc/electron-ipc';
 import {
   cspHeadersListener,
@@ -16,6 +15,7 @@ import {
   mainWindowOptions,
   rendererLocation,
 } from './config';
+import { mainFacadeOptions } from './facade-options';
 import { electronNativeBindingPath } from './native';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -49,8 +49,7 @@ void app.whenReady().then(async () => {
   ses.webRequest.onBeforeRequest((details, callback) => callback({ cancel: !isAllowedRequestUrl(details.url, trusted) }));
   ses.webRequest.onHeadersReceived(cspHeadersListener);
 
-  const pg = resolveChainPostgresTarget({ env: process.env });
-  const facade = createFacade({ mode: 'electron', chain: pg === null ? { kind: 'sqlite' } : { kind: 'postgres', url: pg.url } });
+  const facade = createFacade(mainFacadeOptions(process.env));
   const project = argValue('--project') ?? process.env['GF_PROJECT'];
   if (project !== undefined) await facade.launch(resolve(project));
   const unregister = registerContractHandlers(facade.dispatcher, (url) => isTrustedSenderUrl(url, trusted));
