@@ -106,7 +106,7 @@ describe('the pictures (issue 39, Chromium)', () => {
   });
 
   it('the graph around a demo node draws exactly the engine\'s neighbourhood, and Expand grows it by the engine\'s answer', async () => {
-    await page.goto(`${app.serve.origin}/#/checkpoint?name=${encodeURIComponent(FROM)}`);
+    await page.goto(app.link(`#/checkpoint?name=${encodeURIComponent(FROM)}`));
     await page.getByTestId('checkpoint-graph').waitFor();
     await page.getByTestId('graph-find').fill('Paper 1');
     await page.getByTestId('graph-find').press('Enter');
@@ -142,7 +142,7 @@ describe('the pictures (issue 39, Chromium)', () => {
   });
 
   it('the graph of "Graph imported" → CURRENT draws exactly the changed nodes of the record diff\'s graph families, with an honest count, and a node jumps to its record-diff row', async () => {
-    await page.goto(`${app.serve.origin}/#/diff?from=${encodeURIComponent(FROM)}&to=CURRENT`);
+    await page.goto(app.link(`#/diff?from=${encodeURIComponent(FROM)}&to=CURRENT`));
     await page.getByTestId('diff-graph').waitFor();
     const drawn = await pictureOf<GraphData>('diff-graph-canvas');
     // The record diff of each graph family, every page, as the Diff screen's own table reads it.
@@ -183,7 +183,7 @@ describe('the pictures (issue 39, Chromium)', () => {
       events.push(...r.events);
       after = r.next_page_token;
     } while (after !== null);
-    await page.goto(`${app.serve.origin}/#/ledgers?workflow=${encodeURIComponent(broken!.workflow_id)}`);
+    await page.goto(app.link(`#/ledgers?workflow=${encodeURIComponent(broken!.workflow_id)}`));
     const path = page.getByTestId('ledger-path');
     await path.and(page.locator(`[data-first-bad="${broken!.first_bad_sequence}"]`)).waitFor();
     const counts = new Map<string, number>();

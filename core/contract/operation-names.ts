@@ -51,6 +51,9 @@ export const OPERATION_NAMES = [
   'history.list',
   'retention.show',
   'retention.set',
+  'graph.find_nodes',
+  'graph.neighbourhood',
+  'graph.diff',
   'project.changes',
 ] as const;
 
