@@ -87,15 +87,20 @@ export function DiffGraphPanel({ project, from, to, families, onJump }: DiffGrap
           <option value="">nodes and edges</option>
           {GRAPH_FAMILIES.map((f) => <option key={f} value={f}>{f === 'node' ? 'nodes only' : 'edges only'}</option>)}
         </select>
-        <fieldset className="inline">
-          <legend className="sr-only">Change kinds</legend>
+        <div className="inline" role="group" aria-label="Change kinds drawn">
           {RECORD_CHANGE_KINDS.map((k) => (
-            <label key={k} className="toggle">
-              <input type="checkbox" checked={kinds.includes(k)} onChange={(e) => (setKinds(e.target.checked ? RECORD_CHANGE_KINDS.filter((x) => x === k || kinds.includes(x)) : kinds.filter((x) => x !== k)), restart())} data-testid={`diff-graph-kind-${k}`} />
+            <button
+              key={k}
+              type="button"
+              className="toggle"
+              aria-pressed={kinds.includes(k)}
+              onClick={() => (setKinds(kinds.includes(k) ? kinds.filter((x) => x !== k) : RECORD_CHANGE_KINDS.filter((x) => x === k || kinds.includes(x))), restart())}
+              data-testid={`diff-graph-kind-${k}`}
+            >
               <span className="swatch" style={{ background: CHANGE_COLOURS[k] }} aria-hidden="true" /> {k}
-            </label>
+            </button>
           ))}
-        </fieldset>
+        </div>
         <label htmlFor="dg-field">Changed field</label>
         <select id="dg-field" value={field ?? ''} onChange={(e) => (setField(e.target.value === '' ? null : e.target.value), restart())} data-testid="diff-graph-field">
           <option value="">any</option>

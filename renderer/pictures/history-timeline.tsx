@@ -25,6 +25,14 @@ export interface HistoryTimelineProps {
 
 const HEIGHT = 190;
 
+/**
+ * uPlot, loaded with this module (History's chunk) rather than with the app,
+ * so it is ready when the lineage arrives; a browser that cannot run it
+ * (its Intl refuses the page's language) still gets History and its list.
+ */
+const UPLOT = import('uplot');
+UPLOT.catch(() => undefined);
+
 /** One line describing an entry, for the hover card and screen readers. */
 export function describeMark(m: TimelineMark): string {
   const e = m.entry;
@@ -147,8 +155,7 @@ export function HistoryTimeline({ entries, restoredSources, selected, onSelect, 
     if (el === null) return undefined;
     let stop: (() => void) | null = null;
     let gone = false;
-    // uPlot loads with the picture (not with the app), so a browser that cannot run it still shows History.
-    import('uplot').then(({ default: UPlot }) => {
+    UPLOT.then(({ default: UPlot }) => {
         if (gone) return;
       const xs = model.marks.map((m) => m.t);
       const ys = model.marks.map((m) => m.changed);

@@ -1,7 +1,7 @@
 // History: the generation timeline (parents, restorations), named
 // checkpoints as labels, create (validated as typed) and delete (confirmed);
 // deleted checkpoints (tombstones) on request.
-import { useMemo, useState, type FormEvent } from 'react';
+import { useDeferredValue, useMemo, useState, type FormEvent } from 'react';
 import type { JsonResults, Row } from '../../core/contract/operations';
 import { HISTORY_NAME_FILTER_MAX, LINEAGE_KINDS, type LineageKind } from '../../core/contract/history';
 import { newNameProblem } from '../../core/contract/names';
@@ -55,6 +55,8 @@ export function HistoryScreen() {
   const retention = useQuery(project === null ? null : `${project}|${revision}`, () => invoke('retention.show', { project: project ?? '' }));
   const deleted = useDeletedCheckpoints(showDeleted ? project : null, revision);
   const entries = history.data?.entries ?? null;
+  // The table (every row) renders after the timeline has drawn: the picture first, then the list, one frame later.
+  const tableEntries = useDeferredValue(entries);
   /** Checkpoint names per generation (a diff endpoint for "diff with parent"). */
   const namesByGeneration = useMemo(() => {
     const m = new Map<string, string>();
@@ -121,7 +123,7 @@ export function HistoryScreen() {
               <tr><th scope="col">published</th><th scope="col">what</th><th scope="col">checkpoints</th><th scope="col">changes</th><th scope="col">actor</th><th scope="col">generation</th><th scope="col">actions</th></tr>
             </thead>
             <tbody>
-              {entries.map((g) => (
+              {(tableEntries ?? []).map((g) => (
                 <HistoryRow key={g.generation_uuid} entry={g} isNew={g.generation_uuid === lastRevertGeneration} selected={g.generation_uuid === selectedGeneration} parentName={g.parent_generation_uuid === null ? null : namesByGeneration.get(g.parent_generation_uuid) ?? null}
                   onOpen={(name) => go('checkpoint', name)} onRevert={(name) => go('revert', name)} onDelete={setDeleting}
                   onDiff={(from, to) => setRoute({ screen: 'diff', params: { from, to } })} />
