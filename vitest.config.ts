@@ -4,9 +4,10 @@ import { SummaryReporter } from './test/support/summary-reporter';
 
 /**
  * e2e files that are about one launcher and so run once, in the http project: `npm start` in browser mode,
- * `npm start`'s Electron branch (spawns the launcher itself) and the real Electron window.
+ * `npm start`'s Electron branch (spawns the launcher itself) and the real Electron window; the browser
+ * benchmarks' tiny check (they drive their own `gf serve` and Chromium).
  */
-const E2E_HTTP_ONLY = ['e2e/start.e2e.ts', 'e2e/start-electron.e2e.ts', 'e2e/electron.e2e.ts'];
+const E2E_HTTP_ONLY = ['e2e/start.e2e.ts', 'e2e/start-electron.e2e.ts', 'e2e/electron.e2e.ts', 'e2e/bench-tiny.e2e.ts'];
 /** e2e files about the Electron-shaped pass's own stand-in, run once, in the ipc project. */
 const E2E_IPC_ONLY = ['e2e/ipc-relay.e2e.ts'];
 
@@ -40,8 +41,21 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
+          exclude: ['test/bench/**', '**/node_modules/**'],
           environment: 'node',
           testTimeout: 60_000,
+          hookTimeout: 120_000,
+          pool: 'forks',
+          globalSetup: ['./test/support/global-setup.ts'],
+        },
+      },
+      {
+        test: {
+          // Every benchmark spec once at size `tiny` (set-up and figures, not speed); the browser ones run in e2e.
+          name: 'bench',
+          include: ['test/bench/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 120_000,
           hookTimeout: 120_000,
           pool: 'forks',
           globalSetup: ['./test/support/global-setup.ts'],

@@ -24,7 +24,7 @@ import type { RowBytes } from '../core/canonical';
 import { defineBench, perSecond } from './harness';
 import type { BenchSize } from './harness';
 
-const ROWS: Readonly<Record<BenchSize, number>> = { small: 50_000, large: 1_000_000 };
+const ROWS: Readonly<Record<BenchSize, number>> = { tiny: 500, small: 50_000, large: 1_000_000 };
 const BATCH_ROWS = 65_536;
 const KINDS = ['person', 'paper', 'dataset', 'organisation', 'concept', 'method', 'venue', 'grant'];
 const PROP_KEYS = ['source', 'lang', 'doi', 'orcid', 'note'];

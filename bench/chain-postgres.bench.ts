@@ -19,6 +19,7 @@ import type { BenchSize } from './harness';
  */
 
 const APPENDS_PER_WORKFLOW: Readonly<Record<BenchSize, Readonly<Record<1 | 20, number>>>> = {
+  tiny: { 1: 20, 20: 2 },
   small: { 1: 300, 20: 30 },
   large: { 1: 2_000, 20: 200 },
 };

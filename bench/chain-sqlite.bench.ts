@@ -12,8 +12,9 @@ import { benchEvents } from './chain-events';
 import { defineBench, perSecond } from './harness';
 import type { BenchSize } from './harness';
 
-const APPENDS: Readonly<Record<BenchSize, number>> = { small: 300, large: 3_000 };
-const VERIFY_EVENTS = 100_000;
+const APPENDS: Readonly<Record<BenchSize, number>> = { tiny: 20, small: 300, large: 3_000 };
+/** Events in the verified chain per size (`tiny`: `npm test`'s one-run check). */
+const VERIFY_EVENTS: Readonly<Record<BenchSize, number>> = { tiny: 200, small: 100_000, large: 100_000 };
 
 interface AppendState {
   readonly dir: string;
@@ -130,20 +131,20 @@ export const benchmarks = [
       return { 'chain.sqlite.appends_per_s': r.store, 'chain.sqlite.raw_appends_per_s': r.raw };
     },
   }),
-  defineBench<{ readonly store: SqliteChainStore; readonly wf: string }>({
+  defineBench<{ readonly store: SqliteChainStore; readonly wf: string; readonly events: number }>({
     id: 'chain.verify',
     results: { 'chain.verify_events_per_s': 'events/s' },
     runs: 3,
-    setup: ({ tmpDir }) => {
+    setup: ({ size, tmpDir }) => {
       const wf = 'bench-verify';
-      seedChain(tmpDir, wf, VERIFY_EVENTS);
-      return { store: new SqliteChainStore(tmpDir), wf };
+      seedChain(tmpDir, wf, VERIFY_EVENTS[size]);
+      return { store: new SqliteChainStore(tmpDir), wf, events: VERIFY_EVENTS[size] };
     },
-    async run({ store, wf }) {
+    async run({ store, wf, events }) {
       const t0 = performance.now();
       const v = await verify(store, wf);
       const ms = performance.now() - t0;
-      if (v.status !== 'ok' || v.rows !== VERIFY_EVENTS) throw new Error(`verify bench: chain did not verify (${v.status}, ${v.rows})`);
+      if (v.status !== 'ok' || v.rows !== events) throw new Error(`verify bench: chain did not verify (${v.status}, ${v.rows})`);
       return { 'chain.verify_events_per_s': perSecond(v.rows, ms) };
     },
     teardown: ({ store }) => store.close(),

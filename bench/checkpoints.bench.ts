@@ -16,6 +16,7 @@ import type { BenchSize } from './harness';
 
 /** Graph records (nodes + edges) of the two workspaces compared in one run. */
 const RECORDS: Readonly<Record<BenchSize, { readonly small: number; readonly large: number }>> = {
+  tiny: { small: 50, large: 200 },
   small: { small: 1_000, large: 100_000 },
   large: { small: 1_000, large: 1_000_000 },
 };

@@ -8,7 +8,7 @@ import type { BenchSize } from './harness';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
 /** Graph records of the demo per size (`large` is the issue's 1M figure). */
-const RECORDS: Readonly<Record<BenchSize, number>> = { small: 20_000, large: 1_000_000 };
+const RECORDS: Readonly<Record<BenchSize, number>> = { tiny: 100, small: 20_000, large: 1_000_000 };
 
 /** Runs `gf demo create` in a fresh process (the CLI bundle) and returns its wall time and peak RSS. */
 function createDemo(dir: string, records: number): { ms: number; peakRssMb: number } {

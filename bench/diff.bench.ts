@@ -6,7 +6,7 @@
 // memory of diffs with the same 200 changes among 10,000 and among 1,000,000
 // records (memory must not grow with unchanged records).
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Table } from 'apache-arrow';
@@ -23,7 +23,7 @@ import { writeSqliteCopy } from './sqlite-diff-peer';
 
 const SMALL = 10_000;
 /** The "large" workspace: 1,000,000 records for `--size large`, 100,000 for the default quick run. */
-const LARGE: Readonly<Record<BenchSize, number>> = { small: 100_000, large: 1_000_000 };
+const LARGE: Readonly<Record<BenchSize, number>> = { tiny: 8_000, small: 100_000, large: 1_000_000 };
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 interface Side {
@@ -136,6 +136,20 @@ function fresh(side: Side, to: string, mode: 'full' | 'page', rows: number): { m
   return out;
 }
 
+/** Bytes of the graph/node objects of the named checkpoints (what their indexes index). */
+function objectSizes(side: Side, names: readonly string[]): number {
+  let n = 0;
+  for (const name of names) {
+    const v = side.cps.openCheckpoint(name);
+    try {
+      n += v.participants.find((p) => p.capabilityId === 'graph' && p.recordFamilyId === 'node')?.byteLength ?? 0;
+    } finally {
+      v.release();
+    }
+  }
+  return n;
+}
+
 function duckSql(a: string, b: string): string {
   const cols = ['class_id', 'label', 'properties', 'created_at', 'updated_at'];
   return `SELECT coalesce(f.node_uuid, t.node_uuid) AS node_uuid,
@@ -154,6 +168,12 @@ export const benchmarks = [
       'diff.first_page_cached_ms.small': 'ms',
       'diff.first_page_cached_ms.large': 'ms',
       'diff.full_ms.large': 'ms',
+      'diff.full_merge_ms.large': 'ms',
+      'diff.few_changes_ms.large': 'ms',
+      'diff.few_changes_merge_ms.large': 'ms',
+      'diff.index_first_build_ms.large': 'ms',
+      'diff.index_bytes.large': 'bytes',
+      'diff.index_objects_bytes.large': 'bytes',
       'diff.stat_ms.large': 'ms',
       'diff.first_page_display_ms.large': 'ms',
       'diff.jump_last_page_ms.large': 'ms',
@@ -181,6 +201,11 @@ export const benchmarks = [
       { id: 'diff.ratio.first_page_large_vs_objects_read', numerator: 'diff.first_page_ms.large', denominator: 'diff.objects_read_ms.large' },
       { id: 'diff.ratio.first_page_cached_large_vs_small', numerator: 'diff.first_page_cached_ms.large', denominator: 'diff.first_page_cached_ms.small' },
       { id: 'diff.ratio.full_vs_duckdb', numerator: 'diff.full_ms.large', denominator: 'peer.duckdb_ms.large' },
+      // Record index targets: few changes ≤ 0.1× the whole-family merge of the same pair; index ≤ 5% of the objects it indexes.
+      { id: 'diff.ratio.few_changes_vs_merge', numerator: 'diff.few_changes_ms.large', denominator: 'diff.few_changes_merge_ms.large' },
+      { id: 'diff.ratio.full_vs_full_merge', numerator: 'diff.full_ms.large', denominator: 'diff.full_merge_ms.large' },
+      { id: 'diff.ratio.index_first_build_vs_full_merge', numerator: 'diff.index_first_build_ms.large', denominator: 'diff.full_merge_ms.large' },
+      { id: 'diff.ratio.index_bytes_vs_objects', numerator: 'diff.index_bytes.large', denominator: 'diff.index_objects_bytes.large' },
       { id: 'diff.ratio.peak_rss_large_few_vs_small', numerator: 'diff.peak_rss_mb.large_few_changes', denominator: 'diff.peak_rss_mb.small' },
       { id: 'diff.ratio.fresh_first_page_large_vs_small', numerator: 'diff.fresh_first_page_ms.large', denominator: 'diff.fresh_first_page_ms.small' },
       { id: 'diff.ratio.sqldiff_vs_full', numerator: 'peer.sqldiff_ms.large', denominator: 'diff.full_ms.large' },
@@ -242,6 +267,27 @@ export const benchmarks = [
       );
       if (jump.value.table.numRows !== 100 || jump.value.nextPageToken !== null) throw new Error('diff bench: the jump did not land on the last page');
 
+      // Record index (issue: pay for the change): the same two pairs merged whole (the index store blocked, so
+      // nothing is read from or written to it), the first diff that builds the indexes, then the diffs through them.
+      const indexDir = join(s.large.dir, 'cache', 'index');
+      const allRecords = (to: string): Promise<Table> => diffProjectAllRecords(s.large.cps, { from: 'from', to, scope: 'graph' });
+      rmSync(indexDir, { recursive: true, force: true });
+      writeFileSync(indexDir, '');
+      coldCache(s.large);
+      const fewMerge = await timedAsync(() => allRecords('few'));
+      coldCache(s.large);
+      const fullMerge = await timedAsync(() => allRecords('to'));
+      rmSync(indexDir, { force: true });
+      coldCache(s.large);
+      const firstBuild = await timedAsync(() => allRecords('few'));
+      coldCache(s.large);
+      const few = await timedAsync(() => allRecords('few'));
+      if (few.value.numRows !== fewMerge.value.numRows || firstBuild.value.numRows !== fewMerge.value.numRows) throw new Error('diff bench: the indexed diff and the merge disagree on the change count');
+      coldCache(s.large);
+      await allRecords('to'); // rebuilds the "to" index for the next run's full diff (not measured)
+      const indexBytes = readdirSync(indexDir).reduce((n, f) => n + statSync(join(indexDir, f)).size, 0);
+      const objectBytes = objectSizes(s.large, ['from', 'to', 'few']);
+
       const rss = fresh(s.large, 'to', 'full', s.large.changes);
       const rssSmall = fresh(s.small, 'to', 'full', s.small.changes);
       const rssFew = fresh(s.large, 'few', 'full', s.small.changes);
@@ -270,6 +316,12 @@ export const benchmarks = [
         'diff.first_page_cached_ms.small': cachedSmall,
         'diff.first_page_cached_ms.large': cachedLarge,
         'diff.full_ms.large': full.ms,
+        'diff.full_merge_ms.large': fullMerge.ms,
+        'diff.few_changes_ms.large': few.ms,
+        'diff.few_changes_merge_ms.large': fewMerge.ms,
+        'diff.index_first_build_ms.large': firstBuild.ms,
+        'diff.index_bytes.large': indexBytes,
+        'diff.index_objects_bytes.large': objectBytes,
         'diff.stat_ms.large': stat.ms,
         'diff.first_page_display_ms.large': display.ms,
         'diff.jump_last_page_ms.large': jump.ms,

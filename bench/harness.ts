@@ -9,11 +9,13 @@
 /**
  * Sizes accepted by `npm run bench -- --size`.
  *
+ * `tiny` is what `npm test` runs every spec at, once (test/bench/): it checks
+ * that each set-up works and each figure is computed, not how fast anything is.
  * `huge` (10M graph records) is run by hand, never in CI: it runs only the
  * specs that declare it in `sizes` (the scale report), and the runner refuses
  * it when `CI` is set.
  */
-export const BENCH_SIZES = ['small', 'large', 'huge'] as const;
+export const BENCH_SIZES = ['tiny', 'small', 'large', 'huge'] as const;
 /** Any size a run may have. */
 export type RunSize = (typeof BENCH_SIZES)[number];
 /** The sizes every ordinary spec has data for. */

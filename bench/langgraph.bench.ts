@@ -23,6 +23,7 @@ import type { BenchSize } from './harness';
  */
 
 const PUTS: Readonly<Record<BenchSize, { readonly pg1: number; readonly pg20: number; readonly sqlite: number }>> = {
+  tiny: { pg1: 20, pg20: 2, sqlite: 30 },
   small: { pg1: 300, pg20: 30, sqlite: 600 },
   large: { pg1: 2_000, pg20: 200, sqlite: 5_000 },
 };

@@ -1,4 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Table } from 'apache-arrow';
 import { openCheckpointedProject } from '../core/checkpoints/checkpoints';
 import { createDemoWorkspace } from '../core/demo/index';
@@ -16,6 +19,7 @@ import type { BenchSize } from './harness';
 // unmeasured warm-up run pays the one cold validation of each participant set.
 
 const RECORDS: Readonly<Record<BenchSize, { readonly small: number; readonly large: number }>> = {
+  tiny: { small: 50, large: 200 },
   small: { small: 1_000, large: 100_000 },
   large: { small: 1_000, large: 1_000_000 },
 };
@@ -60,6 +64,41 @@ async function publishMs(p: Project<Table>, n: number): Promise<number> {
   return performance.now() - t;
 }
 
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** One `gf` operation in a fresh process (bench/scale-child.ts): nothing memoized in memory, only what is on disk. */
+function childMs(op: 'checkpoint' | 'revert', dir: string, arg?: string): number {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'scale-child.ts'), op, dir, ...(arg === undefined ? [] : [arg])], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 20 });
+  if (r.status !== 0) throw new Error(`revert bench child ${op} exited ${String(r.status)}: ${r.stderr.trim()}`);
+  return (JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as { ms: number }).ms;
+}
+
+/**
+ * Cold checkpoint create and revert (fresh processes) of one workspace: with
+ * the validation records the demo's checkpoints and reverts left, and (the
+ * same operations again) with `cache/validation/` removed first.
+ */
+async function coldMs(p: Project<Table>, n: number, which: number): Promise<{ create: number; revert: number; createNoRecord: number; revertNoRecord: number }> {
+  const records = path.join(p.root, 'cache', 'validation');
+  const run = async (k: number, drop: boolean): Promise<{ create: number; revert: number }> => {
+    await p.publish({ parent: p.current()?.generationUuid ?? null, changes: [declarationChange(n * 8 + which * 2 + k + 2_000_000)] });
+    if (drop) fs.rmSync(records, { recursive: true, force: true });
+    const revert = childMs('revert', p.root);
+    // The revert wrote the restored generation's record: without records means without that one too.
+    if (drop) fs.rmSync(records, { recursive: true, force: true });
+    const create = childMs('checkpoint', p.root, `Cold ${n}-${which}-${k}`);
+    return { create, revert };
+  };
+  const warm = await run(0, false);
+  const saved = `${records}.bench-saved`;
+  fs.cpSync(records, saved, { recursive: true });
+  const cold = await run(1, true);
+  // The next warm run starts from the records the demo and earlier runs left (the checkpoint's among them).
+  fs.cpSync(saved, records, { recursive: true });
+  fs.rmSync(saved, { recursive: true, force: true });
+  return { create: warm.create, revert: warm.revert, createNoRecord: cold.create, revertNoRecord: cold.revert };
+}
+
 export const benchmarks = [
   defineBench<State>({
     id: 'revert',
@@ -67,12 +106,22 @@ export const benchmarks = [
       'revert.ms.small': 'ms',
       'revert.ms.large': 'ms',
       'project.publish_ms.small': 'ms',
+      'checkpoint.create_cold_ms.small': 'ms',
+      'checkpoint.create_cold_ms.large': 'ms',
+      'revert.cold_ms.small': 'ms',
+      'revert.cold_ms.large': 'ms',
+      'checkpoint.create_cold_no_record_ms.large': 'ms',
+      'revert.cold_no_record_ms.large': 'ms',
     },
     ratios: [
       { id: 'revert.large_over_small', numerator: 'revert.ms.large', denominator: 'revert.ms.small' },
       { id: 'revert.large_over_publish', numerator: 'revert.ms.large', denominator: 'project.publish_ms.small' },
+      { id: 'checkpoint.create_cold.large_over_small', numerator: 'checkpoint.create_cold_ms.large', denominator: 'checkpoint.create_cold_ms.small' },
+      { id: 'revert.cold.large_over_small', numerator: 'revert.cold_ms.large', denominator: 'revert.cold_ms.small' },
+      { id: 'checkpoint.create_cold.record_over_no_record', numerator: 'checkpoint.create_cold_ms.large', denominator: 'checkpoint.create_cold_no_record_ms.large' },
+      { id: 'revert.cold.record_over_no_record', numerator: 'revert.cold_ms.large', denominator: 'revert.cold_no_record_ms.large' },
     ],
-    runs: 7,
+    runs: 3,
     async setup({ size, tmpDir }) {
       const sizes = RECORDS[size];
       const smallDir = path.join(tmpDir, 'small');
@@ -86,7 +135,19 @@ export const benchmarks = [
       const small = await revertMs(s.small, n, 0);
       const large = await revertMs(s.large, n, 1);
       const publish = await publishMs(s.small, n);
-      return { 'revert.ms.small': small, 'revert.ms.large': large, 'project.publish_ms.small': publish };
+      const coldSmall = await coldMs(s.small, n, 0);
+      const coldLarge = await coldMs(s.large, n, 1);
+      return {
+        'revert.ms.small': small,
+        'revert.ms.large': large,
+        'project.publish_ms.small': publish,
+        'checkpoint.create_cold_ms.small': coldSmall.create,
+        'checkpoint.create_cold_ms.large': coldLarge.create,
+        'revert.cold_ms.small': coldSmall.revert,
+        'revert.cold_ms.large': coldLarge.revert,
+        'checkpoint.create_cold_no_record_ms.large': coldLarge.createNoRecord,
+        'revert.cold_no_record_ms.large': coldLarge.revertNoRecord,
+      };
     },
   }),
 ];

@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
-import { dirname, join, relative } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { BENCH_SIZES, summarize } from './harness';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { BENCH_SIZES } from './harness';
 import type { BenchResult, BenchSpec, RunSize } from './harness';
+import { BENCH_DIR, findBenchFiles, matches, runSpec } from './runner';
 
-const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 
 interface Args {
   readonly size: RunSize;
@@ -38,20 +38,6 @@ function parseArgs(argv: readonly string[]): Args {
   return { size, only };
 }
 
-function findBenchFiles(): string[] {
-  return (readdirSync(BENCH_DIR, { recursive: true }) as string[])
-    .filter((f) => f.endsWith('.bench.ts') && !f.split(/[\\/]/).some((part) => part === 'node_modules' || part.startsWith('.')))
-    .map((f) => join(BENCH_DIR, f))
-    .sort();
-}
-
-function matches(spec: BenchSpec, only: string | null, size: RunSize): boolean {
-  if (!(spec.sizes ?? ['small', 'large']).includes(size)) return false;
-  if (only === null) return true;
-  // A spec by its id prefix, or by one of its result ids (`--only ui.graph` selects the spec measuring `ui.graph_*`, not every `ui` spec).
-  return spec.id.startsWith(only) || Object.keys(spec.results).some((id) => id.startsWith(only));
-}
-
 function fmt(n: number): string {
   if (!Number.isFinite(n)) return String(n);
   if (Math.abs(n) >= 1000) return Math.round(n).toLocaleString('en-US');
@@ -66,38 +52,6 @@ function printTable(results: readonly BenchResult[]): void {
   console.log(line(head));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of rows) console.log(line(r));
-}
-
-async function runSpec(spec: BenchSpec, size: RunSize): Promise<BenchResult[]> {
-  const tmp = mkdtempSync(join(tmpdir(), `gf-bench-${spec.id}-`));
-  try {
-    const state = await spec.setup({ size: size === 'huge' ? 'large' : size, scale: size, tmpDir: tmp });
-    try {
-      const runs = spec.runs ?? 5;
-      if (spec.warmup !== false) await spec.run(state); // warm-up, not measured
-      const values = new Map<string, number[]>(Object.keys(spec.results).map((id) => [id, []]));
-      const ratios = new Map<string, number[]>((spec.ratios ?? []).map((r) => [r.id, []]));
-      for (let k = 0; k < runs; k++) {
-        const measured = await spec.run(state);
-        for (const id of Object.keys(spec.results)) {
-          const v = measured[id];
-          if (typeof v !== 'number') throw new Error(`${spec.id}: run did not measure ${id}`);
-          values.get(id)?.push(v);
-        }
-        for (const r of spec.ratios ?? []) {
-          ratios.get(r.id)?.push((measured[r.numerator] as number) / (measured[r.denominator] as number));
-        }
-      }
-      return [
-        ...[...values].map(([id, vs]) => summarize(id, spec.results[id] as string, vs)),
-        ...[...ratios].map(([id, vs]) => summarize(id, 'ratio', vs)),
-      ];
-    } finally {
-      await spec.teardown?.(state);
-    }
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
-  }
 }
 
 async function mainBench(argv: readonly string[]): Promise<number> {

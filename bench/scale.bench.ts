@@ -60,8 +60,15 @@ function runChild(op: Op, dir: string, arg?: string): Record<string, number> {
 interface ScaleState {
   readonly tmpDir: string;
   readonly size: Scale;
+  /** Graph records of the run's demo: the size's, or `TINY_RECORDS` for `npm test`'s tiny check. */
+  readonly records: number;
+  /** The tiny check (`npm test`): nothing is written to bench/results, growth is taken against this run itself. */
+  readonly tiny: boolean;
   run: number;
 }
+
+/** Graph records of the scale report's tiny run (`npm test` runs every spec once at size `tiny`). */
+const TINY_RECORDS = 100;
 
 function scaleSpec(size: Scale) {
   return defineBench<ScaleState>({
@@ -70,14 +77,14 @@ function scaleSpec(size: Scale) {
     runs: 1,
     warmup: false,
     sizes: [size satisfies RunSize],
-    setup: ({ tmpDir }) => ({ tmpDir, size, run: 0 }),
+    setup: ({ tmpDir, scale }) => ({ tmpDir, size, records: scale === 'tiny' ? TINY_RECORDS : RECORDS[size], tiny: scale === 'tiny', run: 0 }),
     run(state) {
       state.run += 1;
       const dir = join(state.tmpDir, `demo-${state.run}`);
       const out: Record<string, number> = {};
       try {
         for (const op of OPS) {
-          const arg = op === 'demo' ? String(RECORDS[size]) : op === 'full-diff' ? join(state.tmpDir, 'record-diff.arrows') : op === 'checkpoint' ? `Scale run ${state.run}` : undefined;
+          const arg = op === 'demo' ? String(state.records) : op === 'full-diff' ? join(state.tmpDir, 'record-diff.arrows') : op === 'checkpoint' ? `Scale run ${state.run}` : undefined;
           const r = runChild(op, dir, arg);
           const ms = op === 'full-diff' ? (r.diff_ms as number) : (r.ms as number);
           out[`${NAMES[op]}_ms.${size}`] = ms;
@@ -92,12 +99,17 @@ function scaleSpec(size: Scale) {
         rmSync(dir, { recursive: true, force: true });
         rmSync(join(state.tmpDir, 'record-diff.arrows'), { force: true });
       }
-      mkdirSync(RESULTS, { recursive: true });
-      writeFileSync(join(RESULTS, `scale-${size}.json`), `${JSON.stringify(out, null, 2)}\n`);
+      if (!state.tiny) {
+        mkdirSync(RESULTS, { recursive: true });
+        writeFileSync(join(RESULTS, `scale-${size}.json`), `${JSON.stringify(out, null, 2)}\n`);
+      }
       if (size === 'huge') {
-        // Growth from large to huge, against the last `--size large` scale run on this machine (NaN without one).
+        // Growth from large to huge, against the last `--size large` scale run on this machine (NaN without one);
+        // the tiny check takes this run as its own reference (growth 1), so the computation still runs.
         const file = join(RESULTS, 'scale-large.json');
-        const large = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, number>) : {};
+        const large = state.tiny
+          ? Object.fromEntries(OPS.flatMap((op) => ['ms', 'peak_rss_mb'].map((kind) => [`${NAMES[op]}_${kind}.large`, out[`${NAMES[op]}_${kind}.huge`] as number])))
+          : existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, number>) : {};
         for (const op of OPS) {
           for (const kind of ['ms', 'peak_rss_mb']) {
             out[`${NAMES[op]}_${kind}.growth`] = (out[`${NAMES[op]}_${kind}.huge`] as number) / (large[`${NAMES[op]}_${kind}.large`] ?? Number.NaN);

@@ -24,14 +24,14 @@ import { probeScript, type ProbeCall, type ProbeConfig, type ProbeState } from '
 import { DIFF_FROM, DIFF_TO, createDemo, createDiffWorkspace, type DiffWorkspace } from './ui/workspaces';
 
 /** Graph records of the demo per size. */
-const DEMO_RECORDS: Readonly<Record<BenchSize, number>> = { small: 10_000, large: 1_000_000 };
+const DEMO_RECORDS: Readonly<Record<BenchSize, number>> = { tiny: 100, small: 10_000, large: 1_000_000 };
 /** The issue's targets. */
 const TARGET_RENDER_MS = 1000;
 const TARGET_LONG_TASK_MS = 200;
 const TARGET_CANCEL_MS = 500;
 /** The export has run this long (and has a page in the engine this long) when Cancel is clicked. */
-const CANCEL_AFTER_MS: Readonly<Record<BenchSize, number>> = { small: 0, large: 2000 };
-const CANCEL_IN_FLIGHT_MS: Readonly<Record<BenchSize, number>> = { small: 0, large: 50 };
+const CANCEL_AFTER_MS: Readonly<Record<BenchSize, number>> = { tiny: 0, small: 0, large: 2000 };
+const CANCEL_IN_FLIGHT_MS: Readonly<Record<BenchSize, number>> = { tiny: 0, small: 0, large: 50 };
 /** Generous bound for one UI step (a page load, a diff page) so a hang fails the spec instead of the run. */
 const STEP_TIMEOUT_MS = 120_000;
 

@@ -34,8 +34,6 @@ export const GF_CODES = [
   // Issue 19 (one error model, plain-language causes).
   /** The path is missing, an empty folder or a file: no FORMAT file, so no workspace (never "unsupported format"). */
   'GF_NO_WORKSPACE',
-  /** A write that needs an explicit confirmation field the request did not give (e.g. a revert that changes nothing). */
-  'GF_CONFIRMATION_REQUIRED',
   /** A database server (the PostgreSQL chain store) refused or did not answer the connection; details name host and port only. */
   'GF_STORE_UNREACHABLE',
   /** Client side: the Checkpoint Studio server (the bridge) could not be reached. */
@@ -44,6 +42,11 @@ export const GF_CODES = [
   'GF_SESSION_EXPIRED',
   /** Client side: the peer answered with something this version cannot read (an unknown code, a non-envelope body). */
   'GF_PROTOCOL',
+  /**
+   * A stored LangGraph value this version cannot read: an unknown serializer type, an unknown extension code,
+   * bytes or JSON that do not decode. The message names the thread, checkpoint, channel or table row and what was not understood.
+   */
+  'GF_CHECKPOINT_UNREADABLE',
   /** A defect in the engine (an unexpected exception): never reported as `GF_IO`, whose meaning is a failed file read or write. */
   'GF_INTERNAL',
 ] as const;

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createProject } from '../core/project/index';
 import { registryCatalog } from '../core/participants/index';
 import { putNodes } from '../test/support/project-fixtures';
+import { OPERATION_NAMES } from '../core/contract/operations';
 import { ROOT, ensureBuilt, screenshotPath } from './support/browser';
 import { electronExecutable } from './support/electron';
 
@@ -41,6 +42,17 @@ describe.skipIf('skip' in electron)('Electron shell', () => {
       return [typeof g['require'], typeof g['process'], Object.keys(g['gf'] as object)];
     });
     expect(seen).toEqual(['undefined', 'undefined', ['invoke']]);
+    // Every contract operation reaches main through the real preload and Electron's own IPC, answered as itself.
+    const answers = await win.evaluate(async (names) => {
+      const gf = (globalThis as unknown as { gf: { invoke(op: string, req: unknown): Promise<{ ok: boolean; error?: { code: string; details: Record<string, unknown> } }> } }).gf;
+      const out: Record<string, unknown> = {};
+      for (const op of names) {
+        const env = await gf.invoke(op, { parity_probe: 1 });
+        out[op] = env.ok ? 'ok' : [env.error?.code, env.error?.details['operation']];
+      }
+      return out;
+    }, [...OPERATION_NAMES]);
+    expect(answers).toEqual(Object.fromEntries(OPERATION_NAMES.map((op) => [op, ['GF_VALIDATION', op]])));
     await win.screenshot({ path: screenshotPath('electron-window') });
   });
 });

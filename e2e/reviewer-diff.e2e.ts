@@ -324,7 +324,7 @@ describe('the reviewer\'s diff (issue 18)', () => {
   it('after a revert, the checkpoint against CURRENT reads "content identical; 1 restoration record", and the restoration record opens', async () => {
     const reason = 'Review found the release candidate right: restore it';
     // CURRENT already holds this checkpoint's content (the demo's last revert), so the revert is confirmed as a same-content one.
-    await call('checkpoints.revert', { project, name: TO, reason, idempotency_key: '6a1f0c3e-7d2b-4c8e-9f10-0b5e2d7c4a91', confirm_same_content: true });
+    await call('checkpoints.revert', { project, name: TO, reason, idempotency_key: '6a1f0c3e-7d2b-4c8e-9f10-0b5e2d7c4a91' });
     const all = await call('checkpoints.diff_stat', { project, from: TO, to: 'CURRENT', scope: 'all' });
     expect(all.headline).toBe('content identical; 1 restoration record');
     await nav('Diff');

@@ -593,13 +593,16 @@ describe(`desktop UI flows (${TRANSPORT}, Chromium)`, () => {
     await page.getByTestId('revert-submit').click();
     await page.getByTestId('revert-error').waitFor();
     expect((await lost.answered).ok).toBe(true);
+    // Browser mode lost its server; the desktop has no server to lose (a reply main never gave is a defect), and says nothing of one.
+    expect(await page.getByTestId('revert-error-code').textContent()).toBe(TRANSPORT === 'http' ? 'GF_SERVER_UNREACHABLE' : 'GF_INTERNAL');
+    if (TRANSPORT === 'ipc') expect(await page.getByTestId('revert-error').textContent()).not.toMatch(/server|npm start|gf serve/i);
     const mid = await call('project.summary', { project });
     expect(mid.current!.generation_uuid).not.toBe(before.current!.generation_uuid);
     // The live update recomputes the preview against the new CURRENT, which already has the target's content:
     // Revert now asks to confirm a same-content publication before it is enabled again.
     await page.getByTestId('revert-same-content').waitFor();
     expect(await page.getByTestId('revert-submit').isDisabled()).toBe(true);
-    expect(await page.getByTestId('revert-blocked').textContent()).toBe('Confirm that you want to publish a generation that changes nothing.');
+    expect(await page.getByTestId('revert-blocked').textContent()).toBe('Confirm that you want to publish a generation that only records this revert.');
     await page.getByTestId('revert-same-confirm').check();
     // Retrying reuses the request's idempotency key: the original receipt, not a second revert.
     await page.getByTestId('revert-submit').click();

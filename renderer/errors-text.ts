@@ -20,7 +20,6 @@ const ACTIONS: Readonly<Record<string, string>> = {
   GF_CANCELLED: 'The operation was cancelled; nothing is shown from it.',
   GF_IO: 'The engine could not read or write a file. Check the folder (space, permissions), then retry.',
   GF_NO_WORKSPACE: 'Choose a folder that holds a workspace, or create one there.',
-  GF_CONFIRMATION_REQUIRED: 'Confirm explicitly to go ahead; nothing was changed.',
   GF_STORE_UNREACHABLE: 'Start the database server or check its host and port, then retry.',
   GF_SERVER_UNREACHABLE: 'Restart `npm start` (or `gf serve`) and reload; check History before repeating a change.',
   GF_SESSION_EXPIRED: 'Open the URL that `npm start` printed.',

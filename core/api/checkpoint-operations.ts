@@ -165,12 +165,11 @@ export function checkpointOperations(
         prunable: prunableGenerations(p),
       };
     },
-    'checkpoints.revert': async ({ project, name, reason, idempotency_key, actor_uuid, timeout_ms, confirm_same_content }) => {
+    'checkpoints.revert': async ({ project, name, reason, idempotency_key, actor_uuid, timeout_ms }) => {
       const p = projects.get(project).project;
       const options = { ...(clock === undefined ? {} : { clock }), ...(timeout_ms === undefined ? {} : { writerTimeoutMs: timeout_ms }) };
       const receipt = await new RevertEngine(p, options).revertToCheckpoint(
         { name, reason, idempotencyKey: idempotency_key, actorUuid: actor_uuid ?? undefined },
-        { confirmSameContent: confirm_same_content === true },
       );
       return arrowResult(receiptTable(receipt), null);
     },

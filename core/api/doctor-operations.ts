@@ -12,6 +12,14 @@ import { LAYOUT } from '../project/layout';
 export { repairProject };
 export type { Anomaly };
 
+/** How to recover from a registry read failure. */
+function registryRemedy(e: unknown): string {
+  if (isGfError(e) && e.details['reason'] === 'pair_missing') {
+    return 'restore both checkpoints/registry.json and checkpoints/registry.json.sha256 from a backup of this workspace (they are the checkpoint list); until then cleanup deletes nothing and checkpoint operations are refused';
+  }
+  return 'restore checkpoints/ from a backup; cleanup deletes nothing while it is corrupt';
+}
+
 /** Every anomaly of the workspace at `root`: the project's own, the registry's and each unreadable ledger. */
 export async function diagnose(root: string): Promise<Anomaly[]> {
   const format = readFileNoFollow(path.join(root, LAYOUT.format), LAYOUT.format, 256);
@@ -23,7 +31,7 @@ export async function diagnose(root: string): Promise<Anomaly[]> {
     // The bytes themselves, even when this process read them before and remembers them unchanged.
     new CheckpointRegistryStore(root).read({ revalidate: true });
   } catch (e) {
-    out.push({ path: 'checkpoints/registry.json', problem: isGfError(e) ? e.message : 'the checkpoint registry cannot be read', remedy: 'restore checkpoints/ from a backup; cleanup deletes nothing while it is corrupt', repairable: false });
+    out.push({ path: 'checkpoints/registry.json', problem: isGfError(e) ? e.message : 'the checkpoint registry cannot be read', remedy: registryRemedy(e), repairable: false });
   }
   const store = new SqliteChainStore(path.join(root, LAYOUT.chain));
   try {

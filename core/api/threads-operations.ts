@@ -7,10 +7,12 @@ import { LANGGRAPH_POSTGRES_URL_ENV, THREAD_PAGE_LIMITS, type ThreadHealth } fro
 import type { OperationRequest } from '../contract/operations';
 import { openCheckpointerPool } from '../langgraph/postgres-pool';
 import { PostgresCheckpointerAdapter } from '../langgraph/postgres-checkpointer';
-import { SqliteCheckpointerAdapter } from '../langgraph/sqlite-checkpointer';
+import { sqliteDatabaseKey, SqliteCheckpointerAdapter } from '../langgraph/sqlite-checkpointer';
+import { postgresDatabaseKey, PROCESS_ADAPTERS } from '../langgraph/adapter-registry';
 import type { LangGraphCheckpointerPort } from '../langgraph/port';
-import { diffThread, listThreads, threadHistory, threadState, type OpenThreadSource } from '../langgraph/thread-reader';
+import { diffThread, listThreads, threadHistory, threadNamespaces, threadState, type OpenThreadSource } from '../langgraph/thread-reader';
 import { restoreThread } from '../langgraph/thread-restore';
+import { restorePythonPostgres, restorePythonSqlite } from '../langgraph/python-restore';
 import { openPostgresReadSource } from '../langgraph/postgres-read-source';
 import { openSqliteReadSource, sqliteStamp } from '../langgraph/sqlite-read-source';
 import { noLangGraphTables, type ThreadReadSource } from '../langgraph/thread-source';
@@ -120,16 +122,26 @@ export class ThreadSources {
     return writer.adapter;
   }
 
-  /** The health of the source's adapter: the writing adapter once a restore ran, else the reader's pool. */
+  /**
+   * The health of the source's adapter: the adapter writing it in this process (an agent's, or the one a
+   * restore used), else this facade's own (opened without a connection); and whether the browser can read it.
+   */
   async health(source: Source): Promise<ThreadHealth> {
-    const writer = this.#writers.get(ThreadSources.idOf(source));
-    if (writer !== undefined) {
-      const h = writer.adapter.health();
-      return { backend: source.kind, pool_in_use: h.pool_in_use, pool_idle: h.pool_idle, last_write_age_seconds: Number.isFinite(h.last_write_age_seconds) ? h.last_write_age_seconds : null };
-    }
-    const { reader } = await this.#open(source); // an adapter's health needs no tables yet (the first write creates them)
-    const p = reader.pool();
-    return { backend: source.kind, pool_in_use: p.in_use, pool_idle: p.idle, last_write_age_seconds: null };
+    const { reader } = await this.#open(source); // a missing file or an unreachable server fails here, typed
+    const key = source.kind === 'sqlite' ? sqliteDatabaseKey(ThreadSources.sqlitePath(source)) : postgresDatabaseKey({ connectionString: this.#postgresUrl ?? noPostgres() });
+    const adapter = PROCESS_ADAPTERS.find(key) ?? (await this.writer(source));
+    const h = adapter.health();
+    const waiting = (adapter as { waiting?: () => number }).waiting?.() ?? 0;
+    const problem = await readProblem(reader);
+    return {
+      backend: source.kind,
+      pool_in_use: h.pool_in_use,
+      pool_idle: h.pool_idle,
+      last_write_age_seconds: Number.isFinite(h.last_write_age_seconds) ? h.last_write_age_seconds : null,
+      pool_waiting: waiting,
+      readable: problem === null,
+      unreadable_reason: problem,
+    };
   }
 
   async close(): Promise<void> {
@@ -141,6 +153,19 @@ export class ThreadSources {
     const writers = [...this.#writers.values()];
     this.#writers.clear();
     await Promise.all(writers.map((w) => w.close().catch(() => undefined)));
+  }
+}
+
+/** Why the threads browser cannot read a source (no LangGraph tables; the newest thread's head does not read), else null. */
+async function readProblem(reader: ThreadReadSource): Promise<string | null> {
+  if (!reader.hasTables) return noLangGraphTables(reader.kind).message.replace(/^GF_[A-Z_]+: /, '');
+  try {
+    const [head] = await reader.heads('', null, 1);
+    if (head !== undefined) await reader.saver.getTuple({ configurable: { thread_id: head.thread_id, checkpoint_ns: '' } });
+    return null;
+  } catch (e) {
+    if (e instanceof GfError) return e.message.replace(/^GF_[A-Z_]+: /, '');
+    throw e;
   }
 }
 
@@ -158,11 +183,12 @@ function writeFailure(e: unknown): never {
 }
 
 /** The facade's `threads.*` implementations over `sources`. */
-export function threadsOperations(sources: ThreadSources, clock: () => Date, cancellations: Cancellations): Pick<Implementations, 'threads.list' | 'threads.history' | 'threads.state' | 'threads.diff' | 'threads.restore' | 'threads.health'> {
+export function threadsOperations(sources: ThreadSources, clock: () => Date, cancellations: Cancellations): Pick<Implementations, 'threads.list' | 'threads.history' | 'threads.state' | 'threads.namespaces' | 'threads.diff' | 'threads.restore' | 'threads.health'> {
   return {
     'threads.list': async (r) => listThreads(await sources.open(r.source), r.prefix ?? '', r.limit ?? THREAD_PAGE_LIMITS.default, r.after),
-    'threads.history': async (r) => threadHistory(await sources.open(r.source), r.thread_id, r.limit ?? THREAD_PAGE_LIMITS.default, r.after),
-    'threads.state': async (r) => threadState(await sources.open(r.source), r.thread_id, r.checkpoint_id),
+    'threads.history': async (r) => threadHistory(await sources.open(r.source), r.thread_id, r.limit ?? THREAD_PAGE_LIMITS.default, r.after, r.checkpoint_ns ?? ''),
+    'threads.state': async (r) => threadState(await sources.open(r.source), r.thread_id, r.checkpoint_id, r.checkpoint_ns ?? ''),
+    'threads.namespaces': async (r) => threadNamespaces(await sources.open(r.source), r.thread_id),
     'threads.diff': async (r) => {
       const run = cancellations.begin(r.operation_id); // the same cancellation as the workspace diff (`operation.cancel`)
       try {
@@ -172,11 +198,19 @@ export function threadsOperations(sources: ThreadSources, clock: () => Date, can
       }
     },
     'threads.restore': async (r) => {
-      await sources.open(r.source).catch((e: unknown) => {
+      const opened = await sources.open(r.source).catch((e: unknown) => {
         throw e instanceof GfError ? e.withCommitted(false) : e;
       }); // the same typed refusals as browsing (not SQLite, no LangGraph tables, unreachable) before any writer opens
-      const saver = await (await sources.writer(r.source)).saver().catch(writeFailure);
-      return restoreThread(saver, { threadId: r.thread_id, checkpointId: r.checkpoint_id, reason: r.reason, actor: r.actor ?? null, idempotencyKey: r.idempotency_key }, clock);
+      const req = { threadId: r.thread_id, checkpointId: r.checkpoint_id, reason: r.reason, actor: r.actor ?? null, idempotencyKey: r.idempotency_key };
+      const adapter = await sources.writer(r.source);
+      if (opened.reader.format === 'python') {
+        // A database Python LangGraph wrote is restored in its own format: the target's stored bytes carried, never re-encoded.
+        const wrote = (receipt: { replayed: boolean }) => !receipt.replayed;
+        if (adapter instanceof SqliteCheckpointerAdapter) return adapter.writeDirect((db) => restorePythonSqlite(db, req, clock), wrote).catch(writeFailure);
+        if (adapter instanceof PostgresCheckpointerAdapter) return adapter.writeDirect((client) => restorePythonPostgres(client, req, clock), wrote).catch(writeFailure);
+      }
+      const saver = await adapter.saver().catch(writeFailure);
+      return restoreThread(saver, req, clock);
     },
     'threads.health': async (r) => sources.health(r.source),
   };

@@ -8,6 +8,7 @@ import { archiveRevertReceipts } from './revert-receipts';
 import type { Lease, Project, ProjectOptions, RetentionPins, VerifiedObject, Writer } from '../project/index';
 import { REVERT_VALIDATION_MEMO, ValidationMemo, leaseSnapshotByRows, validateCompleteSnapshot } from './snapshot-validation';
 import { revertTransactionUuid } from './revert-identity';
+import { adoptValidationRecord, verifyGenerationObjects, writeValidationRecord } from './validation-record';
 import { CheckpointView } from '../views/checkpoint-view';
 import { listPage } from './listing';
 import type { CheckpointPage, CheckpointRow } from './listing';
@@ -121,7 +122,11 @@ export class Checkpoints {
    * object present with the exact length; then every domain and cross-domain
    * rule, as revert runs them, through the content-keyed validation memo:
    * a check whose exact input bytes already passed in this process is not
-   * re-run, anything else is read verified and run). A failure is
+   * re-run, anything else is read verified and run). A generation validated
+   * once has a durable validation record (`cache/validation/`, keyed by the
+   * manifest digest and the validator version): with a sound one no rule
+   * is re-run, and only the objects are verified (by file identity where
+   * the racy-clean rule allows it, else hashed). A failure is
    * `GF_VALIDATION` / `GF_SCHEMA_MISMATCH` / `GF_PROJECT_CORRUPT` with
    * `committed: false` and no row. The lease is held through the registry
    * replacement.
@@ -132,7 +137,7 @@ export class Checkpoints {
       refuseRevertKey(w, req.operationUuid, 'checkpoint');
       let lease: Lease<Table> | undefined;
       try {
-        return this.store.mutate((doc) => {
+        return this.store.mutate(w.lockProof, (doc) => {
           const decision = decideCreate(doc, req);
           if (decision.kind === 'replay') return decision.receipt;
           lease = w.leaseCurrent();
@@ -169,15 +174,27 @@ export class Checkpoints {
         }, false);
       }
     }
-    // Arrow participants are read by row ranges (a 10M-record graph is never decoded whole for a checkpoint).
-    const opened: VerifiedObject[] = [];
+    const generation = { generationUuid: lease.generationUuid, manifestSha256: lease.manifestSha256, participants: lease.manifest.participants };
     try {
-      validateCompleteSnapshot(leaseSnapshotByRows(this.project.root, lease, opened), this.#memo);
+      // A sound validation record of this exact manifest and validator: every check is known to pass; the objects are still verified.
+      const record = adoptValidationRecord(this.project.root, generation, this.#memo);
+      if (typeof record !== 'string') {
+        verifyGenerationObjects(this.project.root, generation.participants);
+        return;
+      }
+      // Arrow participants are read by row ranges (a 10M-record graph is never decoded whole for a checkpoint).
+      const opened: VerifiedObject[] = [];
+      try {
+        validateCompleteSnapshot(leaseSnapshotByRows(this.project.root, lease, opened), this.#memo);
+      } finally {
+        for (const o of opened) o.close();
+      }
+      // Checks the in-process memo answered read no bytes: every object is verified all the same.
+      verifyGenerationObjects(this.project.root, generation.participants);
+      writeValidationRecord(this.project.root, generation);
     } catch (e) {
       if (isGfError(e)) throw e.committed === undefined ? e.withCommitted(false) : e;
       throw e;
-    } finally {
-      for (const o of opened) o.close();
     }
   }
 
@@ -191,7 +208,7 @@ export class Checkpoints {
     const req = prepareDelete(input);
     return this.project.withWriter((w) => {
       refuseRevertKey(w, req.operationUuid, 'delete_checkpoint');
-      return this.store.mutate((doc) => planDelete(doc, req, this.#now()));
+      return this.store.mutate(w.lockProof, (doc) => planDelete(doc, req, this.#now()));
     }, { timeoutMs: this.#writerTimeoutMs });
   }
 
@@ -215,7 +232,7 @@ export class Checkpoints {
 
   /** Settles an interrupted registry transaction under writer → checkpoints locks. */
   async recoverRegistry(): Promise<RegistryState> {
-    return this.project.withWriter(() => this.store.recover(), { timeoutMs: this.#writerTimeoutMs });
+    return this.project.withWriter((w) => this.store.recover(w.lockProof), { timeoutMs: this.#writerTimeoutMs });
   }
 
   /**

@@ -10,6 +10,10 @@ import { registryFailpoint } from './failpoints';
 import { decideRecovery } from './recovery';
 import type { Observed, RecoveryDecision } from './recovery';
 import { fsx } from '../project/fs-layer';
+import { assertWriterLockHeld } from '../project/writer-proof';
+import type { WriterLockProof } from '../project/writer-proof';
+import { openRegularNoFollow, writeNewFile } from '../project/durable-fs';
+import { LINEAGE_MAX_BYTES, lineagePlace } from '../project/lineage';
 import { VERIFIED_MEMO_MIN_AGE_NS, fileIdentityOf } from '../project/verified-objects';
 import { REGISTRY_LIMITS, encodeChecksum, encodeIntent, registryCorrupt, tempNames } from './registry-format';
 import type { RegistryDoc, RegistryFile, RegistryIntent } from './registry-format';
@@ -136,6 +140,66 @@ interface FileIdentity {
  */
 const MEMOS = new BoundedCache<string, RegistryMemo>(16);
 
+/**
+ * How far the lineage log of a project was scanned for a restored checkpoint and found none, per log file
+ * (`dev:ino`), in this process: the log is append-only, so the next scan starts there.
+ */
+const LINEAGE_SCANS = new BoundedCache<string, { readonly file: string; readonly offset: number }>(16);
+
+const RESTORED_CHECKPOINT = Buffer.from('"restored_checkpoint_uuid":"');
+
+/**
+ * What shows that a checkpoint was once created in the project at `root`, or null.
+ *
+ * `locks/checkpoints.created` (written once the first registry pair is installed, never
+ * removed), else a lineage line that restored a checkpoint. A missing registry pair is "none
+ * was ever created" (ADR-0014) only when nothing here says otherwise. (`locks/checkpoints.lock`
+ * alone is no proof: a first create that failed or crashed before its pair was installed leaves it.)
+ */
+export function checkpointEvidence(root: string): string | null {
+  try {
+    fs.lstatSync(path.join(root, ...LAYOUT.checkpointsCreated.split('/')));
+    return LAYOUT.checkpointsCreated;
+  } catch (e) {
+    if (errnoOf(e) !== 'ENOENT' && errnoOf(e) !== 'ENOTDIR') throw ioFailure(e, 'lstat', 'checkpoints.created');
+  }
+  const log = lineagePlace(root);
+  const opened = openRegularNoFollow(log.abs, log.rel);
+  if (opened === undefined) return null;
+  const { fd, st } = opened;
+  try {
+    const file = `${st.dev}:${st.ino}`;
+    const known = LINEAGE_SCANS.get(root);
+    let offset = known !== undefined && known.file === file && known.offset <= st.size ? known.offset : 0;
+    const end = Math.min(st.size, LINEAGE_MAX_BYTES);
+    const chunk = Buffer.allocUnsafe(1 << 20);
+    let carry = Buffer.alloc(0);
+    while (offset < end) {
+      const n = fs.readSync(fd, chunk, 0, Math.min(chunk.length, end - offset), offset);
+      if (n === 0) break;
+      const bytes = Buffer.concat([carry, chunk.subarray(0, n)]);
+      if (bytes.includes(RESTORED_CHECKPOINT)) return log.rel;
+      offset += n;
+      // Only whole lines count as scanned; a partial last line is scanned again next time.
+      const nl = bytes.lastIndexOf(0x0a);
+      carry = Buffer.from(nl < 0 ? bytes : bytes.subarray(nl + 1));
+    }
+    LINEAGE_SCANS.setNewest(root, { file, offset: offset - carry.length });
+    return null;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** `GF_CHECKPOINT_REGISTRY_CORRUPT` for a registry pair that is gone although `evidence` shows checkpoints existed. */
+function pairMissing(evidence: string): GfError {
+  return new GfError('GF_CHECKPOINT_REGISTRY_CORRUPT', `the checkpoint registry is missing, but ${evidence} shows that checkpoints were created`, {
+    file: 'registry',
+    reason: 'pair_missing',
+    evidence,
+  });
+}
+
 /** Reads that observed and validated the registry files (not answered from the memo), in this process. */
 let registryObservations = 0;
 
@@ -164,6 +228,11 @@ export class CheckpointRegistryStore {
     this.#dir = path.join(projectRoot, REGISTRY_PATHS.dir);
     this.#lockTimeoutMs = options.lockTimeoutMs ?? 5_000;
     this.#memoMinAgeNs = options.memoMinAgeNs ?? VERIFIED_MEMO_MIN_AGE_NS;
+  }
+
+  /** The project directory this store serves. */
+  get root(): string {
+    return this.#root;
   }
 
   #lockPath(): string {
@@ -240,24 +309,32 @@ export class CheckpointRegistryStore {
   read(options: { readonly revalidate?: boolean } = {}): RegistryState {
     const lock = this.#acquire('shared');
     if (lock === null) {
-      // No lock file: no registry mutation has ever begun (a writer creates the lock first).
+      // No lock file: no registry mutation has ever committed (a writer creates the lock first).
       const d = this.#observe();
       if (d.doc !== null || d.intent !== null || this.#lockExists()) {
         const again = this.#acquire('shared');
         if (again === null) throw registryCorrupt('checkpoints', 'lock_missing');
         try {
-          return toState(this.#observe());
+          return this.#present(toState(this.#observe()));
         } finally {
           again.release();
         }
       }
-      return toState(d);
+      return this.#present(toState(d));
     }
     try {
-      return this.#readShared(options.revalidate === true);
+      return this.#present(this.#readShared(options.revalidate === true));
     } finally {
       lock.release();
     }
+  }
+
+  /** A state without a document is "never created" only when nothing in the project says checkpoints existed. */
+  #present(state: RegistryState): RegistryState {
+    if (state.doc !== null) return state;
+    const evidence = checkpointEvidence(this.#root);
+    if (evidence !== null) throw pairMissing(evidence);
+    return state;
   }
 
   /** A registry-owned file's identity (`lstat`: a link is its own identity), or null when it is absent. */
@@ -305,7 +382,7 @@ export class CheckpointRegistryStore {
   }
 
   /**
-   * Runs one registry mutation. The caller MUST already hold the project's writer.lock.
+   * Runs one registry mutation, holding the project's writer lock (`writer`, checked: a stale or foreign proof is refused).
    *
    * Takes the exclusive checkpoints lock, settles any crashed transaction
    * through the recovery table, then calls `decide` with the recovered
@@ -313,12 +390,18 @@ export class CheckpointRegistryStore {
    * returned receipt is a replay (nothing written); a plan is committed by
    * the pair-commit protocol. Any failure reports `committed` truthfully.
    */
-  mutate(decide: (doc: RegistryDoc | null, revision: number) => RegistryPlan | CheckpointReceipt): CheckpointReceipt {
+  mutate(writer: WriterLockProof, decide: (doc: RegistryDoc | null, revision: number) => RegistryPlan | CheckpointReceipt): CheckpointReceipt {
+    assertWriterLockHeld(writer, this.#root, 'a checkpoint registry mutation');
     this.#ensureLockFile();
     const lock = this.#acquire('exclusive');
     if (lock === null) throw registryCorrupt('checkpoints', 'lock_missing');
     try {
       const state = toState(this.#settle());
+      if (state.doc === null) {
+        // No pair: a first mutation, unless something shows checkpoints existed (then the pair was deleted).
+        const evidence = checkpointEvidence(this.#root);
+        if (evidence !== null) throw pairMissing(evidence).withCommitted(false);
+      } else this.#markCreated();
       let planned: RegistryPlan | CheckpointReceipt;
       try {
         planned = decide(state.doc, state.revision);
@@ -327,9 +410,27 @@ export class CheckpointRegistryStore {
       }
       if (!isPlan(planned)) return planned;
       this.#commit(state, planned);
+      this.#markCreated();
       return planned.receipt;
     } finally {
       lock.release();
+    }
+  }
+
+  /** Writes `locks/checkpoints.created` once a pair is installed (exclusive lock held); a write that fails is retried by the next writer. */
+  #markCreated(): void {
+    const abs = path.join(this.#root, ...LAYOUT.checkpointsCreated.split('/'));
+    try {
+      fs.lstatSync(abs);
+      return;
+    } catch (e) {
+      if (errnoOf(e) !== 'ENOENT') return;
+    }
+    try {
+      writeNewFile(abs, LAYOUT.checkpointsCreated, new TextEncoder().encode('graphforge-checkpoints-created/1\n'));
+      fsyncDir(path.join(this.#root, LAYOUT.locks), LAYOUT.locks);
+    } catch {
+      // The pair is installed and durable; the marker is written by the next mutation or recovery.
     }
   }
 
@@ -338,12 +439,15 @@ export class CheckpointRegistryStore {
    *
    * Returns the accepted state; a corrupt registry is refused and left untouched.
    */
-  recover(): RegistryState {
+  recover(writer: WriterLockProof): RegistryState {
+    assertWriterLockHeld(writer, this.#root, 'checkpoint registry recovery');
     if (!this.#lockExists()) return this.read();
     const lock = this.#acquire('exclusive');
     if (lock === null) throw registryCorrupt('checkpoints', 'lock_missing');
     try {
-      return toState(this.#settle());
+      const state = this.#present(toState(this.#settle()));
+      if (state.doc !== null) this.#markCreated();
+      return state;
     } finally {
       lock.release();
     }

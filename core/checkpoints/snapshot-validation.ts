@@ -1,4 +1,6 @@
+import diagnostics from 'node:diagnostics_channel';
 import type { Table } from 'apache-arrow';
+import { VALIDATION_PROGRESS_CHANNEL } from '../contract/workspace';
 import { ArrowFileRows } from '../canonical/arrow-file-rows';
 import { RECORD_FAMILIES, SNAPSHOT_RULES, familyByKey, runSnapshotRules, snapshotColumns, validateParticipant } from '../participants/index';
 import { openObjectVerified } from '../project/index';
@@ -72,6 +74,52 @@ export function validateCompleteSnapshot(snapshot: SnapshotTables<Table>, memo: 
   const { view } = snapshotColumns(snapshot);
   const present = new Map<string, string | undefined>();
   for (const key of snapshot.families()) present.set(key, snapshot.contentSha256?.(key));
+  const keys = checkKeys(present);
+  const domains = RECORD_FAMILIES.filter((family) => {
+    if (!present.has(family.key)) return false;
+    const memoKey = keys.domain(family.key);
+    return memoKey === undefined || !memo.has(memoKey);
+  });
+  const pending = SNAPSHOT_RULES.filter((rule) => {
+    if (familyByKey(rule.subject) === undefined) return false;
+    const key = keys.rule(rule);
+    return key === undefined || !memo.has(key);
+  });
+  const total = domains.length + pending.length;
+  let done = 0;
+  const step = (): void => {
+    done++;
+    if (validationProgress.hasSubscribers) validationProgress.publish({ done, total });
+  };
+  for (const family of domains) {
+    const table = snapshot.file?.(family.key) ?? snapshot.get(family.key);
+    if (table !== undefined) {
+      validateParticipant(family, table);
+      const memoKey = keys.domain(family.key);
+      if (memoKey !== undefined) memo.add(memoKey);
+    }
+    step();
+  }
+  // In order, each participant released after the last pending rule that reads it.
+  runSnapshotRules(pending, view, (rule) => {
+    const key = keys.rule(rule);
+    if (key !== undefined) memo.add(key);
+    step();
+  });
+}
+
+const validationProgress = diagnostics.channel(VALIDATION_PROGRESS_CHANNEL);
+
+/**
+ * The memo keys of a snapshot's checks: a domain check is keyed by its
+ * family and content digest, a cross-domain rule by its id, subject and the
+ * digests (or absence) of every family it reads. Undefined when an input
+ * has no digest (nothing is reused then).
+ */
+function checkKeys(present: ReadonlyMap<string, string | undefined>): {
+  domain(familyKey: string): string | undefined;
+  rule(rule: (typeof SNAPSHOT_RULES)[number]): string | undefined;
+} {
   const inputKey = (keys: readonly string[]): string | undefined => {
     const parts: string[] = [];
     for (const k of keys) {
@@ -84,29 +132,41 @@ export function validateCompleteSnapshot(snapshot: SnapshotTables<Table>, memo: 
     }
     return parts.join(';');
   };
-  for (const family of RECORD_FAMILIES) {
-    if (!present.has(family.key)) continue;
-    const memoKey = inputKey([family.key]);
-    if (memoKey !== undefined && memo.has(`domain|${memoKey}`)) continue;
-    const table = snapshot.file?.(family.key) ?? snapshot.get(family.key);
-    if (table === undefined) continue;
-    validateParticipant(family, table);
-    if (memoKey !== undefined) memo.add(`domain|${memoKey}`);
-  }
-  const ruleKey = (rule: (typeof SNAPSHOT_RULES)[number]): string | undefined => {
-    const memoKey = inputKey(rule.reads);
-    return memoKey === undefined ? undefined : `rule|${rule.id}|${rule.subject}|${memoKey}`;
+  return {
+    domain: (familyKey) => {
+      const k = inputKey([familyKey]);
+      return k === undefined ? undefined : `domain|${k}`;
+    },
+    rule: (rule) => {
+      const k = inputKey(rule.reads);
+      return k === undefined ? undefined : `rule|${rule.id}|${rule.subject}|${k}`;
+    },
   };
-  const pending = SNAPSHOT_RULES.filter((rule) => {
-    if (familyByKey(rule.subject) === undefined) return false;
-    const key = ruleKey(rule);
-    return key === undefined || !memo.has(key);
-  });
-  // In order, each participant released after the last pending rule that reads it.
-  runSnapshotRules(pending, view, (rule) => {
-    const key = ruleKey(rule);
-    if (key !== undefined) memo.add(key);
-  });
+}
+
+/**
+ * Every check key `validateCompleteSnapshot` would record as passed for a
+ * generation with exactly these participants (family key → content digest).
+ *
+ * A durable validation record says the complete validation of one manifest
+ * passed; seeding a memo with these keys lets a later snapshot that shares
+ * some of its inputs (a revert's staged copy of a checkpoint) skip exactly
+ * the checks whose inputs are unchanged.
+ */
+export function completeValidationKeys(participants: ReadonlyMap<string, string>): string[] {
+  const keys = checkKeys(participants);
+  const out: string[] = [];
+  for (const family of RECORD_FAMILIES) {
+    if (!participants.has(family.key)) continue;
+    const k = keys.domain(family.key);
+    if (k !== undefined) out.push(k);
+  }
+  for (const rule of SNAPSHOT_RULES) {
+    if (familyByKey(rule.subject) === undefined) continue;
+    const k = keys.rule(rule);
+    if (k !== undefined) out.push(k);
+  }
+  return out;
 }
 
 /**

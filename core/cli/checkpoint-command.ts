@@ -11,6 +11,7 @@ import type { CellsOf } from './output';
 import { cliEngine, type CliEngine } from './lazy-engine';
 import { projectOption } from './project-option';
 import type { CliSession } from './session';
+import { withValidationProgress } from './validation-progress';
 
 interface CommonOpts extends OutputFlags {
   readonly project: string;
@@ -153,7 +154,7 @@ export function registerCheckpointCommands(program: Command, io: CliIo): void {
   const group = program.command('checkpoint').description('named checkpoints: durable names for generations');
 
   writeCommand(group, 'create', 'name the current generation', (c) => c.option('--description <text>', 'description (at most 1,024 UTF-8 bytes)')).action(async (name: string, opts: MutateOpts) => {
-    await runWrite(io, opts, 'checkpoints.create', (s, write) => s.call('checkpoints.create', { name, description: opts.description, ...write }));
+    await runWrite(io, opts, 'checkpoints.create', (s, write) => withValidationProgress(io, 'checkpoint', () => s.call('checkpoints.create', { name, description: opts.description, ...write })));
   });
 
   writeCommand(group, 'delete', 'delete a checkpoint name (its generation stays until ordinary retention)').action(async (name: string, opts: MutateOpts) => {

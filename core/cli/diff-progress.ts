@@ -29,7 +29,9 @@ export async function withDiffProgress<T>(io: CliIo, run: () => Promise<T>, timi
     if (t - start < timing.afterMs || t - last < timing.everyMs) return;
     last = t;
     const phase = (message as { phase?: unknown } | null)?.phase;
-    io.stderr(`diff: working (${typeof phase === 'string' ? phase : 'running'}, ${pauses} steps, ${((t - start) / 1000).toFixed(1)} s)…\n`);
+    // A record index is built once per object, on its first diff: say so, since that diff is the slow one.
+    const doing = phase === 'index' ? 'building the record index for the next diffs' : typeof phase === 'string' ? phase : 'running';
+    io.stderr(`diff: working (${doing}, ${pauses} steps, ${((t - start) / 1000).toFixed(1)} s)…\n`);
   };
   let noted = false;
   const onNotice = (message: unknown): void => {

@@ -9,6 +9,7 @@ import { formatOf, withOutputOptions, type OutputFlags } from './output-options'
 import type { CellsOf } from './output';
 import { cliEngine } from './lazy-engine';
 import { projectOption } from './project-option';
+import { withValidationProgress } from './validation-progress';
 
 interface RevertOpts extends OutputFlags {
   readonly project: string;
@@ -17,7 +18,6 @@ interface RevertOpts extends OutputFlags {
   readonly idempotencyKey?: string;
   readonly actor?: string;
   readonly timeoutMs?: string;
-  readonly confirmSameContent?: boolean;
 }
 
 /** The people-facing lines of a revert receipt: the receipt, then the reason as history stores it. */
@@ -37,7 +37,7 @@ function previewText(p: JsonResults['revert.preview']): string {
     `revert preview: CURRENT ${p.current_generation_uuid} would be followed by a copy of ${p.source_generation_uuid}`,
     `participants: ${c.added} added, ${c.removed} removed, ${c.modified} modified, ${c.unchanged} unchanged`,
     ...p.changes.filter((x) => x.change_kind !== 'unchanged').map((x) => `  ${x.change_kind}\t${x.capability_id}/${x.record_family_id}\t${x.from_row_count ?? 0} → ${x.to_row_count ?? 0} rows`),
-    ...(p.same_content ? ['same content: the checkpoint already equals CURRENT; a revert would change nothing (add --confirm-same-content to publish it anyway)'] : []),
+    ...(p.same_content ? ["same content: the checkpoint's records already equal CURRENT's; the revert still publishes a generation, which differs from CURRENT only by its restoration record"] : []),
     `retention keeps ${p.retain_ancestors} ${p.retain_ancestors === 1 ? 'ancestor' : 'ancestors'} of CURRENT, plus checkpoints and leases`,
     p.prunable.length === 0
       ? 'no generation becomes prunable'
@@ -69,8 +69,7 @@ export function addRevertSubcommand(group: Command, io: CliIo): void {
         .option('--reason <text>', 'why (1–1,024 UTF-8 bytes after trimming; stored with the restoration record); required unless --preview')
         .option('--preview', 'show what the revert would change, write nothing (preview_revert_to_checkpoint)')
         .option('--idempotency-key <uuid>', 'operation UUID (canonical lowercase); generated and printed when omitted')
-        .option('--actor <uuid>', 'actor UUID')
-        .option('--confirm-same-content', 'publish even when the checkpoint already has the content of CURRENT (the preview says so)'),
+        .option('--actor <uuid>', 'actor UUID'),
     ),
   ).action(async (name: string, opts: RevertOpts, cmd: Command) => {
     const e = await cliEngine();
@@ -85,14 +84,15 @@ export function addRevertSubcommand(group: Command, io: CliIo): void {
     const timeout_ms = intOption(opts.timeoutMs, 'timeout_ms');
     const key = idempotencyKey(io, opts.idempotencyKey);
     const { receipt, reason } = await e.withProject(opts.project, async (s) => {
-      const r = await s.call('checkpoints.revert', {
-        name,
-        reason: opts.reason ?? '',
-        idempotency_key: key,
-        actor_uuid: opts.actor,
-        timeout_ms,
-        ...(opts.confirmSameContent === true ? { confirm_same_content: true } : {}),
-      });
+      const r = await withValidationProgress(io, 'revert', () =>
+        s.call('checkpoints.revert', {
+          name,
+          reason: opts.reason ?? '',
+          idempotency_key: key,
+          actor_uuid: opts.actor,
+          timeout_ms,
+        }),
+      );
       // The reason as history keeps it (trimmed), from the lineage record of the generation just published.
       const generation = e.resultRows(r, 'checkpoints.revert').rows[0]?.result_generation_uuid;
       // A read after the committed write: if it fails, the revert still succeeded, so the receipt prints without the reason line.

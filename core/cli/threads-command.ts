@@ -5,6 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { reasonProblem } from '../contract/reasons';
+import { threadValueText } from '../contract/python-values';
+import type { ThreadJson } from '../contract/threads';
 import { GfError } from '../errors';
 import type { CliIo } from './io';
 import { cliThreadsEngine } from './lazy-engine';
@@ -22,6 +24,7 @@ interface SourceOpts extends OutputFlags {
   readonly reason?: string;
   readonly actor?: string;
   readonly idempotencyKey?: string;
+  readonly namespace?: string;
 }
 
 type Source = { readonly kind: 'sqlite'; readonly path: string } | { readonly kind: 'postgres' };
@@ -70,7 +73,8 @@ function paged(cmd: Command): Command {
 }
 
 const list = (v: readonly string[]): string => v.join(' ');
-const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
+/** A value's cell text: Python's `repr` for values Python LangGraph wrote, else JSON (`--json` keeps the documented JSON form). */
+const text = (v: ThreadJson): string => threadValueText(v);
 
 /**
  * `gf threads …`: browse, diff and restore LangGraph agent threads.
@@ -103,11 +107,12 @@ export function registerThreadsCommands(program: Command, io: CliIo): void {
 
   withOutputOptions(paged(withSource(threads.command('history').description("a thread's checkpoints, newest first: time, step, source, the nodes that wrote it, the nodes that run next"))))
     .argument('<thread>', 'thread id')
+    .option('--namespace <ns>', "a subgraph's checkpoint namespace (see gf threads namespaces); default: the thread's own")
     .addHelpText('after', '\nExample:\n  gf threads history review-07 --sqlite ./demo/langgraph.sqlite --limit 20\n')
     .action(async (thread: string, opts: SourceOpts) => {
       const format = formatOf(opts);
       await runCall(opts, async (c, source, e) => {
-        const page = await c('threads.history', { source, thread_id: thread, limit: limitOf(opts.limit), after: opts.after ?? null });
+        const page = await c('threads.history', { source, thread_id: thread, checkpoint_ns: opts.namespace, limit: limitOf(opts.limit), after: opts.after ?? null });
         if (format === 'json') {
           io.stdout(`${JSON.stringify(page)}\n`);
           return;
@@ -120,11 +125,12 @@ export function registerThreadsCommands(program: Command, io: CliIo): void {
   withOutputOptions(withSource(threads.command('show').description('one checkpoint: channel values (JSON, with their types), next nodes, interrupts, pending writes, metadata')))
     .argument('<thread>', 'thread id')
     .argument('[checkpoint]', 'checkpoint id (default: the newest)')
+    .option('--namespace <ns>', "a subgraph's checkpoint namespace (see gf threads namespaces); default: the thread's own")
     .addHelpText('after', '\nExample:\n  gf threads show review-07 --sqlite ./demo/langgraph.sqlite --json\n')
     .action(async (thread: string, checkpoint: string | undefined, opts: SourceOpts) => {
       const format = formatOf(opts);
       await runCall(opts, async (c, source, e) => {
-        const st = await c('threads.state', { source, thread_id: thread, ...(checkpoint === undefined ? {} : { checkpoint_id: checkpoint }) });
+        const st = await c('threads.state', { source, thread_id: thread, checkpoint_ns: opts.namespace, ...(checkpoint === undefined ? {} : { checkpoint_id: checkpoint }) });
         if (format === 'json') {
           io.stdout(`${JSON.stringify(st)}\n`);
           return;
@@ -138,6 +144,22 @@ export function registerThreadsCommands(program: Command, io: CliIo): void {
         ];
         if (format === 'table') io.stdout(`thread ${st.thread_id} checkpoint ${st.checkpoint_id}${st.is_head ? ' (head)' : ''} at ${st.time}\n`);
         e.writeRowsResult(io, format, ['kind', 'name', 'type', 'value'], rows, null);
+      });
+    });
+
+  withOutputOptions(withSource(threads.command('namespaces').description("a thread's subgraph checkpoint namespaces: node, task, checkpoints, the parent checkpoint each ran under")))
+    .argument('<thread>', 'thread id')
+    .addHelpText('after', '\nExample:\n  gf threads namespaces fix-1 --sqlite ./agent/checkpoints.sqlite\n  gf threads history fix-1 --namespace "scan:0b58…" --sqlite ./agent/checkpoints.sqlite\n')
+    .action(async (thread: string, opts: SourceOpts) => {
+      const format = formatOf(opts);
+      await runCall(opts, async (c, source, e) => {
+        const ns = await c('threads.namespaces', { source, thread_id: thread });
+        if (format === 'json') {
+          io.stdout(`${JSON.stringify(ns)}\n`);
+          return;
+        }
+        const rows = ns.rows.map((r) => ({ node: r.node, checkpoints: r.checkpoint_count, parent_checkpoint_id: r.parent_checkpoint_id, latest_checkpoint_id: r.latest_checkpoint_id, namespace: r.checkpoint_ns }));
+        e.writeRowsResult(io, format, ['node', 'checkpoints', 'parent_checkpoint_id', 'latest_checkpoint_id', 'namespace'], rows, null);
       });
     });
 
@@ -193,16 +215,24 @@ export function registerThreadsCommands(program: Command, io: CliIo): void {
     });
 
   withSource(threads.command('health').description("a LangGraph checkpointer adapter's health: pool counters and the age of its last write"))
-    .option('--json', 'print JSON (last_write_age_seconds is null before a write)')
+    .option('--json', 'print JSON (last_write_age_seconds is null before a write; readable is false when the threads browser cannot read the source)')
     .addHelpText('after', '\nExample:\n  gf threads health --sqlite ./agent/checkpoints.sqlite --json\n')
     .action(async (opts: SourceOpts) => {
       await runCall(opts, async (c, source) => {
         const h = await c('threads.health', { source });
         if (opts.json === true) {
-          io.stdout(`${JSON.stringify({ pool_in_use: h.pool_in_use, pool_idle: h.pool_idle, last_write_age_seconds: h.last_write_age_seconds })}\n`);
+          // The adapter's record (its three fields), then what is reported beside it.
+          io.stdout(`${JSON.stringify({ pool_in_use: h.pool_in_use, pool_idle: h.pool_idle, last_write_age_seconds: h.last_write_age_seconds, pool_waiting: h.pool_waiting, readable: h.readable, unreadable_reason: h.unreadable_reason })}\n`);
           return;
         }
-        io.stdout(`${'pool_in_use'.padEnd(24)}${h.pool_in_use}\n${'pool_idle'.padEnd(24)}${h.pool_idle}\n${'last_write_age_seconds'.padEnd(24)}${h.last_write_age_seconds === null ? 'never' : h.last_write_age_seconds.toFixed(3)}\n`);
+        const lines: [string, string][] = [
+          ['pool_in_use', String(h.pool_in_use)],
+          ['pool_idle', String(h.pool_idle)],
+          ['last_write_age_seconds', h.last_write_age_seconds === null ? 'never' : h.last_write_age_seconds.toFixed(3)],
+          ['pool_waiting', String(h.pool_waiting)],
+          ['readable', h.readable ? 'yes' : `no: ${h.unreadable_reason ?? ''}`],
+        ];
+        io.stdout(lines.map(([k, v]) => `${k.padEnd(24)}${v}\n`).join(''));
       });
     });
 

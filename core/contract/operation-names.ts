@@ -35,6 +35,7 @@ export const OPERATION_NAMES = [
   'threads.list',
   'threads.history',
   'threads.state',
+  'threads.namespaces',
   'threads.diff',
   'threads.restore',
   'threads.health',

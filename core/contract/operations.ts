@@ -6,7 +6,7 @@ import { DESCRIPTION_MAX_UTF8_BYTES, NAME_MAX_UTF8_BYTES, nameRefusal, utf8Lengt
 import { REASON_MAX_UTF8_BYTES, REASON_MAX_RAW_CHARS, reasonRefusal } from './reasons';
 import { HISTORY_NAME_FILTER_MAX, LINEAGE_KINDS, RETAIN_ANCESTORS_MAX, type HistoryPage, type PrunableGeneration, type RetentionPolicy } from './history';
 import type { ArrowRow, ArrowSchemaName, RecordRow } from './results';
-import { THREAD_ID_MAX_CHARS, THREAD_PAGE_LIMITS, type LaunchThreadSources, type ThreadDiff, type ThreadHealth, type ThreadHistoryRow, type ThreadListRow, type ThreadPage, type ThreadRestoreReceipt, type ThreadState } from './threads';
+import { THREAD_ID_MAX_CHARS, THREAD_PAGE_LIMITS, type LaunchThreadSources, type ThreadDiff, type ThreadHealth, type ThreadHistoryRow, type ThreadListRow, type ThreadPage, type ThreadNamespaces, type ThreadRestoreReceipt, type ThreadState } from './threads';
 import { WORKFLOW_ID_PATTERN } from './chain';
 import { DEMO_MAX_RECORDS, DEMO_MAX_SEED, DEMO_MIN_RECORDS } from './demo';
 import type { ChainRowEntry, DemoCreated, DoctorReport, PublishReceipt, VectorResultEntry } from './maintenance';
@@ -154,6 +154,8 @@ export const threadSourceSchema = z.union([
 /** A LangGraph thread or checkpoint id: 1–256 characters, no control characters. */
 export const threadIdSchema = z.string().min(1).max(THREAD_ID_MAX_CHARS).refine((s) => !CONTROL.test(s), 'id has a control character');
 const threadLimitSchema = z.number().int().min(1).max(THREAD_PAGE_LIMITS.max).optional();
+/** A checkpoint namespace (a subgraph's, as LangGraph names it: `node:task-id`, nested with `|`); omitted or `""` = the thread's own (root). */
+const threadNamespaceSchema = z.string().max(THREAD_ID_MAX_CHARS).refine((s) => !CONTROL.test(s), 'namespace has a control character').optional();
 // ---- end agent threads
 
 // ---- workspace documents (o21)
@@ -293,12 +295,6 @@ export const OPERATIONS = {
       idempotency_key: uuidSchema,
       actor_uuid: actorSchema,
       timeout_ms: timeoutSchema,
-      /**
-       * Confirms a revert whose checkpoint already has CURRENT's content
-       * (`revert.preview` says `same_content`); without it such a revert is
-       * refused with `GF_CONFIRMATION_REQUIRED` and nothing is written.
-       */
-      confirm_same_content: z.boolean().optional(),
     }).strict(),
     'arrow', true, 'Publish a new generation equal to a checkpoint (checkpoint_receipt@1).'),
   /** One active checkpoint by name (`show_checkpoint`, ADR-0014): a one-row `checkpoint@1` table, or `GF_CHECKPOINT_NOT_FOUND`. */
@@ -327,12 +323,16 @@ export const OPERATIONS = {
     'json', false, 'LangGraph threads of a checkpoint database: count, newest checkpoint, pending interrupt; paged, prefix search.'),
   /** One thread's checkpoints, newest first, in keyset pages. */
   'threads.history': spec(
-    z.object({ source: threadSourceSchema, thread_id: threadIdSchema, limit: threadLimitSchema, after: afterSchema }).strict(),
-    'json', false, "A thread's checkpoints, newest first: id, parent, time, step, source, writing nodes, next nodes; paged."),
+    z.object({ source: threadSourceSchema, thread_id: threadIdSchema, checkpoint_ns: threadNamespaceSchema, limit: threadLimitSchema, after: afterSchema }).strict(),
+    'json', false, "A thread's checkpoints (of its root, or of one subgraph namespace), newest first: id, parent, time, step, source, writing nodes, next nodes; paged."),
   /** One checkpoint in full (the head when `checkpoint_id` is omitted). */
   'threads.state': spec(
-    z.object({ source: threadSourceSchema, thread_id: threadIdSchema, checkpoint_id: threadIdSchema.optional() }).strict(),
+    z.object({ source: threadSourceSchema, thread_id: threadIdSchema, checkpoint_ns: threadNamespaceSchema, checkpoint_id: threadIdSchema.optional() }).strict(),
     'json', false, 'One checkpoint: channel values as JSON with types, metadata, pending writes, interrupts, channel versions.'),
+  /** The subgraph checkpoint namespaces of a thread (each subgraph run keeps its own checkpoints, apart from the parent's timeline). */
+  'threads.namespaces': spec(
+    z.object({ source: threadSourceSchema, thread_id: threadIdSchema }).strict(),
+    'json', false, "A thread's subgraph checkpoint namespaces: node, task, checkpoint count, newest checkpoint, the parent checkpoint it ran under."),
   /** Two checkpoints of a thread (`HEAD` names the newest): channel summary and JSON-pointer value changes, paged. */
   'threads.diff': spec(
     z.object({ source: threadSourceSchema, thread_id: threadIdSchema, from: threadIdSchema, to: threadIdSchema, limit: threadLimitSchema, after: afterSchema, operation_id: uuidSchema.optional() }).strict(),
@@ -726,7 +726,10 @@ export interface JsonResults {
      * The preview computes this diff anyway; returning it spares a screen a second request.
      */
     readonly changes: readonly PreviewChange[];
-    /** True when the checkpoint's content already equals CURRENT's: the revert would change nothing (confirm with `confirm_same_content`). */
+    /**
+     * True when the checkpoint's records already equal CURRENT's: the revert still publishes (ADR-0014), a
+     * generation that differs from CURRENT by its restoration record only (the one change `changes` lists).
+     */
     readonly same_content: boolean;
     /** The ancestor window in force. */
     readonly retain_ancestors: number;
@@ -747,6 +750,7 @@ export interface JsonResults {
   readonly 'threads.list': ThreadPage<ThreadListRow>;
   readonly 'threads.history': ThreadPage<ThreadHistoryRow>;
   readonly 'threads.state': ThreadState;
+  readonly 'threads.namespaces': ThreadNamespaces;
   readonly 'threads.diff': ThreadDiff;
   readonly 'threads.restore': ThreadRestoreReceipt;
   readonly 'threads.health': ThreadHealth;

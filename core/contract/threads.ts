@@ -24,6 +24,62 @@ export type ThreadChannelChange = (typeof THREAD_CHANNEL_CHANGES)[number];
 /** A JSON value as a thread operation returns it. */
 export type ThreadJson = null | boolean | number | string | readonly ThreadJson[] | { readonly [key: string]: ThreadJson };
 
+/**
+ * The JSON form of a Python value that is not plain JSON, as `threads.state`,
+ * `threads.diff` and `gf threads show --json` give it for a database written
+ * by Python LangGraph (JsonPlusSerializer). Every such value is an object
+ * whose `python_type` names the Python type; the other members depend on it:
+ *
+ * - `bytes` / `bytearray`: `size` (bytes) and `base64`.
+ * - `datetime` / `date` / `time`: `iso` (ISO 8601, as Python's `isoformat()`; a `time` also has `fields`).
+ * - `timedelta`: `days`, `seconds`, `microseconds` (Python's attributes) and `total_seconds`.
+ * - `UUID`: `value` (canonical dashed form); `Decimal`: `value` (the exact decimal text).
+ * - `set` / `frozenset` / `deque`: `items` (in stored order).
+ * - `dict`: `items` as `[key, value]` pairs, used only when a key is not a
+ *   string or a key is itself named `python_type` (any other dict is a plain object).
+ * - `int`: `value` as decimal text, for integers beyond ±2^53.
+ * - a class built from one argument (an `Enum`, `SecretStr`, an IP address, …): `python_module` and `value`.
+ * - a class built from positional arguments (`Send`, `Path`, …): `python_module` and `args`.
+ * - a dataclass, named tuple or keyword-built class (`Interrupt`, …): `python_module` and `fields`.
+ * - a Pydantic model (LangChain messages are Pydantic v2 models): `python_module`, `pydantic` (`v1` or `v2`) and `fields`.
+ * - a class built by a named method: `python_module`, `method` and `value`.
+ * - `ndarray` (numpy): `dtype`, `shape`, `order`, `size` and `base64` (the raw buffer).
+ * - `_DeltaSnapshot` (a delta channel's snapshot): `value`.
+ * - `unreadable`: a part that was not understood: `problem` (one of
+ *   `PYTHON_VALUE_PROBLEMS`) and `detail` (a sentence fragment); the rest of the value is still given.
+ *
+ * Lists, tuples outside constructor arguments (Python itself reads them back
+ * as lists), strings, numbers, booleans and None are plain JSON. Nothing
+ * named in the data is ever imported or run: a class is shown as data.
+ */
+export interface PythonValueJson {
+  readonly python_type: string;
+  readonly python_module?: string;
+  readonly value?: ThreadJson;
+  readonly items?: readonly ThreadJson[];
+  readonly args?: readonly ThreadJson[];
+  readonly fields?: { readonly [key: string]: ThreadJson };
+  readonly pydantic?: 'v1' | 'v2';
+  readonly method?: string;
+  readonly iso?: string;
+  readonly days?: number;
+  readonly seconds?: number;
+  readonly microseconds?: number;
+  readonly total_seconds?: number;
+  readonly size?: number;
+  readonly base64?: string;
+  readonly dtype?: string;
+  readonly shape?: readonly number[];
+  readonly order?: 'C' | 'F';
+  readonly problem?: PythonValueProblem;
+  readonly detail?: string;
+}
+
+/** Why a stored value (or a part of one) was not understood. */
+export const PYTHON_VALUE_PROBLEMS = ['unknown_serializer', 'unknown_extension', 'undecodable', 'pickle', 'too_deep'] as const;
+/** One of {@link PYTHON_VALUE_PROBLEMS}. */
+export type PythonValueProblem = (typeof PYTHON_VALUE_PROBLEMS)[number];
+
 /** One thread of `threads.list`: its newest checkpoint's facts. */
 export interface ThreadListRow {
   readonly thread_id: string;
@@ -52,6 +108,29 @@ export interface ThreadHistoryRow {
   readonly next: readonly string[];
   /** The checkpoint this one restored (set by `threads.restore`), else null. */
   readonly restored_from: string | null;
+  /** Why this checkpoint could not be read (its document or metadata does not decode), else null; the rest of the history is still given. */
+  readonly unreadable: string | null;
+}
+
+/** One subgraph checkpoint namespace of a thread (LangGraph names it `node:task-id`; nested ones join with `|`). */
+export interface ThreadNamespaceRow {
+  readonly checkpoint_ns: string;
+  /** The subgraph's node in the parent graph (the text before the last `:`), the label a user knows it by. */
+  readonly node: string;
+  /** The task of that node run (the text after the last `:`). */
+  readonly task_id: string;
+  /** The namespace it ran under (`""` = the thread's root). */
+  readonly parent_ns: string;
+  readonly checkpoint_count: number;
+  readonly latest_checkpoint_id: string;
+  /** The parent namespace's checkpoint the subgraph ran under (its metadata's `parents`), else null. */
+  readonly parent_checkpoint_id: string | null;
+}
+
+/** `threads.namespaces`: a thread's subgraph namespaces, by name. */
+export interface ThreadNamespaces {
+  readonly thread_id: string;
+  readonly rows: readonly ThreadNamespaceRow[];
 }
 
 /** A page of rows and the token of the next page (null on the last). */
@@ -68,6 +147,14 @@ export interface ThreadChannelValue {
   readonly value: ThreadJson;
   /** The channel's version in this checkpoint (text: versions may be numbers or strings). */
   readonly version: string | null;
+  /**
+   * How a delta channel (Python LangGraph's `DeltaChannel`) stored this value, else null:
+   * `snapshot` (the value is the stored snapshot), or `deltas` (the checkpoint stores no value: `value` is
+   * `{ python_type: 'delta_channel', seed, writes }`, the nearest stored value and the writes after it, oldest
+   * first, found as upstream's `get_delta_channel_history` finds them; LangGraph rebuilds the value by passing
+   * them through the channel's reducer, which only the graph's code holds, so no value is made up here).
+   */
+  readonly delta: 'snapshot' | 'deltas' | null;
 }
 
 /** A pending write of a checkpoint (a task's output not yet applied). */
@@ -82,6 +169,19 @@ export interface ThreadPendingWrite {
 export interface ThreadInterrupt {
   readonly id: string | null;
   readonly value: ThreadJson;
+}
+
+/** A part of a checkpoint that was not understood (its value is shown as `{ python_type: 'unreadable', … }`). */
+export interface ThreadValueProblem {
+  /** Always `GF_CHECKPOINT_UNREADABLE`. */
+  readonly code: 'GF_CHECKPOINT_UNREADABLE';
+  /** The channel (of a value or of a pending write). */
+  readonly channel: string;
+  /** Where in the value (JSON pointer below the channel; `""` for the whole value). */
+  readonly pointer: string;
+  readonly problem: PythonValueProblem;
+  /** A sentence naming the thread, checkpoint, channel and what was not understood. */
+  readonly message: string;
 }
 
 /** `threads.state`: one checkpoint in full. */
@@ -99,6 +199,8 @@ export interface ThreadState {
   readonly interrupts: readonly ThreadInterrupt[];
   /** Every channel's version, internal channels included. */
   readonly channel_versions: Readonly<Record<string, string>>;
+  /** The parts of the values and pending writes that were not understood (empty when everything was read). */
+  readonly problems: readonly ThreadValueProblem[];
 }
 
 /** One channel of a thread diff. */
@@ -144,12 +246,25 @@ export interface ThreadRestoreReceipt {
   readonly replayed: boolean;
 }
 
-/** `threads.health`: the adapter's health record ("never" = `last_write_age_seconds: null`). */
+/**
+ * `threads.health`: the record of the checkpointer adapter that writes the
+ * source in this process (the most recently written one; else the facade's
+ * own adapter of the source), "never" = `last_write_age_seconds: null`; and
+ * beside the record, the callers waiting for a connection and whether the
+ * browser can read the source at all.
+ */
 export interface ThreadHealth {
   readonly backend: 'sqlite' | 'postgres';
+  /** Connections checked out by callers (one being established is not counted). */
   readonly pool_in_use: number;
   readonly pool_idle: number;
   readonly last_write_age_seconds: number | null;
+  /** Callers waiting for a connection (an exhausted pool shows here); not part of the adapter's record. */
+  readonly pool_waiting: number;
+  /** False when the threads browser cannot read the source (no LangGraph tables, or its newest checkpoint does not decode). */
+  readonly readable: boolean;
+  /** Why it cannot be read (a sentence naming the table, thread or checkpoint), else null. */
+  readonly unreadable_reason: string | null;
 }
 
 /**

@@ -83,3 +83,11 @@ export const CONFIGURATION_REFUSALS = {
   unrecognized: 'workspace.configuration.unrecognized_setting',
   value: 'workspace.configuration.setting_value',
 } as const;
+
+/**
+ * Diagnostics channel on which a complete validation of a generation (a
+ * checkpoint's first validation, a revert's staged copy) publishes
+ * `{ done, total }` after each check it runs (the CLI's progress lines
+ * listen to it by this name). Checks a validation record answers are not run.
+ */
+export const VALIDATION_PROGRESS_CHANNEL = 'graphforge:validation:progress';

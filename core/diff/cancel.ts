@@ -41,7 +41,7 @@ function cancelled(phase: string): GfError {
  * end, however they end.
  */
 export type DiffEffect =
-  | { readonly effect: 'pause'; readonly phase: 'participant' | 'records' }
+  | { readonly effect: 'pause'; readonly phase: 'participant' | 'records' | 'index' }
   | { readonly effect: 'read'; readonly endpoint: DiffEndpoint; readonly entry: EndpointParticipant }
   | { readonly effect: 'await'; readonly promise: Promise<void> };
 
@@ -49,6 +49,8 @@ export type DiffEffect =
 export const PAUSE: DiffEffect = Object.freeze({ effect: 'pause', phase: 'records' });
 /** The pause step before a participant. */
 export const PARTICIPANT_PAUSE: DiffEffect = Object.freeze({ effect: 'pause', phase: 'participant' });
+/** The pause between windows of a record index build (a progress line names it). */
+export const INDEX_PAUSE: DiffEffect = Object.freeze({ effect: 'pause', phase: 'index' });
 
 /** A diff computation as steps: yields effects, receives opened participants, returns `T`. */
 export type DiffSteps<T> = Steps<DiffEffect, T, ParticipantSource | undefined>;

@@ -23,6 +23,12 @@ import type { EndpointParticipant } from './endpoint';
 export interface ChangeCache {
   load(key: string): Table | undefined;
   store(key: string, table: Table): void;
+  /** A participant object's record index (`record-index.ts`) by `recordIndexKey`, unchecked bytes (the reader checks them); optional. */
+  loadIndex?(key: string): Uint8Array | undefined;
+  /** Stores a record index (failures ignored). */
+  storeIndex?(key: string, bytes: Uint8Array): void;
+  /** False when a stored index could not be kept (a read-only workspace): no index is built then. */
+  canStoreIndex?(): boolean;
 }
 
 /** Format version of cached change lists (part of every key). */
@@ -332,6 +338,18 @@ function adapterSorted(list: ChangeList, adapter: DiffAdapter): boolean {
 /** Project-relative directory of cached change lists. */
 export const CHANGE_CACHE_DIR = LAYOUT.diffChanges.split('/');
 
+/** Project-relative directory of record indexes of participant objects. */
+export const INDEX_CACHE_DIR = LAYOUT.indexCache.split('/');
+
+function accessible(p: string, mode: number): boolean {
+  try {
+    fs.accessSync(p, mode);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function isDir(p: string): boolean {
   const st = fs.lstatSync(p, { throwIfNoEntry: false });
   return st !== undefined && st.isDirectory();
@@ -341,7 +359,9 @@ function isDir(p: string): boolean {
  * Change lists cached under the project's `cache/diff/changes/`.
  *
  * Each entry is `<key>.arrow` plus `<key>.sha256` (SHA-256 of the Arrow
- * bytes); names are machine-made hex only. A missing, unreadable, linked
+ * bytes); names are machine-made hex only. Record indexes of participant
+ * objects live beside them in `cache/index/<key>.idx` (self-checking: a
+ * trailer digest and per-top digests, `record-index.ts`). A missing, unreadable, linked
  * or checksum-mismatched entry is a miss and is rebuilt; a failed write
  * is ignored (the cache is an optimisation, never required).
  */
@@ -389,14 +409,55 @@ export class DiskChangeCache implements ChangeCache {
     }
   }
 
+  loadIndex(key: string): Uint8Array | undefined {
+    if (!/^[0-9a-f]{64}$/.test(key)) throw new Error('invariant violated: cache keys are 64 hex');
+    const b = this.#read(path.join(this.#root, ...INDEX_CACHE_DIR, `${key}.idx`));
+    return b === undefined ? undefined : new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+  }
+
+  storeIndex(key: string, bytes: Uint8Array): void {
+    if (!/^[0-9a-f]{64}$/.test(key)) throw new Error('invariant violated: cache keys are 64 hex');
+    try {
+      if (!this.#mkdirs(INDEX_CACHE_DIR)) return;
+      const file = path.join(this.#root, ...INDEX_CACHE_DIR, `${key}.idx`);
+      const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+      try {
+        fs.writeFileSync(tmp, bytes, { flag: 'wx', mode: 0o600 });
+        fs.renameSync(tmp, file);
+      } finally {
+        fs.rmSync(tmp, { force: true });
+      }
+    } catch {
+      // A cache write failure never fails the diff.
+    }
+  }
+
+  #indexWritable: boolean | undefined;
+
+  canStoreIndex(): boolean {
+    if (this.#indexWritable === undefined) {
+      try {
+        this.#indexWritable = this.#mkdirs(INDEX_CACHE_DIR) && accessible(path.join(this.#root, ...INDEX_CACHE_DIR), fs.constants.W_OK | fs.constants.X_OK);
+      } catch {
+        this.#indexWritable = false;
+      }
+    }
+    return this.#indexWritable;
+  }
+
+  #mkdirs(parts: readonly string[]): boolean {
+    for (let k = 1; k <= parts.length; k++) {
+      const d = path.join(this.#root, ...parts.slice(0, k));
+      if (!isDir(d)) fs.mkdirSync(d, { mode: 0o700 });
+      if (!isDir(d)) return false;
+    }
+    return true;
+  }
+
   store(key: string, table: Table): void {
     const f = this.#files(key);
     try {
-      for (let k = 1; k <= CHANGE_CACHE_DIR.length; k++) {
-        const d = path.join(this.#root, ...CHANGE_CACHE_DIR.slice(0, k));
-        if (!isDir(d)) fs.mkdirSync(d, { mode: 0o700 });
-        if (!isDir(d)) return;
-      }
+      if (!this.#mkdirs(CHANGE_CACHE_DIR)) return;
       const bytes = tableToIPC(table, 'file');
       const tag = randomBytes(6).toString('hex');
       const put = (file: string, content: Uint8Array | string): void => {

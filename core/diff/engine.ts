@@ -22,6 +22,9 @@ import { FamilyDiff, compareFamilyKey } from './record-diff';
 import type { RecordSortKey } from './record-diff';
 import { recordTable, summaryTable } from './result-tables';
 import { WindowedParticipant, collectWindowed } from './windowed';
+import type { WindowedEnd } from './windowed';
+import { CorruptIndexError, buildRecordIndex, changedRuns, openRecordIndex, recordIndexKey } from './record-index';
+import type { ChangedRun, RecordIndex } from './record-index';
 import { DeferredDigests } from './deferred-digests';
 import { DigestPool } from './digest-pool';
 import { DEFAULT_DIFF_TUNING } from './tuning';
@@ -406,6 +409,7 @@ function* familyChanges(
   stopAt: number,
   defer: boolean,
   tuning: DiffTuning,
+  indexes?: ChangeCache,
 ): DiffSteps<boolean> {
   const adapter = plan.adapter;
   if (cursor !== null && !isSeekable(adapter)) throw new Error('invariant violated: only a record-UUID family seeks');
@@ -419,13 +423,23 @@ function* familyChanges(
     const a0 = cursor === null || wa === null ? 0 : wa.seekAfter(cursor);
     const b0 = cursor === null || wb === null ? 0 : wb.seekAfter(cursor);
     const start = out.length;
+    // A whole-family diff of two indexed objects merges only the runs of rows whose chunks differ.
+    const indexed = cursor === null && !Number.isFinite(stopAt) && indexes?.loadIndex !== undefined ? openIndexes(adapter, plan, wa, wb, indexes, tuning) : null;
     // A whole-family stream under the cooperative driver hashes its changed rows off this thread.
     const newDeferred = (): DeferredDigests => new DeferredDigests(tuning.pool ?? DigestPool.shared(), tuning.deferred.items, tuning.deferred.inFlight);
     let deferred = defer && !Number.isFinite(stopAt) ? newDeferred() : null;
     for (;;) {
-      const end = yield* collectWindowed(adapter, ia, ib, a0, b0, out, stopAt, deferred, tuning.windowRows);
+      let end: WindowedEnd = 'complete';
+      if (indexed?.runs !== undefined) {
+        for (const run of indexed.runs) {
+          end = yield* collectWindowed(adapter, ia, ib, run.a0, run.b0, out, stopAt, deferred, tuning.windowRows, { a: run.a1, b: run.b1 });
+          if (end !== 'complete') break;
+        }
+      } else end = yield* collectWindowed(adapter, ia, ib, a0, b0, out, stopAt, deferred, tuning.windowRows);
       if (end === 'unsorted') break;
       if (deferred === null || (yield* deferred.settle(out))) {
+        // Without both indexes, this whole-family merge read every row: build the missing ones for the next diff.
+        if (indexed !== null && end === 'complete') yield* buildMissingIndexes(adapter, plan, indexed, wa, wb, indexes as ChangeCache);
         // `out` holds copies and every digest is settled: no window is used any more.
         wa?.release();
         wb?.release();
@@ -463,10 +477,66 @@ export function seekList(list: ChangeList, cursor: RecordSortKey | null): number
   return cursor === null ? 0 : lowerBound(list.length, (k) => list.compareAt(k, cursor), false);
 }
 
+/** Both sides' record indexes of a whole-family diff, as far as they are sound, and the runs they leave to merge. */
+interface IndexedFamily {
+  readonly a: RecordIndex | null;
+  readonly b: RecordIndex | null;
+  /** Runs of rows to merge; undefined when either index is missing or damaged, or the changes touch most chunks (the merge reads everything). */
+  readonly runs: readonly ChangedRun[] | undefined;
+}
+
+function openIndexes(adapter: DiffAdapter, plan: FamilyPlan, wa: WindowedParticipant | null, wb: WindowedParticipant | null, store: ChangeCache, tuning: DiffTuning): IndexedFamily | null {
+  if (wa === null || wb === null || !wa.uuidIdentity || !wb.uuidIdentity || plan.from === undefined || plan.to === undefined) return null;
+  const open = (w: WindowedParticipant, sha: string): RecordIndex | null => {
+    const key = recordIndexKey(adapter, sha);
+    const bytes = store.loadIndex?.(key);
+    return bytes === undefined ? null : openRecordIndex(bytes, w.rows, key);
+  };
+  const a = open(wa, plan.from.contentSha256);
+  const b = open(wb, plan.to.contentSha256);
+  if (a === null || b === null) return { a, b, runs: undefined };
+  try {
+    const runs = coalesced(changedRuns(a, b), tuning.index.gapRows);
+    // Changes in most chunks (a dense change mix): one straight merge costs less than many short runs.
+    const covered = runs.reduce((n, r) => n + (r.a1 - r.a0) + (r.b1 - r.b0), 0);
+    return { a, b, runs: covered > tuning.index.mergeShare * (wa.rows + wb.rows) ? undefined : runs };
+  } catch (e) {
+    // Entries that contradict their digests: never trusted; both are rebuilt after the full merge.
+    if (e instanceof CorruptIndexError) return { a: null, b: null, runs: undefined };
+    throw e;
+  }
+}
+
+/** `runs` with every gap shorter than `gapRows` closed (the gap's rows are equal on both sides, so merging them finds nothing). */
+function coalesced(runs: readonly ChangedRun[], gapRows: number): ChangedRun[] {
+  const out: ChangedRun[] = [];
+  for (const r of runs) {
+    const last = out[out.length - 1];
+    if (last !== undefined && r.a0 - last.a1 < gapRows && r.b0 - last.b1 < gapRows) out[out.length - 1] = { a0: last.a0, a1: r.a1, b0: last.b0, b1: r.b1 };
+    else out.push(r);
+  }
+  return out;
+}
+
+function* buildMissingIndexes(adapter: DiffAdapter, plan: FamilyPlan, indexed: IndexedFamily, wa: WindowedParticipant | null, wb: WindowedParticipant | null, store: ChangeCache): DiffSteps<void> {
+  const sides: [RecordIndex | null, WindowedParticipant | null, EndpointParticipant | undefined][] = [
+    [indexed.a, wa, plan.from],
+    [indexed.b, wb, plan.to],
+  ];
+  // A store that cannot keep an index (a read-only workspace) would make every diff pay for a build it throws away.
+  if (store.canStoreIndex?.() === false) return;
+  for (const [have, w, p] of sides) {
+    if (have !== null || w === null || p === undefined) continue;
+    const key = recordIndexKey(adapter, p.contentSha256);
+    const built = yield* buildRecordIndex(w, key);
+    if (built !== null) store.storeIndex?.(key, built.bytes);
+  }
+}
+
 /** A family's whole change list in contract order (one merge of both sides; memory O(changes)). */
-export function* wholeFamily(plan: FamilyPlan, from: DiffEndpoint, to: DiffEndpoint, defer: boolean, tuning: DiffTuning = DEFAULT_DIFF_TUNING): DiffSteps<ChangeList> {
+export function* wholeFamily(plan: FamilyPlan, from: DiffEndpoint, to: DiffEndpoint, defer: boolean, tuning: DiffTuning = DEFAULT_DIFF_TUNING, indexes?: ChangeCache): DiffSteps<ChangeList> {
   const list = newListOf(plan.adapter);
-  yield* familyChanges(plan, from, to, null, list, Number.POSITIVE_INFINITY, defer, tuning);
+  yield* familyChanges(plan, from, to, null, list, Number.POSITIVE_INFINITY, defer, tuning, indexes);
   // A family ordered by its record UUID already comes out in contract order; others are ordered by identity fingerprint.
   if (!isSeekable(plan.adapter)) list.sortByIdentity();
   return list;
@@ -554,7 +624,7 @@ export function* orderedChanges(from: DiffEndpoint, to: DiffEndpoint, opts: Orde
       }
       start = 0;
     } else {
-      list = yield* wholeFamily(plan, from, to, defer, tuning);
+      list = yield* wholeFamily(plan, from, to, defer, tuning, cache);
       if (key !== undefined) storeWholeList(cache as ChangeCache, plan.adapter, plan.from, plan.to, key, list, tuning.chunkRows);
       start = seekList(list, cursor);
     }
@@ -615,7 +685,7 @@ export function* familyListSteps(
   const hit = key === undefined ? undefined : loadWholeList(cache as ChangeCache, plan.adapter, plan.from, plan.to, key, tuning.chunkRows);
   if (hit !== undefined) return hit;
   yield PARTICIPANT_PAUSE;
-  const list = yield* wholeFamily(plan, from, to, defer, tuning);
+  const list = yield* wholeFamily(plan, from, to, defer, tuning, cache);
   if (key !== undefined) storeWholeList(cache as ChangeCache, plan.adapter, plan.from, plan.to, key, list, tuning.chunkRows);
   return list;
 }

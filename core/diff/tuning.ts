@@ -23,6 +23,13 @@ export interface DiffTuning {
    * not the whole list (a whole read joins the chunks).
    */
   readonly chunkRows: number;
+  /**
+   * Whole-family diffs through record indexes: runs of changed chunks
+   * closer than `gapRows` unchanged rows are merged as one, and when the
+   * runs hold more than `mergeShare` of both sides' rows the family is
+   * merged straight through instead (a dense change mix).
+   */
+  readonly index: { readonly gapRows: number; readonly mergeShare: number };
   /** The digest pool (default: the process's shared `DigestPool`). */
   readonly pool?: DigestService;
 }
@@ -32,6 +39,7 @@ export const DEFAULT_DIFF_TUNING: DiffTuning = Object.freeze({
   windowRows: Object.freeze({ first: 1024, max: 65_536 }),
   deferred: Object.freeze({ items: 2048, inFlight: 8 }),
   chunkRows: 1024,
+  index: Object.freeze({ gapRows: 1024, mergeShare: 0.25 }),
 });
 
 /** A frozen tuning: the defaults with `over` applied (tests lower windows and batches this way). */
@@ -39,12 +47,14 @@ export function diffTuning(over: {
   readonly windowRows?: Partial<DiffTuning['windowRows']>;
   readonly deferred?: Partial<DiffTuning['deferred']>;
   readonly chunkRows?: number;
+  readonly index?: Partial<DiffTuning['index']>;
   readonly pool?: DigestService;
 }): DiffTuning {
   return Object.freeze({
     windowRows: Object.freeze({ ...DEFAULT_DIFF_TUNING.windowRows, ...over.windowRows }),
     deferred: Object.freeze({ ...DEFAULT_DIFF_TUNING.deferred, ...over.deferred }),
     chunkRows: over.chunkRows ?? DEFAULT_DIFF_TUNING.chunkRows,
+    index: Object.freeze({ ...DEFAULT_DIFF_TUNING.index, ...over.index }),
     ...(over.pool === undefined ? {} : { pool: over.pool }),
   });
 }

@@ -441,14 +441,16 @@ export function* collectWindowed(
   stopAt: number,
   deferred: DeferredDigests | null = null,
   windows: DiffTuning['windowRows'] = DEFAULT_DIFF_TUNING.windowRows,
+  ends?: { readonly a: number; readonly b: number },
 ): Generator<DiffEffect, WindowedEnd, unknown> {
   const A = from?.participant ?? null;
   const B = to?.participant ?? null;
-  const na = A?.rows ?? 0;
-  const nb = B?.rows ?? 0;
+  // With `ends`, only rows before them (a run whose identities both sides bound alike, from a record index).
+  const na = Math.min(A?.rows ?? 0, ends?.a ?? Number.POSITIVE_INFINITY);
+  const nb = Math.min(B?.rows ?? 0, ends?.b ?? Number.POSITIVE_INFINITY);
   const sortedA = from === null || isKnownSorted(adapter, from.contentSha256);
   const sortedB = to === null || isKnownSorted(adapter, to.contentSha256);
-  const wholeRun = a0 === 0 && b0 === 0;
+  const wholeRun = a0 === 0 && b0 === 0 && ends === undefined;
   const { first, max } = windows;
   let w = Number.isFinite(stopAt) ? first : max;
   let a = a0;

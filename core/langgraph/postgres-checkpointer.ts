@@ -1,7 +1,8 @@
 import type { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { checkpointerHealth, type CheckpointerHealth, type LangGraphCheckpointerPort } from './port';
 import { noteWrites, WriteClock } from './write-clock';
+import { postgresDatabaseKey, PROCESS_ADAPTERS } from './adapter-registry';
 
 /** What {@link PostgresCheckpointerAdapter} takes: the caller's pool, nothing else. */
 export interface PostgresCheckpointerAdapterOptions {
@@ -28,9 +29,17 @@ export class PostgresCheckpointerAdapter implements LangGraphCheckpointerPort {
   readonly #pool: Pool;
   readonly #clock = new WriteClock();
   #ready: Promise<PostgresSaver> | undefined;
+  /** Connections handed to callers and not yet returned, counted from the pool's own `acquire` / `release` events. */
+  #checkedOut = 0;
 
   constructor(options: PostgresCheckpointerAdapterOptions) {
     this.#pool = options.pool;
+    // A connection being established is neither in use nor idle: only a caller's checkout counts as in use.
+    if (typeof this.#pool.on === 'function') {
+      this.#pool.on('acquire', () => void (this.#checkedOut += 1));
+      this.#pool.on('release', () => void (this.#checkedOut = Math.max(0, this.#checkedOut - 1)));
+    }
+    PROCESS_ADAPTERS.register(postgresDatabaseKey((this.#pool as unknown as { options?: Record<string, unknown> }).options ?? {}), this);
   }
 
   saver(): Promise<PostgresSaver> {
@@ -48,9 +57,27 @@ export class PostgresCheckpointerAdapter implements LangGraphCheckpointerPort {
     return noteWrites(saver, this.#clock);
   }
 
+  /**
+   * Runs a write of this project's own (a restore in the database's own format) on one connection of the pool;
+   * when `wrote(result)` says it wrote, it counts as the adapter's last write, as `put` does.
+   */
+  async writeDirect<T>(fn: (client: PoolClient) => Promise<T>, wrote: (result: T) => boolean): Promise<T> {
+    const client = await this.#pool.connect();
+    try {
+      const result = await fn(client);
+      if (wrote(result)) this.#clock.note();
+      return result;
+    } finally {
+      client.release();
+    }
+  }
+
   health(): CheckpointerHealth {
-    const total = this.#pool.totalCount;
-    const idle = this.#pool.idleCount;
-    return checkpointerHealth(Math.max(0, total - idle), idle, this.#clock.ageSeconds());
+    return checkpointerHealth(this.#checkedOut, this.#pool.idleCount, this.#clock.ageSeconds());
+  }
+
+  /** Callers waiting for a connection of an exhausted pool (reported beside the health record, never in it). */
+  waiting(): number {
+    return this.#pool.waitingCount;
   }
 }

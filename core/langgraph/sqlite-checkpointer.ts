@@ -1,6 +1,13 @@
+import { resolve } from 'node:path';
 import type { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { checkpointerHealth, type CheckpointerHealth, type LangGraphCheckpointerPort } from './port';
 import { noteWrites, WriteClock } from './write-clock';
+import { PROCESS_ADAPTERS } from './adapter-registry';
+
+/** The registry key of a SQLite database file (its absolute path). */
+export function sqliteDatabaseKey(path: string): string {
+  return `sqlite:${resolve(path)}`;
+}
 
 /** What {@link SqliteCheckpointerAdapter} takes. */
 export interface SqliteCheckpointerAdapterOptions {
@@ -27,6 +34,7 @@ export class SqliteCheckpointerAdapter implements LangGraphCheckpointerPort {
 
   constructor(options: SqliteCheckpointerAdapterOptions) {
     this.#path = options.path;
+    PROCESS_ADAPTERS.register(sqliteDatabaseKey(options.path), this);
   }
 
   saver(): Promise<SqliteSaver> {
@@ -43,6 +51,22 @@ export class SqliteCheckpointerAdapter implements LangGraphCheckpointerPort {
     const saver = Saver.fromConnString(this.#path);
     this.#saver = noteWrites(saver, this.#clock);
     return this.#saver;
+  }
+
+  /**
+   * Runs a write of this project's own (a restore in the database's own format) on the adapter's connection;
+   * when `wrote(result)` says it wrote, it counts as the adapter's last write, as `put` does.
+   */
+  async writeDirect<T>(fn: (db: SqliteSaver['db']) => Promise<T> | T, wrote: (result: T) => boolean): Promise<T> {
+    const saver = await this.saver();
+    const result = await fn(saver.db);
+    if (wrote(result)) this.#clock.note();
+    return result;
+  }
+
+  /** Callers waiting for the connection: none (SQLite's one connection is synchronous). */
+  waiting(): number {
+    return 0;
   }
 
   health(): CheckpointerHealth {

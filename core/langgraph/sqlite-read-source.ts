@@ -1,10 +1,36 @@
 import { copyFileSync, mkdtempSync, openSync, readFileSync, readSync, closeSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { GfError } from '../errors';
 import { sqliteNativeOptions } from '../sqlite-options';
-import { INTERRUPT_CHANNEL, isPlainParsedObject, noLangGraphTables, type RawChannelValue, type ThreadHead, type ThreadReadSource } from './thread-source';
+import { guardReads, INTERRUPT_CHANNEL, isPlainParsedObject, noLangGraphTables, type RawChannelValue, type ThreadFormat, type ThreadHead, type ThreadReadSource } from './thread-source';
+import { loadsPythonTyped, PythonDecodeError, unreadableValue } from './python-serde';
+import { PythonSqliteSaver } from './sqlite-python-saver';
+import { readMapMember } from './msgpack-carry';
+
+/** The columns thread browsing reads, by table: what every LangGraph SqliteSaver (Python and JS) writes. */
+const REQUIRED_COLUMNS = {
+  checkpoints: ['thread_id', 'checkpoint_ns', 'checkpoint_id', 'parent_checkpoint_id', 'type', 'checkpoint', 'metadata'],
+  writes: ['thread_id', 'checkpoint_ns', 'checkpoint_id', 'task_id', 'idx', 'channel', 'type', 'value'],
+} as const;
+
+/** `GF_SCHEMA_MISMATCH` naming the file, the table and the columns it lacks (other columns are allowed: later LangGraph versions add some). */
+function checkLayout(db: Database.Database, fileName: string): void {
+  for (const [table, wanted] of Object.entries(REQUIRED_COLUMNS)) {
+    const have = new Set((db.prepare(`SELECT name FROM pragma_table_info(?)`).all(table) as { name: string }[]).map((r) => r.name));
+    const missing = wanted.filter((c) => !have.has(c));
+    if (missing.length > 0) {
+      throw new GfError('GF_SCHEMA_MISMATCH', `the table ${table} in ${fileName} is not a LangGraph checkpoint table: it has no column ${missing.join(', ')}`, { reason: 'table_layout', table, missing: missing.join(',') });
+    }
+  }
+}
+
+/** Python LangGraph writes `msgpack` checkpoints; LangGraph.js writes `json`. The newest checkpoint row decides. */
+function formatOf(db: Database.Database): ThreadFormat {
+  const row = db.prepare('SELECT type FROM checkpoints ORDER BY rowid DESC LIMIT 1').get() as { type: string | null } | undefined;
+  return row !== undefined && row.type !== null && row.type !== 'json' ? 'python' : 'js';
+}
 
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 
@@ -89,6 +115,13 @@ function consistentImage(Db: typeof Database, path: string): Buffer {
   throw new GfError('GF_IO', 'the SQLite checkpoint database kept changing while it was read; try again', { reason: 'busy' });
 }
 
+/** A SQLite read that failed on a damaged file: `GF_IO` naming the file and SQLite's code. */
+function damaged(e: unknown, fileName: string): GfError {
+  const code = (e as { code?: unknown } | null)?.code;
+  const reason = typeof code === 'string' ? code : 'read_failed';
+  return new GfError('GF_IO', `the SQLite file ${fileName} could not be read (${reason}): it may be damaged`, { reason });
+}
+
 /** A row of the page query. */
 interface HeadRow {
   readonly thread_id: string;
@@ -113,6 +146,13 @@ interface HeadRow {
  * with `hasTables: false` (its readers refuse with `GF_SCHEMA_MISMATCH`).
  */
 export async function openSqliteReadSource(path: string): Promise<ThreadReadSource> {
+  const source = await openUnguarded(path);
+  const fileName = basename(path);
+  const isSqlite = (e: unknown) => typeof (e as { code?: unknown } | null)?.code === 'string' && String((e as { code: string }).code).startsWith('SQLITE_');
+  return guardReads(source, `the SQLite file ${fileName}`, (e) => (isSqlite(e) ? damaged(e, fileName) : null));
+}
+
+async function openUnguarded(path: string): Promise<ThreadReadSource> {
   readHeader(path);
   const Db = (await import('better-sqlite3')).default;
   const { SqliteSaver } = await import('@langchain/langgraph-checkpoint-sqlite');
@@ -126,23 +166,42 @@ export async function openSqliteReadSource(path: string): Promise<ThreadReadSour
   } catch (_e) {
     notSqlite();
   }
-  const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name));
+  const fileName = basename(path);
+  let tables: Set<string>;
+  try {
+    tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name));
+  } catch (e) {
+    db.close();
+    throw damaged(e, fileName);
+  }
   const hasTables = tables.has('checkpoints') && tables.has('writes');
-  const saver = new SqliteSaver(db);
   if (!hasTables) {
     return {
       kind: 'sqlite',
-      saver,
+      format: 'js',
+      saver: new SqliteSaver(db),
       hasTables,
       heads: () => Promise.reject(noLangGraphTables('sqlite')),
       rawCheckpoint: () => Promise.reject(noLangGraphTables('sqlite')),
       checkpointCount: () => Promise.reject(noLangGraphTables('sqlite')),
+      namespaces: () => Promise.reject(noLangGraphTables('sqlite')),
       pool: () => ({ in_use: 0, idle: db.open ? 1 : 0 }),
       close: async () => {
         if (db.open) db.close();
       },
     };
   }
+  let format: ThreadFormat;
+  try {
+    checkLayout(db, fileName);
+    format = formatOf(db);
+  } catch (e) {
+    db.close();
+    if (e instanceof GfError) throw e;
+    throw damaged(e, fileName);
+  }
+  if (format === 'python') return pythonSource(db, fileName);
+  const saver = new SqliteSaver(db);
   // One pass for a page: the thread keys (keyset by thread id), each head's row, its `ts` and its interrupt writes
   // (selected and cast as upstream getTuple selects its pending writes, restricted to the `__interrupt__` channel).
   const page = db.prepare(
@@ -180,6 +239,7 @@ export async function openSqliteReadSource(path: string): Promise<ThreadReadSour
   const rawHead = db.prepare("SELECT checkpoint_id, type, checkpoint FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1");
   return {
     kind: 'sqlite',
+    format: 'js',
     saver,
     hasTables,
     async rawCheckpoint(threadId, checkpointId) {
@@ -209,6 +269,132 @@ export async function openSqliteReadSource(path: string): Promise<ThreadReadSour
     async checkpointCount(threadId) {
       return (count.get(threadId) as { n: number }).n;
     },
+    namespaces: sqliteNamespaces(db),
+    pool: () => ({ in_use: 0, idle: db.open ? 1 : 0 }),
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+}
+
+/** A thread's namespaces other than the root, with the `parents` member of each one's first checkpoint (metadata as JSON text, as both savers store it). */
+function sqliteNamespaces(db: Database.Database): ThreadReadSource['namespaces'] {
+  const q = db.prepare(
+    `SELECT c.checkpoint_ns, c.n, c.latest,
+       (SELECT CASE WHEN json_valid(CAST(f.metadata AS TEXT)) THEN json_extract(CAST(f.metadata AS TEXT), '$.parents') END
+          FROM checkpoints AS f WHERE f.thread_id = ? AND f.checkpoint_ns = c.checkpoint_ns ORDER BY f.checkpoint_id LIMIT 1) AS parents
+     FROM (SELECT checkpoint_ns, count(*) AS n, max(checkpoint_id) AS latest FROM checkpoints WHERE thread_id = ? AND checkpoint_ns <> '' GROUP BY checkpoint_ns) AS c
+     ORDER BY c.checkpoint_ns`,
+  );
+  return async (threadId) =>
+    (q.all(threadId, threadId) as { checkpoint_ns: string; n: number; latest: string; parents: string | null }[]).map((r) => {
+      let parents: Record<string, unknown> = {};
+      try {
+        const p: unknown = r.parents === null ? {} : JSON.parse(r.parents);
+        if (p !== null && typeof p === 'object' && !Array.isArray(p)) parents = p as Record<string, unknown>;
+      } catch (_e) {
+        parents = {};
+      }
+      return { checkpoint_ns: r.checkpoint_ns, n: r.n, latest: r.latest, parents };
+    });
+}
+
+/** A head row of the Python page query: the checkpoint document and metadata as stored. */
+interface PythonHeadRow {
+  readonly thread_id: string;
+  readonly n: number;
+  readonly latest: string;
+  readonly type: string | null;
+  readonly checkpoint: Uint8Array | string | null;
+  readonly metadata: Uint8Array | string | null;
+  /** JSON array of the head's `__interrupt__` writes: `{ type, hex }`. */
+  readonly interrupts: string;
+}
+
+/**
+ * The reader of a file Python LangGraph wrote (`PythonSqliteSaver`): the
+ * same page query as for LangGraph.js data, with the head's document,
+ * metadata (JSON text) and interrupt writes decoded by the Python decoder.
+ * A head that does not decode still lists (no time, no step).
+ */
+function pythonSource(db: Database.Database, fileName: string): ThreadReadSource {
+  const saver = new PythonSqliteSaver(db, fileName);
+  const page = db.prepare(
+    `WITH page AS (
+       SELECT thread_id, count(*) AS n, max(checkpoint_id) AS latest FROM checkpoints
+        WHERE checkpoint_ns = '' AND thread_id > ? AND thread_id >= ? AND (? = 0 OR substr(thread_id, 1, ?) = ?)
+        GROUP BY thread_id ORDER BY thread_id LIMIT ?)
+     SELECT p.thread_id, p.n, p.latest, c.type, c.checkpoint, c.metadata,
+       (SELECT json_group_array(json_object('type', w.type, 'hex', hex(w.value))) FROM (
+          SELECT type, value FROM writes AS w WHERE w.thread_id = p.thread_id AND w.checkpoint_ns = '' AND w.checkpoint_id = p.latest AND w.channel = '${INTERRUPT_CHANNEL}' ORDER BY task_id, idx) AS w) AS interrupts
+     FROM page AS p JOIN checkpoints AS c ON c.thread_id = p.thread_id AND c.checkpoint_ns = '' AND c.checkpoint_id = p.latest
+     ORDER BY p.thread_id`,
+  );
+  const count = db.prepare("SELECT count(*) AS n FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ''");
+  const read = <T>(run: () => T): T => {
+    try {
+      return run();
+    } catch (e) {
+      throw damaged(e, fileName);
+    }
+  };
+  const value = (type: string | null, v: Uint8Array | string | null): unknown => {
+    try {
+      return loadsPythonTyped(type ?? 'json', v);
+    } catch (e) {
+      return e instanceof PythonDecodeError ? unreadableValue(e.problem, e.detail) : unreadableValue('undecodable', 'the value does not decode');
+    }
+  };
+  /** A head's `ts`: read alone from the msgpack document (a list page never decodes whole states); any other type in full. */
+  const tsOf = (r: PythonHeadRow): unknown => {
+    if (r.type === 'msgpack' && r.checkpoint instanceof Uint8Array) {
+      try {
+        return readMapMember(r.checkpoint, 'ts');
+      } catch (_e) {
+        return undefined; // a document that does not decode lists without a time (its state says why)
+      }
+    }
+    return (value(r.type, r.checkpoint) as { ts?: unknown } | null)?.ts;
+  };
+  const headOf = (r: PythonHeadRow): ThreadHead => {
+    const ts = tsOf(r);
+    let metadata: Record<string, unknown> = {};
+    try {
+      const m: unknown = r.metadata === null ? {} : JSON.parse(typeof r.metadata === 'string' ? r.metadata : new TextDecoder().decode(r.metadata));
+      if (m !== null && typeof m === 'object' && !Array.isArray(m)) metadata = m as Record<string, unknown>;
+    } catch (_e) {
+      metadata = {};
+    }
+    // The head's interrupt writes came with the page (hex: the blobs are binary msgpack).
+    const writes = (JSON.parse(r.interrupts) as { type: string | null; hex: string }[]).map((w) => ({ type: w.type, value: Buffer.from(w.hex, 'hex') }));
+    return {
+      thread_id: r.thread_id,
+      checkpoint_count: r.n,
+      latest_checkpoint_id: r.latest,
+      ts: typeof ts === 'string' ? ts : '',
+      metadata,
+      interruptWrites: writes.map((w) => value(w.type, w.value)),
+    };
+  };
+  return {
+    kind: 'sqlite',
+    format: 'python',
+    saver,
+    hasTables: true,
+    unreadable: (t) => saver.unreadable.get(`${String(t.config.configurable?.['checkpoint_ns'] ?? '')}\u0000${String(t.config.configurable?.['checkpoint_id'])}`) ?? null,
+    async heads(prefix, after, limit) {
+      const rows = read(() => page.all(after ?? '', prefix, prefix.length, prefix.length, prefix, limit) as PythonHeadRow[]);
+      return rows.map(headOf);
+    },
+    async rawCheckpoint(threadId, checkpointId) {
+      const t = await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: '', ...(checkpointId === undefined ? {} : { checkpoint_id: checkpointId }) } });
+      if (t === undefined) return undefined;
+      return { checkpoint_id: String(t.config.configurable?.['checkpoint_id']), channels: new Map(Object.entries(t.checkpoint.channel_values).map(([k, v]): [string, RawChannelValue] => [k, { revived: v }])) };
+    },
+    async checkpointCount(threadId) {
+      return read(() => (count.get(threadId) as { n: number }).n);
+    },
+    namespaces: sqliteNamespaces(db),
     pool: () => ({ in_use: 0, idle: db.open ? 1 : 0 }),
     async close() {
       if (db.open) db.close();

@@ -1,10 +1,12 @@
 import type { ThreadChannelChange, ThreadChannelSummary, ThreadJson, ThreadValueChange } from '../contract/threads';
+import { PythonValue } from './python-serde';
 
 const MAX_DEPTH = 64;
 
-/** The type a value is noted with: JSON kinds, or its class name for class instances. */
+/** The type a value is noted with: JSON kinds, its class name for class instances, the Python type name of a Python value. */
 export function typeOfValue(value: unknown): string {
   if (value === null || value === undefined) return 'null';
+  if (value instanceof PythonValue) return value.pythonType;
   if (Array.isArray(value)) return 'array';
   if (typeof value !== 'object') return typeof value;
   const proto: unknown = Object.getPrototypeOf(value);
@@ -27,6 +29,7 @@ export function toThreadJson(value: unknown, depth = 0): ThreadJson {
   if (typeof value === 'bigint') return value.toString();
   if (typeof value !== 'object') return String(value);
   if (depth >= MAX_DEPTH) return '[nested too deep]';
+  if (value instanceof PythonValue) return value.json; // its documented JSON form (PythonValueJson), bounded when decoded
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString();
   if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
   if (Array.isArray(value)) return value.map((v) => toThreadJson(v, depth + 1));

@@ -12,8 +12,12 @@ import {
   type ThreadPage,
   type ThreadPendingWrite,
   type ThreadState,
+  type ThreadValueProblem,
+  type ThreadNamespaceRow,
+  type ThreadNamespaces,
 } from '../contract/threads';
 import { diffUnrevivedChannels, toThreadJson, typeOfValue, type UnrevivedValue } from './thread-json';
+import { PythonValue, unreadableParts } from './python-serde';
 import { INTERRUPT_CHANNEL, isPlainParsedObject, type RawCheckpoint, type ThreadReadSource } from './thread-source';
 import { decodeDiffToken, decodeKeysetToken, encodeDiffToken, encodeKeysetToken } from './thread-tokens';
 
@@ -28,8 +32,8 @@ export interface OpenThreadSource {
   readonly reader: ThreadReadSource;
 }
 
-const rootConfig = (threadId: string, checkpointId?: string) => ({
-  configurable: checkpointId === undefined ? { thread_id: threadId, checkpoint_ns: '' } : { thread_id: threadId, checkpoint_ns: '', checkpoint_id: checkpointId },
+const rootConfig = (threadId: string, checkpointId?: string, ns = '') => ({
+  configurable: checkpointId === undefined ? { thread_id: threadId, checkpoint_ns: ns } : { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpointId },
 });
 
 function threadNotFound(): never {
@@ -41,9 +45,10 @@ function checkpointNotFound(): never {
 }
 
 /** One checkpoint through the upstream saver (the head when `checkpointId` is omitted); typed not-found errors. */
-export async function readTuple(reader: ThreadReadSource, threadId: string, checkpointId?: string): Promise<CheckpointTuple> {
-  const tuple = await reader.saver.getTuple(rootConfig(threadId, checkpointId));
+export async function readTuple(reader: ThreadReadSource, threadId: string, checkpointId?: string, ns = ''): Promise<CheckpointTuple> {
+  const tuple = await reader.saver.getTuple(rootConfig(threadId, checkpointId, ns));
   if (tuple !== undefined) return tuple;
+  if (ns !== '') throw new GfError('GF_CHECKPOINT_NOT_FOUND', checkpointId === undefined ? 'no checkpoint in this namespace of the thread' : 'no checkpoint with this id in this namespace of the thread', { kind: checkpointId === undefined ? 'namespace' : 'checkpoint' });
   if (checkpointId === undefined || (await reader.checkpointCount(threadId)) === 0) return threadNotFound();
   return checkpointNotFound();
 }
@@ -87,7 +92,26 @@ export function nextNodes(t: CheckpointTuple): string[] {
     if (node === null || !(channel in values)) continue;
     if (versionGreater(version, seen[node]?.[channel])) next.push(node);
   }
+  // Tasks pushed with `Send` wait in LangGraph's `__pregel_tasks` channel: each runs its node next (Python and JS alike).
+  const sends: unknown = values[TASKS_CHANNEL];
+  if (Array.isArray(sends)) for (const send of sends) {
+    const node = sendNode(send);
+    if (node !== null) next.push(node);
+  }
   return next;
+}
+
+/** LangGraph's channel of tasks pushed with `Send` (upstream `TASKS`). */
+const TASKS_CHANNEL = '__pregel_tasks';
+
+/** The node a `Send` targets: LangGraph.js's `Send` object, or Python's `Send(node, arg)` as decoded. */
+function sendNode(send: unknown): string | null {
+  if (send instanceof PythonValue) {
+    const args = send.pythonType === 'Send' ? (send.json as { args?: unknown }).args : undefined;
+    return Array.isArray(args) && typeof args[0] === 'string' ? args[0] : null;
+  }
+  const node: unknown = (send as { node?: unknown } | null)?.node;
+  return typeof node === 'string' ? node : null;
 }
 
 /** Nodes whose `versions_seen` changed from the parent to this checkpoint: the nodes whose writes produced it. */
@@ -105,7 +129,13 @@ const metaOf = (t: CheckpointTuple): Record<string, unknown> => (t.metadata ?? {
 function interruptsIn(values: readonly unknown[]): ThreadInterrupt[] {
   const out: ThreadInterrupt[] = [];
   for (const value of values) {
-    for (const i of Array.isArray(value) ? value : [value]) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      // Python's `Interrupt` is a keyword-built dataclass: its `value` and `id` are among its fields.
+      if (item instanceof PythonValue && item.unreadable) {
+        out.push({ id: null, value: item.json }); // an interrupt whose bytes do not decode: still waiting, its value marked (and listed in problems)
+        continue;
+      }
+      const i: unknown = item instanceof PythonValue && item.fields !== null ? item.fields : item;
       const id: unknown = (i as { id?: unknown } | null)?.id;
       out.push({ id: typeof id === 'string' ? id : null, value: toThreadJson((i as { value?: unknown } | null)?.value) });
     }
@@ -137,7 +167,7 @@ export async function listThreads(src: OpenThreadSource, prefix: string, limit: 
   return { rows, next_page_token: next };
 }
 
-function historyRow(t: CheckpointTuple, parent: CheckpointTuple | undefined): ThreadHistoryRow {
+function historyRow(t: CheckpointTuple, parent: CheckpointTuple | undefined, unreadable: string | null): ThreadHistoryRow {
   const meta = metaOf(t);
   const restored: unknown = meta['restored_from'];
   return {
@@ -149,23 +179,27 @@ function historyRow(t: CheckpointTuple, parent: CheckpointTuple | undefined): Th
     writes: writingNodes(t, parent),
     next: nextNodes(t),
     restored_from: typeof restored === 'string' ? restored : null,
+    unreadable,
   };
 }
 
 /** `threads.history`: a thread's checkpoints newest first, through upstream `list({ before, limit })`. */
-export async function threadHistory(src: OpenThreadSource, threadId: string, limit: number = THREAD_PAGE_LIMITS.default, after?: string | null): Promise<ThreadPage<ThreadHistoryRow>> {
-  const binding = `threads.history\u0000${src.id}\u0000${threadId}\u0000${limit}`;
+export async function threadHistory(src: OpenThreadSource, threadId: string, limit: number = THREAD_PAGE_LIMITS.default, after?: string | null, ns = ''): Promise<ThreadPage<ThreadHistoryRow>> {
+  const binding = `threads.history\u0000${src.id}\u0000${threadId}\u0000${limit}${ns === '' ? '' : `\u0000${ns}`}`;
   const before = after === undefined || after === null ? undefined : decodeKeysetToken('threads.history', binding, after);
   const tuples: CheckpointTuple[] = [];
-  for await (const t of src.reader.saver.list(rootConfig(threadId), { limit: limit + 1, ...(before === undefined ? {} : { before: rootConfig(threadId, before) }) })) tuples.push(t);
-  if (tuples.length === 0 && before === undefined) threadNotFound();
+  for await (const t of src.reader.saver.list(rootConfig(threadId, undefined, ns), { limit: limit + 1, ...(before === undefined ? {} : { before: rootConfig(threadId, before, ns) }) })) tuples.push(t);
+  if (tuples.length === 0 && before === undefined) {
+    if (ns !== '') throw new GfError('GF_CHECKPOINT_NOT_FOUND', 'no checkpoint in this namespace of the thread', { kind: 'namespace' });
+    threadNotFound();
+  }
   const byId = new Map(tuples.map((t) => [idOf(t), t]));
   const page = tuples.slice(0, limit);
   const rows: ThreadHistoryRow[] = [];
   for (const t of page) {
     const p = parentOf(t);
-    const parent = p === null ? undefined : (byId.get(p) ?? (await src.reader.saver.getTuple(rootConfig(threadId, p))));
-    rows.push(historyRow(t, parent));
+    const parent = p === null ? undefined : (byId.get(p) ?? (await src.reader.saver.getTuple(rootConfig(threadId, p, ns))));
+    rows.push(historyRow(t, parent, src.reader.unreadable?.(t) ?? null));
   }
   const last = page[page.length - 1];
   const next = tuples.length > limit && last !== undefined ? encodeKeysetToken(binding, idOf(last)) : null;
@@ -182,15 +216,34 @@ export function stateValues(t: CheckpointTuple): Map<string, ThreadJson> {
 }
 
 /** `threads.state`: one checkpoint in full (the head when `checkpointId` is omitted). */
-export async function threadState(src: OpenThreadSource, threadId: string, checkpointId?: string): Promise<ThreadState> {
-  const t = await readTuple(src.reader, threadId, checkpointId);
-  const head = checkpointId === undefined ? t : await readTuple(src.reader, threadId);
+export async function threadState(src: OpenThreadSource, threadId: string, checkpointId?: string, ns = ''): Promise<ThreadState> {
+  const t = await readTuple(src.reader, threadId, checkpointId, ns);
+  const head = checkpointId === undefined ? t : await readTuple(src.reader, threadId, undefined, ns);
   const versions = t.checkpoint.channel_versions;
+  const version = (channel: string) => (versions[channel] === undefined ? null : String(versions[channel]));
   const values: ThreadChannelValue[] = Object.entries(t.checkpoint.channel_values)
     .filter(([channel]) => !isInternalChannel(channel))
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([channel, value]) => ({ channel, type: typeOfValue(value), value: toThreadJson(value), version: versions[channel] === undefined ? null : String(versions[channel]) }));
+    .map(([channel, value]): ThreadChannelValue => {
+      if (value instanceof PythonValue && value.pythonType === '_DeltaSnapshot' && value.fields !== null) {
+        const inner = value.fields['value'];
+        return { channel, type: typeOfValue(inner), value: toThreadJson(inner), version: version(channel), delta: 'snapshot' };
+      }
+      return { channel, type: typeOfValue(value), value: toThreadJson(value), version: version(channel), delta: null };
+    });
+  for (const [channel, history] of await deltaHistories(src.reader, t)) {
+    values.push({ channel, type: 'delta_channel', value: { python_type: 'delta_channel', seed: history.seed, writes: history.writes, walked: history.walked, complete: history.complete }, version: version(channel), delta: 'deltas' });
+  }
+  values.sort((a, b) => (a.channel < b.channel ? -1 : a.channel > b.channel ? 1 : 0));
   const pending: ThreadPendingWrite[] = (t.pendingWrites ?? []).map(([task_id, channel, value]) => ({ task_id, channel, type: typeOfValue(value), value: toThreadJson(value) }));
+  const where = `thread "${threadId}", checkpoint ${idOf(t)}`;
+  const problems: ThreadValueProblem[] = [];
+  const note = (channel: string, value: unknown, what: string) => {
+    for (const p of unreadableParts(value)) {
+      problems.push({ code: 'GF_CHECKPOINT_UNREADABLE', channel, pointer: p.pointer, problem: p.problem, message: `${where}, ${what} "${channel}"${p.pointer === '' ? '' : ` at ${p.pointer}`}: ${p.detail}` });
+    }
+  };
+  for (const [channel, value] of Object.entries(t.checkpoint.channel_values)) if (!isInternalChannel(channel)) note(channel, value, 'channel');
+  for (const [, channel, value] of t.pendingWrites ?? []) note(channel, value, 'pending write to');
   return {
     thread_id: threadId,
     checkpoint_id: idOf(t),
@@ -203,7 +256,72 @@ export async function threadState(src: OpenThreadSource, threadId: string, check
     pending_writes: pending,
     interrupts: interruptsOf(t),
     channel_versions: Object.fromEntries(Object.entries(versions).map(([k, v]) => [k, String(v)])),
+    problems,
   };
+}
+
+/** How far back the delta history of a channel is followed (upstream snapshots every 1,000 updates by default). */
+const DELTA_MAX_ANCESTORS = 1_000;
+
+/**
+ * The delta channels a checkpoint stores no value for (named in its metadata's
+ * `counters_since_delta_snapshot`, versioned, absent from `channel_values`),
+ * each with its seed and writes as upstream's `get_delta_channel_history`
+ * gathers them: along the parent chain, the pending writes to the channel,
+ * until an ancestor stores a value (the seed; a `_DeltaSnapshot`'s value).
+ */
+async function deltaHistories(reader: ThreadReadSource, t: CheckpointTuple): Promise<Map<string, { seed: ThreadJson; writes: ThreadJson[]; walked: number; complete: boolean }>> {
+  const counters: unknown = metaOf(t)['counters_since_delta_snapshot'];
+  const out = new Map<string, { seed: ThreadJson; writes: ThreadJson[]; walked: number; complete: boolean }>();
+  if (counters === null || typeof counters !== 'object' || Array.isArray(counters)) return out;
+  const remaining = new Set(Object.keys(counters).filter((c) => !isInternalChannel(c) && !(c in t.checkpoint.channel_values) && c in t.checkpoint.channel_versions));
+  if (remaining.size === 0) return out;
+  const collected = new Map([...remaining].map((c) => [c, [] as unknown[]]));
+  const seeds = new Map<string, unknown>();
+  let cursor = t.parentConfig;
+  let walked = 0;
+  while (cursor !== undefined && remaining.size > 0 && walked < DELTA_MAX_ANCESTORS) {
+    const tup = await reader.saver.getTuple(cursor);
+    if (tup === undefined) break;
+    walked += 1;
+    for (const [, channel, value] of [...(tup.pendingWrites ?? [])].reverse()) if (remaining.has(channel)) collected.get(channel)?.push(value);
+    for (const channel of [...remaining]) {
+      if (channel in tup.checkpoint.channel_values) {
+        seeds.set(channel, tup.checkpoint.channel_values[channel]);
+        remaining.delete(channel);
+      }
+    }
+    cursor = tup.parentConfig;
+  }
+  for (const [channel, writes] of collected) {
+    const seed = seeds.get(channel);
+    const seedValue = seed instanceof PythonValue && seed.pythonType === '_DeltaSnapshot' && seed.fields !== null ? seed.fields['value'] : seed;
+    out.set(channel, { seed: seeds.has(channel) ? toThreadJson(seedValue) : null, writes: writes.reverse().map((w) => toThreadJson(w)), walked, complete: !remaining.has(channel) || cursor === undefined });
+  }
+  return out;
+}
+
+/** `threads.namespaces`: the thread's subgraph namespaces, each labelled by its node and task, with the parent checkpoint it ran under. */
+export async function threadNamespaces(src: OpenThreadSource, threadId: string): Promise<ThreadNamespaces> {
+  const found = await src.reader.namespaces(threadId);
+  if (found.length === 0 && (await src.reader.checkpointCount(threadId)) === 0) threadNotFound();
+  const rows: ThreadNamespaceRow[] = found.map((r) => {
+    const cut = r.checkpoint_ns.lastIndexOf('|');
+    const parentNs = cut < 0 ? '' : r.checkpoint_ns.slice(0, cut);
+    const own = r.checkpoint_ns.slice(cut + 1);
+    const colon = own.lastIndexOf(':');
+    const parent: unknown = r.parents[parentNs];
+    return {
+      checkpoint_ns: r.checkpoint_ns,
+      node: colon < 0 ? own : own.slice(0, colon),
+      task_id: colon < 0 ? '' : own.slice(colon + 1),
+      parent_ns: parentNs,
+      checkpoint_count: r.n,
+      latest_checkpoint_id: r.latest,
+      parent_checkpoint_id: typeof parent === 'string' ? parent : null,
+    };
+  });
+  return { thread_id: threadId, rows };
 }
 
 /** `threads.diff`: per-channel summary and JSON-pointer value changes from `from` to `to` (`HEAD` = newest), paged; `GF_CANCELLED` once `signal` aborts. */

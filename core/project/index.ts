@@ -3,6 +3,7 @@ export type { ProjectOptions, Writer, WriterOptions } from './project';
 export { Lease } from './lease';
 export {
   VERIFY_CHUNK_BYTES,
+  adoptVerifiedIdentity,
   forgetVerifiedObjects,
   isVerifiedObject,
   openObjectVerified,
@@ -11,6 +12,7 @@ export {
   readObjectVerified,
   readObjectVerifiedAsync,
   verifiedBytes,
+  verifiedIdentityOf,
 } from './verified-objects';
 export type { OpenVerifiedOptions, VerifiedObject } from './verified-objects';
 export type { FamilyDescriptor, ParticipantCatalog, SnapshotTables } from './catalog';

@@ -14,6 +14,11 @@ export const LAYOUT = {
   locks: 'locks',
   writerLock: 'locks/writer.lock',
   checkpointsLock: 'locks/checkpoints.lock',
+  /**
+   * Written once, after the first registry pair is installed, and never removed: a missing pair beside it
+   * means a deleted registry, never "no checkpoint was ever created" (ADR-0014).
+   */
+  checkpointsCreated: 'locks/checkpoints.created',
   transactions: 'transactions',
   generations: 'generations',
   objects: 'objects',
@@ -31,6 +36,10 @@ export const LAYOUT = {
   diffChanges: 'cache/diff/changes',
   /** The project's page-token HMAC key. */
   pageTokenKey: 'cache/diff/page-token.key',
+  /** Validation records: one per completely validated generation, `<manifest-sha256>.json` (derived, rebuildable, created on first use). */
+  validationCache: 'cache/validation',
+  /** Record indexes of participant objects for the diff, `<key>.idx` (derived, rebuildable, created on first use). */
+  indexCache: 'cache/index',
   /** Records and settings that outlive generation retention (created on first use, not a container directory). */
   history: 'history',
   /** The lineage log: one line per generation that became CURRENT (GENERATIONS.md "Lineage log"). */

@@ -24,6 +24,8 @@ import { readRetentionPolicy, writeRetentionPolicyLocked } from './retention-pol
 import type { CleanupOptions, CleanupReport, CleanupScope, GenerationInfo, RetentionPins } from './retention';
 import { createLockFile, tryExclusive } from './sqlite-lock';
 import type { HeldLock } from './sqlite-lock';
+import { issueWriterProof } from './writer-proof';
+import type { WriterLockProof } from './writer-proof';
 
 /** Options for opening (or creating) a project. */
 export interface ProjectOptions<T = unknown> {
@@ -47,6 +49,8 @@ export interface WriterOptions {
 
 /** The operations available while holding the writer lock. */
 export interface Writer<T = unknown> {
+  /** Proof that the writer lock is held, valid until `withWriter` ends (the checkpoint registry requires it). */
+  readonly lockProof: WriterLockProof;
   /** CURRENT as validated now (null when uninitialized). */
   current(): CurrentPointer | null;
   /** Publishes one generation; see `PublishRequest`. Errors carry `committed`. */
@@ -244,15 +248,17 @@ export class Project<T = unknown> {
    */
   async withWriter<R>(fn: (w: Writer<T>) => R | Promise<R>, opts: WriterOptions = {}): Promise<R> {
     const lock = await this.#acquireWriter(opts.timeoutMs ?? 0);
+    const proof = issueWriterProof(this.root);
     try {
       failpoint('project.after_writer_lock');
-      const w = this.#writer();
+      const w = this.#writer(proof.proof);
       w.recover();
       return await fn(w);
     } catch (e) {
       if (isGfError(e) && e.committed === undefined) throw e.withCommitted(false);
       throw e;
     } finally {
+      proof.revoke();
       lock.release();
     }
   }
@@ -359,7 +365,7 @@ export class Project<T = unknown> {
     }
   }
 
-  #writer(): Writer<T> {
+  #writer(lockProof: WriterLockProof): Writer<T> {
     const root = this.root;
     const opts = this.#opts;
     const retention = (scope: CleanupScope): CleanupOptions => ({ retainAncestors: this.retainAncestors, pins: opts.pins, scope });
@@ -370,6 +376,7 @@ export class Project<T = unknown> {
       return { root, catalog: req.wrapCatalog === undefined ? base : req.wrapCatalog(base), meter: opts.meter };
     };
     return {
+      lockProof,
       current: () => readCurrent(root),
       recover: () => recoverLocked(root, opts.meter),
       cleanup,

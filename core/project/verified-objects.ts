@@ -33,13 +33,39 @@ const HASH_READ_BYTES = 1 << 20;
  * `VERIFIED_MEMO_MIN_AGE_NS` older than the start of the verification
  * (like git's "racily clean" rule), so a modification in the same coarse
  * timestamp tick as the verification can never look unchanged. Bounded,
- * oldest forgotten first; per process, never persisted.
+ * oldest forgotten first; per process. A generation's validation record
+ * persists the entries of its objects (`verifiedIdentityOf`), and a later
+ * process adopts them from it (`adoptVerifiedIdentity`).
  */
 const VERIFIED = new BoundedCache<string, string>(VERIFIED_MEMO_MAX);
 
 /** Stores a verification as the newest entry (a re-verified object moves to the end of the eviction order). */
 function remember(sha: string, identity: string): void {
   VERIFIED.setNewest(sha, identity);
+}
+
+/**
+ * The file identity this process verified the object named `sha` under, if
+ * it holds one (only identities that passed the racy-clean age are held).
+ * A durable validation record persists these (`validation-record.ts`).
+ */
+export function verifiedIdentityOf(sha: string): string | undefined {
+  return VERIFIED.get(sha);
+}
+
+/**
+ * Takes over an identity an earlier process verified `sha` under, read from
+ * a checksummed validation record of a generation naming that object.
+ *
+ * Only identities that process held in its own memo (racy-clean age passed
+ * when it hashed the file) are ever recorded, so this is the same fast path
+ * across processes: an open whose fstat shows exactly this identity skips the
+ * hash; anything else (a write, truncation, replacement, link: ctime moves)
+ * is hashed again. An entry this process already holds is kept.
+ */
+export function adoptVerifiedIdentity(sha: string, identity: string): void {
+  if (!/^[0-9a-f]{64}$/.test(sha) || !/^\d+:\d+:\d+:\d+:\d+$/.test(identity)) return;
+  if (!VERIFIED.has(sha)) remember(sha, identity);
 }
 
 /** True when this process holds a memoized verification of the object named `sha` (introspection for tests and diagnostics). */
@@ -220,7 +246,10 @@ function* openSteps(root: string, entry: Entry, opts: OpenVerifiedOptions): Step
   let handedOut = false;
   try {
     const size = entry.byteLength;
-    if (VERIFIED.get(entry.contentSha256) !== identity && before.ctimeNs + minAge > startNs) {
+    // `minAge` 0: the caller takes ranged reads of a file of any age (its own freshly staged object). Without this
+    // guard a ctime in the same millisecond as `startNs` (or later: `Date.now()` is millisecond-truncated, and the
+    // injected clock may lag the file system's) would still read as "too recent" and take the in-memory path.
+    if (VERIFIED.get(entry.contentSha256) !== identity && minAge > 0n && before.ctimeNs + minAge > startNs) {
       // Too recent to trust its identity later: hash and keep these very bytes.
       racyWholeReads++;
       fs.closeSync(fd);

@@ -15,6 +15,8 @@ import { prepareRevert, revertIdentity, revertRequestSha256, revertTransactionUu
 import type { RevertInput, RevertRequest } from '../checkpoints/revert-identity';
 import { REVERT_VALIDATION_MEMO, completeValidationCatalog } from '../checkpoints/snapshot-validation';
 import type { ValidationMemo } from '../checkpoints/snapshot-validation';
+import { adoptValidationRecord, verifyGenerationObjects, writeValidationRecord } from '../checkpoints/validation-record';
+import type { ValidatedGeneration } from '../checkpoints/validation-record';
 import { leaseRecordedGeneration } from '../project/named-lease';
 
 /** The receipt operation of a revert (`checkpoint_receipt@1.operation`). */
@@ -127,12 +129,6 @@ export function restorationChanges(current: readonly ManifestParticipant[], sour
   return changes;
 }
 
-/** Confirmations a revert request may carry (not part of its identity: a replay need not repeat them). */
-export interface RevertConfirmations {
-  /** Publish even though the checkpoint's content already equals CURRENT's (`GF_CONFIRMATION_REQUIRED` otherwise). */
-  readonly confirmSameContent?: boolean;
-}
-
 /**
  * True when two generations hold the same content, restoration records aside.
  *
@@ -207,12 +203,12 @@ export class RevertEngine {
    * under the same key are `GF_IDEMPOTENCY_CONFLICT`. On success the same project
    * instance already reads the restored generation.
    */
-  async revertToCheckpoint(input: RevertInput, confirm: RevertConfirmations = {}): Promise<CheckpointReceipt> {
+  async revertToCheckpoint(input: RevertInput): Promise<CheckpointReceipt> {
     const req = prepareRevert(input);
-    return this.project.withWriter((w) => this.#revertLocked(w, req, confirm), { timeoutMs: this.#writerTimeoutMs });
+    return this.project.withWriter((w) => this.#revertLocked(w, req), { timeoutMs: this.#writerTimeoutMs });
   }
 
-  #revertLocked(w: Writer<Table>, req: RevertRequest, confirm: RevertConfirmations): CheckpointReceipt {
+  #revertLocked(w: Writer<Table>, req: RevertRequest): CheckpointReceipt {
     const txn = revertTransactionUuid(req.operationUuid);
     const journal = w.readJournal(txn);
     if (journal !== undefined) {
@@ -238,7 +234,7 @@ export class RevertEngine {
     if (rows.some((r) => r.create_operation_uuid === req.operationUuid || ('delete_operation_uuid' in r && r.delete_operation_uuid === req.operationUuid))) {
       throw conflict(req.operationUuid);
     }
-    return this.#firstAttempt(w, req, txn, confirm);
+    return this.#firstAttempt(w, req, txn);
   }
 
   /**
@@ -257,21 +253,16 @@ export class RevertEngine {
     }
   }
 
-  #firstAttempt(w: Writer<Table>, req: RevertRequest, txn: string, confirm: RevertConfirmations): CheckpointReceipt {
+  #firstAttempt(w: Writer<Table>, req: RevertRequest, txn: string): CheckpointReceipt {
     const view = this.checkpoints.openCheckpoint(req.name);
     let current: Lease<Table> | undefined;
     try {
       current = w.leaseCurrent();
-      if (sameContent(view.participants, current.manifest.participants) && confirm.confirmSameContent !== true) {
-        throw new GfError('GF_CONFIRMATION_REQUIRED', 'the checkpoint already has the content of CURRENT: this revert would change nothing; confirm it to publish anyway', {
-          operation: REVERT_OPERATION,
-          phase: 'same_content',
-          checkpoint_uuid: view.checkpointUuid,
-          field: 'confirm_same_content',
-        }, false);
-      }
+      // A checkpoint whose content already equals CURRENT's is reverted like any other (ADR-0014): the new
+      // generation differs from CURRENT by its restoration record only. Asking first is the screen's business.
       this.#checkGeneration(view.generationUuid, view.participants);
       this.#checkGeneration(current.generationUuid, current.manifest.participants);
+      this.#verifySource({ generationUuid: view.generationUuid, manifestSha256: view.manifestSha256, participants: view.participants });
       const restoredAt = this.#now();
       const identityInput = {
         operationUuid: req.operationUuid,
@@ -332,6 +323,7 @@ export class RevertEngine {
         }, false);
       }
       this.#checkGeneration(source.generationUuid, source.manifest.participants);
+      this.#verifySource({ generationUuid: source.generationUuid, manifestSha256: source.manifestSha256, participants: source.manifest.participants });
       return this.#publish(w, ext, current, source.manifest.participants);
     } finally {
       current?.release();
@@ -343,8 +335,9 @@ export class RevertEngine {
     const restoration = encodeRecords(WORKSPACE_RESTORATION_TRANSITION, [restorationRowOf(ext)]);
     const changes = restorationChanges(current.manifest.participants, source, restoration);
     const memo = this.#memo;
+    let published: { readonly generationUuid: string; readonly manifestSha256: string };
     try {
-      w.publish({
+      published = w.publish({
         parent: ext.prior_current_generation_uuid,
         changes,
         transactionUuid: ext.transaction_uuid,
@@ -364,8 +357,40 @@ export class RevertEngine {
       }
       throw e;
     }
+    this.#recordValidation(w, published);
     this.#record(ext);
     return revertReceiptOf(ext);
+  }
+
+  /**
+   * The checkpoint's generation before it is copied: its validation record
+   * (when sound) enters every check of it in the memo, so the staged copy
+   * re-runs only the checks that read the restoration record; and its
+   * objects are verified (by file identity where the racy-clean rule
+   * allows, else hashed), whatever the memo says.
+   */
+  #verifySource(g: ValidatedGeneration): void {
+    adoptValidationRecord(this.project.root, g, this.#memo);
+    try {
+      verifyGenerationObjects(this.project.root, g.participants);
+    } catch (e) {
+      if (isGfError(e)) throw e.committed === undefined ? e.withCommitted(false) : e;
+      throw e;
+    }
+  }
+
+  /** The restored generation passed the complete validation at publication: its record, for the next checkpoint or revert (best effort). */
+  #recordValidation(w: Writer<Table>, published: { readonly generationUuid: string; readonly manifestSha256: string }): void {
+    let lease: Lease<Table> | undefined;
+    try {
+      lease = w.leaseCurrent();
+      if (lease.generationUuid !== published.generationUuid || lease.manifestSha256 !== published.manifestSha256) return;
+      writeValidationRecord(this.project.root, { generationUuid: lease.generationUuid, manifestSha256: lease.manifestSha256, participants: lease.manifest.participants });
+    } catch {
+      // Committed already: a record is a cache, never required.
+    } finally {
+      lease?.release();
+    }
   }
 
   /** Every participant registered with its schema (O(participants); bytes are verified by publication). */
@@ -426,8 +451,8 @@ export class RevertEngine {
 }
 
 /** `revertToCheckpoint` on a project in one call (see `RevertEngine.revertToCheckpoint`). */
-export async function revertToCheckpoint(project: Project<Table>, input: RevertInput, options: RevertOptions = {}, confirm: RevertConfirmations = {}): Promise<CheckpointReceipt> {
-  return new RevertEngine(project, options).revertToCheckpoint(input, confirm);
+export async function revertToCheckpoint(project: Project<Table>, input: RevertInput, options: RevertOptions = {}): Promise<CheckpointReceipt> {
+  return new RevertEngine(project, options).revertToCheckpoint(input);
 }
 
 /** `previewRevert` on a project in one call. */

@@ -130,3 +130,14 @@ export function isAllowedRequestUrl(url: string, trusted: RendererLocation): boo
   const dir = new URL('.', trusted.indexUrl).pathname;
   return u.pathname.startsWith(dir);
 }
+
+/**
+ * The one line main prints when the workspace it was launched on cannot be
+ * opened (`--project DIR` or `GF_PROJECT`): the engine's code first, its
+ * sentence, then the folder, as `npm start` words it. No stack trace.
+ */
+export function launchFailureLine(e: unknown, directory: string): string {
+  const code = (e as { code?: unknown } | null)?.code;
+  const message = e instanceof Error ? e.message.replace(/^GF_[A-Z_]+: /, '') : String(e);
+  return `Checkpoint Studio: ${typeof code === 'string' ? `${code}: ` : ''}${message} (${directory})`;
+}

@@ -12,6 +12,7 @@ import {
   denyWindowOpen,
   isAllowedRequestUrl,
   isTrustedSenderUrl,
+  launchFailureLine,
   mainWindowOptions,
   rendererLocation,
 } from './config';
@@ -51,7 +52,18 @@ void app.whenReady().then(async () => {
 
   const facade = createFacade(mainFacadeOptions(process.env));
   const project = argValue('--project') ?? process.env['GF_PROJECT'];
-  if (project !== undefined) await facade.launch(resolve(project));
+  if (project !== undefined) {
+    const directory = resolve(project);
+    try {
+      await facade.launch(directory);
+    } catch (e) {
+      // A workspace that cannot be opened stops the launch in one line with its code (as `npm start` does).
+      process.stderr.write(`${launchFailureLine(e, directory)}\n`);
+      await facade.close();
+      app.exit(1);
+      return;
+    }
+  }
   const unregister = registerContractHandlers(facade.dispatcher, (url) => isTrustedSenderUrl(url, trusted));
   app.on('will-quit', () => {
     unregister();

@@ -78,7 +78,7 @@ export function RevertScreen() {
   const action = useAction(async () => {
     if (workspace === null) return;
     const key = pendingFor(workspace.label, name);
-    const r = await invoke('checkpoints.revert', { project: workspace.project, name, reason, idempotency_key: key, ...(sameContent && sameConfirmed ? { confirm_same_content: true } : {}) });
+    const r = await invoke('checkpoints.revert', { project: workspace.project, name, reason, idempotency_key: key });
     const row = decodeArrow(r.bytes, 'checkpoints.revert').rows[0] ?? null;
     localStorage.removeItem(PENDING_KEY);
     if (row !== null) setReceipt({ row, reason: trimReason(reason) });
@@ -165,7 +165,7 @@ export function RevertScreen() {
                 )}
                 {sameContent && (
                   <div className="warning" data-testid="revert-same-content">
-                    <p>“{name}” already has the same content as CURRENT: reverting publishes a generation that changes nothing.</p>
+                    <p>“{name}” already has the same records as CURRENT: reverting still publishes a new generation, which differs from CURRENT only by its restoration record (the record of this revert).</p>
                     <label className="toggle">
                       <input type="checkbox" checked={sameConfirmed} onChange={(e) => setSameConfirmed(e.target.checked)} disabled={busy} data-testid="revert-same-confirm" /> Publish it anyway
                     </label>
@@ -233,6 +233,6 @@ function blockedReason(s: { preview: boolean; confirmed: boolean; reasonOk: bool
   if (!s.preview) return 'Revert is available once the preview is computed.';
   if (!s.reasonOk) return 'Revert needs a reason (1 to 1,024 bytes).';
   if (!s.confirmed) return 'Revert needs the checkpoint name typed to confirm.';
-  if (s.sameContent && !s.sameConfirmed) return 'Confirm that you want to publish a generation that changes nothing.';
+  if (s.sameContent && !s.sameConfirmed) return 'Confirm that you want to publish a generation that only records this revert.';
   return '';
 }

@@ -3,6 +3,7 @@
 // thread errors.
 import type { OperationInput } from '../../core/contract/operations';
 import type { ThreadJson } from '../../core/contract/threads';
+import { hasPythonValue, pythonRepr } from '../../core/contract/python-values';
 import type { ShownError } from '../errors-text';
 import { countOf } from '../format';
 
@@ -46,7 +47,8 @@ export function rememberThreadDatabase(path: string): string[] {
 /** What to do about a thread error, by code (the generic next steps speak of workspaces). */
 const THREAD_ACTIONS: Readonly<Record<string, string>> = {
   GF_IO: 'Choose a LangGraph SQLite checkpoint database file (an absolute path), or check that it can be read.',
-  GF_SCHEMA_MISMATCH: 'This database has no LangGraph checkpoint tables. Choose the file a LangGraph SqliteSaver or PostgresSaver wrote.',
+  GF_SCHEMA_MISMATCH: 'This database has no LangGraph checkpoint tables of a layout this version reads. Choose the file a LangGraph SqliteSaver or PostgresSaver wrote.',
+  GF_CHECKPOINT_UNREADABLE: 'A stored value of this thread is in a form this version does not read; the message names it. The rest of the thread can still be browsed.',
   GF_CHECKPOINT_NOT_FOUND: 'The thread or checkpoint is not in this database. Choose one from the lists.',
   GF_VALIDATION: 'Correct the input and try again; nothing was changed.',
   GF_STORE_UNREACHABLE: 'Start the PostgreSQL server or check the launch URL, then retry.',
@@ -58,9 +60,9 @@ export function threadError(e: ShownError): ShownError {
   return { ...e, action: THREAD_ACTIONS[e.code] ?? e.action };
 }
 
-/** A compact one-line JSON text (long values cut, with their full text in the title). */
+/** A compact one-line text: JSON, or Python's `repr` for values Python LangGraph wrote (long values cut, with their full text in the title). */
 export function jsonLine(v: ThreadJson, max = 120): string {
-  const text = JSON.stringify(v) ?? 'null';
+  const text = hasPythonValue(v) ? pythonRepr(v) : (JSON.stringify(v) ?? 'null');
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 

@@ -6,6 +6,8 @@ import { useState } from 'react';
 import { THREAD_PAGE_LIMITS, type ThreadDiff, type ThreadJson, type ThreadValueChange } from '../../core/contract/threads';
 import { ErrorBox } from '../components/error-box';
 import { JsonTree } from '../components/json-tree';
+import { PythonValueView } from '../components/python-value';
+import { hasPythonValue } from '../../core/contract/python-values';
 import { VirtualGrid, type GridColumn } from '../components/virtual-grid';
 import { countOf, formatCount } from '../format';
 import { useQuery } from '../hooks';
@@ -14,16 +16,20 @@ import { usePagedRows } from '../paged';
 import { jsonLine, shortId, sourceKey, threadError, type ThreadSource } from './threads-common';
 
 /** One checkpoint of a thread in full. */
-export function StateInspector({ source, thread, checkpoint, revision, onDiffFrom, onDiffTo }: {
+export function StateInspector({ source, thread, checkpoint, revision, onDiffFrom, onDiffTo, namespace }: {
   readonly source: ThreadSource;
   readonly thread: string;
-  readonly checkpoint: string;
+  /** The checkpoint (null: the newest of the namespace). */
+  readonly checkpoint: string | null;
   readonly revision: number;
-  readonly onDiffFrom: (id: string) => void;
-  readonly onDiffTo: (id: string) => void;
+  readonly onDiffFrom?: (id: string) => void;
+  readonly onDiffTo?: (id: string) => void;
+  /** A subgraph's checkpoint namespace (default: the thread's own). */
+  readonly namespace?: string;
 }) {
   const [technical, setTechnical] = useState(false);
-  const state = useQuery(`${sourceKey(source)}|${thread}|${checkpoint}|${revision}`, () => invoke('threads.state', { source, thread_id: thread, checkpoint_id: checkpoint }));
+  const state = useQuery(`${sourceKey(source)}|${thread}|${namespace ?? ''}|${checkpoint ?? ''}|${revision}`, () =>
+    invoke('threads.state', { source, thread_id: thread, ...(namespace === undefined ? {} : { checkpoint_ns: namespace }), ...(checkpoint === null ? {} : { checkpoint_id: checkpoint }) }));
   const s = state.data;
   if (state.error !== null) return <ErrorBox error={threadError(state.error)} testId="thread-state-error" />;
   if (s === null) return <p className="muted" role="status">Reading the checkpoint…</p>;
@@ -37,14 +43,27 @@ export function StateInspector({ source, thread, checkpoint, revision, onDiffFro
         {s.is_head && <span className="badge badge-current" data-testid="state-head"> head</span>}
         {' '}· next: <span data-testid="state-next">{s.next.length === 0 ? 'nothing (the run ended)' : s.next.join(', ')}</span>
       </p>
-      <div className="actions">
-        <button type="button" onClick={() => onDiffFrom(s.checkpoint_id)}>Diff from this checkpoint</button>
-        <button type="button" onClick={() => onDiffTo(s.checkpoint_id)}>Diff to this checkpoint</button>
-      </div>
+      {onDiffFrom !== undefined && onDiffTo !== undefined && (
+        <div className="actions">
+          <button type="button" onClick={() => onDiffFrom(s.checkpoint_id)}>Diff from this checkpoint</button>
+          <button type="button" onClick={() => onDiffTo(s.checkpoint_id)}>Diff to this checkpoint</button>
+        </div>
+      )}
+      {s.problems.length > 0 && (
+        <div className="warning" role="note" data-testid="state-problems">
+          <h4>{countOf(s.problems.length, 'part of this checkpoint was', 'parts of this checkpoint were')} not understood; the rest is shown</h4>
+          <ul>{s.problems.map((p, i) => <li key={i}>{p.message}</li>)}</ul>
+        </div>
+      )}
       {s.interrupts.length > 0 && (
         <div className="warning" role="note" aria-labelledby="state-interrupts-title" data-testid="state-interrupts">
           <h4 id="state-interrupts-title">{countOf(s.interrupts.length, 'interrupt waits', 'interrupts wait')} for an answer</h4>
-          {s.interrupts.map((it, i) => <JsonTree key={it.id ?? i} label={`interrupt ${i + 1}`} value={it.value} />)}
+          {s.interrupts.map((it, i) => (
+            <div key={it.id ?? i}>
+              {hasPythonValue(it.value) && <PythonValueView value={it.value} technical={technical} />}
+              <JsonTree label={`interrupt ${i + 1}`} value={it.value} />
+            </div>
+          ))}
         </div>
       )}
       {s.pending_writes.length > 0 && (
@@ -61,7 +80,16 @@ export function StateInspector({ source, thread, checkpoint, revision, onDiffFro
           {s.values.map((v) => (
             <div key={v.channel}>
               <dt>{v.channel} <span className="muted small">{v.type}</span></dt>
-              <dd><JsonTree label={v.channel} value={v.value} open={false} testId={`state-value-${v.channel}`} /></dd>
+              <dd>
+                {v.delta === 'deltas' && (
+                  <p className="notice small" data-testid={`state-delta-${v.channel}`}>
+                    Delta-encoded: this checkpoint stores no value for “{v.channel}”. Shown are the value it starts from (seed) and the writes after it, oldest first; LangGraph rebuilds the value with the channel’s reducer.
+                  </p>
+                )}
+                {v.delta === 'snapshot' && <p className="muted small">Stored as a delta channel snapshot (the full value).</p>}
+                {hasPythonValue(v.value) && <PythonValueView value={v.value} technical={technical} testId={`state-python-${v.channel}`} />}
+                <JsonTree label={hasPythonValue(v.value) ? `${v.channel} (JSON)` : v.channel} value={v.value} open={false} testId={`state-value-${v.channel}`} />
+              </dd>
             </div>
           ))}
         </dl>
@@ -154,6 +182,37 @@ export function ThreadDiffView({ source, thread, from, to, revision, label, test
           </p>
         </>
       )}
+    </div>
+  );
+}
+
+/**
+ * A thread's subgraphs (each subgraph run keeps its own checkpoints, apart
+ * from the parent's timeline): labelled by node and the parent checkpoint
+ * they ran under; choosing one shows its newest checkpoint.
+ */
+export function SubgraphsPanel({ source, thread, revision }: { readonly source: ThreadSource; readonly thread: string; readonly revision: number }) {
+  const ns = useQuery(`${sourceKey(source)}|${thread}|ns|${revision}`, () => invoke('threads.namespaces', { source, thread_id: thread }));
+  const [chosen, setChosen] = useState<string | null>(null);
+  if (ns.error !== null) return <ErrorBox error={threadError(ns.error)} testId="thread-subgraphs-error" />;
+  if (ns.data === null) return null;
+  if (ns.data.rows.length === 0) return <p className="muted" data-testid="thread-subgraphs">No subgraph of this thread kept checkpoints.</p>;
+  return (
+    <div data-testid="thread-subgraphs">
+      <ul>
+        {ns.data.rows.map((r, i) => (
+          <li key={r.checkpoint_ns}>
+            <button type="button" className="link" aria-pressed={chosen === r.checkpoint_ns} onClick={() => setChosen(r.checkpoint_ns)} data-testid="thread-subgraph">
+              {r.node} #{i + 1}
+            </button>{' '}
+            <span className="muted small">
+              {countOf(r.checkpoint_count, 'checkpoint', 'checkpoints')}
+              {r.parent_checkpoint_id !== null && <> · ran under <span className="mono" title={r.parent_checkpoint_id}>{shortId(r.parent_checkpoint_id)}</span></>}
+            </span>
+          </li>
+        ))}
+      </ul>
+      {chosen !== null && <StateInspector source={source} thread={thread} checkpoint={null} revision={revision} namespace={chosen} />}
     </div>
   );
 }

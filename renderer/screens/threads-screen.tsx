@@ -4,6 +4,7 @@
 // thread's history, inspect a checkpoint, diff any two, restore one with a
 // reason, and see the adapter's health. Everything is paged by the engine;
 // the link carries source, thread and checkpoints (deep links work).
+import { threadTree, type ThreadTreeNode } from '../../core/contract/thread-tree';
 import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
 import { THREAD_HEAD_SELECTOR, THREAD_PAGE_LIMITS, type ThreadHistoryRow, type ThreadListRow, type ThreadPage } from '../../core/contract/threads';
 import { startBoot } from '../boot';
@@ -16,7 +17,7 @@ import { usePagedRows } from '../paged';
 import { withParams } from '../routes';
 import { useShallow } from 'zustand/react/shallow';
 import { useStudio } from '../store';
-import { ThreadDiffView, StateInspector } from './threads-inspect';
+import { ThreadDiffView, StateInspector, SubgraphsPanel } from './threads-inspect';
 import { RestorePanel } from './threads-restore';
 import { POSTGRES_PARAM, ageText, loadThreadRecents, rememberThreadDatabase, shortId, sourceKey, sourceOfParam, threadError, type ThreadSource } from './threads-common';
 
@@ -33,8 +34,26 @@ const THREAD_COLUMNS: readonly GridColumn<ThreadListRow>[] = [
 
 const list = (v: readonly string[]): string => (v.length === 0 ? '—' : v.join(', '));
 
-function historyColumns(headId: string | null): readonly GridColumn<ThreadHistoryRow>[] {
+function historyColumns(headId: string | null, tree: ReadonlyMap<string, ThreadTreeNode>): readonly GridColumn<ThreadHistoryRow>[] {
   return [
+    {
+      id: 'parent_checkpoint_id', header: 'Branch', minRem: 7, // the branch is read from the parent links
+      render: (r) => {
+        const n = tree.get(r.checkpoint_id);
+        if (n === undefined) return '';
+        return (
+          <span data-testid="history-branch" data-branch={n.branch}>
+            {n.on_head_path ? '● ' : `${'│ '.repeat(n.branch)}○ `}
+            {n.on_head_path ? 'head line' : `branch ${n.branch}`}
+            {n.children > 1 && <span className="badge" title={`${n.children} checkpoints continue from here`}> fork: {n.children}</span>}
+          </span>
+        );
+      },
+      title: (r) => {
+        const n = tree.get(r.checkpoint_id);
+        return n === undefined ? '' : n.on_head_path ? 'on the path of the head' : `on branch ${n.branch}, not on the path of the head`;
+      },
+    },
     { id: 'time', header: 'Time', minRem: 13 },
     { id: 'step', header: 'Step', minRem: 4, render: (r) => (r.step === null ? '—' : formatCount(r.step)), title: (r) => String(r.step ?? '') },
     { id: 'source', header: 'Source', minRem: 5 },
@@ -216,8 +235,14 @@ function HealthPanel({ source, revision }: { readonly source: ThreadSource; read
       {h !== null && (
         <p>
           {h.backend === 'sqlite' ? 'SQLite' : 'PostgreSQL'} · pool: <span data-testid="health-in-use">{formatCount(h.pool_in_use)}</span> in use, <span data-testid="health-idle">{formatCount(h.pool_idle)}</span> idle · last write:{' '}
-          <span data-testid="health-last-write">{ageText(h.last_write_age_seconds)}</span>{' '}
+          <span data-testid="health-last-write">{ageText(h.last_write_age_seconds)}</span>
+          {h.pool_waiting > 0 && <> · <strong data-testid="health-waiting">{formatCount(h.pool_waiting)} waiting for a connection</strong></>}{' '}
           <button type="button" className="link small" onClick={health.reload}>Check again</button>
+        </p>
+      )}
+      {h !== null && !h.readable && (
+        <p className="warning" role="alert" data-testid="health-unreadable">
+          Not healthy: the threads browser cannot read this database. {h.unreadable_reason}
         </p>
       )}
     </div>
@@ -236,7 +261,8 @@ function ThreadView({ source, revision, thread, checkpoint, from, to, update, on
 }) {
   const history = usePagedRows(`${sourceKey(source)}|${thread}|${revision}`, (after) => invoke('threads.history', { source, thread_id: thread, limit: THREAD_PAGE_LIMITS.default, after }), pageRows<ThreadHistoryRow>);
   const headId = history.pages > 0 ? history.rows[0]?.checkpoint_id ?? null : null;
-  const columns = useMemo(() => historyColumns(headId), [headId]);
+  const tree = useMemo(() => new Map(threadTree(history.rows).map((n) => [n.checkpoint_id, n])), [history.rows, history.count]); // rows grow in place: count marks a new page
+  const columns = useMemo(() => historyColumns(headId, tree), [headId, tree]);
   const byId = useMemo(() => new Map(history.rows.map((r) => [r.checkpoint_id, r])), [history.rows, history.count]); // rows grow in place: count marks a new page
   const options = (chosen: string | null, head: boolean) => {
     const opts = history.rows.map((r) => <option key={r.checkpoint_id} value={r.checkpoint_id}>{checkpointLabel(r)}</option>);
@@ -277,6 +303,8 @@ function ThreadView({ source, revision, thread, checkpoint, from, to, update, on
           )}
         </div>
       </div>
+      <h3 id="thread-subgraphs-title">Subgraphs</h3>
+      <SubgraphsPanel source={source} thread={thread} revision={revision} />
       <h3 id="thread-diff-title">Diff two checkpoints</h3>
       <div className="row-form">
         <label htmlFor="thread-diff-from">From</label>

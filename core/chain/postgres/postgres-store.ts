@@ -52,9 +52,18 @@ interface TailHint {
   readonly head: ChainHead;
 }
 
-/** The transaction that a `lock(id, fn)` call holds, visible to `fn`'s async context. */
+/**
+ * The connection that a `lock(id, fn)` call holds (or an append's own transaction), visible to `fn`'s async context.
+ *
+ * A `lock` holds session-level advisory locks on a connection in autocommit:
+ * each append `fn` makes commits on its own (durable when it resolves,
+ * whatever `fn` does next), while the session lock keeps every other writer
+ * out. An append's own transaction holds transaction-level locks.
+ */
 interface HeldTransaction {
   readonly client: PoolClient;
+  /** True for a `lock`'s session (session-level advisory locks, autocommit statements). */
+  readonly session: boolean;
   /** Workflow ids whose advisory locks this transaction holds. */
   readonly locked: Set<string>;
   /** Serialises statements issued from `fn` (concurrent appends must not interleave). */
@@ -294,10 +303,15 @@ export class PostgresChainStore implements ChainStoreWithReaders {
       this.#assertOpen();
       const tx = this.#held.getStore();
       if (tx !== undefined) {
-        // Inside `lock`: the row becomes durable when the lock's transaction commits.
-        return this.#inTransaction(tx, () => this.#appendLocked(tx, prepared)).catch((e: unknown) => {
-          throw storeError(e, 'append', false);
-        });
+        // Inside `lock`: the row commits on its own (autocommit under the session lock), durable when this resolves.
+        try {
+          const head = await this.#inTransaction(tx, () => this.#appendLocked(tx, prepared));
+          this.#markWritten();
+          return head;
+        } catch (e) {
+          this.#tails.delete(id);
+          throw storeError(e, 'append', isConnectionError(e) ? undefined : false);
+        }
       }
       try {
         const hint = this.#tails.get(id) ?? { sequence: 0, head: GENESIS };
@@ -469,7 +483,7 @@ export class PostgresChainStore implements ChainStoreWithReaders {
       'append',
       async (client) => {
         await client.query('BEGIN');
-        const tx: HeldTransaction = { client, locked: new Set(), queue: Promise.resolve(), wrote: false };
+        const tx: HeldTransaction = { client, session: false, locked: new Set(), queue: Promise.resolve(), wrote: false };
         let head: ChainHead;
         try {
           head = await this.#appendLocked(tx, p);
@@ -508,7 +522,7 @@ export class PostgresChainStore implements ChainStoreWithReaders {
 
   async #acquire(tx: HeldTransaction, workflowId: WorkflowId): Promise<void> {
     if (tx.locked.has(workflowId)) return;
-    await tx.client.query('SELECT pg_advisory_xact_lock($1::bigint)', [this.#lockKey(workflowId)]);
+    await tx.client.query(tx.session ? 'SELECT pg_advisory_lock($1::bigint)' : 'SELECT pg_advisory_xact_lock($1::bigint)', [this.#lockKey(workflowId)]);
     tx.locked.add(workflowId);
   }
 
@@ -557,10 +571,9 @@ export class PostgresChainStore implements ChainStoreWithReaders {
       broken ??= e;
     };
     client.on('error', onClientError);
-    const tx: HeldTransaction = { client, locked: new Set(), queue: Promise.resolve(), wrote: false };
+    const tx: HeldTransaction = { client, session: true, locked: new Set(), queue: Promise.resolve(), wrote: false };
     try {
       try {
-        await client.query('BEGIN');
         await this.#acquire(tx, workflowId);
       } catch (e) {
         if (isConnectionError(e)) broken ??= e;
@@ -573,28 +586,25 @@ export class PostgresChainStore implements ChainStoreWithReaders {
         outcome = { ok: false, error: e };
       }
       await tx.queue;
-      // Appends made by `fn` were acknowledged: commit them whatever `fn` did next.
-      let committed: boolean;
-      try {
-        const c = await client.query('COMMIT');
-        committed = c.command === 'COMMIT';
-      } catch (e) {
-        if (isConnectionError(e)) broken ??= e;
-        throw storeError(e, 'lock', tx.wrote ? undefined : false);
+      // Session locks outlive statements: give them back before the connection goes back to the pool
+      // (a connection that cannot is destroyed, and the server drops its locks with it).
+      if (broken === undefined) {
+        try {
+          await client.query('SELECT pg_advisory_unlock_all()');
+        } catch (e) {
+          broken = e instanceof Error ? e : new Error('advisory unlock failed');
+        }
       }
-      if (!committed) {
-        this.#forgetTails(tx);
-        throw new GfError('GF_CHAIN_STORE', 'postgres chain store: the lock transaction was rolled back', { operation: 'lock', reason: 'rolled_back' }, false);
-      }
-      if (tx.wrote) this.#markWritten();
       if (!outcome.ok) throw outcome.error;
+      // The connection died while `fn` ran: the lock did not hold to the end (appends `fn` saw resolve are committed).
+      if (broken !== undefined) throw storeError(broken, 'lock');
       return outcome.value;
     } catch (e) {
       this.#forgetTails(tx);
       throw e;
     } finally {
       client.off('error', onClientError);
-      client.release(broken instanceof Error ? broken : undefined);
+      client.release(broken instanceof Error ? broken : broken === undefined ? undefined : new Error('connection lost'));
     }
   }
 

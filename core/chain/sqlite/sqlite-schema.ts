@@ -29,6 +29,12 @@ export const CHAIN_METADATA_SCHEMA = `CREATE TABLE IF NOT EXISTS chain_workflow 
 /** The database file name inside a workflow's directory. */
 export const CHAIN_DB_FILE = 'checkpoints.sqlite';
 
+/**
+ * The append gate beside the ledger: an empty SQLite file whose write lock every writer holds around its append,
+ * and `lock(id, fn)` while `fn` runs (never written, so never anything but empty).
+ */
+export const CHAIN_GATE_FILE = 'append.lock';
+
 /** Pragmas applied on every connection, in order (busy_timeout first so the WAL switch can wait). */
 export const CHAIN_PRAGMAS = ['busy_timeout = 5000', 'journal_mode = WAL', 'synchronous = FULL'] as const;
 

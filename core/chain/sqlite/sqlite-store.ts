@@ -10,7 +10,7 @@ import { GENESIS, nextHead, type ChainHead } from '../head';
 import type { ChainStoreWithReaders, Clock, PersistedRow } from '../port';
 import { decodeEventBytes, prepareAppend, safeDriverCode, type PreparedEvent } from '../store-support';
 import { WorkflowMutex } from '../workflow-mutex';
-import { CHAIN_DB_FILE, CHAIN_METADATA_SCHEMA, CHAIN_PRAGMAS, CHECKPOINT_CHAIN_SCHEMA, isWorkflowDirName, workflowDirName } from './sqlite-schema';
+import { CHAIN_DB_FILE, CHAIN_GATE_FILE, CHAIN_METADATA_SCHEMA, CHAIN_PRAGMAS, CHECKPOINT_CHAIN_SCHEMA, isWorkflowDirName, workflowDirName } from './sqlite-schema';
 
 /** Options of the SQLite store. */
 export interface SqliteChainStoreOptions {
@@ -51,6 +51,24 @@ interface Conn {
   readonly rows: Database.Statement<[], RawRow>;
   readonly begin: Database.Statement;
   readonly commit: Database.Statement;
+  readonly rollback: Database.Statement;
+  /** The workflow's append gate (opened on the first write; see `Gate`). */
+  gate: Gate | undefined;
+}
+
+/**
+ * The workflow's append gate: a connection to `append.lock` beside the ledger.
+ *
+ * Every writer holds the gate's write lock (`BEGIN IMMEDIATE`, never
+ * written) around its ledger transaction, and `lock(id, fn)` holds it while
+ * `fn` runs. So `fn`'s own appends can each commit in their own ledger
+ * transaction (durable when they resolve, whatever `fn` does next) while no
+ * other writer, in any process, appends between them. The kernel drops the
+ * gate's POSIX lock when its holder dies.
+ */
+interface Gate {
+  readonly db: Database.Database;
+  readonly begin: Database.Statement;
   readonly rollback: Database.Statement;
 }
 
@@ -129,6 +147,12 @@ function appendFailure(e: unknown): unknown {
   return new GfError('GF_IO', 'the ledger write failed', { cause: safeDriverCode(code) ?? 'io' }, false);
 }
 
+/** Closes a connection and its gate. */
+function closeConn(c: Conn): void {
+  c.db.close();
+  c.gate?.db.close();
+}
+
 /** Creates `dir` and its missing parents through the I/O layer (counted; an existing one is fine). */
 function makeDirs(dir: string): void {
   if (existsSync(dir)) return;
@@ -153,9 +177,12 @@ function mapDriverError(e: unknown): unknown {
  *
  * `<root>/<workflowDirName(id)>/checkpoints.sqlite` (derived name, never the
  * raw id), the seed's schema, WAL + synchronous=FULL + busy_timeout 5000.
- * Every append runs read-tail-and-insert inside `BEGIN IMMEDIATE … COMMIT`,
- * so writers in other processes serialise on SQLite's write lock and the
- * chain stays linear; an in-process mutex serialises this store's callers.
+ * Every append runs read-tail-and-insert inside `BEGIN IMMEDIATE … COMMIT`
+ * while holding the workflow's append gate (`append.lock`), so writers in
+ * other processes serialise and the chain stays linear; an in-process mutex
+ * serialises this store's callers. `lock(id, fn)` holds the gate while `fn`
+ * runs, and each append `fn` makes commits on its own: acknowledged means
+ * durable, even when `fn` then rejects or the process dies.
  */
 export class SqliteChainStore implements ChainStoreWithReaders {
   readonly #root: string;
@@ -181,18 +208,35 @@ export class SqliteChainStore implements ChainStoreWithReaders {
     // The append's transaction is synchronous from BEGIN to COMMIT: with the mutex free it runs at once
     // (nothing can interleave), otherwise it queues behind the holder; inside `lock` it joins the holder's transaction.
     if (this.#mutex.isFree(id)) return this.#appendNow(id, prepared);
-    if (this.#mutex.holds(id)) return this.#insert(this.#connect(id, true) as Conn, prepared);
+    // Inside `lock`: the holder has the gate; the row commits now, durable when this resolves.
+    if (this.#mutex.holds(id)) return this.#commitOne(this.#connect(id, true) as Conn, prepared);
     return this.#mutex.runInternal(id, async () => {
       this.#assertOpen();
       return this.#appendNow(id, prepared);
     });
   }
 
-  /** One append in its own `BEGIN IMMEDIATE … COMMIT` (synchronous: the caller holds the mutex or found it free). */
+  /** One append holding the gate (synchronous: the caller holds the mutex or found it free). */
   #appendNow(id: WorkflowId, prepared: PreparedEvent): ChainHead {
     let c: Conn;
+    let gate: Gate;
     try {
       c = this.#connect(id, true) as Conn;
+      gate = this.#gate(id, c);
+      gate.begin.run();
+    } catch (e) {
+      throw appendFailure(e);
+    }
+    try {
+      return this.#commitOne(c, prepared);
+    } finally {
+      if (gate.db.inTransaction) gate.rollback.run();
+    }
+  }
+
+  /** One append in its own `BEGIN IMMEDIATE … COMMIT` of the ledger (the caller holds the gate): durable on return. */
+  #commitOne(c: Conn, prepared: PreparedEvent): ChainHead {
+    try {
       sqliteIoBoundary();
       c.begin.run();
     } catch (e) {
@@ -207,6 +251,21 @@ export class SqliteChainStore implements ChainStoreWithReaders {
       this.#rollback(c);
       throw appendFailure(e);
     }
+  }
+
+  /** The workflow's gate connection (opened once, beside the ledger, never written). */
+  #gate(id: WorkflowId, c: Conn): Gate {
+    if (c.gate !== undefined) return c.gate;
+    sqliteIoBoundary();
+    const db = new Database(join(this.#root, workflowDirName(id), CHAIN_GATE_FILE), sqliteNativeOptions());
+    try {
+      db.pragma('busy_timeout = 5000');
+    } catch (e) {
+      db.close();
+      throw e;
+    }
+    c.gate = { db, begin: db.prepare('BEGIN IMMEDIATE'), rollback: db.prepare('ROLLBACK') };
+    return c.gate;
   }
 
   async *readAllForWorkflow(workflowId: WorkflowId): AsyncIterable<TransitionEvent> {
@@ -226,33 +285,26 @@ export class SqliteChainStore implements ChainStoreWithReaders {
     if (this.#mutex.holds(workflowId)) return fn();
     return this.#mutex.run(workflowId, async () => {
       this.#assertOpen();
-      const c = this.#connect(workflowId, true) as Conn;
+      let gate: Gate;
       try {
-        c.begin.run();
+        gate = this.#gate(workflowId, this.#connect(workflowId, true) as Conn);
+        gate.begin.run();
       } catch (e) {
         throw mapDriverError(e);
       }
-      let result: T;
+      // `fn`'s appends commit one by one (durable when each resolves); the gate keeps every other writer out meanwhile.
       try {
-        result = await fn();
-      } catch (e) {
-        if (c.db.open) this.#rollback(c);
-        throw e;
+        return await fn();
+      } finally {
+        if (gate.db.open && gate.db.inTransaction) gate.rollback.run();
       }
-      try {
-        c.commit.run();
-      } catch (e) {
-        this.#rollback(c);
-        throw mapDriverError(e);
-      }
-      return result;
     });
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    for (const c of this.#conns.values()) c.db.close();
+    for (const c of this.#conns.values()) closeConn(c);
     this.#conns.clear();
   }
 
@@ -392,7 +444,7 @@ export class SqliteChainStore implements ChainStoreWithReaders {
       return cached;
     }
     if (cached !== undefined) {
-      cached.db.close();
+      closeConn(cached);
       this.#conns.delete(workflowId);
     }
     const dir = join(this.#root, workflowDirName(workflowId));
@@ -440,6 +492,7 @@ export class SqliteChainStore implements ChainStoreWithReaders {
       begin: db.prepare('BEGIN IMMEDIATE'),
       commit: db.prepare('COMMIT'),
       rollback: db.prepare('ROLLBACK'),
+      gate: undefined,
     };
     this.#conns.set(workflowId, conn);
     this.#newest = workflowId;
@@ -450,8 +503,8 @@ export class SqliteChainStore implements ChainStoreWithReaders {
   #evict(): void {
     for (const [id, c] of this.#conns) {
       if (this.#conns.size <= this.#max) return;
-      if (c.db.inTransaction || this.#mutex.holds(id)) continue;
-      c.db.close();
+      if (c.db.inTransaction || c.gate?.db.inTransaction === true || this.#mutex.holds(id)) continue;
+      closeConn(c);
       this.#conns.delete(id);
     }
   }

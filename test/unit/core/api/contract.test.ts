@@ -39,6 +39,7 @@ const VALID: Record<OperationName, Record<string, unknown>> = {
   'threads.diff': { source: { kind: 'postgres' }, thread_id: 'run-1', from: U, to: 'HEAD', limit: 50, operation_id: U },
   'threads.restore': { source: { kind: 'postgres' }, thread_id: 'run-1', checkpoint_id: U, reason: 'undo the bad review', actor: 'ops', idempotency_key: U },
   'threads.health': { source: { kind: 'postgres' } },
+  'threads.namespaces': { source: { kind: 'postgres' }, thread_id: 't' },
   'chain.open': { path: '/tmp/ledgers' },
   'chain.rows': { project: H, workflow_id: 'wf-1', limit: 50 },
   'project.publish': { project: H, changes: [{ kind: 'put', capability_id: 'workspace', record_family_id: 'configuration', bytes_base64: 'e30=' }, { kind: 'remove', capability_id: 'graph', record_family_id: 'edge' }], timeout_ms: 0 },
@@ -64,7 +65,7 @@ const FREE_TEXT = new Set(['path', 'reason', 'description', 'text', 'search']);
 /** Fields bounded above the common 70,000-character probe (a whole golden-vector file). */
 const LARGE_TEXT: Readonly<Record<string, number>> = { text: MAX_VECTOR_FILE_CHARS };
 /** LangGraph thread and checkpoint ids are the agent's own text (any characters but controls): path-like text is content there too. */
-const THREAD_FREE_TEXT = new Set(['thread_id', 'checkpoint_id', 'from', 'to', 'prefix', 'actor']);
+const THREAD_FREE_TEXT = new Set(['thread_id', 'checkpoint_id', 'checkpoint_ns', 'from', 'to', 'prefix', 'actor']);
 const isFreeText = (op: OperationName, f: string): boolean =>
   FREE_TEXT.has(f) || (op.startsWith('threads.') && THREAD_FREE_TEXT.has(f)) || (op === 'workspace.adopt_ontology' && f === 'source');
 

@@ -1,7 +1,7 @@
 // checkpoint_surface_parity (the part the landed modules allow): one scripted
 // scenario through the facade, the `gf` CLI (`--arrow`, in-process) and the
 // HTTP bridge; Arrow bytes and error codes must be identical.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tableFromIPC } from 'apache-arrow';
@@ -12,6 +12,7 @@ import { startBridge, type Bridge } from '../../../../core/api/http-bridge';
 import { decodeHttpResponse, type Envelope } from '../../../../core/contract/wire';
 import { main } from '../../../../core/cli/main';
 import { buildApiWorkspace, type ApiWorkspace } from '../../../support/api-workspace';
+import { demoOntologyYaml } from '../../../support/demo-ontology';
 import { testUuid } from '../../../support/project-fixtures';
 
 let root: string;
@@ -278,10 +279,10 @@ describe('checkpoint_surface_parity', () => {
     // A reason padded with whitespace that trims to exactly 1,024 bytes: accepted by every surface, stored trimmed.
     const reason = `  ${'r'.repeat(1024)}\n`;
     const rkey = testUuid('parity-reason-limit');
-    // An earlier case already restored 'baseline': the same content again needs the explicit confirmation (issue 19).
-    const reverted = await facade.dispatcher.dispatch('checkpoints.revert', { project, name: 'baseline', reason, idempotency_key: rkey, confirm_same_content: true });
-    const crv = await cli('checkpoint', 'revert', 'baseline', '--project', ws.dir, '--reason', reason, '--idempotency-key', rkey, '--arrow', '--confirm-same-content');
-    const brv = await viaBridge('checkpoints.revert', { project: bridgeProject, name: 'baseline', reason, idempotency_key: rkey, confirm_same_content: true });
+    // An earlier case already restored 'baseline': the same content again publishes like any revert (ADR-0014).
+    const reverted = await facade.dispatcher.dispatch('checkpoints.revert', { project, name: 'baseline', reason, idempotency_key: rkey });
+    const crv = await cli('checkpoint', 'revert', 'baseline', '--project', ws.dir, '--reason', reason, '--idempotency-key', rkey, '--arrow');
+    const brv = await viaBridge('checkpoints.revert', { project: bridgeProject, name: 'baseline', reason, idempotency_key: rkey });
     expect([codeOf(reverted), cliCode(crv), codeOf(brv)]).toEqual(['ok', 'ok', 'ok']);
     expect(crv.stdout.equals(bytesOf(reverted))).toBe(true);
     expect(bytesOf(brv).equals(bytesOf(reverted))).toBe(true);
@@ -290,5 +291,61 @@ describe('checkpoint_surface_parity', () => {
     const [fOver, bOver] = await both('checkpoints.revert', { name: 'baseline', reason: over, idempotency_key: okey });
     const cOver = await cli('checkpoint', 'revert', 'baseline', '--project', ws.dir, '--reason', over, '--idempotency-key', okey, '--arrow');
     expect([codeOf(fOver), codeOf(bOver), cliCode(cOver)]).toEqual(['GF_VALIDATION', 'GF_VALIDATION', 'GF_VALIDATION']);
+  });
+
+  it('workspace documents: ontology and configuration reads, adopt and clear (with replays) and their refusals give identical bytes and codes', async () => {
+    const file = join(root, 'ontology.yaml');
+    const source = demoOntologyYaml();
+    writeFileSync(file, source);
+
+    // adopt: the facade adopts; the CLI and the bridge replay the same key → the same receipt bytes.
+    const akey = testUuid('parity-adopt');
+    const adopted = await facade.dispatcher.dispatch('workspace.adopt_ontology', { project, source, source_format: 'yaml', mode: 'advisory', idempotency_key: akey });
+    const cAdopt = await cli('ontology', 'adopt', file, '--mode', 'advisory', '--project', ws.dir, '--idempotency-key', akey, '--arrow');
+    const bAdopt = await viaBridge('workspace.adopt_ontology', { project: bridgeProject, source, source_format: 'yaml', mode: 'advisory', idempotency_key: akey });
+    expect([codeOf(adopted), cliCode(cAdopt), codeOf(bAdopt)]).toEqual(['ok', 'ok', 'ok']);
+    expect(cAdopt.stdout.equals(bytesOf(adopted))).toBe(true);
+    expect(bytesOf(bAdopt).equals(bytesOf(adopted))).toBe(true);
+
+    // workspace.ontology / workspace.configuration of CURRENT: one row, the same bytes on every surface.
+    const [fOnt, bOnt] = await both('workspace.ontology', {});
+    const cOnt = await cli('ontology', 'show', '--project', ws.dir, '--arrow');
+    expect(tableFromIPC(bytesOf(fOnt)).getChild('mode')?.toArray()).toEqual(['advisory']);
+    expect(cOnt.stdout.equals(bytesOf(fOnt))).toBe(true);
+    expect(bytesOf(bOnt).equals(bytesOf(fOnt))).toBe(true);
+    const [fCfg, bCfg] = await both('workspace.configuration', {});
+    const cCfg = await cli('config', 'show', '--project', ws.dir, '--arrow');
+    expect(tableFromIPC(bytesOf(fCfg)).numRows).toBe(1);
+    expect(cCfg.stdout.equals(bytesOf(fCfg))).toBe(true);
+    expect(bytesOf(bCfg).equals(bytesOf(fCfg))).toBe(true);
+
+    // The same key with another mode: the same conflict everywhere.
+    const [fConf, bConf] = await both('workspace.adopt_ontology', { source, source_format: 'yaml', mode: 'strict', idempotency_key: akey });
+    const cConf = await cli('ontology', 'adopt', file, '--mode', 'strict', '--project', ws.dir, '--idempotency-key', akey, '--arrow');
+    expect([codeOf(fConf), codeOf(bConf), cliCode(cConf)]).toEqual(['GF_IDEMPOTENCY_CONFLICT', 'GF_IDEMPOTENCY_CONFLICT', 'GF_IDEMPOTENCY_CONFLICT']);
+
+    // clear: the facade clears; the CLI and the bridge replay → the same receipt; the ontology reads mode none.
+    const ckey = testUuid('parity-clear');
+    const cleared = await facade.dispatcher.dispatch('workspace.clear_ontology', { project, idempotency_key: ckey });
+    const cClear = await cli('ontology', 'clear', '--project', ws.dir, '--idempotency-key', ckey, '--arrow');
+    const bClear = await viaBridge('workspace.clear_ontology', { project: bridgeProject, idempotency_key: ckey });
+    expect([codeOf(cleared), cliCode(cClear), codeOf(bClear)]).toEqual(['ok', 'ok', 'ok']);
+    expect(cClear.stdout.equals(bytesOf(cleared))).toBe(true);
+    expect(bytesOf(bClear).equals(bytesOf(cleared))).toBe(true);
+    const [fNone, bNone] = await both('workspace.ontology', {});
+    const cNone = await cli('ontology', 'show', '--project', ws.dir, '--arrow');
+    expect(tableFromIPC(bytesOf(fNone)).getChild('mode')?.toArray()).toEqual(['none']);
+    expect(cNone.stdout.equals(bytesOf(fNone))).toBe(true);
+    expect(bytesOf(bNone).equals(bytesOf(fNone))).toBe(true);
+
+    // A source that does not parse: the same refusal everywhere, nothing published.
+    const broken = 'classes: [unclosed\n';
+    const badFile = join(root, 'broken.yaml');
+    writeFileSync(badFile, broken);
+    const bkey = testUuid('parity-adopt-broken');
+    const [fBad, bBad] = await both('workspace.adopt_ontology', { source: broken, source_format: 'yaml', mode: 'advisory', idempotency_key: bkey });
+    const cBad = await cli('ontology', 'adopt', badFile, '--mode', 'advisory', '--project', ws.dir, '--idempotency-key', bkey, '--arrow');
+    expect(codeOf(fBad)).not.toBe('ok');
+    expect([codeOf(bBad), cliCode(cBad)]).toEqual([codeOf(fBad), codeOf(fBad)]);
   });
 });

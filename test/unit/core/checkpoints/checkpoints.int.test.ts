@@ -15,6 +15,7 @@ import { ValidationMemo } from '../../../../core/revert/index';
 import { putConfig, putEdges, putNodes, testUuid } from '../../../support/project-fixtures';
 import { codeOf, counterClock, generationsOnDisk, workspace } from './checkpoint-support';
 import type { Workspace } from './checkpoint-support';
+import { withWriterLock } from './registry-support';
 
 const V = fixtures.identity_golden_vector;
 const spaces: Workspace[] = [];
@@ -290,6 +291,8 @@ describe('checkpoint_validates_complete_selected_generation', () => {
     await cps.checkpoint({ name: 'one', idempotencyKey: op(1) });
     expect(memo.misses).toBeGreaterThan(0);
     const cold = { hits: memo.hits, misses: memo.misses };
+    // Without the durable validation record (its own tests: validation-record.int.test.ts), the in-process memo answers.
+    fs.rmSync(path.join(w.dir, 'cache', 'validation'), { recursive: true });
     await cps.checkpoint({ name: 'two', idempotencyKey: op(2) });
     expect(memo.misses).toBe(cold.misses);
     expect(memo.hits).toBeGreaterThan(cold.hits);
@@ -311,8 +314,8 @@ describe('open_checkpoint_restarts_when_the_row_changes', () => {
       const state = realRead();
       reads++;
       if (reads === 1) {
-        store.mutate((doc) => planDelete(doc, prepareDelete({ name: 'moving', idempotencyKey: op(2) }), 1_760_000_000_000_001));
-        store.mutate((doc) => planCreate(doc, prepareCreate({ name: 'moving', idempotencyKey: op(3) }), { generationUuid: cur?.generationUuid ?? '', manifestSha256: cur?.manifestSha256 ?? '' }, 1_760_000_000_000_002));
+        withWriterLock(w.dir, (proof) => store.mutate(proof, (doc) => planDelete(doc, prepareDelete({ name: 'moving', idempotencyKey: op(2) }), 1_760_000_000_000_001)));
+        withWriterLock(w.dir, (proof) => store.mutate(proof, (doc) => planCreate(doc, prepareCreate({ name: 'moving', idempotencyKey: op(3) }), { generationUuid: cur?.generationUuid ?? '', manifestSha256: cur?.manifestSha256 ?? '' }, 1_760_000_000_000_002)));
       }
       return state;
     };

@@ -6,7 +6,7 @@ import { NAME_MAX_UTF8_BYTES, nameRefusal, normalizeName, utf8Length, validateDe
 import { CheckpointRegistryStore } from '../../../../core/checkpoints/registry-store';
 import { listPage } from '../../../../core/checkpoints/listing';
 import { GfError } from '../../../../core/errors';
-import { creating, removeRoot, tempRoot, uuidN } from './registry-support';
+import { creating, removeRoot, tempRoot, uuidN, writerOf } from './registry-support';
 
 function codeOf(f: () => unknown): string | null {
   try {
@@ -111,15 +111,15 @@ describe('checkpoint names', () => {
     const hostileButValid = ['registry.json', 'FORMAT', 'transactions', '.registry', '..hidden', 'locks', 'checkpoints', 'generations', 'con', 'cafe\u0301', 'नमस्ते'];
     const sampled = fc.sample(nameLike.filter((s) => nameRefusal(s) === null), { numRuns: 40, seed: 42 });
     const accepted = [...new Set([...hostileButValid, ...sampled].map(normalizeName))];
-    accepted.forEach((name, i) => store.mutate(creating(name, uuidN(1000 + i))));
+    accepted.forEach((name, i) => store.mutate(writerOf(store.root), creating(name, uuidN(1000 + i))));
     const after = walk(root);
     const added = after.filter((p) => !before.includes(p));
-    expect(added).toEqual(['checkpoints', 'checkpoints/registry.json', 'checkpoints/registry.json.sha256', 'locks/checkpoints.lock']);
+    expect(added).toEqual(['checkpoints', 'checkpoints/registry.json', 'checkpoints/registry.json.sha256', 'locks/checkpoints.created', 'locks/checkpoints.lock']);
     const listed = listPage(store.read().doc, 10_000, undefined).rows.map((r) => r.name);
     expect([...listed].sort()).toEqual([...accepted].sort());
     // Names compare by exact normalized bytes: the decomposed spelling is the same checkpoint name.
-    expect(codeOf(() => store.mutate(creating('cafe\u0301', uuidN(5000))))).toBe('GF_CHECKPOINT_EXISTS');
-    expect(codeOf(() => store.mutate(creating('caf\u00e9', uuidN(5001))))).toBe('GF_CHECKPOINT_EXISTS');
+    expect(codeOf(() => store.mutate(writerOf(store.root), creating('cafe\u0301', uuidN(5000))))).toBe('GF_CHECKPOINT_EXISTS');
+    expect(codeOf(() => store.mutate(writerOf(store.root), creating('caf\u00e9', uuidN(5001))))).toBe('GF_CHECKPOINT_EXISTS');
   });
 
   it('descriptions are nullable, kept byte for byte, at most 1,024 UTF-8 bytes', () => {

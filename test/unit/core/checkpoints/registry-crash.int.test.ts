@@ -1,16 +1,22 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tableFromIPC } from 'apache-arrow';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { Checkpoints, openCheckpointedProject } from '../../../../core/checkpoints/checkpoints';
 import { CheckpointRegistryStore } from '../../../../core/checkpoints/registry-store';
+import { createDemoWorkspace } from '../../../../core/demo/create';
 import { REGISTRY_FAILPOINTS, armRegistryFailpointForTesting } from '../../../../core/checkpoints/failpoints';
 import type { RegistryFailpoint } from '../../../../core/checkpoints/failpoints';
 import { GfError } from '../../../../core/errors';
-import { creating, removeRoot, tempRoot, uuidN } from './registry-support';
+import { creating, removeRoot, tempRoot, uuidN, writerOf } from './registry-support';
 import { observeProject } from '../../../support/project-state';
 import { codeOf, workspace } from './checkpoint-support';
+import { ValidationMemo, leaseSnapshotByRows, validateCompleteSnapshot } from '../../../../core/checkpoints/snapshot-validation';
+import { validationRecordPath, writeValidationRecord } from '../../../../core/checkpoints/validation-record';
+import type { VerifiedObject } from '../../../../core/project/index';
 import type { Workspace } from './checkpoint-support';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -53,6 +59,28 @@ function visibleRows(bytes: Uint8Array): string {
   return JSON.stringify(tableFromIPC(bytes).toArray().map((r) => r.toJSON()), (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v));
 }
 
+/** States of CURRENT's derived validation record the killed writer starts from. */
+const CACHE_STATES = ['present', 'absent', 'torn'] as const;
+
+/** Validates CURRENT completely and writes its record (`present`), writes none (`absent`) or a torn one (`torn`). */
+function prepareRecord(w: Workspace, state: (typeof CACHE_STATES)[number]): void {
+  if (state === 'absent') {
+    fs.rmSync(path.join(w.dir, 'cache', 'validation'), { recursive: true, force: true });
+    return;
+  }
+  const lease = w.project.lease();
+  const opened: VerifiedObject[] = [];
+  try {
+    validateCompleteSnapshot(leaseSnapshotByRows(w.dir, lease, opened), new ValidationMemo());
+    writeValidationRecord(w.dir, { generationUuid: lease.generationUuid, manifestSha256: lease.manifestSha256, participants: lease.manifest.participants });
+    const file = validationRecordPath(w.dir, lease.manifestSha256);
+    if (state === 'torn') fs.truncateSync(file, Math.floor(fs.statSync(file).size / 2));
+  } finally {
+    for (const o of opened) o.close();
+    lease.release();
+  }
+}
+
 function dirEntries(root: string): string[] {
   const dir = path.join(root, 'checkpoints');
   return fs.existsSync(dir) ? fs.readdirSync(dir).sort() : [];
@@ -60,11 +88,12 @@ function dirEntries(root: string): string[] {
 
 describe('registry pair-commit under SIGKILL', () => {
   it('every failpoint, first create and replacement: reopen shows exactly the previous or the next revision', async () => {
-    const scenarios = REGISTRY_FAILPOINTS.flatMap((fp) => (['first', 'replace'] as const).map((kind) => ({ fp, kind })));
+    const scenarios = REGISTRY_FAILPOINTS.flatMap((fp) => (['first', 'replace'] as const).map((kind) => ({ fp, kind }))).map((s, i) => ({ ...s, cache: CACHE_STATES[i % CACHE_STATES.length] }));
     const results = await inBatches(
       scenarios,
       4,
-      async ({ fp, kind }) => {
+      async ({ fp, kind, cache }) => {
+        if (cache === undefined) throw new Error('a cache state per scenario');
         const w = await workspace();
         spaces.push(w);
         await w.publish('g1');
@@ -72,15 +101,16 @@ describe('registry pair-commit under SIGKILL', () => {
           await w.cps.checkpoint({ name: 'before', idempotencyKey: uuidN(1) });
           await w.publish('g2'); // later changes: the new checkpoint names a newer generation
         }
+        prepareRecord(w, cache);
         const before = w.cps.registryState();
         const target = w.project.current()!;
         const evidence = observeProject(w.project);
         const exit = await runWriter(w.dir, 'after', uuidN(2), fp);
-        return { fp, kind, w, before, target, evidence, exit };
+        return { fp, kind, cache, w, before, target, evidence, exit };
       },
     );
-    for (const { fp, kind, w, before, target, evidence, exit } of results) {
-      const label = `${fp} (${kind})`;
+    for (const { fp, kind, cache, w, before, target, evidence, exit } of results) {
+      const label = `${fp} (${kind}, validation record ${cache})`;
       expect(exit.signal, label).toBe('SIGKILL');
       const again = await w.reopen();
       const want = expectedRevision(fp, before.revision);
@@ -110,6 +140,60 @@ describe('registry pair-commit under SIGKILL', () => {
       expect(receipt.registry_revision, label).toBe(before.revision + 1);
       expect(receipt.source_generation_uuid, label).toBe(target.generationUuid);
       expect(again.cps.registryState().revision, label).toBe(before.revision + 1);
+    }
+  }, 300_000);
+
+  it('every failpoint, create on a workspace whose later changes touch every scope (the demo): reopen shows exactly the previous or the next revision', async () => {
+    // One demo, copied per failpoint: after its first checkpoint the demo changes graph, ontology, knowledge,
+    // epistemic, provenance and configuration records (checked below, so the fixture cannot quietly narrow).
+    const base = fs.mkdtempSync(path.join(os.tmpdir(), 'gf-reg-crash-demo-'));
+    roots.push(base);
+    await createDemoWorkspace(path.join(base, 'demo'), { records: 20, seed: 7 });
+    {
+      const demo = await openCheckpointedProject(path.join(base, 'demo'));
+      const first = new Checkpoints(demo).openCheckpoint('Graph imported');
+      const current = observeProject(demo);
+      const was = new Map(first.participants.map((p) => [`${p.capabilityId}/${p.recordFamilyId}`, p.contentSha256]));
+      first.release();
+      const changed = new Set(current.participants.filter((p) => was.get(p.family) !== p.sha256).map((p) => p.family.split('/')[0]));
+      for (const scope of ['graph', 'workspace', 'knowledge', 'epistemic', 'provenance']) expect(changed, `later changes in ${scope}`).toContain(scope);
+      expect(current.participants.some((p) => p.family === 'workspace/ontology' && was.get(p.family) !== p.sha256)).toBe(true);
+    }
+    const results = await inBatches(REGISTRY_FAILPOINTS, 4, async (fp) => {
+      const dir = path.join(base, fp);
+      fs.cpSync(path.join(base, 'demo'), dir, { recursive: true });
+      const project = await openCheckpointedProject(dir);
+      const cps = new Checkpoints(project);
+      const before = cps.registryState();
+      const target = project.current()!;
+      const evidence = observeProject(project);
+      const exit = await runWriter(dir, 'after', uuidN(40), fp);
+      return { fp, dir, before, target, evidence, exit };
+    });
+    for (const { fp, dir, before, target, evidence, exit } of results) {
+      const label = `${fp} (every scope)`;
+      expect(exit.signal, label).toBe('SIGKILL');
+      const cps = new Checkpoints(await openCheckpointedProject(dir));
+      const want = expectedRevision(fp, before.revision);
+      const seen = cps.registryState();
+      expect(seen.revision, label).toBe(want);
+      const names = (seen.doc?.active ?? []).map((r) => r.name).sort();
+      const was = (before.doc?.active ?? []).map((r) => r.name);
+      expect(names, label).toEqual(want > before.revision ? [...was, 'after'].sort() : [...was].sort());
+      if (want === before.revision) expect(seen.sha256, label).toBe(before.sha256);
+      else {
+        const view = cps.openCheckpoint('after');
+        expect([view.generationUuid, view.manifestSha256], label).toEqual([target.generationUuid, target.manifestSha256]);
+        expect(view.participants.map((p) => ({ family: `${p.capabilityId}/${p.recordFamilyId}`, sha256: p.contentSha256 })), label).toEqual(
+          evidence.participants.map((p) => ({ family: p.family, sha256: p.sha256 })),
+        );
+        for (const p of evidence.participants) expect(visibleRows(view.readRecords(p.family, { limit: 10_000 }).bytes), `${label} ${p.family}`).toBe(p.rows);
+        view.release();
+      }
+      expect(await cps.recoverRegistry(), label).toEqual(seen);
+      expect(dirEntries(dir), label).toEqual(['registry.json', 'registry.json.sha256']);
+      const receipt = await cps.checkpoint({ name: 'after', idempotencyKey: uuidN(40) });
+      expect([receipt.registry_revision, receipt.source_generation_uuid], label).toEqual([before.revision + 1, target.generationUuid]);
     }
   }, 300_000);
 
@@ -149,11 +233,11 @@ describe('registry pair-commit under SIGKILL', () => {
       const root = tempRoot('gf-err-');
       roots.push(root);
       const store = new CheckpointRegistryStore(root);
-      store.mutate(creating('before', uuidN(1)));
+      store.mutate(writerOf(store.root), creating('before', uuidN(1)));
       armRegistryFailpointForTesting(`${fp}.error`);
       let err: GfError | undefined;
       try {
-        store.mutate(creating('after', uuidN(2)));
+        store.mutate(writerOf(store.root), creating('after', uuidN(2)));
       } catch (e) {
         err = e as GfError;
       }

@@ -6,7 +6,7 @@ import { diagnose } from '../../../../core/api/doctor-operations';
 import { CheckpointRegistryStore, registryObservationsForTesting } from '../../../../core/checkpoints/registry-store';
 import { registryCatalog } from '../../../../core/participants/index';
 import { createProject } from '../../../../core/project/index';
-import { creating, deleting, removeRoot, tempRoot, uuidN } from './registry-support';
+import { creating, deleting, removeRoot, tempRoot, uuidN, writerOf } from './registry-support';
 
 const roots: string[] = [];
 afterEach(() => {
@@ -32,7 +32,7 @@ function readCounted(store: CheckpointRegistryStore): { names: string[]; observa
 /** A registry holding `alpha` in `dir`, read once by an eager store: the memo now holds it. */
 function remembered(dir = root()): { readonly dir: string; readonly store: CheckpointRegistryStore } {
   const store = eager(dir);
-  store.mutate(creating('alpha', uuidN(1)));
+  store.mutate(writerOf(store.root), creating('alpha', uuidN(1)));
   expect(readCounted(store)).toEqual({ names: ['alpha'], observations: 1 });
   return { dir, store };
 }
@@ -53,7 +53,7 @@ describe('the registry read memo (CheckpointRegistryStore.read)', () => {
 
   it('serves another store of the same project from the memo (the API makes a store per request)', () => {
     const r = root();
-    eager(r).mutate(creating('alpha', uuidN(1)));
+    eager(r).mutate(writerOf(eager(r).root), creating('alpha', uuidN(1)));
     expect(readCounted(eager(r)).observations).toBe(1);
     expect(readCounted(eager(r))).toEqual({ names: ['alpha'], observations: 0 });
   });
@@ -62,11 +62,11 @@ describe('the registry read memo (CheckpointRegistryStore.read)', () => {
     const r = root();
     const reader = eager(r);
     const writer = new CheckpointRegistryStore(r);
-    writer.mutate(creating('alpha', uuidN(1)));
+    writer.mutate(writerOf(writer.root), creating('alpha', uuidN(1)));
     expect(readCounted(reader).names).toEqual(['alpha']);
-    writer.mutate(creating('beta', uuidN(2)));
+    writer.mutate(writerOf(writer.root), creating('beta', uuidN(2)));
     expect(readCounted(reader)).toEqual({ names: ['alpha', 'beta'], observations: 1 });
-    writer.mutate(deleting('alpha', uuidN(3)));
+    writer.mutate(writerOf(writer.root), deleting('alpha', uuidN(3)));
     expect(readCounted(reader)).toEqual({ names: ['beta'], observations: 1 });
   });
 
@@ -109,7 +109,7 @@ describe('the registry read memo (CheckpointRegistryStore.read)', () => {
   it('never remembers a registry written within the racy-clean age: each read of it observes the files', () => {
     const r = root();
     const store = new CheckpointRegistryStore(r, { memoMinAgeNs: 3_600n * 1_000_000_000n });
-    store.mutate(creating('alpha', uuidN(1)));
+    store.mutate(writerOf(store.root), creating('alpha', uuidN(1)));
     expect(readCounted(store).observations).toBe(1);
     expect(readCounted(store).observations).toBe(1);
   });

@@ -8,7 +8,7 @@ import type { RegistryIntent } from '../../../../core/checkpoints/registry-forma
 import { isPlan } from '../../../../core/checkpoints/registry-core';
 import type { RegistryPlan } from '../../../../core/checkpoints/registry-core';
 import { GfError } from '../../../../core/errors';
-import { creating, removeRoot, tempRoot, uuidN } from './registry-support';
+import { creating, removeRoot, tempRoot, uuidN, writerOf } from './registry-support';
 
 const TXN = '22222222-3333-4444-8555-666666666666';
 const T = tempNames(TXN);
@@ -33,12 +33,14 @@ function fixture(first: boolean): Fixture {
   roots.push(root);
   const store = new CheckpointRegistryStore(root);
   const dir = path.join(root, 'checkpoints');
-  if (!first) store.mutate(creating('prev', uuidN(1)));
+  if (!first) store.mutate(writerOf(store.root), creating('prev', uuidN(1)));
   else fs.mkdirSync(dir);
-  // The lock file is made by the first mutation; a first-create fixture makes it with a create+remove cycle.
+  // The lock file is made by the first mutation; a first-create fixture makes it with a create+remove cycle
+  // (and removes the marker that a committed pair leaves, so the workspace looks as if none was ever committed).
   if (first) {
-    store.mutate(creating('tmp', uuidN(99)));
+    store.mutate(writerOf(store.root), creating('tmp', uuidN(99)));
     for (const f of ['registry.json', 'registry.json.sha256']) fs.unlinkSync(path.join(dir, f));
+    fs.unlinkSync(path.join(root, 'locks', 'checkpoints.created'));
   }
   const state = store.read();
   const plan = creating('next', uuidN(2))(state.doc);
@@ -86,7 +88,7 @@ function names(f: Fixture): string[] {
 }
 function expectCorruptUntouched(f: Fixture): void {
   const before = snapshot(f);
-  for (const op of [() => f.store.read(), () => f.store.recover(), () => f.store.mutate(creating('other', uuidN(3)))]) {
+  for (const op of [() => f.store.read(), () => f.store.recover(writerOf(f.store.root)), () => f.store.mutate(writerOf(f.store.root), creating('other', uuidN(3)))]) {
     let code = 'accepted';
     try {
       op();
@@ -103,7 +105,7 @@ describe('ADR-0014 recovery state table, each row built on disk', () => {
     const f = fixture(false);
     put(f, T.registryTemp, f.next.bytes); // a crash before the intent existed
     expect(names(f)).toEqual(['prev']);
-    expect(f.store.recover().revision).toBe(1);
+    expect(f.store.recover(writerOf(f.store.root)).revision).toBe(1);
     expect(entries(f)).toEqual(['registry.json', 'registry.json.sha256']);
     put(f, 'registry.json', f.next.bytes);
     put(f, 'registry.json.sha256', encodeChecksum(f.next.bytes));
@@ -127,7 +129,7 @@ describe('ADR-0014 recovery state table, each row built on disk', () => {
     stageIntentAndTemps(f);
     expect(names(f)).toEqual(['prev']); // readers see previous without acting
     expect(entries(f)).toContain('registry.txn.json');
-    expect(f.store.recover().revision).toBe(1);
+    expect(f.store.recover(writerOf(f.store.root)).revision).toBe(1);
     expect(entries(f)).toEqual(['registry.json', 'registry.json.sha256']);
     expect(new Uint8Array(fs.readFileSync(path.join(f.dir, 'registry.json')))).toEqual(f.prevBytes);
   });
@@ -136,7 +138,7 @@ describe('ADR-0014 recovery state table, each row built on disk', () => {
     const f = fixture(true);
     stageIntentAndTemps(f);
     expect(f.store.read().doc).toBeNull();
-    expect(f.store.recover().doc).toBeNull();
+    expect(f.store.recover(writerOf(f.store.root)).doc).toBeNull();
     expect(entries(f)).toEqual([]);
   });
 
@@ -147,7 +149,7 @@ describe('ADR-0014 recovery state table, each row built on disk', () => {
       installNextRegistry(f);
       if (variant === 'missing') rm(f, 'registry.json.sha256');
       expect(names(f)).toEqual(variant === 'first-create' ? ['next'] : ['next', 'prev']);
-      expect(f.store.recover().revision).toBe(f.intent.next_revision);
+      expect(f.store.recover(writerOf(f.store.root)).revision).toBe(f.intent.next_revision);
       expect(entries(f)).toEqual(['registry.json', 'registry.json.sha256']);
       expect(fs.readFileSync(path.join(f.dir, 'registry.json.sha256'), 'utf8')).toBe(`${f.intent.next_sha256}\n`);
     }
@@ -161,7 +163,7 @@ describe('ADR-0014 recovery state table, each row built on disk', () => {
       if (keepTemp) put(f, 'registry.json.sha256', encodeChecksum(f.next.bytes));
       else installNextChecksum(f);
       expect(names(f)).toEqual(['next', 'prev']);
-      expect(f.store.recover().revision).toBe(2);
+      expect(f.store.recover(writerOf(f.store.root)).revision).toBe(2);
       expect(entries(f)).toEqual(['registry.json', 'registry.json.sha256']);
     }
   });

@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createLockFile, tryExclusive } from '../../../../core/project/sqlite-lock';
+import { issueWriterProof } from '../../../../core/project/writer-proof';
+import type { WriterLockProof } from '../../../../core/project/writer-proof';
 import { isPlan, planCreate, planDelete, prepareCreate, prepareDelete } from '../../../../core/checkpoints/registry-core';
 import type { CheckpointReceipt } from '../../../../core/checkpoints/registry-core';
 import { REGISTRY_FORMAT, REGISTRY_FORMAT_VERSION, compareActive, compareTombstones } from '../../../../core/checkpoints/registry-format';
@@ -10,10 +13,53 @@ import type { ActiveRow, RegistryDoc, TombstoneRow } from '../../../../core/chec
 export function tempRoot(prefix = 'gf-reg-'): string {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   fs.mkdirSync(path.join(root, 'locks'));
+  createLockFile(path.join(root, 'locks', 'writer.lock'), 'locks/writer.lock');
   return root;
 }
 
+const WRITERS = new Map<string, { readonly proof: WriterLockProof; readonly release: () => void }>();
+
+/**
+ * Takes the writer lock of a bare registry root for the rest of the test (what `withWriter` does for a project)
+ * and returns its proof; `removeRoot` releases it.
+ */
+export function writerOf(root: string): WriterLockProof {
+  const held = WRITERS.get(root);
+  if (held !== undefined) return held.proof;
+  const a = tryExclusive(path.join(root, 'locks', 'writer.lock'), 'locks/writer.lock');
+  if (a.kind !== 'held') throw new Error(`writer lock of ${root}: ${a.kind}`);
+  const issued = issueWriterProof(root);
+  WRITERS.set(root, {
+    proof: issued.proof,
+    release: () => {
+      issued.revoke();
+      a.lock.release();
+    },
+  });
+  return issued.proof;
+}
+
+/** Runs `fn` holding the writer lock of `root` (a project or a bare root), with its proof. */
+export function withWriterLock<R>(root: string, fn: (proof: WriterLockProof) => R): R {
+  const a = tryExclusive(path.join(root, 'locks', 'writer.lock'), 'locks/writer.lock');
+  if (a.kind !== 'held') throw new Error(`writer lock of ${root}: ${a.kind}`);
+  const issued = issueWriterProof(root);
+  try {
+    return fn(issued.proof);
+  } finally {
+    issued.revoke();
+    a.lock.release();
+  }
+}
+
+/** Releases the writer lock `writerOf` took for `root` (no-op when none). */
+export function releaseWriter(root: string): void {
+  WRITERS.get(root)?.release();
+  WRITERS.delete(root);
+}
+
 export function removeRoot(root: string): void {
+  releaseWriter(root);
   fs.rmSync(root, { recursive: true, force: true });
 }
 

@@ -9,8 +9,6 @@ import { RevertEngine, ValidationMemo, revertTransactionUuid } from '../../../..
 import { testUuid } from '../../../support/project-fixtures';
 import { counterClock, demoProject, putConfigKeepingMode, tempDir } from '../revert/revert-support';
 
-/** These cases revert to one checkpoint more than once (issue 19: the same content again needs the explicit confirmation). */
-const SAME = { confirmSameContent: true } as const;
 
 // ADR-0014 "Identical replay returns the original receipt" and "the replay
 // record remains directly addressable": the revert receipt record outlives
@@ -47,7 +45,7 @@ describe('identical_replay_returns_original_receipt_after_retention', () => {
     const key = KEY(1);
     const txn = revertTransactionUuid(key);
     const request = { name: 'Graph imported', reason: 'Undo the import', idempotencyKey: key };
-    const receipt = await engine().revertToCheckpoint(request, SAME);
+    const receipt = await engine().revertToCheckpoint(request);
     const bytes = JSON.stringify(receipt);
 
     await laterPublications(50, 'after-revert');
@@ -60,7 +58,7 @@ describe('identical_replay_returns_original_receipt_after_retention', () => {
     const current = project.current()?.generationUuid;
     const gens = generationDirs();
     // A different clock: a replay that sampled it would derive another generation UUID.
-    const replayed = await engine(counterClock(1_900_000_000_000_000)).revertToCheckpoint(request, SAME);
+    const replayed = await engine(counterClock(1_900_000_000_000_000)).revertToCheckpoint(request);
     expect(JSON.stringify(replayed)).toBe(bytes);
     expect(project.current()?.generationUuid).toBe(current);
     expect(generationDirs()).toEqual(gens);
@@ -74,7 +72,7 @@ describe('identical_replay_returns_original_receipt_after_retention', () => {
   it('a key whose record was pruned past the bound is refused with a typed error, never published again', async () => {
     const key = KEY(3);
     const request = { name: 'Graph imported', reason: 'Pruned later', idempotencyKey: key };
-    await engine().revertToCheckpoint(request, SAME);
+    await engine().revertToCheckpoint(request);
     await laterPublications(5, 'before-prune');
     await project.cleanup();
     // Shrink the window to nothing (the production bound is REVERT_RECEIPTS_MAX).
@@ -83,12 +81,12 @@ describe('identical_replay_returns_original_receipt_after_retention', () => {
     expect(lookupRevertReceipt(dir, revertTransactionUuid(key)).kind).toBe('pruned');
     const current = project.current()?.generationUuid;
     const gens = generationDirs();
-    const err = await engine().revertToCheckpoint(request, SAME).catch((e: unknown) => e as { code?: string; committed?: boolean; details?: Record<string, unknown> });
+    const err = await engine().revertToCheckpoint(request).catch((e: unknown) => e as { code?: string; committed?: boolean; details?: Record<string, unknown> });
     expect(err).toMatchObject({ code: 'GF_IDEMPOTENCY_CONFLICT', committed: false, details: { phase: 'receipt_pruned', limit: 4096 } });
     expect(project.current()?.generationUuid).toBe(current);
     expect(generationDirs()).toEqual(gens);
     // A fresh key still reverts.
-    const fresh = await engine().revertToCheckpoint({ ...request, idempotencyKey: KEY(4) }, SAME);
+    const fresh = await engine().revertToCheckpoint({ ...request, idempotencyKey: KEY(4) });
     expect(project.current()?.generationUuid).toBe(fresh.result_generation_uuid);
   });
 
@@ -96,7 +94,7 @@ describe('identical_replay_returns_original_receipt_after_retention', () => {
     const key = KEY(5);
     const txn = revertTransactionUuid(key);
     const request = { name: 'Graph imported', reason: 'Crash window', idempotencyKey: key };
-    const receipt = await engine().revertToCheckpoint(request, SAME);
+    const receipt = await engine().revertToCheckpoint(request);
     // The state a SIGKILL right after the PUBLISHED journal leaves: journal, no record.
     fs.rmSync(path.join(dir, 'receipts', 'revert', `${txn}.json`));
     expect(lookupRevertReceipt(dir, txn).kind).toBe('unknown');
@@ -105,7 +103,7 @@ describe('identical_replay_returns_original_receipt_after_retention', () => {
     expect(fs.existsSync(path.join(dir, 'transactions', `${txn}.json`))).toBe(false);
     const gens = generationDirs();
     const reopened = await openCheckpointedProject(dir);
-    const replayed = await new RevertEngine(reopened, { clock: counterClock(3_000_000_000_000_000), memo: new ValidationMemo() }).revertToCheckpoint(request, SAME);
+    const replayed = await new RevertEngine(reopened, { clock: counterClock(3_000_000_000_000_000), memo: new ValidationMemo() }).revertToCheckpoint(request);
     expect(JSON.stringify(replayed)).toBe(JSON.stringify(receipt));
     expect(generationDirs()).toEqual(gens);
   });

@@ -69,21 +69,25 @@ describe('gf retention, revert preview, gf log', () => {
     expect(csv).toHaveLength(2);
   });
 
-  it('a revert to content CURRENT already has is flagged and needs --confirm-same-content (GF_CONFIRMATION_REQUIRED, nothing written)', async () => {
+  it('a revert to content CURRENT already has is flagged by the preview and publishes (ADR-0014): one revert generation, its restoration record the only change', async () => {
     const { dir, gens } = await workspace('same');
     const project = await openCheckpointedProject(dir);
     await new Checkpoints(project, { clock: counterClock() }).checkpoint({ name: 'Now', idempotencyKey: testUuid('cp-now') });
     const preview = JSON.parse((await gf('checkpoint', 'revert', 'Now', '--preview', '--project', dir, '--json')).out) as JsonResults['revert.preview'];
     expect(preview.same_content).toBe(true);
-    const refused = await gf('checkpoint', 'revert', 'Now', '--project', dir, '--reason', 'again');
-    expect([refused.code, refused.err.split(':')[0]]).toEqual([1, 'GF_CONFIRMATION_REQUIRED']);
-    expect(refused.err).toContain('(committed: false)');
-    expect(refused.err).not.toContain('idempotency');
-    expect(project.current()?.generationUuid).toBe(gens[2]);
+    // Records aside from restoration records, nothing differs (the preview's list says so too).
+    expect(preview.changes.filter((c) => c.change_kind !== 'unchanged' && c.record_family_id !== 'restoration_transition')).toEqual([]);
+    const text = (await gf('checkpoint', 'revert', 'Now', '--preview', '--project', dir)).out;
+    expect(text).toContain('the revert still publishes a generation, which differs from CURRENT only by its restoration record');
+    expect(text).not.toContain('change nothing');
+    // The frozen request fields only: the old confirmation flag is no option.
+    const flagged = await gf('checkpoint', 'revert', 'Now', '--project', dir, '--reason', 'again', '--confirm-same-content');
+    expect(flagged.code).toBe(2);
     expect(readLineage(dir).records).toHaveLength(3);
-    const confirmed = await gf('checkpoint', 'revert', 'Now', '--project', dir, '--reason', 'again', '--confirm-same-content');
-    expect(confirmed.code).toBe(0);
+    const reverted = await gf('checkpoint', 'revert', 'Now', '--project', dir, '--reason', 'again');
+    expect([reverted.code, reverted.err]).toEqual([0, expect.not.stringContaining('GF_')]);
     expect(readLineage(dir).records.map((r) => r.kind)).toEqual(['first', 'publication', 'publication', 'revert']);
+    expect(project.current()?.generationUuid).not.toBe(gens[2]);
   });
 });
 

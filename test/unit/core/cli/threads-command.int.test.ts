@@ -33,33 +33,36 @@ afterAll(() => {
 });
 
 describe('gf threads health', () => {
-  it('--postgres-url prints the adapter record: one idle connection, never written (table and JSON)', async () => {
+  it('--postgres-url prints the adapter record (no adapter wrote here: no connection, never written), not the browsing pool\'s; beside it, waiting callers and whether the browser can read (table and JSON)', async () => {
     const json = await gf('threads', 'health', '--postgres-url', server().url, '--json');
     expect(json.code).toBe(0);
-    expect(JSON.parse(json.out)).toEqual({ pool_in_use: 0, pool_idle: 1, last_write_age_seconds: null });
+    expect(JSON.parse(json.out)).toEqual({ pool_in_use: 0, pool_idle: 0, last_write_age_seconds: null, pool_waiting: 0, readable: false, unreadable_reason: 'the PostgreSQL database has no LangGraph checkpoint tables (checkpoints, writes)' });
     const table = await gf('threads', 'health', '--postgres-url', server().url);
     expect(table.code).toBe(0);
-    expect(rowsOf(table.out)).toEqual([
+    expect(rowsOf(table.out).slice(0, 4)).toEqual([
       ['pool_in_use', '0'],
-      ['pool_idle', '1'],
+      ['pool_idle', '0'],
       ['last_write_age_seconds', 'never'],
+      ['pool_waiting', '0'],
     ]);
+    expect(table.out).toContain('readable                no: the PostgreSQL database has no LangGraph checkpoint tables');
   });
 
-  it('--sqlite prints the record of an existing LangGraph database', async () => {
+  it('--sqlite prints the record of the adapter that wrote the database in this process: that write\'s age', async () => {
     const path = join(dir, 'threads.sqlite');
     const writer = new SqliteCheckpointerAdapter({ path });
     await putChain(await writer.saver(), 'thread-1', 2);
-    await writer.close();
     const json = await gf('threads', 'health', '--sqlite', path, '--json');
     expect(json.code).toBe(0);
-    expect(JSON.parse(json.out)).toEqual({ pool_in_use: 0, pool_idle: 1, last_write_age_seconds: null });
+    const h = JSON.parse(json.out) as { last_write_age_seconds: number | null };
+    expect(h).toEqual({ pool_in_use: 0, pool_idle: 1, last_write_age_seconds: h.last_write_age_seconds, pool_waiting: 0, readable: true, unreadable_reason: null });
+    expect(h.last_write_age_seconds).not.toBeNull();
+    expect(h.last_write_age_seconds).toBeLessThanOrEqual(writer.health().last_write_age_seconds);
+    await writer.close();
     const table = await gf('threads', 'health', '--sqlite', path);
-    expect(rowsOf(table.out)).toEqual([
-      ['pool_in_use', '0'],
-      ['pool_idle', '1'],
-      ['last_write_age_seconds', 'never'],
-    ]);
+    expect(rowsOf(table.out).map((r) => r[0])).toEqual(['pool_in_use', 'pool_idle', 'last_write_age_seconds', 'pool_waiting', 'readable']);
+    expect(rowsOf(table.out)[1]).toEqual(['pool_idle', '0']); // the adapter closed its connection
+    expect(rowsOf(table.out)[4]).toEqual(['readable', 'yes']);
   });
 
   it('a missing --sqlite file is GF_IO and is not created', async () => {

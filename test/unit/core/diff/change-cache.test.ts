@@ -186,3 +186,23 @@ describe('stored chunk counts', () => {
     }
   });
 });
+
+describe('record indexes on disk (cache/index/)', () => {
+  it('stores and loads an index by key, and says it cannot keep one where the directory is not writable', () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'gf-diff-index-'));
+    dirs.push(root);
+    const cache = new DiskChangeCache(root);
+    const key = 'ab'.repeat(32);
+    expect(cache.canStoreIndex()).toBe(true);
+    expect(cache.loadIndex(key)).toBeUndefined();
+    cache.storeIndex(key, new Uint8Array([1, 2, 3]));
+    expect([...(cache.loadIndex(key) ?? [])]).toEqual([1, 2, 3]);
+    expect(fs.readdirSync(path.join(root, 'cache', 'index'))).toEqual([`${key}.idx`]);
+    // A file where the directory should be (or a read-only workspace): nothing can be kept, so nothing is built.
+    const blocked = fs.mkdtempSync(path.join(os.tmpdir(), 'gf-diff-index-'));
+    dirs.push(blocked);
+    fs.mkdirSync(path.join(blocked, 'cache'));
+    fs.writeFileSync(path.join(blocked, 'cache', 'index'), '');
+    expect(new DiskChangeCache(blocked).canStoreIndex()).toBe(false);
+  });
+});

@@ -69,7 +69,7 @@ describe('reviewer diff through the contract', () => {
 
   it('a checkpoint against the CURRENT just reverted to it: content identical, 1 restoration record, and that record opens', async () => {
     // The demo's CURRENT already has the release's content: a same-content revert must be confirmed.
-    await ok('checkpoints.revert', { name: 'Release 1.0', reason: 'back to the release', idempotency_key: testUuid('display-contract-revert'), confirm_same_content: true });
+    await ok('checkpoints.revert', { name: 'Release 1.0', reason: 'back to the release', idempotency_key: testUuid('display-contract-revert') });
     const stat = await ok<DiffStatResult>('checkpoints.diff_stat', { from: 'Release 1.0', to: 'CURRENT', scope: 'all' });
     expect(stat.headline).toBe('content identical; 1 restoration record');
     const books = stat.families.filter((f) => f.change_kind !== 'unchanged');

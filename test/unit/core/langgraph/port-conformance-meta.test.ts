@@ -87,7 +87,7 @@ function brokenInitializer(defect: Defect): CheckpointerPortInitializer {
       const adapter: LangGraphCheckpointerPort = { saver: patch.saver ?? (() => inner.saver()), health: patch.health ?? (() => inner.health()) };
       let db: { readonly open: boolean } | undefined;
       void inner.saver().then((s) => (db = s.db), () => undefined);
-      return { adapter, poolTotal: () => (db?.open === true ? 1 : 0) };
+      return { adapter, poolTotal: () => (db?.open === true ? 1 : 0), checkedOut: () => 0, poolIdle: () => (db?.open === true ? 1 : 0), pooled: false };
     },
     async bare() {
       const s = SqliteSaver.fromConnString(path());

@@ -190,16 +190,21 @@ describe('S5-01 D: pool exhaustion', () => {
 });
 
 describe('S5-01 E: concurrency', () => {
-  it('E1: 20 threads × 10 checkpoints through one max-20 pool all commit; pool_in_use + pool_idle == totalCount at every sample', async () => {
+  it("E1: 20 threads × 10 checkpoints through one max-20 pool all commit; at every sample pool_in_use equals the connections the pool's own acquire/release events say callers hold, pool_idle its idle count", async () => {
     const pool = newPool({ max: 20, connectionTimeoutMillis: 5_000 });
     const adapter = new PostgresCheckpointerAdapter({ pool });
+    let held = 0; // counted here, independently of the adapter, from the pool's events
+    pool.on('acquire', () => void (held += 1));
+    pool.on('release', () => void (held -= 1));
     const saver = await adapter.saver();
     const samples: string[] = [];
     let count = 0;
+    let busy = 0;
     const sample = (): void => {
       const h = adapter.health();
       count += 1;
-      if (h.pool_in_use + h.pool_idle !== pool.totalCount) samples.push(`${h.pool_in_use}+${h.pool_idle}≠${pool.totalCount}`);
+      if (h.pool_in_use > 0) busy += 1;
+      if (h.pool_in_use !== held || h.pool_idle !== pool.idleCount) samples.push(`in_use ${h.pool_in_use} vs held ${held}, idle ${h.pool_idle} vs ${pool.idleCount}`);
     };
     let sampling = true;
     const sampler = (async () => {
@@ -215,6 +220,7 @@ describe('S5-01 E: concurrency', () => {
     expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
     expect(count).toBeGreaterThan(20);
     expect(samples).toEqual([]);
+    expect(busy).toBeGreaterThan(0); // health was called while writes held connections (C4: concurrent, not one after another)
     const { rows } = await pool.query<{ n: string }>('SELECT count(*) AS n FROM public.checkpoints WHERE thread_id = ANY($1)', [ids]);
     expect(Number(rows[0]?.n)).toBe(200);
     expect(pool.totalCount).toBeLessThanOrEqual(20);

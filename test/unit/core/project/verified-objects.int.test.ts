@@ -179,11 +179,27 @@ describe('objects opened for ranged reads', () => {
     const { sha, file, entry } = writeObject(bytes);
     const o = openObjectVerified(root, entry, { minAgeNs: 0n });
     expect(Buffer.from(o.read(20, 50)).equals(Buffer.from(bytes.subarray(20, 70)))).toBe(true);
-    // Its identity is too young to be trusted by the next open: it is not remembered.
+    // Its identity is too young to be trusted by the next open: it is not remembered. (Date is frozen at
+    // beforeEach, before the file was written: with minAgeNs 0 the open must not care.)
     expect(isVerifiedObject(sha)).toBe(false);
     // Ranged: a later change of the file is refused, not served from memory. The change alters the size: a
     // same-size rewrite within one timestamp tick keeps the identity (the racy case), which is why it is not remembered.
     fs.writeFileSync(file, new Uint8Array(6001));
+    expect(codeOf(() => o.read(0, 4))).toBe('GF_PROJECT_CORRUPT');
+    o.close();
+  });
+
+  it('minAgeNs 0 means any age, even when the clock reads earlier than the file\'s ctime (millisecond-truncated Date.now, a lagging clock): ranged reads, never the in-memory copy', () => {
+    // The flake of issue 32: Date is faked (frozen at beforeEach), so the "now" the open compares with can
+    // precede the ctime of a file written after it; minAgeNs 0 then still read the file as too recent and
+    // served an in-memory copy, which cannot see a later change. Here the clock is put behind on purpose.
+    const bytes = new Uint8Array(3000).map((_, i) => (i * 11) % 256);
+    const { sha, file, entry } = writeObject(bytes);
+    vi.setSystemTime(Date.now() - 5_000);
+    const o = openObjectVerified(root, entry, { minAgeNs: 0n });
+    expect(Buffer.from(o.read(0, 16)).equals(Buffer.from(bytes.subarray(0, 16)))).toBe(true);
+    expect(isVerifiedObject(sha)).toBe(false);
+    fs.writeFileSync(file, new Uint8Array(3001));
     expect(codeOf(() => o.read(0, 4))).toBe('GF_PROJECT_CORRUPT');
     o.close();
   });

@@ -43,9 +43,16 @@ function revert(p: Project<Table>): Promise<CheckpointReceipt> {
   return new RevertEngine(p, { clock: () => AT, memo }).revertToCheckpoint({ name: NAME, reason: REASON, idempotencyKey: KEY });
 }
 
-function copy(label: string): string {
+/** States of the derived validation records a revert starts from (the checkpoint's and CURRENT's generations). */
+const CACHE_STATES = ['present', 'absent', 'torn'] as const;
+type CacheState = (typeof CACHE_STATES)[number];
+
+function copy(label: string, cache: CacheState = 'present'): string {
   const d = path.join(tmp, label.replace(/[^a-z0-9_.]/gi, '_'));
   fs.cpSync(fixture, d, { recursive: true });
+  const records = path.join(d, 'cache', 'validation');
+  if (cache === 'absent') fs.rmSync(records, { recursive: true, force: true });
+  if (cache === 'torn') for (const f of fs.readdirSync(records)) fs.truncateSync(path.join(records, f), Math.floor(fs.statSync(path.join(records, f)).size / 2));
   return d;
 }
 
@@ -70,6 +77,8 @@ beforeAll(async () => {
   // Two more plain generations, so the revert's cleanup has an unpinned ancestor to move to trash (gc failpoints).
   await p.publish({ parent: p.current()?.generationUuid ?? null, changes: [putConfigKeepingMode(p, 'later-1')] });
   await p.publish({ parent: p.current()?.generationUuid ?? null, changes: [putConfigKeepingMode(p, 'later-2')] });
+  // The demo's checkpoints validated their generations: records exist, so the matrix below runs with them present, absent and torn.
+  expect(fs.readdirSync(path.join(fixture, 'cache', 'validation')).length).toBeGreaterThan(0);
   before = await observe(fixture);
   const ref = copy('reference');
   receipt = await revert(await openCheckpointedProject(ref));
@@ -123,10 +132,10 @@ describe('revert_publication_failpoint_matrix', () => {
     expect(after.participants.map((p) => p.family)).toContain('workspace/restoration_transition');
   });
 
-  it('SIGKILL at every publication failpoint: prior or restored on reopen, then replay completes with the original receipt', { timeout: 300_000 }, async () => {
+  it('SIGKILL at every publication failpoint (validation records present, absent or torn in turn): prior or restored on reopen, then replay completes with the original receipt', { timeout: 300_000 }, async () => {
     for (let i = 0; i < POINTS.length; i += BATCH) {
       const batch = POINTS.slice(i, i + BATCH);
-      const dirs = batch.map((n) => copy(`kill-${n}`));
+      const dirs = batch.map((n, k) => copy(`kill-${n}`, CACHE_STATES[(i + k) % CACHE_STATES.length]));
       const results = await Promise.all(batch.map((n, k) => runChild(dirs[k] as string, n)));
       results.forEach((r, k) => expect({ failpoint: batch[k], signal: r.signal, stdout: r.stdout }).toEqual({ failpoint: batch[k], signal: 'SIGKILL', stdout: '' }));
       for (let k = 0; k < batch.length; k++) await checkThenReplay(dirs[k] as string, batch[k] as FailpointName);
@@ -135,8 +144,8 @@ describe('revert_publication_failpoint_matrix', () => {
   });
 
   it('every .error variant reports committed truthfully; reopen and replay as above', { timeout: 300_000 }, async () => {
-    for (const name of POINTS) {
-      const dir = copy(`error-${name}`);
+    for (const [k, name] of POINTS.entries()) {
+      const dir = copy(`error-${name}`, CACHE_STATES[k % CACHE_STATES.length]);
       const p = await openCheckpointedProject(dir);
       armFailpointForTesting(`${name}.error`);
       let err: { code?: string; committed?: boolean } | undefined;

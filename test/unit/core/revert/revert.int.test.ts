@@ -17,8 +17,6 @@ import { treeDigest } from '../../../support/project-state';
 import { codeOf, counterClock, demoProject, laterChangesEverywhere, logicalRows, tempDir } from './revert-support';
 import { leaseRecordedGeneration } from '../../../../core/project/named-lease';
 
-/** These cases revert repeatedly to one content on purpose (issue 19: such a revert needs the explicit confirmation). */
-const SAME = { confirmSameContent: true } as const;
 
 let tmp: string;
 let project: Project<Table>;
@@ -73,7 +71,7 @@ describe('revert', () => {
     // (Not `workspace`: the demo's own revert record is not carried into the later generations.)
     expect([...changedScopes].sort()).toEqual(['capabilities', 'configuration', 'epistemic', 'graph', 'knowledge', 'ontology', 'provenance']);
 
-    const receipt = await engine().revertToCheckpoint({ name: 'Graph imported', reason: '  Undo the imports for review  ', idempotencyKey: KEY(1) }, SAME);
+    const receipt = await engine().revertToCheckpoint({ name: 'Graph imported', reason: '  Undo the imports for review  ', idempotencyKey: KEY(1) });
     // The same project instance reads the restored generation at once.
     const now = project.lease();
     try {
@@ -114,7 +112,7 @@ describe('revert', () => {
     const actor = '018f0f4e-7b8c-7000-8000-0000000000aa';
     const key = KEY(2);
     const at = 1_770_000_000_123_456;
-    const receipt = await new RevertEngine(project, { clock: () => at, memo: new ValidationMemo() }).revertToCheckpoint({ name: 'Before curation', reason: 'Réouverture ✓', idempotencyKey: key, actorUuid: actor }, SAME);
+    const receipt = await new RevertEngine(project, { clock: () => at, memo: new ValidationMemo() }).revertToCheckpoint({ name: 'Before curation', reason: 'Réouverture ✓', idempotencyKey: key, actorUuid: actor });
 
     const name = Buffer.from('Before curation', 'utf8');
     const reason = Buffer.from('Réouverture ✓', 'utf8');
@@ -168,24 +166,24 @@ describe('revert', () => {
     let calls = 0;
     const clock = (): number => 1_780_000_000_000_000 + ++calls;
     const e = new RevertEngine(project, { clock, memo: new ValidationMemo() });
-    const first = await e.revertToCheckpoint({ name: 'Strict ontology', reason: 'r', idempotencyKey: KEY(3) }, SAME);
+    const first = await e.revertToCheckpoint({ name: 'Strict ontology', reason: 'r', idempotencyKey: KEY(3) });
     const gensBefore = project.history().length;
-    const again = await e.revertToCheckpoint({ name: 'Strict ontology', reason: ' r\n', idempotencyKey: KEY(3) }, SAME);
+    const again = await e.revertToCheckpoint({ name: 'Strict ontology', reason: ' r\n', idempotencyKey: KEY(3) });
     expect(again).toEqual(first);
     expect(calls).toBe(1);
     expect(project.current()?.generationUuid).toBe(first.result_generation_uuid);
     expect(project.history().length).toBe(gensBefore);
     const tree = treeDigest(dir);
-    expect(await codeOf(() => e.revertToCheckpoint({ name: 'Strict ontology', reason: 'other', idempotencyKey: KEY(3) }, SAME))).toBe('GF_IDEMPOTENCY_CONFLICT');
-    expect(await codeOf(() => e.revertToCheckpoint({ name: 'Release 1.0', reason: 'r', idempotencyKey: KEY(3) }, SAME))).toBe('GF_IDEMPOTENCY_CONFLICT');
-    expect(await codeOf(() => e.revertToCheckpoint({ name: 'Strict ontology', reason: 'r', idempotencyKey: KEY(3), actorUuid: KEY(99) }, SAME))).toBe('GF_IDEMPOTENCY_CONFLICT');
+    expect(await codeOf(() => e.revertToCheckpoint({ name: 'Strict ontology', reason: 'other', idempotencyKey: KEY(3) }))).toBe('GF_IDEMPOTENCY_CONFLICT');
+    expect(await codeOf(() => e.revertToCheckpoint({ name: 'Release 1.0', reason: 'r', idempotencyKey: KEY(3) }))).toBe('GF_IDEMPOTENCY_CONFLICT');
+    expect(await codeOf(() => e.revertToCheckpoint({ name: 'Strict ontology', reason: 'r', idempotencyKey: KEY(3), actorUuid: KEY(99) }))).toBe('GF_IDEMPOTENCY_CONFLICT');
     expect(treeDigest(dir)).toEqual(tree);
   });
 
   it('reverting twice, to the checkpoint of the current generation, and to a deleted checkpoint', async () => {
     const e = engine();
-    const a = await e.revertToCheckpoint({ name: 'Release 1.0', reason: 'first', idempotencyKey: KEY(4) }, SAME);
-    const b = await e.revertToCheckpoint({ name: 'Release 1.0', reason: 'second', idempotencyKey: KEY(5) }, SAME);
+    const a = await e.revertToCheckpoint({ name: 'Release 1.0', reason: 'first', idempotencyKey: KEY(4) });
+    const b = await e.revertToCheckpoint({ name: 'Release 1.0', reason: 'second', idempotencyKey: KEY(5) });
     // Each revert publishes a new generation forward; the second's parent is the first.
     expect(b.prior_current_generation_uuid).toBe(a.result_generation_uuid);
     expect(b.result_generation_uuid).not.toBe(a.result_generation_uuid);
@@ -197,7 +195,7 @@ describe('revert', () => {
     // Checkpoint the restored generation and revert to it: still a new generation (CURRENT never moves backward or stays).
     const cps = new Checkpoints(project, { clock: counterClock(1_790_000_000_000_000) });
     await cps.checkpoint({ name: 'Here', idempotencyKey: KEY(6) });
-    const c = await e.revertToCheckpoint({ name: 'Here', reason: 'same place', idempotencyKey: KEY(7) }, SAME);
+    const c = await e.revertToCheckpoint({ name: 'Here', reason: 'same place', idempotencyKey: KEY(7) });
     expect(c.source_generation_uuid).toBe(b.result_generation_uuid);
     expect(c.prior_current_generation_uuid).toBe(b.result_generation_uuid);
     expect(c.result_generation_uuid).not.toBe(b.result_generation_uuid);
@@ -212,28 +210,28 @@ describe('revert', () => {
     // A deleted name: not found, nothing changes; the completed revert of that name still replays.
     await cps.deleteCheckpoint({ name: 'Here', idempotencyKey: KEY(8) });
     const tree = treeDigest(dir);
-    expect(await codeOf(() => e.revertToCheckpoint({ name: 'Here', reason: 'again', idempotencyKey: KEY(9) }, SAME))).toBe('GF_CHECKPOINT_NOT_FOUND');
-    expect(await codeOf(() => e.revertToCheckpoint({ name: 'Curation scratch', reason: 'deleted by the demo', idempotencyKey: KEY(10) }, SAME))).toBe('GF_CHECKPOINT_NOT_FOUND');
+    expect(await codeOf(() => e.revertToCheckpoint({ name: 'Here', reason: 'again', idempotencyKey: KEY(9) }))).toBe('GF_CHECKPOINT_NOT_FOUND');
+    expect(await codeOf(() => e.revertToCheckpoint({ name: 'Curation scratch', reason: 'deleted by the demo', idempotencyKey: KEY(10) }))).toBe('GF_CHECKPOINT_NOT_FOUND');
     expect(treeDigest(dir)).toEqual(tree);
-    expect(await e.revertToCheckpoint({ name: 'Here', reason: 'same place', idempotencyKey: KEY(7) }, SAME)).toEqual(c);
+    expect(await e.revertToCheckpoint({ name: 'Here', reason: 'same place', idempotencyKey: KEY(7) })).toEqual(c);
   });
 
   it('refuses bad input with GF_VALIDATION before touching anything', async () => {
     const e = engine();
     const tree = treeDigest(dir);
     const ok = { name: 'Release 1.0', reason: 'ok', idempotencyKey: KEY(11) };
-    expect(await codeOf(() => e.revertToCheckpoint({ ...ok, reason: '   \n\t ' }, SAME))).toBe('GF_VALIDATION');
-    expect(await codeOf(() => e.revertToCheckpoint({ ...ok, reason: '' }, SAME))).toBe('GF_VALIDATION');
-    expect(await codeOf(() => e.revertToCheckpoint({ ...ok, reason: 'é'.repeat(513) }, SAME))).toBe('GF_VALIDATION');
-    expect(await codeOf(() => e.revertToCheckpoint({ ...ok, reason: undefined }, SAME))).toBe('GF_VALIDATION');
-    expect(await codeOf(() => e.revertToCheckpoint({ ...ok, reason: '\ud800' }, SAME))).toBe('GF_VALIDATION');
-    expect(await codeOf(() => e.revertToCheckpoint({ ...ok, idempotencyKey: 'not-a-uuid' }, SAME))).toBe('GF_VALIDATION');
-    expect(await codeOf(() => e.revertToCheckpoint({ ...ok, idempotencyKey: KEY(11).toUpperCase() }, SAME))).toBe('GF_VALIDATION');
-    expect(await codeOf(() => e.revertToCheckpoint({ ...ok, actorUuid: 'x' }, SAME))).toBe('GF_VALIDATION');
-    expect(await codeOf(() => e.revertToCheckpoint({ ...ok, name: '../x' }, SAME))).toBe('GF_VALIDATION');
+    expect(await codeOf(() => e.revertToCheckpoint({ ...ok, reason: '   \n\t ' }))).toBe('GF_VALIDATION');
+    expect(await codeOf(() => e.revertToCheckpoint({ ...ok, reason: '' }))).toBe('GF_VALIDATION');
+    expect(await codeOf(() => e.revertToCheckpoint({ ...ok, reason: 'é'.repeat(513) }))).toBe('GF_VALIDATION');
+    expect(await codeOf(() => e.revertToCheckpoint({ ...ok, reason: undefined }))).toBe('GF_VALIDATION');
+    expect(await codeOf(() => e.revertToCheckpoint({ ...ok, reason: '\ud800' }))).toBe('GF_VALIDATION');
+    expect(await codeOf(() => e.revertToCheckpoint({ ...ok, idempotencyKey: 'not-a-uuid' }))).toBe('GF_VALIDATION');
+    expect(await codeOf(() => e.revertToCheckpoint({ ...ok, idempotencyKey: KEY(11).toUpperCase() }))).toBe('GF_VALIDATION');
+    expect(await codeOf(() => e.revertToCheckpoint({ ...ok, actorUuid: 'x' }))).toBe('GF_VALIDATION');
+    expect(await codeOf(() => e.revertToCheckpoint({ ...ok, name: '../x' }))).toBe('GF_VALIDATION');
     expect(treeDigest(dir)).toEqual(tree);
     // 1,024 bytes after trimming is accepted, and stored trimmed.
-    const r = await e.revertToCheckpoint({ ...ok, reason: ` ${'é'.repeat(512)} ` }, SAME);
+    const r = await e.revertToCheckpoint({ ...ok, reason: ` ${'é'.repeat(512)} ` });
     const lease = project.lease();
     const rows = recordsFromTable(WORKSPACE_RESTORATION_TRANSITION, lease.readTable(WORKSPACE_RESTORATION_TRANSITION.key) as Table);
     lease.release();
@@ -272,8 +270,8 @@ describe('revert_revalidates_composite_snapshot', () => {
     // `checkpoint` now refuses such a generation; a registry row written by an older engine still names it.
     expect(await codeOf(() => cps.checkpoint({ name: 'Broken', idempotencyKey: KEY(20) }))).toBe('GF_VALIDATION');
     const broken = project2.current();
-    await project2.withWriter(() =>
-      cps.store.mutate((doc) => planCreate(doc, prepareCreate({ name: 'Broken', idempotencyKey: KEY(20) }), { generationUuid: broken?.generationUuid ?? '', manifestSha256: broken?.manifestSha256 ?? '' }, 1_750_000_000_000_000)),
+    await project2.withWriter((w) =>
+      cps.store.mutate(w.lockProof, (doc) => planCreate(doc, prepareCreate({ name: 'Broken', idempotencyKey: KEY(20) }), { generationUuid: broken?.generationUuid ?? '', manifestSha256: broken?.manifestSha256 ?? '' }, 1_750_000_000_000_000)),
     );
     // An ordinary publication that touches neither graph family does not re-check edges …
     await project2.publish({ parent: project2.current()?.generationUuid ?? null, changes: [putConfig('b')] });
@@ -284,7 +282,7 @@ describe('revert_revalidates_composite_snapshot', () => {
     // … but revert validates the complete composite snapshot.
     let err: unknown;
     try {
-      await e.revertToCheckpoint({ name: 'Broken', reason: 'try', idempotencyKey: KEY(21) }, SAME);
+      await e.revertToCheckpoint({ name: 'Broken', reason: 'try', idempotencyKey: KEY(21) });
     } catch (x) {
       err = x;
     }
@@ -298,7 +296,7 @@ describe('revert_revalidates_composite_snapshot', () => {
       Object.keys(tree).filter((k) => k.startsWith('generations/') && k.endsWith('manifest.json')),
     );
     // A replay with the same key fails the same way (the durable extension is reused, not a new sample).
-    expect(await codeOf(() => e.revertToCheckpoint({ name: 'Broken', reason: 'try', idempotencyKey: KEY(21) }, SAME))).toBe('GF_VALIDATION');
+    expect(await codeOf(() => e.revertToCheckpoint({ name: 'Broken', reason: 'try', idempotencyKey: KEY(21) }))).toBe('GF_VALIDATION');
     expect(memo.size).toBeGreaterThan(0);
   });
 
@@ -311,10 +309,10 @@ describe('revert_revalidates_composite_snapshot', () => {
     await project2.publish({ parent: project2.current()?.generationUuid ?? null, changes: [putConfig('b')] });
     const memo = new ValidationMemo();
     const e = new RevertEngine(project2, { clock: counterClock(), memo });
-    await e.revertToCheckpoint({ name: 'Good', reason: 'one', idempotencyKey: KEY(31) }, SAME);
+    await e.revertToCheckpoint({ name: 'Good', reason: 'one', idempotencyKey: KEY(31) });
     const cold = { hits: memo.hits, misses: memo.misses };
     expect(cold.misses).toBeGreaterThan(0);
-    await e.revertToCheckpoint({ name: 'Good', reason: 'two', idempotencyKey: KEY(32) }, SAME);
+    await e.revertToCheckpoint({ name: 'Good', reason: 'two', idempotencyKey: KEY(32) });
     // Second revert to the same participant set: every checkpoint-participant check is a hit; only the new
     // restoration row's checks are re-run (its domain rules and its containing-generation rule).
     expect(memo.hits - cold.hits).toBeGreaterThan(0);

@@ -7,6 +7,7 @@
  * must fail with a ConformanceFailure naming its invariant. The same case must
  * pass on the correct adapter (control), so a failure is the defect's doing.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { describe, expect, it } from 'vitest';
 import { canonicalEventBytes } from '../../../../../core/chain/canonical-event';
 import { parseTransitionEvent, toMicrosIso, type TransitionEvent, type WorkflowId } from '../../../../../core/chain/event';
@@ -33,6 +34,31 @@ function wrap(inner: InMemoryChainStore, patch: (inner: InMemoryChainStore) => P
     tamperPersistedRow: (id, seq, f) => inner.tamperPersistedRow(id, seq, f),
   };
   return Object.freeze({ ...base, ...patch(inner) });
+}
+
+/**
+ * The defect of a transactional `lock`: appends made inside `fn` resolve at once but are only written when `fn`
+ * resolves (a rejection, or a crash before `fn` settles, loses them), as SQLite's lock once did.
+ */
+function transactionalLock(clock: Clock): Store {
+  const pending = new AsyncLocalStorage<TransitionEvent[]>();
+  return wrap(new InMemoryChainStore({ clock }), (inner) => ({
+    append: async (e) => {
+      const buffer = pending.getStore();
+      if (buffer === undefined) return inner.append(e);
+      buffer.push(e);
+      let head = await inner.tailChainHead(e.workflow_id);
+      for (const b of buffer) head = nextHead(head, prepareAppend(b).bytes);
+      return head;
+    },
+    lock: (id, fn) =>
+      inner.lock(id, async () => {
+        const buffer: TransitionEvent[] = [];
+        const value = await pending.run(buffer, fn);
+        for (const b of buffer) await inner.append(b);
+        return value;
+      }),
+  }));
 }
 
 interface LooseFlaws {
@@ -157,6 +183,8 @@ const DEFECTS: Readonly<Record<string, (clock: Clock) => Store>> = {
     wrap(new InMemoryChainStore({ clock }), (inner) => ({
       lock: async (id, fn) => inner.lock(id, fn).catch(() => undefined as never), // swallows fn's rejection
     })),
+  'lock-keeps-acknowledged-appends': (clock) => transactionalLock(clock),
+  'lock-append-survives-crash': (clock) => transactionalLock(clock),
   'lock-per-workflow': (clock) =>
     wrap(new InMemoryChainStore({ clock }), (inner) => {
       const global = <T,>(fn: () => Promise<T>): Promise<T> => {

@@ -61,6 +61,73 @@ export const LOCK_CASES: readonly ConformanceCase[] = [
     },
   },
   {
+    id: 'lock-keeps-acknowledged-appends',
+    operation: 'lock',
+    invariant: 'lock durability: an append made inside fn and acknowledged stays, whatever fn does afterwards (fn rejects; a rejection between two appends)',
+    async run(ctx) {
+      const wf = ctx.freshWorkflowId();
+      const e1 = simpleEvent(wf);
+      const e2 = simpleEvent(wf, { prior: 'plan_ready', next: 'patch_applied' });
+      const e3 = simpleEvent(wf, { prior: 'patch_applied', next: 'completed' });
+      const e4 = simpleEvent(wf, { detail: 'after' });
+      const boom = new Error('fn failed after its append');
+      // One append, then fn rejects.
+      await expect(ctx.store.lock(wf, async () => {
+        await ctx.store.append(e1);
+        throw boom;
+      })).rejects.toBe(boom);
+      // Two appends with a rejection between them (fn catches one failure, appends again, then rejects).
+      await expect(ctx.store.lock(wf, async () => {
+        await ctx.store.append(e2);
+        await Promise.reject(new Error('an inner step failed')).catch(() => undefined);
+        await ctx.store.append(e3);
+        throw boom;
+      })).rejects.toBe(boom);
+      const h4 = await within(ctx.store.append(e4), 10_000, 'append after the rejected locks');
+      const all = [e1, e2, e3, e4];
+      expect((await collect(ctx.store.readAllForWorkflow(wf))).map((e) => e.transition_id)).toEqual(all.map((e) => e.transition_id));
+      expect(h4).toBe(expectedHeads(all)[3]);
+      expect(await ctx.store.tailChainHead(wf)).toBe(h4);
+      const v = await verify(ctx.store, wf);
+      expect(v.status).toBe('ok');
+      expect(v.rows).toBe(4);
+    },
+  },
+  {
+    id: 'lock-append-survives-crash',
+    operation: 'lock',
+    invariant: 'lock durability: an append made inside fn is durable when it resolves, even if the process dies before fn settles',
+    async run(ctx) {
+      const wf = ctx.freshWorkflowId();
+      const e1 = simpleEvent(wf);
+      const e2 = simpleEvent(wf, { prior: 'plan_ready', next: 'patch_applied' });
+      if (ctx.init.crashInsideLock !== undefined) {
+        // A real child process: lock, append (resolved), then SIGKILL before fn settles.
+        await within(ctx.init.crashInsideLock(ctx.store, wf, e1), 60_000, 'the crashing child');
+      } else {
+        // Process-local adapter: the same promise in process (fn never settles; the row is there meanwhile).
+        let acked: () => void = () => undefined;
+        const ack = new Promise<void>((r) => {
+          acked = r;
+        });
+        void ctx.store.lock(wf, async () => {
+          await ctx.store.append(e1);
+          acked();
+          await new Promise<never>(() => undefined);
+        });
+        await within(ack, 10_000, 'the append inside lock');
+      }
+      expect((await collect(ctx.store.readAllForWorkflow(wf))).map((e) => e.transition_id)).toEqual([e1.transition_id]);
+      expect(await ctx.store.tailChainHead(wf)).toBe(expectedHeads([e1])[0]);
+      if (ctx.init.crashInsideLock !== undefined) {
+        // The dead holder's lock is gone: the next writer appends after the kept row.
+        const h2 = await within(ctx.store.append(e2), 30_000, 'append after the crash');
+        expect(h2).toBe(expectedHeads([e1, e2])[1]);
+        expect((await verify(ctx.store, wf)).status).toBe('ok');
+      }
+    },
+  },
+  {
     id: 'lock-per-workflow',
     operation: 'lock',
     invariant: 'lock scope: holding the lock of A never blocks appends to B',

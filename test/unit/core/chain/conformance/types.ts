@@ -1,4 +1,4 @@
-import type { WorkflowId } from '../../../../../core/chain/event';
+import type { TransitionEvent, WorkflowId } from '../../../../../core/chain/event';
 import type { ChainStoreWithReaders, Clock } from '../../../../../core/chain/port';
 
 /** Columns the `tamper` hook may overwrite. */
@@ -30,6 +30,13 @@ export interface ChainConformanceInitializer<S extends ChainStoreWithReaders = C
    * `sequence` is the row's 1-based per-workflow position.
    */
   tamper(store: S, workflowId: WorkflowId, sequence: number, fields: TamperFields): Promise<void>;
+  /**
+   * A real crash inside `lock`: in a child process, over the substrate of `store`, runs `lock(workflowId, fn)`
+   * where `fn` appends `event` and never settles; kills the child with SIGKILL once it reported that the append
+   * resolved, and resolves when the child is dead. Absent only for a process-local adapter (in-memory), whose
+   * case checks the same promise in process (the row is readable while `fn` has not settled).
+   */
+  crashInsideLock?(store: S, workflowId: WorkflowId, event: TransitionEvent): Promise<void>;
   /** fast-check runs per property (default 12); keep it modest for slow substrates. */
   readonly numRuns?: number;
   /** Known gaps: case id → the written reason it fails (the case runs and must fail). The goal is none. */

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { PostgresChainStore } from '../../../../../core/chain/postgres/postgres-store';
 import { startPostgres, type PostgresServer } from '../../../../support/postgres';
 import type { ChainConformanceInitializer } from '../conformance';
+import { crashInsideLock } from '../conformance/crash-child';
 
 /**
  * The conformance initializer of the Postgres chain store.
@@ -62,6 +63,8 @@ export function postgresInitializer(): ChainConformanceInitializer<PostgresChain
       }
       if (r.rowCount !== 1) throw new RangeError('no such persisted row');
     },
+    crashInsideLock: async (store, _workflowId, event) =>
+      crashInsideLock(['postgres', store.schema], event, { ...process.env, GF_CHAIN_POSTGRES_URL: need(server).url }),
     server: () => need(server),
     pool: () => need(pool),
   };

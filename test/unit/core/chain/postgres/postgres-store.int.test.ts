@@ -317,15 +317,19 @@ describe('PostgresChainStore — failures (D)', () => {
     });
   });
 
-  it('a connection killed mid-transaction (inside lock) fails that call with GF_CHAIN_STORE connection_lost; nothing half-written; the next append succeeds', async () => {
+  it('a connection killed inside lock fails that call with GF_CHAIN_STORE connection_lost; the append it acknowledged stays; the next append succeeds', async () => {
     await withStore({ max: 2, application_name: 'gf-busy-kill' }, async (store) => {
       const wf = 'wf-busy';
-      const first = await store.append(event(wf, 0));
+      await store.append(event(wf, 0));
       let error: unknown;
+      let kept: ChainHead | undefined;
       try {
         await store.lock(wf, async () => {
-          await store.append(event(wf, 1));
-          const r = await admin.query(`SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = 'gf-busy-kill' AND state = 'idle in transaction'`);
+          kept = await store.append(event(wf, 1));
+          // The lock's own connection: the one holding the workflow's session advisory lock.
+          const r = await admin.query(
+            `SELECT pg_terminate_backend(a.pid) AS ok FROM pg_stat_activity a JOIN pg_locks l ON l.pid = a.pid WHERE a.application_name = 'gf-busy-kill' AND l.locktype = 'advisory' AND l.granted`,
+          );
           expect(r.rows).toEqual([{ ok: true }]);
           return 'done';
         });
@@ -336,13 +340,14 @@ describe('PostgresChainStore — failures (D)', () => {
       expect((error as GfError).code).toBe('GF_CHAIN_STORE');
       expect((error as GfError).details.reason).toBe('connection_lost');
       expect(JSON.stringify((error as GfError).details)).not.toContain(server().password);
-      // The in-lock append was never committed: the chain still ends at the first row.
-      expect(await store.tailChainHead(wf)).toBe(first);
+      // The in-lock append was acknowledged, so it was committed: the chain ends at it.
+      expect(kept).toBeDefined();
+      expect(await store.tailChainHead(wf)).toBe(kept);
       const next = event(wf, 2);
       const head = await store.append(next);
-      expect(head).toBe(nextHead(first, prepareAppend(next).bytes));
+      expect(head).toBe(nextHead(kept as ChainHead, prepareAppend(next).bytes));
       const v = await verify(store, wf);
-      expect([v.status, v.rows]).toEqual(['ok', 2]);
+      expect([v.status, v.rows]).toEqual(['ok', 3]);
     });
   });
 });

@@ -40,20 +40,21 @@ describe('SqliteChainStore head cache', () => {
     expect(await b.tailChainHead(wf)).toBe(heads[5]);
   });
 
-  it('a lock whose callback appends and then fails leaves no trace: the next append links to the head before the lock', async () => {
+  it('a lock whose callback appends and then fails keeps the acknowledged row: the next append links to it', async () => {
     const s = open();
     const wf = 'wf-rolled-back';
-    const before = await s.append(simpleEvent(wf));
+    await s.append(simpleEvent(wf));
+    let kept = '';
     await expect(
       s.lock(wf, async () => {
-        await s.append(simpleEvent(wf));
+        kept = await s.append(simpleEvent(wf));
         throw new Error('callback failed');
       }),
     ).rejects.toThrow('callback failed');
     await s.append(simpleEvent(wf));
     const rows = await collect(s.readPersistedRows(wf));
-    expect(rows).toHaveLength(2);
-    expect(rows[1]?.prior_head).toBe(before);
+    expect(rows).toHaveLength(3);
+    expect(rows[2]?.prior_head).toBe(kept);
     expect((await verify(s, wf)).status).toBe('ok');
   });
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { SqliteChainStore } from '../../../../../core/chain/sqlite/sqlite-store';
 import { tamperSqliteRow } from '../../../../../core/chain/sqlite/sqlite-tamper';
 import { runChainConformance } from '../conformance';
+import { crashInsideLock } from '../conformance/crash-child';
 
 const roots = new Map<SqliteChainStore, string>();
 
@@ -22,4 +23,5 @@ runChainConformance({
     roots.delete(store);
   },
   tamper: async (store, workflowId, sequence, fields) => tamperSqliteRow(roots.get(store) ?? '', workflowId, sequence, fields),
+  crashInsideLock: async (store, _workflowId, event) => crashInsideLock(['sqlite', roots.get(store) ?? ''], event),
 });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTransitionEvent } from '../../../../../core/chain/event';
 import { SqliteChainStore } from '../../../../../core/chain/sqlite/sqlite-store';
 import { verify } from '../../../../../core/chain/verify';
 
@@ -117,4 +118,32 @@ describe('SqliteChainStore across processes', () => {
     expect((await verify(store, wf)).status).toBe('ok');
     await store.close();
   }, 120_000);
+
+  it('while lock(wf, fn) runs, a writer in another process cannot append between the appends fn commits: it is refused GF_WRITER_BUSY', async () => {
+    const root = join(dir, 'gated');
+    const wf = 'wf-gated';
+    const store = new SqliteChainStore(root);
+    const mine: string[] = [];
+    const event = (detail: string) =>
+      buildTransitionEvent({ workflow_id: wf, prior_state_id: 'plan_ready', next_state_id: 'patch_applied', triggering_outcome: { kind: 'parent', detail } });
+    let exit: { code: number | null; stderr: string } | undefined;
+    await store.lock(wf, async () => {
+      const e1 = event('first');
+      await store.append(e1);
+      mine.push(e1.transition_id);
+      // The first append is committed (its own transaction), yet the gate keeps the other process out until fn ends.
+      exit = await start(root, wf, 1, 'intruder').exited;
+      const e2 = event('second');
+      await store.append(e2);
+      mine.push(e2.transition_id);
+    });
+    await store.close();
+    expect(exit?.code).toBe(1);
+    expect(exit?.stderr.trim()).toBe('GF_WRITER_BUSY');
+    expect(await persistedIds(root, wf)).toEqual(mine);
+    // Released: the other process appends now.
+    const after = start(root, wf, 1, 'after');
+    expect((await after.exited).code).toBe(0);
+    expect(await persistedIds(root, wf)).toEqual([...mine, ...after.acks]);
+  }, 60_000);
 });

@@ -30,7 +30,10 @@ export function postgresInitializer(): CheckpointerPortInitializer {
     },
     async create(): Promise<PortUnderTest> {
       const pool = newPool();
-      return { adapter: new PostgresCheckpointerAdapter({ pool }), poolTotal: () => pool.totalCount };
+      let out = 0;
+      pool.on('acquire', () => void (out += 1));
+      pool.on('release', () => void (out -= 1));
+      return { adapter: new PostgresCheckpointerAdapter({ pool }), poolTotal: () => pool.totalCount, checkedOut: () => out, poolIdle: () => pool.idleCount, pooled: true };
     },
     async bare(): Promise<BaseCheckpointSaver> {
       const saver = new PostgresSaver(newPool());

@@ -31,7 +31,7 @@ export function sqliteInitializer(): CheckpointerPortInitializer {
       // One synchronous connection: open once saver() has resolved, until close().
       let db: { readonly open: boolean } | undefined;
       void adapter.saver().then((s) => (db = s.db), () => undefined);
-      return { adapter, poolTotal: () => (db?.open === true ? 1 : 0) };
+      return { adapter, poolTotal: () => (db?.open === true ? 1 : 0), checkedOut: () => 0, poolIdle: () => (db?.open === true ? 1 : 0), pooled: false };
     },
     async bare(): Promise<BaseCheckpointSaver> {
       const saver = SqliteSaver.fromConnString(path());

@@ -6,6 +6,12 @@ export interface PortUnderTest {
   readonly adapter: LangGraphCheckpointerPort;
   /** Connections open in the adapter's pool right now (`pool.totalCount`; SQLite: 1 while open). */
   poolTotal(): number;
+  /** Connections handed to callers and not returned, counted by the test from the pool's own acquire/release events (SQLite: 0, its one connection is synchronous). */
+  checkedOut(): number;
+  /** Idle connections as the pool itself says (`pool.idleCount`; SQLite: 1 while open). */
+  poolIdle(): number;
+  /** True when writes hold a connection across awaits (a pool), so a health call can see one in use. */
+  readonly pooled: boolean;
 }
 
 /**
