@@ -103,7 +103,7 @@ async function lineageWorkspace(dir: string, entries: number): Promise<void> {
 }
 
 /** Demo sizes of the engine's neighbourhood bench per run size: the size asked and ten times smaller. */
-const QUERY_RECORDS = { small: [10_000, 100_000], large: [100_000, 1_000_000], huge: [1_000_000, 10_000_000] } as const;
+const QUERY_RECORDS = { tiny: [1_000, 10_000], small: [10_000, 100_000], large: [100_000, 1_000_000], huge: [1_000_000, 10_000_000] } as const;
 
 interface QueryState {
   readonly facades: readonly Facade[];
