@@ -26,8 +26,8 @@ import { createDemo } from './ui/workspaces';
 import { createProject } from '../core/project/index';
 import { registryCatalog } from '../core/participants/index';
 
-const GRAPH_RECORDS: Readonly<Record<BenchSize, number>> = { small: 10_000, large: 1_000_000 };
-const TIMELINE_ENTRIES: Readonly<Record<BenchSize, number>> = { small: 1_000, large: 10_000 };
+const GRAPH_RECORDS: Readonly<Record<BenchSize, number>> = { tiny: 1_000, small: 10_000, large: 1_000_000 };
+const TIMELINE_ENTRIES: Readonly<Record<BenchSize, number>> = { tiny: 100, small: 1_000, large: 10_000 };
 const TARGET_GRAPH_MS = 500;
 const TARGET_TIMELINE_MS = 300;
 const CHECKPOINT = 'Graph imported';
