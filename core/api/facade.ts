@@ -12,6 +12,7 @@ import { Cancellations, checkpointOperations } from './checkpoint-operations';
 import { ChainStores, chainOperations, type ChainBackend, type LedgerScope } from './chain-operations';
 import { maintenanceOperations } from './maintenance-operations';
 import { historyOperations } from './history-operations';
+import { graphOperations } from './graph-operations';
 import type { CheckpointView } from '../views/checkpoint-view';
 import { SessionTable } from './sessions';
 import { launchPostgresUrl, ThreadSources, threadsOperations } from './threads-operations';
@@ -87,6 +88,7 @@ export function createFacade(options: FacadeOptions): Facade {
     'actor.show': async () => actors.show(),
     'actor.rename': async ({ display_name }) => ({ self: actors.rename(display_name) }),
     'actor.resolve': async ({ actor }) => actors.resolve(actor),
+    ...graphOperations(projects, views, cancellations),
   };
 
   const dispatcher = createDispatcher(implementations);

@@ -7,39 +7,9 @@ import {
   InvalidWorkflowIdError,
 } from './errors';
 import { looksLikeCredential } from './sanitize';
+import { LEDGER_STATE_KINDS, LEGAL_TRANSITIONS, type LedgerStateKind } from '../contract/chain';
 
-/** The closed universe of ledger states (seed S1-02). */
-export const LEDGER_STATE_KINDS = [
-  'needs_plan',
-  'plan_ready',
-  'patch_applied',
-  'gate_failed_retryable',
-  'awaiting_human_review',
-  'completed',
-  'failed_unrecoverable',
-] as const;
-
-/** One ledger state. */
-export type LedgerStateKind = (typeof LEDGER_STATE_KINDS)[number];
-
-/** Terminal states: no edge leaves them. */
-export const TERMINAL_LEDGER_KINDS: ReadonlySet<LedgerStateKind> = new Set<LedgerStateKind>(['completed', 'failed_unrecoverable']);
-
-/**
- * The closed table of legal edges.
- *
- * Anything not listed is rejected when an event is built, so an illegal
- * transition can never reach a store.
- */
-export const LEGAL_TRANSITIONS: Readonly<Record<LedgerStateKind, readonly LedgerStateKind[]>> = Object.freeze({
-  needs_plan: Object.freeze(['plan_ready', 'failed_unrecoverable'] as const),
-  plan_ready: Object.freeze(['patch_applied', 'awaiting_human_review', 'failed_unrecoverable'] as const),
-  patch_applied: Object.freeze(['completed', 'gate_failed_retryable', 'awaiting_human_review', 'failed_unrecoverable'] as const),
-  gate_failed_retryable: Object.freeze(['needs_plan', 'failed_unrecoverable'] as const),
-  awaiting_human_review: Object.freeze(['needs_plan', 'completed', 'failed_unrecoverable'] as const),
-  completed: Object.freeze([] as const),
-  failed_unrecoverable: Object.freeze([] as const),
-});
+export { LEDGER_STATE_KINDS, LEGAL_TRANSITIONS, TERMINAL_LEDGER_KINDS, type LedgerStateKind } from '../contract/chain';
 
 /**
  * The semantic boundaries: the only `next_state_id` values a store accepts.

@@ -5,6 +5,40 @@
 import { ChainFailure, GfError, type OperationError } from './errors';
 import type { VerifyEntry } from './operations';
 
+// ---- the ledger's closed state set and its legal edges (CHAIN.md; the engine builds events by them, the Ledgers path draws them)
+/** The closed universe of ledger states (seed S1-02). */
+export const LEDGER_STATE_KINDS = [
+  'needs_plan',
+  'plan_ready',
+  'patch_applied',
+  'gate_failed_retryable',
+  'awaiting_human_review',
+  'completed',
+  'failed_unrecoverable',
+] as const;
+
+/** One ledger state. */
+export type LedgerStateKind = (typeof LEDGER_STATE_KINDS)[number];
+
+/** Terminal states: no edge leaves them. */
+export const TERMINAL_LEDGER_KINDS: ReadonlySet<LedgerStateKind> = new Set<LedgerStateKind>(['completed', 'failed_unrecoverable']);
+
+/**
+ * The closed table of legal edges.
+ *
+ * Anything not listed is rejected when an event is built, so an illegal
+ * transition can never reach a store.
+ */
+export const LEGAL_TRANSITIONS: Readonly<Record<LedgerStateKind, readonly LedgerStateKind[]>> = Object.freeze({
+  needs_plan: Object.freeze(['plan_ready', 'failed_unrecoverable'] as const),
+  plan_ready: Object.freeze(['patch_applied', 'awaiting_human_review', 'failed_unrecoverable'] as const),
+  patch_applied: Object.freeze(['completed', 'gate_failed_retryable', 'awaiting_human_review', 'failed_unrecoverable'] as const),
+  gate_failed_retryable: Object.freeze(['needs_plan', 'failed_unrecoverable'] as const),
+  awaiting_human_review: Object.freeze(['needs_plan', 'completed', 'failed_unrecoverable'] as const),
+  completed: Object.freeze([] as const),
+  failed_unrecoverable: Object.freeze([] as const),
+});
+
 /** The environment variable that selects the shared PostgreSQL chain store (preferred: it never shows in `ps`). */
 export const CHAIN_POSTGRES_URL_ENV = 'GF_CHAIN_POSTGRES_URL';
 

@@ -10,6 +10,7 @@ import { THREAD_ID_MAX_CHARS, THREAD_PAGE_LIMITS, type LaunchThreadSources, type
 import { WORKFLOW_ID_PATTERN } from './chain';
 import { DEMO_MAX_RECORDS, DEMO_MAX_SEED, DEMO_MIN_RECORDS } from './demo';
 import type { ChainRowEntry, DemoCreated, DoctorReport, PublishReceipt, VectorResultEntry } from './maintenance';
+import { GRAPH_FAMILIES, GRAPH_LIMITS } from './graph';
 import { ADOPT_MODES, ONTOLOGY_INPUT_LIMITS, ONTOLOGY_SOURCE_FORMATS } from './workspace';
 import { DISPLAY_NAME_MAX_CHARS, displayNameRefusal, type ActorBook, type ActorIdentity } from './actor';
 import type { OperationName } from './operation-names';
@@ -480,6 +481,64 @@ export const OPERATIONS = {
   'retention.set': spec(
     z.object({ project: handleSchema, retain_ancestors: z.number().int().min(0).max(RETAIN_ANCESTORS_MAX), timeout_ms: timeoutSchema }).strict(),
     'json', true, 'Set how many ancestors of CURRENT retention keeps in this workspace.'),
+  // ---- graph pictures: a node's neighbourhood at a checkpoint, the graph of a diff (engine-side, bounded, paged)
+  /**
+   * Nodes of a checkpoint's graph found by label (substring, case-insensitive) or node UUID (prefix), in node order.
+   *
+   * The start of a neighbourhood: at most `limit` (≤ 50) nodes, `graph_element@1` rows with `depth` null.
+   */
+  'graph.find_nodes': spec(
+    z.object({
+      view: handleSchema,
+      text: z.string().min(1).max(GRAPH_LIMITS.findTextMax).refine((s) => !CONTROL.test(s), 'control character'),
+      limit: z.number().int().min(1).max(GRAPH_LIMITS.findMax).optional(),
+    }).strict(),
+    'arrow', false, 'Nodes of an open checkpoint view whose label contains the text or whose UUID starts with it (graph_element@1).'),
+  /**
+   * The neighbourhood of one node in an open view: breadth first to `depth`
+   * hops over edges in both directions, at most `max_nodes` nodes a page.
+   *
+   * Nodes come in breadth-first order (each node's neighbours by UUID); a
+   * page holds the next nodes of that order and every edge between a node of
+   * the page and a node of this or an earlier page, so the pages together are
+   * exactly the induced subgraph. Leased to the view (closing it ends the
+   * answers: `GF_PAGE_SNAPSHOT_GONE`); cancellable by `operation_id`; the
+   * token is bound to the view's generation, the start node and the depth.
+   */
+  'graph.neighbourhood': spec(
+    z.object({
+      view: handleSchema,
+      node_uuid: uuidSchema,
+      depth: z.number().int().min(1).max(GRAPH_LIMITS.maxDepth).optional(),
+      max_nodes: z.number().int().min(1).max(GRAPH_LIMITS.maxNodes).optional(),
+      after: afterSchema,
+      operation_id: uuidSchema.optional(),
+    }).strict(),
+    'arrow', false, 'A node\'s neighbourhood in an open checkpoint view to a depth, at most 2,000 nodes a page (graph_element@1); paged, cancellable.'),
+  /**
+   * The graph of a diff: the changed nodes and edges between two checkpoints
+   * or CURRENT (the record diff's own change lists of `graph/node` and
+   * `graph/edge`, filtered as the record diff filters), each page at most
+   * `limit` changes in the record diff's order, plus their immediate
+   * neighbourhood as unchanged context (capped, never sampled silently).
+   *
+   * Every row carries the filtered total (`total_changes`) and the page's
+   * first position (`first_change`): "showing 2,000 of 23,984 changes".
+   */
+  'graph.diff': spec(
+    z.object({
+      project: handleSchema,
+      from: selectorSchema,
+      to: selectorSchema,
+      record_family_id: z.enum(GRAPH_FAMILIES).optional(),
+      change_kinds: z.array(z.enum(RECORD_CHANGE_KINDS)).min(1).max(RECORD_CHANGE_KINDS.length).optional(),
+      changed_field: fieldNameSchema.optional(),
+      limit: z.number().int().min(1).max(GRAPH_LIMITS.diffPageMax).optional(),
+      after: afterSchema,
+      operation_id: uuidSchema.optional(),
+    }).strict(),
+    'arrow', false, 'The changed nodes and edges between two checkpoints or CURRENT with their immediate neighbourhood (graph_element@1); filtered, paged, cancellable.'),
+  // ---- end graph pictures
   // --- live updates (issue 19 UI, h19u) ---
   /**
    * A cheap token that changes whenever CURRENT, the checkpoint registry or a
@@ -795,6 +854,9 @@ export const ARROW_OPERATION_SCHEMAS = {
   'workspace.configuration': ['workspace_configuration_info@1'],
   'workspace.adopt_ontology': ['ontology_receipt@1'],
   'workspace.clear_ontology': ['ontology_receipt@1'],
+  'graph.find_nodes': ['graph_element@1'],
+  'graph.neighbourhood': ['graph_element@1'],
+  'graph.diff': ['graph_element@1'],
 } as const satisfies { readonly [N in ArrowOperation]: readonly ArrowSchemaName[] | 'records' };
 
 /** The result schema names an Arrow operation can return. */

@@ -12,6 +12,7 @@ import {
   SUMMARY_DIFF_COLUMNS,
   SUMMARY_DIFF_SCHEMA_NAME,
 } from './diff';
+import { GRAPH_ELEMENT_COLUMNS, GRAPH_ELEMENT_SCHEMA_NAME } from './graph';
 
 /** Schema-metadata key naming the result schema of an Arrow result. */
 export const RESULT_SCHEMA_KEY = 'graphforge.contract.result_schema';
@@ -99,6 +100,7 @@ export const ARROW_RESULT_SCHEMAS = {
   'ontology_receipt@1': ONTOLOGY_RECEIPT_COLUMNS,
   [RECORD_DIFF_DISPLAY_SCHEMA_NAME]: RECORD_DIFF_DISPLAY_COLUMNS,
   [RECORD_DIFF_VALUES_SCHEMA_NAME]: RECORD_DIFF_VALUES_COLUMNS,
+  [GRAPH_ELEMENT_SCHEMA_NAME]: GRAPH_ELEMENT_COLUMNS,
 } as const;
 
 /** One named Arrow result schema. */

@@ -58,6 +58,8 @@ export async function launchChromium(probe: ChromiumProbe = defaultProbe, extraA
       headless: true,
       args: [...CHROMIUM_ARGS, ...extraArgs],
       viewport: { width: 1280, height: 800 },
+      // A real user's locale: under LANG=C Chromium reports `en-US@posix`, which Intl (and so uPlot) refuses.
+      locale: 'en-US',
     });
   } catch (e) {
     rmSync(profile, { recursive: true, force: true });

@@ -10,6 +10,7 @@ import { showError, type ShownError } from '../errors-text';
 import { invoke } from '../invoke';
 import { usePaged } from '../paged';
 import { WorkspaceDocumentsPanel } from './checkpoint-documents';
+import { CheckpointGraphPanel } from '../pictures/checkpoint-graph';
 import { useShallow } from 'zustand/react/shallow';
 import { useStudio } from '../store';
 import { ActorLabel } from '../components/actor-label';
@@ -141,6 +142,7 @@ export function CheckpointScreen() {
           {view !== null && family !== null ? <RecordsPane view={view.view} family={family} /> : <p className="muted">Choose a participant to browse its records.</p>}
         </div>
       </div>
+      {view !== null && participants.some((p) => p.capability_id === 'graph' && p.record_family_id === 'node') && <CheckpointGraphPanel key={view.view} view={view.view} />}
       {view !== null && <WorkspaceDocumentsPanel view={view.view} />}
     </section>
   );

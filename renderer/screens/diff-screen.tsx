@@ -32,6 +32,7 @@ import { usePaged } from '../paged';
 import { useShallow } from 'zustand/react/shallow';
 import { useStudio } from '../store';
 import { ExportAllRecords, concatArrow, download, toCsv } from './diff-export';
+import { DiffGraphPanel, type RecordDiffJump } from '../pictures/diff-graph';
 
 const CURRENT = CURRENT_SELECTOR;
 const SUMMARY_PAGE = 1000;
@@ -156,6 +157,8 @@ export function DiffScreen() {
   const [error, setError] = useState<ShownError | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [family, setFamily] = useState<SummaryRow | null>(null);
+  /** Bumped by each jump from the graph of the changes, so the record diff reopens at the row even in the same family. */
+  const [jumps, setJumps] = useState(0);
   // The renderer's one cancellation idiom: aborting stops both requests in flight (withOperation tells the engine).
   const controller = useRef<AbortController | null>(null);
   useEffect(() => () => controller.current?.abort(), []);
@@ -309,10 +312,26 @@ export function DiffScreen() {
             testId="diff-summary"
             fit
           />
+          {workspace !== null && compared.stat.families.some((f) => f.capability_id === 'graph' && f.change_kind !== 'unchanged') && (
+            <DiffGraphPanel
+              key={`${compared.from}|${compared.to}`}
+              project={workspace.project}
+              from={compared.from}
+              to={compared.to}
+              families={compared.stat.families}
+              onJump={(j: RecordDiffJump) => {
+                const r = compared.rows.find((x) => x.capability_id === 'graph' && x.record_family_id === j.family);
+                if (r === undefined) return;
+                setFamily(r);
+                setJumps((n) => n + 1);
+                setRoute({ screen: 'diff', params: { ...pairParams(compared), family: familyParam(r), ...dropNulls({ kinds: j.kinds === null ? null : j.kinds.join(','), field: j.field, row: String(j.row) }) } }, { replace: true });
+              }}
+            />
+          )}
           {family !== null && workspace !== null && (
             // Keyed by the family: another family starts with nothing expanded, filtered or selected from the previous one.
             <RecordDiff
-              key={`${family.capability_id ?? ''}/${family.record_family_id ?? ''}`}
+              key={`${family.capability_id ?? ''}/${family.record_family_id ?? ''}#${jumps}`}
               project={workspace.project}
               compared={compared}
               family={family}

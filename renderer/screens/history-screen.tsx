@@ -1,7 +1,7 @@
 // History: the generation timeline (parents, restorations), named
 // checkpoints as labels, create (validated as typed) and delete (confirmed);
 // deleted checkpoints (tombstones) on request.
-import { useMemo, useState, type FormEvent } from 'react';
+import { useDeferredValue, useMemo, useState, type FormEvent } from 'react';
 import type { JsonResults, Row } from '../../core/contract/operations';
 import { HISTORY_NAME_FILTER_MAX, LINEAGE_KINDS, type LineageKind } from '../../core/contract/history';
 import { newNameProblem } from '../../core/contract/names';
@@ -16,6 +16,7 @@ import { useShallow } from 'zustand/react/shallow';
 import { actorField, useStudio } from '../store';
 import { ActorLabel } from '../components/actor-label';
 import { When } from '../components/when';
+import { HistoryTimeline } from '../pictures/history-timeline';
 
 /** A deleted checkpoint (`checkpoint_tombstone@1`). */
 type TombstoneRow = Row<'checkpoints.list', 'checkpoint_tombstone@1'>;
@@ -38,6 +39,7 @@ export function HistoryScreen() {
   const [creating, setCreating] = useState(false);
   const [deleting, setDeleting] = useState<string | null>(null);
   const [showDeleted, setShowDeleted] = useState(false);
+  const [selectedGeneration, setSelectedGeneration] = useState<string | null>(null);
   const project = workspace?.project ?? null;
   const q = route.screen === 'history' ? route.params['q'] ?? '' : '';
   const kindParam = route.screen === 'history' ? route.params['kind'] ?? '' : '';
@@ -55,12 +57,20 @@ export function HistoryScreen() {
   const retention = useQuery(project === null ? null : `${project}|${revision}`, () => invoke('retention.show', { project: project ?? '' }));
   const deleted = useDeletedCheckpoints(showDeleted ? project : null, revision);
   const entries = history.data?.entries ?? null;
+  // The table (every row) renders after the timeline has drawn: the picture first, then the list, one frame later.
+  const tableEntries = useDeferredValue(entries);
   /** Checkpoint names per generation (a diff endpoint for "diff with parent"). */
   const namesByGeneration = useMemo(() => {
     const m = new Map<string, string>();
     for (const c of checkpoints) if (c.generation_uuid !== null && c.name !== null && !m.has(c.generation_uuid)) m.set(c.generation_uuid, c.name);
     return m;
   }, [checkpoints]);
+  /** Revert → the generation it restored, as the summary's restoration records say (places reverts of deleted checkpoints too). */
+  const restoredSources = useMemo(() => new Map((summary?.generations ?? []).flatMap((g) => (g.restoration === null ? [] : [[g.generation_uuid, g.restoration.source_generation_uuid] as const]))), [summary]);
+  const selectGeneration = (uuid: string) => {
+    setSelectedGeneration(uuid);
+    document.querySelector<HTMLElement>(`[data-generation="${CSS.escape(uuid)}"]`)?.scrollIntoView({ block: 'nearest' });
+  };
   if (summary === null || workspace === null) return <p className="muted">Loading history…</p>;
   const policy = retention.data;
   return (
@@ -108,14 +118,15 @@ export function HistoryScreen() {
         <p className="muted" data-testid="history-empty">No generation matches.</p>
       ) : (
         <section aria-label="Generations">
+          <HistoryTimeline entries={entries} restoredSources={restoredSources} selected={selectedGeneration} onSelect={selectGeneration} onDiff={(from, to) => setRoute({ screen: 'diff', params: { from, to } })} />
           <table className="timeline reflow" data-testid="timeline">
             <caption className="sr-only">Generations, newest first by publication order</caption>
             <thead>
               <tr><th scope="col">published</th><th scope="col">what</th><th scope="col">checkpoints</th><th scope="col">changes</th><th scope="col">actor</th><th scope="col">generation</th><th scope="col">actions</th></tr>
             </thead>
             <tbody>
-              {entries.map((g) => (
-                <HistoryRow key={g.generation_uuid} entry={g} isNew={g.generation_uuid === lastRevertGeneration} parentName={g.parent_generation_uuid === null ? null : namesByGeneration.get(g.parent_generation_uuid) ?? null}
+              {(tableEntries ?? []).map((g) => (
+                <HistoryRow key={g.generation_uuid} entry={g} isNew={g.generation_uuid === lastRevertGeneration} selected={g.generation_uuid === selectedGeneration} parentName={g.parent_generation_uuid === null ? null : namesByGeneration.get(g.parent_generation_uuid) ?? null}
                   onOpen={(name) => go('checkpoint', name)} onRevert={(name) => go('revert', name)} onDelete={setDeleting}
                   onDiff={(from, to) => setRoute({ screen: 'diff', params: { from, to } })} />
               ))}
@@ -161,14 +172,14 @@ export function HistoryScreen() {
 }
 
 /** One timeline row: time, kind, description or reason, checkpoint names with their actions. */
-function HistoryRow({ entry: g, isNew, parentName, onOpen, onRevert, onDelete, onDiff }: {
-  entry: Entry; isNew: boolean; parentName: string | null;
+function HistoryRow({ entry: g, isNew, selected = false, parentName, onOpen, onRevert, onDelete, onDiff }: {
+  entry: Entry; isNew: boolean; selected?: boolean; parentName: string | null;
   onOpen: (name: string) => void; onRevert: (name: string) => void; onDelete: (name: string) => void; onDiff: (from: string, to: string) => void;
 }) {
   const pruned = g.status === 'pruned';
   const first = g.checkpoints[0]?.name ?? null;
   return (
-    <tr className={[isNew ? 'is-new' : '', pruned ? 'is-pruned' : ''].join(' ').trim() || undefined} data-testid="generation-row" data-status={g.status}>
+    <tr className={[isNew ? 'is-new' : '', pruned ? 'is-pruned' : '', selected ? 'is-selected' : ''].join(' ').trim() || undefined} data-testid="generation-row" data-status={g.status} data-generation={g.generation_uuid} aria-current={selected ? 'true' : undefined}>
       <td data-label="published"><When iso={g.published_at} testId="row-published" /></td>
       <td data-label="what" data-testid="produced-by">
         {g.status === 'current' && <span className="badge badge-current">CURRENT</span>}{' '}

@@ -12,6 +12,7 @@ import { useAction, useQuery } from '../hooks';
 import { invoke } from '../invoke';
 import { useShallow } from 'zustand/react/shallow';
 import { useStudio } from '../store';
+import { LedgerPath } from '../pictures/ledger-path';
 
 /** Integrity badge text of a verify result. */
 export function badgeText(v: VerifyEntry | undefined): string {
@@ -230,6 +231,7 @@ function Chain({ project, workflowId, generations, verify }: { project: string; 
       </div>
       {result !== undefined && <p className="muted small">head after {countOf(result.rows, 'row', 'rows')}: <span className="mono">{result.tail_head}</span></p>}
       {error !== null && <ErrorBox error={error} testId="chain-error" />}
+      {events.length > 0 && <LedgerPath events={events} rows={result?.rows ?? events.length} firstBad={bad} />}
       {result?.break_head !== undefined && bad !== null && <BreakHeads at={bad} event={bySequence.get(String(bad)) ?? null} heads={result.break_head} />}
       <VirtualGrid
         label={`Transitions of ${workflowId}`}

@@ -57,6 +57,9 @@ const VALID: Record<OperationName, Record<string, unknown>> = {
   'actor.show': {},
   'actor.rename': { display_name: 'Ada Lovelace' },
   'actor.resolve': { actor: 'ops' },
+  'graph.find_nodes': { view: H, text: 'Paper', limit: 10 },
+  'graph.neighbourhood': { view: H, node_uuid: H, depth: 2, max_nodes: 2000 },
+  'graph.diff': { project: H, from: 'Graph imported', to: 'CURRENT', record_family_id: 'node', change_kinds: ['added'], limit: 2000 },
 };
 
 /** Free-text fields where path-like text is legitimate content (the path field is the explicit directory). */

@@ -191,6 +191,49 @@ describe('checkpoint_surface_parity', () => {
     expect(cvf.stderr).toContain('workflows.checkpoint_chain_mismatch');
   });
 
+  it('graph pictures: find, neighbourhood (across pages) and the graph of a diff give identical bytes and codes', async () => {
+    const fv = ((await facade.dispatcher.dispatch('view.open', { project, name: 'baseline' })) as { value: { view: string } }).value.view;
+    const bv = ((await viaBridge('view.open', { project: bridgeProject, name: 'baseline' })) as { value: { view: string } }).value.view;
+    const start = testUuid('w-node-0');
+    const ff = await facade.dispatcher.dispatch('graph.find_nodes', { view: fv, text: 'Node w' });
+    const bf = await viaBridge('graph.find_nodes', { view: bv, text: 'Node w' });
+    const cf = await cli('graph', 'find', 'baseline', 'Node w', '--project', ws.dir, '--arrow');
+    expect(tableFromIPC(bytesOf(ff)).numRows).toBe(6);
+    expect(cf.stdout.equals(bytesOf(ff))).toBe(true);
+    expect(bytesOf(bf).equals(bytesOf(ff))).toBe(true);
+
+    const fn1 = await facade.dispatcher.dispatch('graph.neighbourhood', { view: fv, node_uuid: start, depth: 6, max_nodes: 2 });
+    const bn1 = await viaBridge('graph.neighbourhood', { view: bv, node_uuid: start, depth: 6, max_nodes: 2 });
+    const cn1 = await cli('graph', 'neighbourhood', 'baseline', start, '--depth', '6', '--max-nodes', '2', '--project', ws.dir, '--arrow');
+    const token = (fn1 as { value: ArrowResult }).value.next_page_token;
+    expect(token).not.toBeNull();
+    expect(cn1.stdout.equals(bytesOf(fn1))).toBe(true);
+    expect(bytesOf(bn1).equals(bytesOf(fn1))).toBe(true);
+    const fn2 = await facade.dispatcher.dispatch('graph.neighbourhood', { view: fv, node_uuid: start, depth: 6, max_nodes: 2, after: token });
+    const bn2 = await viaBridge('graph.neighbourhood', { view: bv, node_uuid: start, depth: 6, max_nodes: 2, after: token });
+    const cn2 = await cli('graph', 'neighbourhood', 'baseline', start, '--depth', '6', '--max-nodes', '2', '--after', token!, '--project', ws.dir, '--arrow');
+    expect(cn2.stdout.equals(bytesOf(fn2))).toBe(true);
+    expect(bytesOf(bn2).equals(bytesOf(fn2))).toBe(true);
+
+    const [fd, bd] = await both('graph.diff', { from: 'baseline', to: 'more nodes', limit: 2 });
+    const cd = await cli('graph', 'diff', 'baseline', 'more nodes', '--limit', '2', '--project', ws.dir, '--arrow');
+    const diffToken = (fd as { value: ArrowResult }).value.next_page_token;
+    expect(diffToken).not.toBeNull();
+    expect(cd.stdout.equals(bytesOf(fd))).toBe(true);
+    expect(bytesOf(bd).equals(bytesOf(fd))).toBe(true);
+
+    const missing = testUuid('no-such-node');
+    const fe = await facade.dispatcher.dispatch('graph.neighbourhood', { view: fv, node_uuid: missing });
+    const be = await viaBridge('graph.neighbourhood', { view: bv, node_uuid: missing });
+    const ce = await cli('graph', 'neighbourhood', 'baseline', missing, '--project', ws.dir, '--arrow');
+    expect([codeOf(fe), codeOf(be), cliCode(ce)]).toEqual(['GF_VALIDATION', 'GF_VALIDATION', 'GF_VALIDATION']);
+    const [fx, bx] = await both('graph.diff', { from: 'baseline', to: 'more nodes', limit: 3, after: diffToken });
+    const cx = await cli('graph', 'diff', 'baseline', 'more nodes', '--limit', '3', '--after', diffToken!, '--project', ws.dir, '--arrow');
+    expect([codeOf(fx), codeOf(bx), cliCode(cx)]).toEqual(['GF_PAGE_INVALID', 'GF_PAGE_INVALID', 'GF_PAGE_INVALID']);
+    await facade.dispatcher.dispatch('view.close', { view: fv });
+    await viaBridge('view.close', { view: bv });
+  });
+
   it('failures carry the same code on every surface', async () => {
     const cases: { readonly op: string; readonly req: Record<string, unknown>; readonly argv: string[]; readonly code: string }[] = [
       { op: 'view.open', req: { name: 'missing' }, argv: ['checkpoint', 'open', 'missing', '--project', ws.dir], code: 'GF_CHECKPOINT_NOT_FOUND' },

@@ -1,0 +1,149 @@
+// The neighbourhood of one node at a checkpoint (`graph.neighbourhood`):
+// breadth first over edges in both directions, bounded by depth and by a
+// node cap per page, paged by position in the breadth-first order.
+import { orderedJson, sha256Hex } from '../canonical/index';
+import { GRAPH_LIMITS } from '../contract/graph';
+import { GfError } from '../errors';
+import type { EdgeElement, GraphElement, NodeElement } from './element-table';
+import type { GraphIndex } from './graph-index';
+
+/** One neighbourhood request, as the contract validated it. */
+export interface NeighbourhoodRequest {
+  readonly nodeUuid: string;
+  readonly depth: number;
+  readonly maxNodes: number;
+  /** Position in the breadth-first order where this page starts (from the page token). */
+  readonly skip: number;
+}
+
+/** One page: its elements (nodes first, then edges) and whether more nodes follow. */
+export interface NeighbourhoodPage {
+  readonly elements: readonly GraphElement[];
+  readonly nodes: number;
+  readonly edges: number;
+  /** Position of the first node after this page, or null at the end. */
+  readonly nextSkip: number | null;
+}
+
+/** Yields to the event loop (cancellation and other requests get their turn); throws `GF_CANCELLED` when aborted. */
+export async function pause(signal: AbortSignal | undefined): Promise<void> {
+  await new Promise<void>((r) => setImmediate(r));
+  checkGraphCancelled(signal);
+}
+
+/** `GF_CANCELLED` when the query's operation was cancelled (before it started, or at a pause). */
+export function checkGraphCancelled(signal: AbortSignal | undefined): void {
+  if (signal?.aborted === true) throw new GfError('GF_CANCELLED', 'the graph query was cancelled', { operation: 'graph' });
+}
+
+/**
+ * Node rows in breadth-first order from `start` to `depth` hops (each node's
+ * neighbours in UUID order), at most `limit` of them, with their depths.
+ */
+export async function breadthFirst(g: GraphIndex, start: number, depth: number, limit: number, signal?: AbortSignal): Promise<{ readonly order: number[]; readonly depthOf: Map<number, number> }> {
+  const depthOf = new Map<number, number>([[start, 0]]);
+  const order = [start];
+  let frontierStart = 0;
+  for (let d = 0; d < depth && order.length < limit; d++) {
+    const frontierEnd = order.length;
+    for (let i = frontierStart; i < frontierEnd && order.length < limit; i++) {
+      if ((i & 511) === 511) await pause(signal);
+      const u = order[i] as number;
+      const next: number[] = [];
+      const out = g.outgoing(u);
+      for (let e = out.start; e < out.end; e++) next.push(g.targetNodeRow(e));
+      for (const e of g.incoming(u)) next.push(g.sourceNodeRow(e));
+      next.sort((a, b) => a - b);
+      for (const v of next) {
+        if (v < 0 || depthOf.has(v)) continue;
+        depthOf.set(v, d + 1);
+        order.push(v);
+        if (order.length >= limit) break;
+      }
+    }
+    frontierStart = frontierEnd;
+  }
+  return { order, depthOf };
+}
+
+/**
+ * One page of the neighbourhood: nodes `[skip, skip + maxNodes)` of the
+ * breadth-first order, and every edge whose later endpoint (by position)
+ * is on this page and whose other endpoint is on this or an earlier page.
+ */
+export async function neighbourhoodPage(g: GraphIndex, req: NeighbourhoodRequest, signal?: AbortSignal): Promise<NeighbourhoodPage> {
+  checkGraphCancelled(signal);
+  const start = g.requireNode(req.nodeUuid);
+  const end = req.skip + req.maxNodes;
+  const { order, depthOf } = await breadthFirst(g, start, req.depth, end + 1, signal);
+  const position = new Map<number, number>();
+  for (let i = 0; i < Math.min(order.length, end); i++) position.set(order[i] as number, i);
+  const nodes: NodeElement[] = [];
+  const edges: EdgeElement[] = [];
+  const edge = (e: number): EdgeElement => ({
+    element: 'edge',
+    source_node_uuid: g.edgeSource(e),
+    target_node_uuid: g.edgeTarget(e),
+    relation: g.edgeRelation(e),
+    change_kind: null,
+    changed_fields: null,
+    row_number: null,
+  });
+  for (let i = req.skip; i < Math.min(order.length, end); i++) {
+    const u = order[i] as number;
+    nodes.push({ element: 'node', node_uuid: g.nodeUuid(u), label: g.nodeLabel(u), class_id: g.nodeClass(u), depth: depthOf.get(u) ?? null, change_kind: null, changed_fields: null, row_number: null });
+    const out = g.outgoing(u);
+    for (let e = out.start; e < out.end; e++) {
+      const p = position.get(g.targetNodeRow(e));
+      if (p !== undefined && p <= i) edges.push(edge(e));
+    }
+    for (const e of g.incoming(u)) {
+      const p = position.get(g.sourceNodeRow(e));
+      if (p !== undefined && p < i) edges.push(edge(e));
+    }
+  }
+  return { elements: [...nodes, ...edges], nodes: nodes.length, edges: edges.length, nextSkip: order.length > end ? end : null };
+}
+
+const TOKEN_DOMAIN = 'graphforge-graph-neighbourhood-token/1';
+
+/** What a neighbourhood token is bound to: the view's generation and the request that made it. */
+export interface NeighbourhoodBinding {
+  readonly manifestSha256: string;
+  readonly nodeUuid: string;
+  readonly depth: number;
+  readonly maxNodes: number;
+}
+
+function digest(b: NeighbourhoodBinding, payload: string): string {
+  return sha256Hex(new TextEncoder().encode(`${TOKEN_DOMAIN}\n${b.manifestSha256}\n${b.nodeUuid}\n${b.depth}\n${b.maxNodes}\n${payload}`)).slice(0, 32);
+}
+
+/** The token of the page starting at `skip`. */
+export function encodeNeighbourhoodToken(b: NeighbourhoodBinding, skip: number): string {
+  const payload = orderedJson({ v: 1, skip });
+  return `${Buffer.from(payload, 'utf8').toString('base64url')}.${digest(b, payload)}`;
+}
+
+/** The start position a token names; `GF_PAGE_INVALID` for a token of another view, node, depth or page size, or a forged one. */
+export function decodeNeighbourhoodToken(b: NeighbourhoodBinding, token: string): number {
+  const invalid = (): GfError => new GfError('GF_PAGE_INVALID', 'the page token is not valid for this neighbourhood', { operation: 'graph.neighbourhood' });
+  const [body, mac, ...rest] = token.split('.');
+  if (body === undefined || mac === undefined || rest.length > 0) throw invalid();
+  const payload = Buffer.from(body, 'base64url').toString('utf8');
+  if (digest(b, payload) !== mac) throw invalid();
+  let v: unknown;
+  try {
+    v = JSON.parse(payload);
+  } catch {
+    throw invalid();
+  }
+  const skip = (v as { v?: unknown; skip?: unknown }).skip;
+  if ((v as { v?: unknown }).v !== 1 || typeof skip !== 'number' || !Number.isSafeInteger(skip) || skip < 1) throw invalid();
+  return skip;
+}
+
+/** The request's depth and page size with the contract's defaults. */
+export function neighbourhoodBounds(depth: number | undefined, maxNodes: number | undefined): { readonly depth: number; readonly maxNodes: number } {
+  return { depth: depth ?? GRAPH_LIMITS.defaultDepth, maxNodes: maxNodes ?? GRAPH_LIMITS.defaultNodes };
+}
