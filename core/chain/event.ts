@@ -18,14 +18,7 @@ export { LEDGER_STATE_KINDS, LEGAL_TRANSITIONS, TERMINAL_LEDGER_KINDS, type Ledg
  * application, gate result, escalation, terminal. `needs_plan` is the one
  * non-boundary kind (a write there would snapshot the initial state).
  */
-export const SEMANTIC_BOUNDARY_KINDS: ReadonlySet<LedgerStateKind> = new Set<LedgerStateKind>([
-  'plan_ready',
-  'patch_applied',
-  'gate_failed_retryable',
-  'awaiting_human_review',
-  'completed',
-  'failed_unrecoverable',
-]);
+export const SEMANTIC_BOUNDARY_KINDS: ReadonlySet<LedgerStateKind> = new Set<LedgerStateKind>(LEDGER_STATE_KINDS.filter((k) => k !== 'needs_plan'));
 
 /** A workflow id: 1–128 chars of `[A-Za-z0-9._:-]`, never `.` or `..`, never credential-shaped. */
 export type WorkflowId = string;

@@ -83,7 +83,8 @@ describe('no_public_arbitrary_generation_open', () => {
   it('no operation of the contract takes a generation UUID, a manifest digest or a path (except a directory the user names: open, create, ledgers, demo, doctor)', () => {
     const directoryOps = new Set(['project.open', 'project.create', 'chain.open', 'demo.create', 'project.doctor']);
     // history.list's generation_uuid filters lineage-log records (metadata, pruned rows included); it opens no generation.
-    const metadataFilters = new Set(['history.list.generation_uuid']);
+    // checkpoints.revert's expected_current_generation_uuid is a precondition compared with CURRENT under the writer lock; it opens no generation.
+    const metadataFilters = new Set(['history.list.generation_uuid', 'checkpoints.revert.expected_current_generation_uuid']);
     const fields: string[] = [];
     for (const [op, spec] of Object.entries(contract.OPERATIONS)) {
       const shape = (spec.request as unknown as { shape?: Record<string, unknown> }).shape ?? {};
