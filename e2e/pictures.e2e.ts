@@ -52,7 +52,7 @@ beforeAll(async () => {
     records: 300,
     prepare: async (a) => {
       await a.call('retention.set', { project: a.project, retain_ancestors: 1 });
-      await a.call('checkpoints.revert', { project: a.project, name: 'Release 1.0', reason: 'pictures e2e: the release again', idempotency_key: crypto.randomUUID(), confirm_same_content: true });
+      await a.call('checkpoints.revert', { project: a.project, name: 'Release 1.0', reason: 'pictures e2e: the release again', idempotency_key: crypto.randomUUID() });
     },
   });
   page = await app.browser.context.newPage();
