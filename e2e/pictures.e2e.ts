@@ -143,6 +143,7 @@ describe('the pictures (issue 39, Chromium)', () => {
 
   it('the graph of "Graph imported" → CURRENT draws exactly the changed nodes of the record diff\'s graph families, with an honest count, and a node jumps to its record-diff row', async () => {
     await page.goto(app.link(`#/diff?from=${encodeURIComponent(FROM)}&to=CURRENT`));
+    await page.getByTestId('diff-graph-show').click();
     await page.getByTestId('diff-graph').waitFor();
     const drawn = await pictureOf<GraphData>('diff-graph-canvas');
     // The record diff of each graph family, every page, as the Diff screen's own table reads it.

@@ -159,6 +159,8 @@ export function DiffScreen() {
   const [family, setFamily] = useState<SummaryRow | null>(null);
   /** Bumped by each jump from the graph of the changes, so the record diff reopens at the row even in the same family. */
   const [jumps, setJumps] = useState(0);
+  /** The graph of the changes is drawn on request: a WebGL picture and its layout cost more than the tables a reviewer reads first. */
+  const [showGraph, setShowGraph] = useState(false);
   // The renderer's one cancellation idiom: aborting stops both requests in flight (withOperation tells the engine).
   const controller = useRef<AbortController | null>(null);
   useEffect(() => () => controller.current?.abort(), []);
@@ -312,7 +314,12 @@ export function DiffScreen() {
             testId="diff-summary"
             fit
           />
-          {workspace !== null && compared.stat.families.some((f) => f.capability_id === 'graph' && f.change_kind !== 'unchanged') && (
+          {workspace !== null && !showGraph && compared.stat.families.some((f) => f.capability_id === 'graph' && f.change_kind !== 'unchanged') && (
+            <p>
+              <button type="button" onClick={() => setShowGraph(true)} data-testid="diff-graph-show">Show the graph of these changes</button>
+            </p>
+          )}
+          {workspace !== null && showGraph && compared.stat.families.some((f) => f.capability_id === 'graph' && f.change_kind !== 'unchanged') && (
             <DiffGraphPanel
               key={`${compared.from}|${compared.to}`}
               project={workspace.project}
