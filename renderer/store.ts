@@ -155,7 +155,7 @@ export const useStudio = create<StudioState>((set, get) => ({
   },
   async checkChanges() {
     const ws = get().workspace;
-    if (ws === null || !get().operations.includes('project.changes')) return;
+    if (ws === null) return;
     const { token } = await invoke('project.changes', { project: ws.project });
     if (get().workspace?.project !== ws.project) return;
     const before = get().changeToken;
