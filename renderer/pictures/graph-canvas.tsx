@@ -90,12 +90,23 @@ export function GraphCanvas({ nodes, edges, colourBy, focused, onNodeClick, onNo
         return;
       }
       sigma.current = renderer;
-      let first = true;
-      renderer.on('afterRender', () => {
-        if (!first) return;
-        first = false;
+      // Sigma draws its first frame inside its constructor (no 'afterRender' reaches a listener added
+      // later); the frame that shows it is produced before the second animation frame from now runs. The
+      // layout starts then: on a software GPU (no hardware WebGL) the worker's ForceAtlas2 would otherwise
+      // take the core that draws the first frame.
+      const layout = new AbortController();
+      const afterNextFrame = (f: () => void) => requestAnimationFrame(() => requestAnimationFrame(f));
+      afterNextFrame(() => {
+        if (layout.signal.aborted) return;
         el.dataset['drawn'] = 'true';
         publish(true);
+        if (graph.order > 1) {
+          void layoutGraph(graph, layout.signal).then((t) => {
+            if (layout.signal.aborted) return;
+            setThread(t);
+            renderer.refresh();
+          });
+        }
       });
       renderer.on('clickNode', ({ node }) => handlers.current.onNodeClick(node));
       renderer.on('doubleClickNode', (e) => {
@@ -104,14 +115,6 @@ export function GraphCanvas({ nodes, edges, colourBy, focused, onNodeClick, onNo
       });
       renderer.on('enterNode', ({ node }) => handlers.current.onHover?.(node));
       renderer.on('leaveNode', () => handlers.current.onHover?.(null));
-      const layout = new AbortController();
-      if (graph.order > 1) {
-        void layoutGraph(graph, layout.signal).then((t) => {
-          if (layout.signal.aborted) return;
-          setThread(t);
-          renderer.refresh();
-        });
-      }
       stop = () => {
         layout.abort();
         renderer.kill();
