@@ -1,5 +1,6 @@
 import { hash as oneShotHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
+import { BackgroundWorker } from '../background-worker';
 
 /**
  * The worker's whole program (CommonJS, evaluated; no file to locate in a
@@ -43,76 +44,38 @@ export function digestSlices(bytes: Uint8Array, ends: Uint32Array): Uint8Array {
   return out;
 }
 
-interface Pending {
-  readonly resolve: (digests: Uint8Array) => void;
-  readonly reject: (e: unknown) => void;
-}
-
 /**
  * SHA-256 of batches of fingerprint preimages on one background thread, so
  * a large record diff hashes its changed rows while the merge goes on.
  *
  * One worker per process, started on first use; it keeps the process
- * alive only while a batch is pending (`ref` / `unref`). Digests are
- * exactly `digestSlices`'. Batches are transferred, not copied, so if the
- * worker dies the batches it holds are rejected (`DigestPoolError`; the
+ * alive only while a batch is pending (core/background-worker.ts). Digests
+ * are exactly `digestSlices`'. Batches are transferred, not copied, so if
+ * the worker dies the batches it holds are rejected (`DigestPoolError`; the
  * caller redoes that work itself) and every later batch is hashed on the
  * calling thread.
  */
 export class DigestPool {
   static #shared: DigestPool | undefined;
-  #worker: Worker | undefined;
-  #broken = false;
-  #next = 0;
-  readonly #pending = new Map<number, Pending>();
-  readonly #source: string;
+  readonly #thread: BackgroundWorker<{ readonly id: number; readonly out: Uint8Array; readonly bytes?: Uint8Array }>;
   /** Batch buffers the worker handed back, for `spare` (bounded by `SPARES_MAX`). */
   readonly #spares: ArrayBuffer[] = [];
 
   /** @param source the worker program (tests pass one that fails) */
   constructor(source = WORKER_SOURCE) {
-    this.#source = source;
+    this.#thread = new BackgroundWorker(
+      () => new Worker(source, { eval: true }),
+      () => new DigestPoolError(),
+      (m) => {
+        if (m.bytes !== undefined && this.#spares.length < SPARES_MAX) this.#spares.push(m.bytes.buffer as ArrayBuffer);
+      },
+    );
   }
 
   /** The process's pool. */
   static shared(): DigestPool {
     DigestPool.#shared ??= new DigestPool();
     return DigestPool.#shared;
-  }
-
-  #start(): Worker | undefined {
-    if (this.#broken) return undefined;
-    if (this.#worker !== undefined) return this.#worker;
-    try {
-      const w = new Worker(this.#source, { eval: true });
-      w.on('message', (m: { id: number; out: Uint8Array; bytes?: Uint8Array }) => {
-        if (m.bytes !== undefined && this.#spares.length < SPARES_MAX) this.#spares.push(m.bytes.buffer as ArrayBuffer);
-        const p = this.#pending.get(m.id);
-        if (p === undefined) return;
-        this.#pending.delete(m.id);
-        if (this.#pending.size === 0) w.unref();
-        p.resolve(m.out);
-      });
-      const fail = (): void => this.#fail();
-      w.on('error', fail);
-      w.on('exit', fail);
-      // Idle, the worker never keeps the process alive; with work pending it does (see `digest`).
-      w.unref();
-      this.#worker = w;
-      return w;
-    } catch {
-      this.#broken = true;
-      return undefined;
-    }
-  }
-
-  /** The worker is gone: what it held is lost (rejected); everything from now on is hashed here. */
-  #fail(): void {
-    this.#broken = true;
-    this.#worker = undefined;
-    const held = [...this.#pending.values()];
-    this.#pending.clear();
-    for (const p of held) p.reject(new DigestPoolError());
   }
 
   /**
@@ -122,16 +85,10 @@ export class DigestPool {
    * the worker dies holding the batch.
    */
   digest(bytes: Uint8Array, ends: Uint32Array): Promise<Uint8Array> {
-    const w = this.#start();
-    if (w === undefined) return Promise.resolve(digestSlices(bytes, ends));
     // Never transfer memory shared with others (a pooled Buffer): copy it first.
     const own = Buffer.isBuffer(bytes) || !(bytes.buffer instanceof ArrayBuffer) ? Uint8Array.prototype.slice.call(bytes) : bytes;
-    return new Promise((resolve, reject) => {
-      const id = this.#next++;
-      if (this.#pending.size === 0) w.ref();
-      this.#pending.set(id, { resolve, reject });
-      w.postMessage({ id, bytes: own, ends }, [own.buffer as ArrayBuffer, ends.buffer as ArrayBuffer]);
-    });
+    const answer = this.#thread.request({ bytes: own, ends }, [own.buffer as ArrayBuffer, ends.buffer as ArrayBuffer]);
+    return answer === undefined ? Promise.resolve(digestSlices(bytes, ends)) : answer.then((m) => m.out);
   }
 
   /**
@@ -146,13 +103,7 @@ export class DigestPool {
   }
 
   /** Stops the worker (tests); the next `digest` starts a new one. */
-  async close(): Promise<void> {
-    const w = this.#worker;
-    this.#worker = undefined;
-    if (w !== undefined) {
-      w.removeAllListeners('exit');
-      await w.terminate();
-    }
-    this.#broken = false;
+  close(): Promise<void> {
+    return this.#thread.close();
   }
 }

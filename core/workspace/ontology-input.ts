@@ -5,6 +5,7 @@
 // thread that answers everyone else.
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { BackgroundWorker, WorkerGoneError } from '../background-worker';
 import * as yaml from 'yaml';
 import { GfError } from '../errors';
 import { ONTOLOGY_INPUT_LIMITS } from '../contract/workspace';
@@ -191,52 +192,21 @@ parentPort.on('message', (m) => {
  * same program: same answers, only not in the background).
  */
 class ParseThread {
-  #worker: Worker | undefined;
-  #broken = false;
-  #next = 0;
-  readonly #pending = new Map<number, (r: ParseOutcome) => void>();
-
-  #start(): Worker | undefined {
-    if (this.#broken) return undefined;
-    if (this.#worker !== undefined) return this.#worker;
-    try {
-      const yamlPath = createRequire(import.meta.url).resolve('yaml');
-      const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { yaml: yamlPath, body: PARSE_BODY, mappingKeys: ONTOLOGY_INPUT_LIMITS.mappingKeys } });
-      w.on('message', (m: { id: number; result: ParseOutcome }) => {
-        const done = this.#pending.get(m.id);
-        this.#pending.delete(m.id);
-        if (this.#pending.size === 0) w.unref();
-        done?.(m.result);
-      });
-      const fail = (): void => {
-        this.#broken = true;
-        this.#worker = undefined;
-        const held = [...this.#pending.values()];
-        this.#pending.clear();
-        for (const done of held) done({ kind: 'failed' });
-      };
-      w.on('error', fail);
-      w.on('exit', fail);
-      w.unref();
-      this.#worker = w;
-      return w;
-    } catch {
-      this.#broken = true;
-      return undefined;
-    }
-  }
+  readonly #thread = new BackgroundWorker<{ readonly id: number; readonly result: ParseOutcome }>(
+    () => new Worker(WORKER_SOURCE, { eval: true, workerData: { yaml: createRequire(import.meta.url).resolve('yaml'), body: PARSE_BODY, mappingKeys: ONTOLOGY_INPUT_LIMITS.mappingKeys } }),
+    () => new WorkerGoneError('ontology parse'),
+  );
 
   async parse(text: string, format: OntologySourceFormat): Promise<ParseOutcome> {
-    const w = this.#start();
-    if (w === undefined) return parseHere(text, format);
-    const id = this.#next++;
-    const outcome = await new Promise<ParseOutcome>((resolve) => {
-      this.#pending.set(id, resolve);
-      w.ref();
-      w.postMessage({ id, text, format });
-    });
-    // A thread that stopped under this request: the same parse here.
-    return outcome.kind === 'failed' && this.#broken ? parseHere(text, format) : outcome;
+    const answer = this.#thread.request({ text, format });
+    if (answer === undefined) return parseHere(text, format);
+    try {
+      return (await answer).result;
+    } catch (e) {
+      // A thread that stopped under this request: the same parse here.
+      if (e instanceof WorkerGoneError) return parseHere(text, format);
+      throw e;
+    }
   }
 }
 
