@@ -1,7 +1,7 @@
 // History: the generation timeline (parents, restorations), named
 // checkpoints as labels, create (validated as typed) and delete (confirmed);
 // deleted checkpoints (tombstones) on request.
-import { useDeferredValue, useMemo, useState, type FormEvent } from 'react';
+import { useDeferredValue, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import type { JsonResults, Row } from '../../core/contract/operations';
 import { HISTORY_NAME_FILTER_MAX, LINEAGE_KINDS, type LineageKind } from '../../core/contract/history';
 import { newNameProblem } from '../../core/contract/names';
@@ -30,6 +30,8 @@ type Entry = JsonResults['history.list']['entries'][number];
 const HISTORY_PAGE = 500;
 /** Upper bound on history pages (500,000 records). */
 const MAX_HISTORY_PAGES = 1000;
+/** Table rows rendered at first and added each time the reader scrolls to the end (the timeline draws every entry). */
+const ROWS_STEP = 200;
 
 const KIND_TEXT: Readonly<Record<LineageKind, string>> = { first: 'first publication', publication: 'publication', revert: 'revert' };
 
@@ -67,9 +69,33 @@ export function HistoryScreen() {
   }, [checkpoints]);
   /** Revert → the generation it restored, as the summary's restoration records say (places reverts of deleted checkpoints too). */
   const restoredSources = useMemo(() => new Map((summary?.generations ?? []).flatMap((g) => (g.restoration === null ? [] : [[g.generation_uuid, g.restoration.source_generation_uuid] as const]))), [summary]);
+  // The table renders its rows a step at a time (more when its end scrolls into view, all on request):
+  // 10,000 rows at once took seconds before History could be read.
+  const [rowsShown, setRowsShown] = useState(ROWS_STEP);
+  const [scrollTo, setScrollTo] = useState<string | null>(null);
+  const rowsEnd = useRef<HTMLParagraphElement | null>(null);
+  const rowCount = tableEntries?.length ?? 0;
+  useEffect(() => setRowsShown(ROWS_STEP), [entries]);
+  useEffect(() => {
+    const el = rowsEnd.current;
+    if (el === null || rowsShown >= rowCount || typeof IntersectionObserver === 'undefined') return undefined;
+    const seen = new IntersectionObserver((items) => {
+      if (items.some((i) => i.isIntersecting)) setRowsShown((n) => n + ROWS_STEP);
+    });
+    seen.observe(el);
+    return () => seen.disconnect();
+  }, [rowsShown, rowCount]);
+  useEffect(() => {
+    if (scrollTo === null) return;
+    document.querySelector<HTMLElement>(`[data-generation="${CSS.escape(scrollTo)}"]`)?.scrollIntoView({ block: 'nearest' });
+    setScrollTo(null);
+  }, [scrollTo, rowsShown]);
   const selectGeneration = (uuid: string) => {
     setSelectedGeneration(uuid);
-    document.querySelector<HTMLElement>(`[data-generation="${CSS.escape(uuid)}"]`)?.scrollIntoView({ block: 'nearest' });
+    // A row the table has not rendered yet: render up to it first.
+    const at = (tableEntries ?? []).findIndex((g) => g.generation_uuid === uuid);
+    if (at >= rowsShown) setRowsShown(at + 1);
+    setScrollTo(uuid);
   };
   if (summary === null || workspace === null) return <p className="muted">Loading history…</p>;
   const policy = retention.data;
@@ -125,13 +151,19 @@ export function HistoryScreen() {
               <tr><th scope="col">published</th><th scope="col">what</th><th scope="col">checkpoints</th><th scope="col">changes</th><th scope="col">actor</th><th scope="col">generation</th><th scope="col">actions</th></tr>
             </thead>
             <tbody>
-              {(tableEntries ?? []).map((g) => (
+              {(tableEntries ?? []).slice(0, rowsShown).map((g) => (
                 <HistoryRow key={g.generation_uuid} entry={g} isNew={g.generation_uuid === lastRevertGeneration} selected={g.generation_uuid === selectedGeneration} parentName={g.parent_generation_uuid === null ? null : namesByGeneration.get(g.parent_generation_uuid) ?? null}
                   onOpen={(name) => go('checkpoint', name)} onRevert={(name) => go('revert', name)} onDelete={setDeleting}
                   onDiff={(from, to) => setRoute({ screen: 'diff', params: { from, to } })} />
               ))}
             </tbody>
           </table>
+          {rowsShown < rowCount && (
+            <p className="muted small" ref={rowsEnd} data-testid="history-rows-more">
+              {formatCount(rowsShown)} of {formatCount(rowCount)} rows listed; more as you scroll.{' '}
+              <button type="button" className="link" onClick={() => setRowsShown(rowCount)} data-testid="history-rows-all">List all {formatCount(rowCount)}</button>
+            </p>
+          )}
         </section>
       )}
       <label className="toggle">
