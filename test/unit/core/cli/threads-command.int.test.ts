@@ -189,7 +189,7 @@ describe('gf threads prune', () => {
 
     // Another checkpoint since the preview: refused, nothing deleted.
     const again = new SqliteCheckpointerAdapter({ path });
-    await (await again.saver()).put(tip, sampleCheckpoint(3), { source: 'loop', step: 3, parents: {} }, { notes: 4 });
+    await (await again.saver()).put(tip, sampleCheckpoint(3), { source: 'loop', step: 3, parents: {} });
     await again.close();
     const stale = await gf('threads', 'prune', '--keep-last', '2', '--reason', 'old runs', '--expect-preview', digest, '--sqlite', path);
     expect(stale.code).toBe(1);
