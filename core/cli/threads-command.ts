@@ -201,19 +201,11 @@ export function registerThreadsCommands(program: Command, io: CliIo): void {
     .addHelpText('after', '\nExample:\n  gf threads restore review-07 1f0c…-… --reason "approval was given by mistake" --sqlite ./demo/langgraph.sqlite\n')
     .action(async (thread: string, checkpoint: string, opts: SourceOpts, cmd: Command) => {
       const format = formatOf(opts);
-      if (opts.reason === undefined) cmd.error("error: required option '--reason <text>' not specified", { exitCode: 2, code: 'commander.missingMandatoryOptionValue' });
-      const problem = reasonProblem(opts.reason ?? '');
-      if (problem !== null) throw new GfError('GF_VALIDATION', problem, { field: 'reason' }, false);
-      let key = opts.idempotencyKey;
-      if (key === undefined) {
-        key = randomUUID();
-        io.stderr(`idempotency key: ${key} (replay with --idempotency-key ${key})\n`);
-      }
-      const idempotency_key = key;
+      const { reason, idempotency_key } = writeBasics(opts, cmd);
       await runCall(opts, async (c, source, e) => {
         // The same actor a workspace write records: a name becomes its derived actor UUID (the app shows the name).
         const actor = (await resolveActor(c, opts.actor)) ?? null;
-        const r = await c('threads.restore', { source, thread_id: thread, checkpoint_id: checkpoint, reason: opts.reason ?? '', actor, idempotency_key, ...(opts.expectHead === undefined ? {} : { expected_head_checkpoint_id: opts.expectHead }) });
+        const r = await c('threads.restore', { source, thread_id: thread, checkpoint_id: checkpoint, reason, actor, idempotency_key, ...(opts.expectHead === undefined ? {} : { expected_head_checkpoint_id: opts.expectHead }) });
         if (format === 'json') {
           io.stdout(`${JSON.stringify(r)}\n`);
           return;
@@ -253,19 +245,11 @@ export function registerThreadsCommands(program: Command, io: CliIo): void {
         });
         return;
       }
-      if (opts.reason === undefined) cmd.error("error: required option '--reason <text>' not specified", { exitCode: 2, code: 'commander.missingMandatoryOptionValue' });
-      if (opts.expectPreview === undefined) cmd.error("error: required option '--expect-preview <digest>' not specified (run with --preview first: it prints the digest)", { exitCode: 2, code: 'commander.missingMandatoryOptionValue' });
-      const problem = reasonProblem(opts.reason ?? '');
-      if (problem !== null) throw new GfError('GF_VALIDATION', problem, { field: 'reason' }, false);
-      let key = opts.idempotencyKey;
-      if (key === undefined) {
-        key = randomUUID();
-        io.stderr(`idempotency key: ${key} (replay with --idempotency-key ${key})\n`);
-      }
-      const idempotency_key = key;
+      if (opts.reason !== undefined && opts.expectPreview === undefined) cmd.error("error: required option '--expect-preview <digest>' not specified (run with --preview first: it prints the digest)", { exitCode: 2, code: 'commander.missingMandatoryOptionValue' });
+      const { reason, idempotency_key } = writeBasics(opts, cmd);
       await runCall(opts, async (c, source, e) => {
         const actor = (await resolveActor(c, opts.actor)) ?? null;
-        const r = await c('threads.prune', { source, keep_last, ...scope, reason: opts.reason ?? '', actor, idempotency_key, expected_preview_digest: opts.expectPreview ?? '' });
+        const r = await c('threads.prune', { source, keep_last, ...scope, reason, actor, idempotency_key, expected_preview_digest: opts.expectPreview ?? '' });
         if (format === 'json') {
           io.stdout(`${JSON.stringify(r)}\n`);
           return;
@@ -296,6 +280,20 @@ export function registerThreadsCommands(program: Command, io: CliIo): void {
         io.stdout(lines.map(([k, v]) => `${k.padEnd(24)}${v}\n`).join(''));
       });
     });
+
+  /** A write's required `--reason` (checked by the contract's rule before anything opens) and its idempotency key (generated and printed when omitted). */
+  function writeBasics(opts: SourceOpts, cmd: Command): { readonly reason: string; readonly idempotency_key: string } {
+    if (opts.reason === undefined) cmd.error("error: required option '--reason <text>' not specified", { exitCode: 2, code: 'commander.missingMandatoryOptionValue' });
+    const reason = opts.reason ?? '';
+    const problem = reasonProblem(reason);
+    if (problem !== null) throw new GfError('GF_VALIDATION', problem, { field: 'reason' }, false);
+    let key = opts.idempotencyKey;
+    if (key === undefined) {
+      key = randomUUID();
+      io.stderr(`idempotency key: ${key} (replay with --idempotency-key ${key})\n`);
+    }
+    return { reason, idempotency_key: key };
+  }
 
   /** One facade per command: `fn` gets the typed call, the source and the formatters. */
   async function runCall(opts: SourceOpts, fn: (c: Call, source: Source, e: Awaited<ReturnType<typeof cliThreadsEngine>>) => Promise<void>): Promise<void> {

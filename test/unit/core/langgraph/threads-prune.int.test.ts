@@ -14,6 +14,7 @@ import { createFacade } from '../../../../core/api/facade';
 import type { OperationInput } from '../../../../core/contract/operations';
 import { THREAD_PRUNE_RECORD_TABLE } from '../../../../core/contract/threads';
 import { PostgresCheckpointerAdapter, SqliteCheckpointerAdapter } from '../../../../core/langgraph';
+import { planPrune, postgresPruneReads, prunePostgres, pruneSqlite, sqlitePruneReads } from '../../../../core/langgraph/thread-prune';
 import { usePostgres } from '../../../support/postgres';
 import { putChain, sampleCheckpoint } from './langgraph-support';
 import { assertMatchesPython, expectedOf, PY_SQLITE, replayPostgres, type Expected } from './python-fixtures';
@@ -286,6 +287,54 @@ describe('threads.prune on databases Python LangGraph wrote', () => {
     } finally {
       await facade.close();
       await c.end();
+    }
+  });
+});
+
+describe('the prune transaction plans again itself (a change after the reader\'s check)', () => {
+  const req = (digest: string) => ({ keepLast: 1, threadId: null, reason: 'r', actor: null, idempotencyKey: key(20), expectedDigest: digest });
+
+  it('SQLite: a digest that no longer matches inside the transaction is GF_STALE_PREVIEW, nothing deleted, no record', async () => {
+    const path = join(root, 'tx.sqlite');
+    const a = new SqliteCheckpointerAdapter({ path });
+    await putChain(await a.saver(), 't', 3);
+    await a.close();
+    const db = new Database(path);
+    try {
+      const planned = planPrune(await sqlitePruneReads(db).facts(null), 1, null);
+      expect(planned.remove).toHaveLength(2);
+      expect(await codeOf(pruneSqlite(db, req('0'.repeat(64))))).toBe('GF_STALE_PREVIEW');
+      expect((db.prepare('SELECT count(*) AS n FROM checkpoints').get() as { n: number }).n).toBe(3);
+      expect(db.prepare("SELECT name FROM sqlite_master WHERE name = ?").get(THREAD_PRUNE_RECORD_TABLE)).toBeUndefined();
+      expect((await pruneSqlite(db, req(planned.digest))).checkpoints).toBe(2);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('PostgreSQL: the same, rolled back', async () => {
+    const admin = new pg.Client({ connectionString: server().url });
+    await admin.connect();
+    await admin.query('CREATE DATABASE prune_tx');
+    await admin.end();
+    const u = new URL(server().url);
+    u.pathname = '/prune_tx';
+    const pool = new pg.Pool({ connectionString: u.toString() });
+    pool.on('error', () => undefined);
+    try {
+      await putChain(await new PostgresCheckpointerAdapter({ pool }).saver(), 't', 3);
+      const client = await pool.connect();
+      try {
+        const planned = planPrune(await postgresPruneReads(client).facts(null), 1, null);
+        expect(await codeOf(prunePostgres(client, req('0'.repeat(64))))).toBe('GF_STALE_PREVIEW');
+        expect((await client.query<{ n: number }>('SELECT count(*)::int AS n FROM checkpoints')).rows[0]?.n).toBe(3);
+        expect((await client.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [THREAD_PRUNE_RECORD_TABLE])).rows[0]?.t).toBeNull();
+        expect((await prunePostgres(client, req(planned.digest))).checkpoints).toBe(2);
+      } finally {
+        client.release();
+      }
+    } finally {
+      await pool.end();
     }
   });
 });
