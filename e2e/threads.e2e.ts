@@ -156,6 +156,47 @@ describe('Agent threads (issue 17, Chromium)', () => {
     expect(await axeProblems(page)).toEqual([]);
   });
 
+  it('prunes old checkpoints of one thread: the preview first (times lead), a reason, a database changed since the preview is refused and previewed again, then the receipt', async () => {
+    const rows = (await call('threads.list', { source: source() })).rows;
+    const thread = rows.find((r) => !r.interrupted && r.checkpoint_count >= 4)!.thread_id;
+    const before = (await call('threads.history', { source: source(), thread_id: thread })).rows;
+    await page.goto(app.link(`#/threads?source=${encodeURIComponent(db)}&thread=${encodeURIComponent(thread)}`));
+    await gridRows('thread-history').first().waitFor();
+    await page.getByLabel('Checkpoints each thread keeps (newest)').fill('1');
+    await page.getByLabel(`only “${thread}”`).check();
+    await page.getByTestId('prune-preview-submit').click();
+    await page.getByTestId('prune-preview-total').waitFor();
+    const preview = await call('threads.prune_preview', { source: source(), keep_last: 1, thread_id: thread, limit: 500 });
+    expect(preview.total).toBeGreaterThan(0);
+    expect(await page.getByTestId('prune-preview-total').textContent()).toContain(`${preview.total.toLocaleString('en-US')} checkpoint`);
+    await expect.poll(() => gridRows('prune-preview-rows').count()).toBe(preview.rows.length);
+    expect(await gridRows('prune-preview-rows').locator('[data-col="checkpoint_id"]').evaluateAll((cells) => cells.map((c) => c.getAttribute('title')))).toEqual(preview.rows.map((r) => r.checkpoint_id));
+    expect(await gridRows('prune-preview-rows').first().locator('[data-col="time"] time').getAttribute('datetime')).toBe(exactUtc(preview.rows[0]!.time!));
+    expect(await page.getByTestId('prune-submit').isDisabled()).toBe(true); // no reason yet
+    await page.locator('#prune-reason').fill('old extraction runs');
+    expect(await page.getByTestId('prune-submit').isEnabled()).toBe(true);
+    await shot(page, 'threads-prune-preview');
+    expect(await axeProblems(page)).toEqual([]);
+
+    // Another client restores first: the old head becomes an older checkpoint, so the set changed under the preview.
+    await call('threads.restore', { source: source(), thread_id: thread, checkpoint_id: before[before.length - 1]!.checkpoint_id, reason: 'another client', idempotency_key: '018f0f4e-7b8c-7000-8000-0000000033e1' });
+    const moved = (await call('threads.history', { source: source(), thread_id: thread })).rows;
+    await page.getByTestId('prune-submit').click();
+    await page.getByTestId('prune-stale').waitFor();
+    expect((await call('threads.history', { source: source(), thread_id: thread })).rows.length).toBe(moved.length); // nothing deleted
+    const again = await call('threads.prune_preview', { source: source(), keep_last: 1, thread_id: thread, limit: 500 });
+    expect(again.preview_digest).not.toBe(preview.preview_digest);
+    await expect.poll(() => page.getByTestId('prune-preview-total').textContent()).toContain(`${again.total.toLocaleString('en-US')} checkpoint`);
+    await page.getByTestId('prune-submit').click();
+    await page.getByTestId('prune-receipt').waitFor();
+    expect(await page.getByTestId('prune-receipt-reason').textContent()).toBe('old extraction runs');
+    const gone = new Set(again.rows.map((r) => r.checkpoint_id));
+    const after = (await call('threads.history', { source: source(), thread_id: thread })).rows;
+    expect(after.map((r) => r.checkpoint_id)).toEqual(moved.map((r) => r.checkpoint_id).filter((id) => !gone.has(id)));
+    await expect.poll(() => gridRows('thread-history').count()).toBe(after.length);
+    await shot(page, 'threads-prune-receipt');
+  });
+
   it('a deep link lands on its thread and checkpoint', async () => {
     const thread = (await call('threads.list', { source: source() })).rows[0]!;
     const second = await browser.context.newPage();

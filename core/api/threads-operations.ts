@@ -13,6 +13,7 @@ import type { LangGraphCheckpointerPort } from '../langgraph/port';
 import { diffThread, listThreads, threadHistory, threadNamespaces, threadState, type OpenThreadSource } from '../langgraph/thread-reader';
 import { checkRestore, restoreThread } from '../langgraph/thread-restore';
 import { restorePythonPostgres, restorePythonSqlite } from '../langgraph/python-restore';
+import { checkPrune, previewPrune, prunePostgres, pruneSqlite, type ThreadPruneRequest } from '../langgraph/thread-prune';
 import { openPostgresReadSource } from '../langgraph/postgres-read-source';
 import { openSqliteReadSource, sqliteStamp } from '../langgraph/sqlite-read-source';
 import { noLangGraphTables, type ThreadReadSource } from '../langgraph/thread-source';
@@ -183,7 +184,7 @@ function writeFailure(e: unknown): never {
 }
 
 /** The facade's `threads.*` implementations over `sources`. */
-export function threadsOperations(sources: ThreadSources, clock: () => Date, cancellations: Cancellations): Pick<Implementations, 'threads.list' | 'threads.history' | 'threads.state' | 'threads.namespaces' | 'threads.diff' | 'threads.restore' | 'threads.health'> {
+export function threadsOperations(sources: ThreadSources, clock: () => Date, cancellations: Cancellations): Pick<Implementations, 'threads.list' | 'threads.history' | 'threads.state' | 'threads.namespaces' | 'threads.diff' | 'threads.restore' | 'threads.health' | 'threads.prune_preview' | 'threads.prune'> {
   return {
     'threads.list': async (r) => listThreads(await sources.open(r.source), r.prefix ?? '', r.limit ?? THREAD_PAGE_LIMITS.default, r.after),
     'threads.history': async (r) => threadHistory(await sources.open(r.source), r.thread_id, r.limit ?? THREAD_PAGE_LIMITS.default, r.after, r.checkpoint_ns ?? ''),
@@ -216,5 +217,21 @@ export function threadsOperations(sources: ThreadSources, clock: () => Date, can
       return restoreThread(saver, req, clock);
     },
     'threads.health': async (r) => sources.health(r.source),
+    'threads.prune_preview': async (r) => previewPrune((await sources.open(r.source)).reader.prune, r.keep_last, r.thread_id ?? null, r.limit ?? THREAD_PAGE_LIMITS.default),
+    'threads.prune': async (r) => {
+      const opened = await sources.open(r.source).catch((e: unknown) => {
+        throw e instanceof GfError ? e.withCommitted(false) : e;
+      });
+      const req: ThreadPruneRequest = { keepLast: r.keep_last, threadId: r.thread_id ?? null, reason: r.reason, actor: r.actor ?? null, idempotencyKey: r.idempotency_key, expectedDigest: r.expected_preview_digest };
+      // Replays, conflicts and a stale preview are decided on the read-only reader: a refused prune never opens the database for writing.
+      const earlier = await checkPrune(opened.reader.prune, req);
+      if (earlier !== null) return earlier;
+      const adapter = await sources.writer(r.source);
+      const wrote = (receipt: { replayed: boolean }) => !receipt.replayed;
+      // The same statements for either writer of the database: neither saver has a delete of its own to go through.
+      if (adapter instanceof SqliteCheckpointerAdapter) return adapter.writeDirect((db) => pruneSqlite(db, req, clock), wrote).catch(writeFailure);
+      if (adapter instanceof PostgresCheckpointerAdapter) return adapter.writeDirect((client) => prunePostgres(client, req, clock), wrote).catch(writeFailure);
+      throw new Error('invariant violated: a thread source without a SQLite or PostgreSQL writer');
+    },
   };
 }

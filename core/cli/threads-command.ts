@@ -1,4 +1,4 @@
-// `gf threads list | history | show | diff | restore | health`: LangGraph
+// `gf threads list | history | show | diff | restore | prune | health`: LangGraph
 // agent threads, through the dispatcher (no engine import here: the readers
 // and LangGraph load on first call, via ./lazy-engine).
 import { randomUUID } from 'node:crypto';
@@ -27,6 +27,10 @@ interface SourceOpts extends OutputFlags {
   readonly expectHead?: string;
   readonly idempotencyKey?: string;
   readonly namespace?: string;
+  readonly keepLast?: string;
+  readonly thread?: string;
+  readonly preview?: boolean;
+  readonly expectPreview?: string;
 }
 
 type Source = { readonly kind: 'sqlite'; readonly path: string } | { readonly kind: 'postgres' };
@@ -88,7 +92,7 @@ const text = (v: ThreadJson): string => threadValueText(v);
 export function registerThreadsCommands(program: Command, io: CliIo): void {
   const threads = program
     .command('threads')
-    .description('LangGraph agent threads: list, history, show, diff, restore (with a reason), checkpointer health')
+    .description('LangGraph agent threads: list, history, show, diff, restore and prune (with a reason), checkpointer health')
     .addHelpText('after', `\nExamples:\n  gf threads list --sqlite ./demo/langgraph.sqlite\n  gf threads history review-07 --sqlite ./demo/langgraph.sqlite --limit 20\n  ${POSTGRES_ENV}=postgres://… gf threads list --prefix review- --json\n`);
 
   withOutputOptions(paged(withSource(threads.command('list').description('threads with their checkpoint count, newest checkpoint and whether an interrupt is waiting'))))
@@ -197,24 +201,60 @@ export function registerThreadsCommands(program: Command, io: CliIo): void {
     .addHelpText('after', '\nExample:\n  gf threads restore review-07 1f0c…-… --reason "approval was given by mistake" --sqlite ./demo/langgraph.sqlite\n')
     .action(async (thread: string, checkpoint: string, opts: SourceOpts, cmd: Command) => {
       const format = formatOf(opts);
-      if (opts.reason === undefined) cmd.error("error: required option '--reason <text>' not specified", { exitCode: 2, code: 'commander.missingMandatoryOptionValue' });
-      const problem = reasonProblem(opts.reason ?? '');
-      if (problem !== null) throw new GfError('GF_VALIDATION', problem, { field: 'reason' }, false);
-      let key = opts.idempotencyKey;
-      if (key === undefined) {
-        key = randomUUID();
-        io.stderr(`idempotency key: ${key} (replay with --idempotency-key ${key})\n`);
-      }
-      const idempotency_key = key;
+      const { reason, idempotency_key } = writeBasics(opts, cmd);
       await runCall(opts, async (c, source, e) => {
         // The same actor a workspace write records: a name becomes its derived actor UUID (the app shows the name).
         const actor = (await resolveActor(c, opts.actor)) ?? null;
-        const r = await c('threads.restore', { source, thread_id: thread, checkpoint_id: checkpoint, reason: opts.reason ?? '', actor, idempotency_key, ...(opts.expectHead === undefined ? {} : { expected_head_checkpoint_id: opts.expectHead }) });
+        const r = await c('threads.restore', { source, thread_id: thread, checkpoint_id: checkpoint, reason, actor, idempotency_key, ...(opts.expectHead === undefined ? {} : { expected_head_checkpoint_id: opts.expectHead }) });
         if (format === 'json') {
           io.stdout(`${JSON.stringify(r)}\n`);
           return;
         }
         const row = { thread_id: r.thread_id, checkpoint_id: r.checkpoint_id, restored_from: r.restored_from, parent_checkpoint_id: r.parent_checkpoint_id, restored_at: r.restored_at, replayed: r.replayed };
+        e.writeRowsResult(io, format, Object.keys(row), [row], null);
+      });
+    });
+
+  withOutputOptions(withSource(threads.command('prune').description("delete old checkpoints: per thread all but the newest N, never a head, an interrupted checkpoint, a restore's head or target; --preview first")))
+    .option('--keep-last <n>', "checkpoints kept per thread, newest first (0: only those a prune never deletes)")
+    .option('--thread <thread>', 'only this thread (default: every thread)')
+    .option('--preview', 'list what would be deleted and the preview digest; writes nothing')
+    .option('--limit <n>', 'checkpoints listed by --preview (default 50, at most 500; the count covers all)')
+    .option('--reason <text>', 'why (1–1,024 UTF-8 bytes after trimming; recorded with the prune)')
+    .addOption(actorOption())
+    .option('--expect-preview <digest>', 'the digest --preview printed: refused (GF_STALE_PREVIEW, nothing deleted) when the set differs now')
+    .option('--idempotency-key <uuid>', 'operation UUID (canonical lowercase); generated and printed when omitted')
+    .addHelpText('after', '\nExample:\n  gf threads prune --keep-last 5 --preview --sqlite ./agent/checkpoints.sqlite\n  gf threads prune --keep-last 5 --reason "old runs" --expect-preview 3f1c… --sqlite ./agent/checkpoints.sqlite\n')
+    .action(async (opts: SourceOpts, cmd: Command) => {
+      const format = formatOf(opts);
+      if (opts.keepLast === undefined) cmd.error("error: required option '--keep-last <n>' not specified", { exitCode: 2, code: 'commander.missingMandatoryOptionValue' });
+      if (!/^(0|[1-9][0-9]{0,6})$/.test(opts.keepLast ?? '')) throw new GfError('GF_VALIDATION', '--keep-last must be a whole number from 0', { field: 'keep_last' }, false);
+      const keep_last = Number(opts.keepLast);
+      const scope = opts.thread === undefined ? {} : { thread_id: opts.thread };
+      if (opts.preview === true) {
+        await runCall(opts, async (c, source, e) => {
+          const p = await c('threads.prune_preview', { source, keep_last, ...scope, limit: limitOf(opts.limit) });
+          if (format === 'json') {
+            io.stdout(`${JSON.stringify(p)}\n`);
+            return;
+          }
+          const kept = Object.entries(p.kept).filter(([, n]) => n > 0).map(([why, n]) => `${n} ${why.replace('_', ' ')}`).join(', ');
+          if (format === 'table') io.stdout(`${p.total} checkpoints of ${p.threads} threads would be deleted${kept === '' ? '' : ` (older ones kept: ${kept})`}${p.truncated ? `; the first ${p.rows.length} listed` : ''}\n`);
+          e.writeRowsResult(io, format, ['thread_id', 'time', 'step', 'source', 'checkpoint_id'], p.rows.map((r) => ({ ...r })), null);
+          if (format === 'table') io.stdout(`preview digest: ${p.preview_digest}\nto delete them: gf threads prune --keep-last ${keep_last}${opts.thread === undefined ? '' : ' --thread <thread>'} --reason <text> --expect-preview ${p.preview_digest}\n`);
+        });
+        return;
+      }
+      if (opts.reason !== undefined && opts.expectPreview === undefined) cmd.error("error: required option '--expect-preview <digest>' not specified (run with --preview first: it prints the digest)", { exitCode: 2, code: 'commander.missingMandatoryOptionValue' });
+      const { reason, idempotency_key } = writeBasics(opts, cmd);
+      await runCall(opts, async (c, source, e) => {
+        const actor = (await resolveActor(c, opts.actor)) ?? null;
+        const r = await c('threads.prune', { source, keep_last, ...scope, reason, actor, idempotency_key, expected_preview_digest: opts.expectPreview ?? '' });
+        if (format === 'json') {
+          io.stdout(`${JSON.stringify(r)}\n`);
+          return;
+        }
+        const row = { checkpoints: r.checkpoints, threads: r.threads, writes: r.writes, blobs: r.blobs, reason: r.reason, pruned_at: r.pruned_at, recorded_in: r.recorded_in, replayed: r.replayed };
         e.writeRowsResult(io, format, Object.keys(row), [row], null);
       });
     });
@@ -240,6 +280,20 @@ export function registerThreadsCommands(program: Command, io: CliIo): void {
         io.stdout(lines.map(([k, v]) => `${k.padEnd(24)}${v}\n`).join(''));
       });
     });
+
+  /** A write's required `--reason` (checked by the contract's rule before anything opens) and its idempotency key (generated and printed when omitted). */
+  function writeBasics(opts: SourceOpts, cmd: Command): { readonly reason: string; readonly idempotency_key: string } {
+    if (opts.reason === undefined) cmd.error("error: required option '--reason <text>' not specified", { exitCode: 2, code: 'commander.missingMandatoryOptionValue' });
+    const reason = opts.reason ?? '';
+    const problem = reasonProblem(reason);
+    if (problem !== null) throw new GfError('GF_VALIDATION', problem, { field: 'reason' }, false);
+    let key = opts.idempotencyKey;
+    if (key === undefined) {
+      key = randomUUID();
+      io.stderr(`idempotency key: ${key} (replay with --idempotency-key ${key})\n`);
+    }
+    return { reason, idempotency_key: key };
+  }
 
   /** One facade per command: `fn` gets the typed call, the source and the formatters. */
   async function runCall(opts: SourceOpts, fn: (c: Call, source: Source, e: Awaited<ReturnType<typeof cliThreadsEngine>>) => Promise<void>): Promise<void> {

@@ -39,6 +39,8 @@ export const OPERATION_NAMES = [
   'threads.diff',
   'threads.restore',
   'threads.health',
+  'threads.prune_preview',
+  'threads.prune',
   'chain.open',
   'chain.rows',
   'project.publish',

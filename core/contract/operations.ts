@@ -6,7 +6,7 @@ import { DESCRIPTION_MAX_UTF8_BYTES, NAME_MAX_UTF8_BYTES, nameRefusal, nameRuleS
 import { REASON_MAX_UTF8_BYTES, REASON_MAX_RAW_CHARS, reasonRefusal } from './reasons';
 import { HISTORY_NAME_FILTER_MAX, LINEAGE_KINDS, RETAIN_ANCESTORS_MAX, type HistoryPage, type PrunableGeneration, type RetentionPolicy } from './history';
 import type { ArrowRow, ArrowSchemaName, RecordRow } from './results';
-import { THREAD_ID_MAX_CHARS, THREAD_PAGE_LIMITS, type LaunchThreadSources, type ThreadDiff, type ThreadHealth, type ThreadHistoryRow, type ThreadListRow, type ThreadPage, type ThreadNamespaces, type ThreadRestoreReceipt, type ThreadState } from './threads';
+import { THREAD_ID_MAX_CHARS, THREAD_PAGE_LIMITS, type LaunchThreadSources, type ThreadDiff, type ThreadHealth, type ThreadHistoryRow, type ThreadListRow, type ThreadPage, type ThreadNamespaces, type ThreadPrunePreview, type ThreadPruneReceipt, type ThreadRestoreReceipt, type ThreadState, THREAD_PRUNE_KEEP_MAX } from './threads';
 import { WORKFLOW_ID_PATTERN } from './chain';
 import { DEMO_MAX_RECORDS, DEMO_MAX_SEED, DEMO_MIN_RECORDS } from './demo';
 import type { ChainRowEntry, DemoCreated, DoctorReport, PublishReceipt, VectorResultEntry } from './maintenance';
@@ -167,6 +167,8 @@ export const threadSourceSchema = z.union([
 /** A LangGraph thread or checkpoint id: 1–256 characters, no control characters. */
 export const threadIdSchema = z.string().min(1).max(THREAD_ID_MAX_CHARS).refine((s) => !CONTROL.test(s), 'id has a control character');
 const threadLimitSchema = z.number().int().min(1).max(THREAD_PAGE_LIMITS.max).optional();
+/** How many of each thread's newest checkpoints a prune keeps (0: only those it never deletes). */
+const threadKeepSchema = z.number('keep_last is a whole number').int('keep_last is a whole number').min(0, 'keep_last is at least 0').max(THREAD_PRUNE_KEEP_MAX, `keep_last is at most ${THREAD_PRUNE_KEEP_MAX}`);
 /** A checkpoint namespace (a subgraph's, as LangGraph names it: `node:task-id`, nested with `|`); omitted or `""` = the thread's own (root). */
 const threadNamespaceSchema = z.string().max(THREAD_ID_MAX_CHARS).refine((s) => !CONTROL.test(s), 'namespace has a control character').optional();
 // ---- end agent threads
@@ -375,6 +377,26 @@ export const OPERATIONS = {
       expected_head_checkpoint_id: threadIdSchema.optional(),
     }).strict(),
     'json', true, "Append a new head checkpoint whose state equals a chosen checkpoint's, with a reason (idempotent)."),
+  /** What a prune would delete: per thread, the checkpoints older than the `keep_last` newest, less those a prune never deletes. */
+  'threads.prune_preview': spec(
+    z.object({ source: threadSourceSchema, keep_last: threadKeepSchema, thread_id: threadIdSchema.optional(), limit: threadLimitSchema }).strict(),
+    'json', false, "What threads.prune would delete (never a head, an interrupted checkpoint, a restore's head or target), with the set's digest."),
+  /**
+   * Deletes exactly what `threads.prune_preview` listed, in one transaction, with a required reason (revert reason
+   * rules), and records the prune in the database. `expected_preview_digest` is the preview's `preview_digest`:
+   * when the database gives another set now, the prune is refused with `GF_STALE_PREVIEW` and nothing is written.
+   */
+  'threads.prune': spec(
+    z.object({
+      source: threadSourceSchema,
+      keep_last: threadKeepSchema,
+      thread_id: threadIdSchema.optional(),
+      reason: reasonSchema,
+      actor: z.string().min(1).max(THREAD_ID_MAX_CHARS).refine((s) => !CONTROL.test(s), 'control character').nullable().optional(),
+      idempotency_key: uuidSchema,
+      expected_preview_digest: z.string('a preview digest is the text threads.prune_preview returned').regex(/^[0-9a-f]{64}$/, 'a preview digest is the 64 hex digits threads.prune_preview returned'),
+    }).strict(),
+    'json', true, 'Delete old checkpoints of threads exactly as previewed, with a reason, in one transaction; recorded in the database (idempotent).'),
   /** The source adapter's health record. */
   'threads.health': spec(z.object({ source: threadSourceSchema }).strict(), 'json', false, "The LangGraph checkpointer adapter's health: pool in use and idle, last write age."),
   // ---- end agent threads
@@ -802,6 +824,8 @@ export interface JsonResults {
   readonly 'threads.diff': ThreadDiff;
   readonly 'threads.restore': ThreadRestoreReceipt;
   readonly 'threads.health': ThreadHealth;
+  readonly 'threads.prune_preview': ThreadPrunePreview;
+  readonly 'threads.prune': ThreadPruneReceipt;
   // ---- end agent threads
   // ---- c20: results of the CLI's operations (core/contract/maintenance.ts)
   readonly 'chain.open': { readonly project: string };

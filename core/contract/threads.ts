@@ -250,6 +250,82 @@ export interface ThreadRestoreReceipt {
   readonly replayed: boolean;
 }
 
+/** Largest `keep_last` a prune accepts (checkpoints kept per thread). */
+export const THREAD_PRUNE_KEEP_MAX = 1_000_000;
+
+/**
+ * Why a checkpoint older than the kept ones stays anyway, in the order a prune checks them:
+ * the thread's head, an interrupt waiting for an answer (pending `__interrupt__` writes),
+ * a restore's head (its metadata names `restored_from`), the checkpoint a restore copied,
+ * or metadata that does not read (nothing unread is ever deleted).
+ */
+export const THREAD_PRUNE_KEPT_REASONS = ['head', 'interrupted', 'restored_head', 'restore_target', 'unreadable'] as const;
+/** One of {@link THREAD_PRUNE_KEPT_REASONS}. */
+export type ThreadPruneKeptReason = (typeof THREAD_PRUNE_KEPT_REASONS)[number];
+
+/**
+ * The table a prune records itself in, inside the LangGraph database (created on the first prune, beside the saver's
+ * tables, never one of them): one row per prune with its reason, actor, time, counts and every deleted checkpoint id.
+ */
+export const THREAD_PRUNE_RECORD_TABLE = 'gf_thread_prunes';
+
+/** One checkpoint a prune deletes (root namespace), its user facts first. */
+export interface ThreadPruneRow {
+  readonly thread_id: string;
+  /** The checkpoint's own timestamp (ISO 8601 as LangGraph wrote it), else null when its document does not read. */
+  readonly time: string | null;
+  readonly step: number | null;
+  readonly source: string | null;
+  readonly checkpoint_id: string;
+}
+
+/**
+ * `threads.prune_preview`: what `threads.prune` with the same `keep_last` and `thread_id` deletes, without writing.
+ *
+ * Per thread (its root namespace), the `keep_last` newest checkpoints stay; of the older ones, those with a
+ * reason in `kept` stay too; the others go. `preview_digest` names exactly that set: a prune carrying it is
+ * refused with `GF_STALE_PREVIEW` (nothing written) when the database would give another set now.
+ * Subgraph namespaces are not pruned.
+ */
+export interface ThreadPrunePreview {
+  readonly keep_last: number;
+  /** The one thread previewed, else null (every thread). */
+  readonly thread_id: string | null;
+  /** Checkpoints that would go. */
+  readonly total: number;
+  /** Threads that would lose at least one checkpoint. */
+  readonly threads: number;
+  /** Older checkpoints that stay, by the first reason that keeps them. */
+  readonly kept: Readonly<Record<ThreadPruneKeptReason, number>>;
+  /** The first `limit` checkpoints that would go (by thread, newest first); `truncated` when there are more. */
+  readonly rows: readonly ThreadPruneRow[];
+  readonly truncated: boolean;
+  /** SHA-256 (hex) of the request and the exact set that would go. */
+  readonly preview_digest: string;
+}
+
+/** `threads.prune`: the receipt (the same object for an identical replay, with `replayed: true`). */
+export interface ThreadPruneReceipt {
+  readonly thread_id: string | null;
+  readonly keep_last: number;
+  readonly reason: string;
+  readonly actor: string | null;
+  readonly idempotency_key: string;
+  readonly pruned_at: string;
+  readonly preview_digest: string;
+  /** Checkpoint rows deleted. */
+  readonly checkpoints: number;
+  /** Pending-write rows of those checkpoints deleted. */
+  readonly writes: number;
+  /** Channel blobs no remaining checkpoint references, deleted (PostgreSQL; a SQLite saver keeps values in the checkpoint row: 0). */
+  readonly blobs: number;
+  readonly threads: number;
+  /** Where the prune is recorded ({@link THREAD_PRUNE_RECORD_TABLE}). */
+  readonly recorded_in: string;
+  /** True when this call found the prune already done and wrote nothing. */
+  readonly replayed: boolean;
+}
+
 /**
  * `threads.health`: the record of the checkpointer adapter that writes the
  * source in this process (the most recently written one; else the facade's

@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import { GfError, NETWORK_ERRNOS } from '../errors';
 import { guardReads, INTERRUPT_CHANNEL, noLangGraphTables, type RawChannelValue, type ThreadFormat, type ThreadHead, type ThreadReadSource } from './thread-source';
 import { loadPythonValue, pythonPostgresSaver } from './postgres-python-saver';
+import { postgresPruneReads, type PruneReads } from './thread-prune';
 
 /** `HOST:PORT` of a connection string: where it points, never who connects or with what secret. */
 function endpointOf(url: string): string {
@@ -62,7 +63,14 @@ export async function openPostgresReadSource(url: string): Promise<ThreadReadSou
 function readSource(pool: Pool, PostgresSaver: typeof import('@langchain/langgraph-checkpoint-postgres').PostgresSaver, hasTables: boolean, format: ThreadFormat): ThreadReadSource {
   const saver = format === 'python' ? pythonPostgresSaver(PostgresSaver, pool) : new PostgresSaver(pool);
   const python = format === 'python';
+  const pruneReads = postgresPruneReads(pool);
+  const tablesFirst = <A extends unknown[], R>(f: (...a: A) => Promise<R>) => async (...a: A): Promise<R> => {
+    if (!hasTables) throw noLangGraphTables('postgres');
+    return f(...a);
+  };
+  const prune: PruneReads = { facts: tablesFirst(pruneReads.facts), details: tablesFirst(pruneReads.details), recorded: tablesFirst(pruneReads.recorded) };
   return {
+    prune,
     kind: 'postgres',
     format,
     saver,

@@ -32,6 +32,15 @@ function isCheckpointDoc(v: unknown): v is Checkpoint {
   return typeof d['id'] === 'string' && isMap(d['channel_values']) && isMap(d['channel_versions']) && isMap(d['versions_seen']);
 }
 
+/** A stored value decoded; one that does not is an `unreadable` marker (the rest stays readable). */
+function valueOrMarker(decodeIt: () => unknown): unknown {
+  try {
+    return decodeIt();
+  } catch (e) {
+    return e instanceof PythonDecodeError ? unreadableValue(e.problem, e.detail) : unreadableValue('undecodable', 'the value does not decode');
+  }
+}
+
 /** A sentence naming a checkpoint: its thread, namespace (when not the root) and id. */
 export function checkpointLabel(threadId: string, ns: string, checkpointId: string): string {
   return `checkpoint ${checkpointId} of thread "${threadId}"${ns === '' ? '' : ` (namespace "${ns}")`}`;
@@ -61,6 +70,9 @@ export class PythonSqliteSaver implements ThreadSaver {
   readonly #writes: Database.Statement;
   readonly #db: Database.Database;
   readonly #fileName: string;
+  /** The list statements prepared so far, by SQL text (a handful of shapes). */
+  readonly #lists = new Map<string, Database.Statement>();
+  readonly #pageWrites: Database.Statement;
   /** The problem of each checkpoint listed with an unreadable document, by `ns\0id`. */
   readonly unreadable = new Map<string, string>();
 
@@ -73,6 +85,7 @@ export class PythonSqliteSaver implements ThreadSaver {
     this.#byId = db.prepare(`SELECT ${cols} FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`);
     this.#head = db.prepare(`SELECT ${cols} FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT 1`);
     this.#writes = db.prepare('SELECT task_id, channel, type, value FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? ORDER BY task_id, idx');
+    this.#pageWrites = db.prepare('SELECT checkpoint_id, task_id, channel, type, value FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id >= ? AND checkpoint_id <= ? ORDER BY checkpoint_id, task_id, idx');
   }
 
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
@@ -103,9 +116,19 @@ export class PythonSqliteSaver implements ThreadSaver {
     }
     const limit = options?.limit;
     const sql = `SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata FROM checkpoints${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`} ORDER BY checkpoint_id DESC${limit === undefined ? '' : ` LIMIT ${Math.max(0, Math.trunc(limit))}`}`;
-    const rows = this.#query(() => this.#db.prepare(sql).all(...args) as CheckpointRow[]);
+    let statement = this.#lists.get(sql);
+    if (statement === undefined) {
+      statement = this.#query(() => this.#db.prepare(sql));
+      this.#lists.set(sql, statement);
+    }
+    const run = statement;
+    const rows = this.#query(() => run.all(...args) as CheckpointRow[]);
+    // One thread's page: its pending writes in one statement, not one per checkpoint.
+    const first = rows[rows.length - 1];
+    const last = rows[0];
+    const pageWrites = threadId !== undefined && ns !== undefined && first !== undefined && last !== undefined ? this.#writesBetween(threadId, ns, first.checkpoint_id, last.checkpoint_id) : undefined;
     for (const row of rows) {
-      const t = this.#tuple(row);
+      const t = this.#tuple(row, pageWrites?.get(row.checkpoint_id) ?? (pageWrites === undefined ? undefined : []));
       if ('problem' in t) {
         this.unreadable.set(`${row.checkpoint_ns}\u0000${row.checkpoint_id}`, t.problem);
         yield t.fallback;
@@ -125,7 +148,19 @@ export class PythonSqliteSaver implements ThreadSaver {
     }
   }
 
-  #tuple(row: CheckpointRow): CheckpointTuple | { problem: string; fallback: CheckpointTuple } {
+  /** The pending writes of one thread's checkpoints from `from` to `to` (ids), by checkpoint. */
+  #writesBetween(threadId: string, ns: string, from: string, to: string): Map<string, WriteRow[]> {
+    const out = new Map<string, WriteRow[]>();
+    for (const w of this.#query(() => this.#pageWrites.all(threadId, ns, from, to) as (WriteRow & { checkpoint_id: string })[])) {
+      const list = out.get(w.checkpoint_id) ?? [];
+      list.push(w);
+      out.set(w.checkpoint_id, list);
+    }
+    return out;
+  }
+
+  /** A row as upstream's tuple (`writesRead`: its pending writes, when the page already read them). */
+  #tuple(row: CheckpointRow, writesRead?: readonly WriteRow[]): CheckpointTuple | { problem: string; fallback: CheckpointTuple } {
     const label = checkpointLabel(row.thread_id, row.checkpoint_ns, row.checkpoint_id);
     const config = { configurable: { thread_id: row.thread_id, checkpoint_ns: row.checkpoint_ns, checkpoint_id: row.checkpoint_id } };
     const parentConfig = row.parent_checkpoint_id === null ? undefined : { configurable: { thread_id: row.thread_id, checkpoint_ns: row.checkpoint_ns, checkpoint_id: row.parent_checkpoint_id } };
@@ -139,7 +174,7 @@ export class PythonSqliteSaver implements ThreadSaver {
       metadata = {} as CheckpointMetadata;
       metaProblem = `the metadata of ${label} in ${this.#fileName} (table checkpoints) is not a JSON object`;
     }
-    const writes = this.#query(() => this.#writes.all(row.thread_id, row.checkpoint_ns, row.checkpoint_id) as WriteRow[]);
+    const writes = writesRead ?? this.#query(() => this.#writes.all(row.thread_id, row.checkpoint_ns, row.checkpoint_id) as WriteRow[]);
     const pendingWrites: CheckpointPendingWrite[] = writes.map((w) => [w.task_id, w.channel, this.#value(w.type, w.value)]);
     let doc: unknown;
     let problem: string | null = null;
@@ -161,10 +196,6 @@ export class PythonSqliteSaver implements ThreadSaver {
 
   /** A pending write's value; one that does not decode is an `unreadable` marker (the checkpoint stays readable). */
   #value(type: string | null, value: Uint8Array | string | null): unknown {
-    try {
-      return loadsPythonTyped(type ?? 'json', value);
-    } catch (e) {
-      return e instanceof PythonDecodeError ? unreadableValue(e.problem, e.detail) : unreadableValue('undecodable', 'the value does not decode');
-    }
+    return valueOrMarker(() => loadsPythonTyped(type ?? 'json', value));
   }
 }

@@ -9,6 +9,7 @@ import { guardReads, INTERRUPT_CHANNEL, isPlainParsedObject, noLangGraphTables, 
 import { loadsPythonTyped, PythonDecodeError, unreadableValue } from './python-serde';
 import { PythonSqliteSaver } from './sqlite-python-saver';
 import { readMapMember } from './msgpack-carry';
+import { sqlitePruneReads } from './thread-prune';
 
 /** The columns thread browsing reads, by table: what every LangGraph SqliteSaver (Python and JS) writes. */
 const REQUIRED_COLUMNS = {
@@ -187,6 +188,7 @@ async function openUnguarded(path: string): Promise<ThreadReadSource> {
       rawCheckpoint: () => Promise.reject(noLangGraphTables('sqlite')),
       checkpointCount: () => Promise.reject(noLangGraphTables('sqlite')),
       namespaces: () => Promise.reject(noLangGraphTables('sqlite')),
+      prune: { facts: () => Promise.reject(noLangGraphTables('sqlite')), details: () => Promise.reject(noLangGraphTables('sqlite')), recorded: () => Promise.reject(noLangGraphTables('sqlite')) },
       pool: () => ({ in_use: 0, idle: db.open ? 1 : 0 }),
       close: async () => {
         if (db.open) db.close();
@@ -272,6 +274,7 @@ async function openUnguarded(path: string): Promise<ThreadReadSource> {
       return (count.get(threadId) as { n: number }).n;
     },
     namespaces: sqliteNamespaces(db),
+    prune: sqlitePruneReads(db),
     pool: () => ({ in_use: 0, idle: db.open ? 1 : 0 }),
     async close() {
       if (db.open) db.close();
@@ -397,6 +400,7 @@ function pythonSource(db: Database.Database, fileName: string): ThreadReadSource
       return read(() => (count.get(threadId) as { n: number }).n);
     },
     namespaces: sqliteNamespaces(db),
+    prune: sqlitePruneReads(db),
     pool: () => ({ in_use: 0, idle: db.open ? 1 : 0 }),
     async close() {
       if (db.open) db.close();

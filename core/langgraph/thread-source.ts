@@ -1,5 +1,6 @@
 import type { BaseCheckpointSaver, CheckpointTuple } from '@langchain/langgraph-checkpoint';
 import { GfError } from '../errors';
+import type { PruneReads } from './thread-prune';
 
 /** LangGraph's channel for interrupts among pending writes (upstream `INTERRUPT`). */
 export const INTERRUPT_CHANNEL = '__interrupt__';
@@ -79,6 +80,8 @@ export interface ThreadReadSource {
   checkpointCount(threadId: string): Promise<number>;
   /** Why a checkpoint `saver.list` gave could not be read (it is given with empty channels), else null. Sources that never degrade leave it out. */
   unreadable?(t: CheckpointTuple): string | null;
+  /** The reads of a prune's preview (and of its check before anything opens for writing). */
+  readonly prune: PruneReads;
   /** Pool counters of the reading connection(s). */
   pool(): { readonly in_use: number; readonly idle: number };
   close(): Promise<void>;
@@ -148,6 +151,11 @@ export function guardReads(source: ThreadReadSource, where: string, database: (e
     rawCheckpoint: (threadId, checkpointId) => run(readLabel({ configurable: { thread_id: threadId, checkpoint_id: checkpointId } }), () => source.rawCheckpoint(threadId, checkpointId)),
     checkpointCount: (threadId) => run(readLabel({ configurable: { thread_id: threadId } }), () => source.checkpointCount(threadId)),
     namespaces: (threadId) => run(readLabel({ configurable: { thread_id: threadId } }), () => source.namespaces(threadId)),
+    prune: {
+      facts: (threadId) => run(threadId === null ? 'the threads' : readLabel({ configurable: { thread_id: threadId } }), () => source.prune.facts(threadId)),
+      details: (keys) => run('the checkpoints to prune', () => source.prune.details(keys)),
+      recorded: (key) => run('the prune record', () => source.prune.recorded(key)),
+    },
     pool: () => source.pool(),
     close: () => source.close(),
   };

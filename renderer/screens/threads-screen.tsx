@@ -22,6 +22,7 @@ import { useShallow } from 'zustand/react/shallow';
 import { useStudio } from '../store';
 import { ThreadDiffView, StateInspector, SubgraphsPanel } from './threads-inspect';
 import { RestorePanel } from './threads-restore';
+import { PrunePanel } from './threads-prune';
 import { POSTGRES_PARAM, ageText, loadThreadRecents, rememberThreadDatabase, shortId, sourceKey, sourceOfParam, threadError, type ThreadSource } from './threads-common';
 
 const pageRows = <R,>(p: ThreadPage<R>) => ({ columns: [] as const, rows: p.rows });
@@ -116,7 +117,7 @@ export function ThreadsScreen() {
   return (
     <section className="screen" aria-labelledby="threads-title">
       <h2 id="threads-title">Agent threads</h2>
-      <p className="muted small">LangGraph checkpoint databases, read-only: browsing never writes; only a restore appends a checkpoint.</p>
+      <p className="muted small">LangGraph checkpoint databases, read-only: browsing never writes; only a restore appends a checkpoint, and only a prune you confirm deletes old ones.</p>
       <SourcePicker source={source} postgres={launch.data?.postgres ?? false} recents={recents} onChoose={choose} />
       {source === null ? (
         <p className="muted" data-testid="threads-no-source">Choose a LangGraph checkpoint database above.</p>
@@ -233,6 +234,8 @@ function SourceView(props: {
         />
       )}
       {thread !== null && <ThreadView {...props} thread={thread} checkpoint={checkpoint} from={from} to={to} />}
+      <h3 id="threads-prune-title">Prune old checkpoints</h3>
+      <PrunePanel source={source} thread={thread} onPruned={props.onRestored} />
     </>
   );
 }

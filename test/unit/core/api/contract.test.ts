@@ -40,6 +40,8 @@ const VALID: Record<OperationName, Record<string, unknown>> = {
   'threads.restore': { source: { kind: 'postgres' }, thread_id: 'run-1', checkpoint_id: U, reason: 'undo the bad review', actor: 'ops', idempotency_key: U },
   'threads.health': { source: { kind: 'postgres' } },
   'threads.namespaces': { source: { kind: 'postgres' }, thread_id: 't' },
+  'threads.prune_preview': { source: { kind: 'postgres' }, keep_last: 5, thread_id: 'run-1', limit: 50 },
+  'threads.prune': { source: { kind: 'postgres' }, keep_last: 5, thread_id: 'run-1', reason: 'keep the database small', actor: 'ops', idempotency_key: U, expected_preview_digest: 'a'.repeat(64) },
   'chain.open': { path: '/tmp/ledgers' },
   'chain.rows': { project: H, workflow_id: 'wf-1', limit: 50 },
   'project.publish': { project: H, changes: [{ kind: 'put', capability_id: 'workspace', record_family_id: 'configuration', bytes_base64: 'e30=' }, { kind: 'remove', capability_id: 'graph', record_family_id: 'edge' }], timeout_ms: 0 },

@@ -39,7 +39,7 @@ describe('write_errors_carry_committed', () => {
     const writes = (Object.keys(OPERATIONS) as (keyof typeof OPERATIONS)[]).filter((op) => OPERATIONS[op].writes);
     expect(writes.sort()).toEqual([
       'actor.rename', 'actor.resolve', 'checkpoints.create', 'checkpoints.delete', 'checkpoints.revert', 'demo.create', 'project.create', 'project.doctor',
-      'project.publish', 'retention.set', 'threads.restore', 'workspace.adopt_ontology', 'workspace.clear_ontology',
+      'project.publish', 'retention.set', 'threads.prune', 'threads.restore', 'workspace.adopt_ontology', 'workspace.clear_ontology',
     ]);
     const bad: Array<[string, unknown]> = [
       ['actor.rename', { display_name: '\u0000' }],
@@ -55,6 +55,7 @@ describe('write_errors_carry_committed', () => {
       ['project.doctor', { path: ws.dir, repair: 'yes' }],
       ['project.publish', { project, changes: [] }],
       ['threads.restore', { source: { kind: 'postgres' }, thread_id: 't', checkpoint_id: 'c', reason: '   ', idempotency_key: key }],
+      ['threads.prune', { source: { kind: 'postgres' }, keep_last: 1, reason: '   ', idempotency_key: key, expected_preview_digest: 'a'.repeat(64) }],
       ['workspace.adopt_ontology', { project, source: '', source_format: 'xml', mode: 'strict', idempotency_key: key }],
       ['workspace.clear_ontology', { project, idempotency_key: 'not-a-uuid' }],
     ];

@@ -1,6 +1,6 @@
 // `gf threads health --postgres-url URL | --sqlite PATH`: the LangGraph adapter's health record,
 // as a table and as JSON; bad input changes nothing; the password is never printed.
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import { main } from '../../../../core/cli/main';
 import { SqliteCheckpointerAdapter } from '../../../../core/langgraph';
 import { usePostgres } from '../../../support/postgres';
 import { Command } from '@langchain/langgraph';
-import { putChain } from '../langgraph/langgraph-support';
+import { putChain, sampleCheckpoint } from '../langgraph/langgraph-support';
 import { buildResumeGraph, RESUME_ANSWER, RESUME_INPUT, threadConfig } from '../langgraph/resume-graph';
 
 const server = usePostgres({ beforeAll, afterAll });
@@ -155,5 +155,61 @@ describe('gf threads list | history | show | diff | restore (issue 17)', () => {
     expect(forged.err).toMatch(/^GF_PAGE_INVALID: /);
     const help = await gf('threads', 'restore', '--help');
     expect(help.out).toContain('gf threads restore review-07');
+  });
+});
+
+describe('gf threads prune', () => {
+  it('--preview lists what would go and the digest, writing nothing; the prune needs a reason and that digest, refuses a stale one, and LangGraph reads what remains', { timeout: 60_000 }, async () => {
+    const path = join(dir, 'prune.sqlite');
+    const writer = new SqliteCheckpointerAdapter({ path });
+    const saver = await writer.saver();
+    await putChain(saver, 'run-1', 4);
+    const tip = await putChain(saver, 'run-2', 3);
+    await writer.close();
+    const before = statSync(path).mtimeMs;
+
+    const preview = await gf('threads', 'prune', '--keep-last', '2', '--preview', '--sqlite', path);
+    expect(preview.code).toBe(0);
+    const lines = preview.out.split('\n');
+    expect(lines[0]).toBe('3 checkpoints of 2 threads would be deleted');
+    expect(rowsOf(preview.out)[1]).toEqual(['thread_id', 'time', 'step', 'source', 'checkpoint_id']);
+    expect(rowsOf(preview.out).slice(3, 6).map((r) => [r[0], r[2], r[3]])).toEqual([['run-1', '1', 'loop'], ['run-1', '0', 'loop'], ['run-2', '0', 'loop']]);
+    const digest = /^preview digest: ([0-9a-f]{64})$/m.exec(preview.out)?.[1] ?? '';
+    expect(preview.out).toContain(`to delete them: gf threads prune --keep-last 2 --reason <text> --expect-preview ${digest}`);
+    const json = JSON.parse((await gf('threads', 'prune', '--keep-last', '2', '--preview', '--sqlite', path, '--json')).out) as { total: number; preview_digest: string };
+    expect([json.total, json.preview_digest]).toEqual([3, digest]);
+    expect(statSync(path).mtimeMs).toBe(before);
+
+    const noDigest = await gf('threads', 'prune', '--keep-last', '2', '--reason', 'old runs', '--sqlite', path);
+    expect([noDigest.code, noDigest.err]).toEqual([2, "error: required option '--expect-preview <digest>' not specified (run with --preview first: it prints the digest)\n"]);
+    const blank = await gf('threads', 'prune', '--keep-last', '2', '--reason', '  ', '--expect-preview', digest, '--sqlite', path);
+    expect(blank.err).toBe('GF_VALIDATION: A reason is required (1–1,024 UTF-8 bytes). (committed: false)\n');
+    const badKeep = await gf('threads', 'prune', '--keep-last', '-1', '--preview', '--sqlite', path);
+    expect([badKeep.code, badKeep.err.split(':')[0]]).toEqual([1, 'GF_VALIDATION']);
+
+    // Another checkpoint since the preview: refused, nothing deleted.
+    const again = new SqliteCheckpointerAdapter({ path });
+    await (await again.saver()).put(tip, sampleCheckpoint(3), { source: 'loop', step: 3, parents: {} });
+    await again.close();
+    const stale = await gf('threads', 'prune', '--keep-last', '2', '--reason', 'old runs', '--expect-preview', digest, '--sqlite', path);
+    expect(stale.code).toBe(1);
+    expect(stale.err).toMatch(/^GF_STALE_PREVIEW: the checkpoints this prune would delete changed since it was previewed; nothing was deleted/m);
+    const fresh = JSON.parse((await gf('threads', 'prune', '--keep-last', '2', '--preview', '--sqlite', path, '--json')).out) as { total: number; preview_digest: string; rows: { checkpoint_id: string }[] };
+    expect(fresh.total).toBe(4);
+
+    const done = await gf('threads', 'prune', '--keep-last', '2', '--reason', 'old runs', '--actor', 'Ada Lovelace', '--expect-preview', fresh.preview_digest, '--sqlite', path, '--json');
+    expect(done.code).toBe(0);
+    expect(JSON.parse(done.out)).toMatchObject({ checkpoints: 4, threads: 2, reason: 'old runs', replayed: false });
+    expect((JSON.parse(done.out) as { actor: string }).actor).toMatch(/^[0-9a-f-]{36}$/); // the name's derived actor UUID
+    const reader = new SqliteCheckpointerAdapter({ path });
+    try {
+      for (const t of ['run-1', 'run-2']) {
+        const left = [];
+        for await (const c of (await reader.saver()).list({ configurable: { thread_id: t, checkpoint_ns: '' } })) left.push(c.checkpoint.channel_values['notes']);
+        expect(left).toEqual(t === 'run-1' ? ['step 3', 'step 2'] : ['step 3', 'step 2']);
+      }
+    } finally {
+      await reader.close();
+    }
   });
 });

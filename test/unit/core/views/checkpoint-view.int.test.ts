@@ -109,6 +109,7 @@ describe('CheckpointView', () => {
         'demo.create': () => null, // takes a path, not a handle
         'project.doctor': () => null, // takes a path, not a handle
         'threads.restore': () => null, // takes a LangGraph source, not a project handle
+        'threads.prune': () => null, // takes a LangGraph source, not a project handle
         'actor.rename': () => null, // writes the app's own actors.json, takes no project handle
         'actor.resolve': () => null, // remembers a name in the app's own actors.json, takes no project handle
       };
