@@ -43,13 +43,74 @@ function issuePath(path: readonly PropertyKey[]): string {
   return out;
 }
 
+/** Zod's own English (its default messages), as opposed to a sentence the contract's schema gives. */
+const ZOD_DEFAULT = /^(Invalid input|Invalid option|Invalid string|Invalid [a-z]+|Too small|Too big|Unrecognized key|Number must|Expected )/;
+
+const KIND_WORDS: Readonly<Record<string, string>> = {
+  string: 'text',
+  number: 'a number',
+  int: 'an integer',
+  boolean: 'true or false',
+  array: 'a list',
+  object: 'an object',
+  bigint: 'an integer',
+  null: 'null',
+};
+
+/** "1 character", "2 items": the unit of a size bound of `origin`. */
+function units(origin: unknown, n: number): string {
+  const unit = origin === 'string' ? 'character' : origin === 'array' || origin === 'set' ? 'item' : origin === 'file' ? 'byte' : 'entry';
+  return `${n.toLocaleString('en-US')} ${unit}${n === 1 ? '' : 's'}`;
+}
+
 /**
  * What is wrong with a field's value, never the value itself: the contract's own sentence where the
- * schema gives one (names, reasons, limits), else the kind of value or bound the field takes.
+ * schema gives one (names, reasons, limits, UUIDs), else the rule the schema states (the kind of value,
+ * the bound, the pattern, the allowed values), in words.
  */
-function issueWords(issue: { readonly message: string }): string {
-  // Zod's own messages name the schema's types, bounds and patterns only (never the value: inputs are not reported).
-  return issue.message;
+export function issueWords(issue: { readonly code?: string; readonly message: string } & Record<string, unknown>): string {
+  if (!ZOD_DEFAULT.test(issue.message)) return issue.message;
+  const bound = issue['minimum'] ?? issue['maximum'];
+  const n = typeof bound === 'bigint' ? Number(bound) : typeof bound === 'number' ? bound : undefined;
+  const inclusive = issue['inclusive'] !== false;
+  switch (issue.code) {
+    case 'invalid_type':
+      return `must be ${KIND_WORDS[String(issue['expected'])] ?? String(issue['expected'])}`;
+    case 'too_small':
+      if (n === undefined) break;
+      if (issue['origin'] === 'number' || issue['origin'] === 'int' || issue['origin'] === 'bigint') return `must be ${inclusive ? 'at least' : 'greater than'} ${n.toLocaleString('en-US')}`;
+      if (n === 1 && inclusive) return issue['origin'] === 'string' ? 'must not be empty' : 'must have at least 1 item';
+      return `must have ${inclusive ? 'at least' : 'more than'} ${units(issue['origin'], n)}`;
+    case 'too_big':
+      if (n === undefined) break;
+      if (issue['origin'] === 'number' || issue['origin'] === 'int' || issue['origin'] === 'bigint') return `must be ${inclusive ? 'at most' : 'less than'} ${n.toLocaleString('en-US')}`;
+      return `must have ${inclusive ? 'at most' : 'fewer than'} ${units(issue['origin'], n)}`;
+    case 'invalid_format':
+      return issue['format'] === 'regex' ? `is not in the form this field takes (pattern ${String(issue['pattern'])})` : `is not a valid ${String(issue['format'])}`;
+    case 'invalid_value': {
+      const values = Array.isArray(issue['values']) ? (issue['values'] as unknown[]).map((v) => JSON.stringify(v)) : [];
+      return values.length === 1 ? `must be ${values[0] as string}` : `must be one of ${values.join(', ')}`;
+    }
+    case 'invalid_union': {
+      // The branch that got furthest speaks: its own words (a name's rule), else every branch's kind.
+      const branches = Array.isArray(issue['errors']) ? (issue['errors'] as { code?: string; message: string }[][]) : [];
+      const words = branches.flatMap((b) => (b[0] === undefined ? [] : [issueWords(b[0] as { code?: string; message: string } & Record<string, unknown>)]));
+      const custom = words.find((w) => !w.startsWith('must be '));
+      if (custom !== undefined) return custom;
+      return words.length > 0 ? `must be ${[...new Set(words.map((w) => w.replace(/^must be /, '')))].join(' or ')}` : 'does not match any form this field takes';
+    }
+    case 'not_multiple_of':
+      return `must be a multiple of ${String(issue['divisor'])}`;
+    case 'invalid_key':
+      return 'has a key this field does not take';
+    case 'invalid_element':
+      return 'has an entry this field does not take';
+    case 'unrecognized_keys':
+      return 'has a field the operation does not take';
+    default:
+      break;
+  }
+  return 'does not take this value';
 }
 
 /**
@@ -78,9 +139,18 @@ export function validateRequest<N extends OperationName>(op: N, payload: unknown
       throw new GfError('GF_PAGE_INVALID', 'the page token is not valid', { operation: op }, committed);
     }
     // The first problem in the words of the contract's rule: the field, then what is wrong with its value.
-    const first = parsed.error.issues.find((i) => i.code !== 'unrecognized_keys' && declared.has(String(i.path[0] ?? '')));
+    // A field the caller sent and got wrong speaks before one it left out (which is then "required").
+    const candidates = parsed.error.issues.filter((i) => i.code !== 'unrecognized_keys' && declared.has(String(i.path[0] ?? '')));
+    const sent = (i: { readonly path: readonly PropertyKey[] }): boolean => Object.hasOwn(payload, String(i.path[0]));
+    const first = candidates.find(sent) ?? candidates[0];
     const rule = (first as { params?: { rule?: unknown } } | undefined)?.params?.rule;
-    const message = first === undefined ? (extra ? 'the request has a field the operation does not take' : 'request does not match the operation contract') : `${issuePath(first.path)}: ${issueWords(first)}`;
+    const nested = first ?? parsed.error.issues.find((i) => i.code !== 'unrecognized_keys');
+    const message =
+      first !== undefined
+        ? `${issuePath(first.path)}: ${sent(first) ? issueWords(first as unknown as Parameters<typeof issueWords>[0]) : 'is required'}`
+        : extra
+          ? 'the request has a field the operation does not take'
+          : `${nested === undefined ? 'the request' : issuePath(nested.path) || 'the request'}: ${nested === undefined ? 'is not in the form the operation takes' : issueWords(nested as unknown as Parameters<typeof issueWords>[0])}`;
     throw new GfError('GF_VALIDATION', message, {
       operation: op,
       fields,

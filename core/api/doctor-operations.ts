@@ -1,16 +1,35 @@
 // The engine side of `project.doctor` (`gf doctor`), loaded by the facade when the operation runs.
 import path from 'node:path';
 import { SqliteChainStore } from '../chain/sqlite/sqlite-store';
+import { checkpointPins } from '../checkpoints/checkpoints';
+import { pinnedGenerations } from '../checkpoints/registry-core';
 import { CheckpointRegistryStore } from '../checkpoints/registry-store';
 import { GfError, isGfError } from '../errors';
-import { diagnoseProject, repairProject } from '../project/doctor';
+import { diagnoseProject, repairProject as repairProjectLocked } from '../project/doctor';
 import type { Anomaly } from '../project/doctor';
 import { FORMAT_BYTES } from '../project/formats';
 import { readFileNoFollow } from '../project/durable-fs';
 import { LAYOUT } from '../project/layout';
+import { cacheAnomalies, removeCacheLeftovers } from './doctor-caches';
 
-export { repairProject };
 export type { Anomaly };
+
+function requireProject(root: string): void {
+  const format = readFileNoFollow(path.join(root, LAYOUT.format), LAYOUT.format, 256);
+  if (format === undefined || Buffer.compare(Buffer.from(format), Buffer.from(FORMAT_BYTES)) !== 0) {
+    throw new GfError('GF_UNSUPPORTED_PROJECT_FORMAT', 'not a project (no FORMAT)', {});
+  }
+}
+
+/**
+ * `repair: true`: recovery, the cleanup the next publication would run (with the checkpoint
+ * registry's pins, which first archive published revert receipts as that cleanup does) and the
+ * derived caches' leftovers, all under the writer lock.
+ */
+export function repairProject(root: string): { readonly rebuiltCurrent: string | null } {
+  requireProject(root);
+  return repairProjectLocked(root, { pins: checkpointPins(root), alsoLocked: () => removeCacheLeftovers(root) });
+}
 
 /** How to recover from a registry read failure. */
 function registryRemedy(e: unknown): string {
@@ -22,21 +41,21 @@ function registryRemedy(e: unknown): string {
 
 /** Every anomaly of the workspace at `root`: the project's own, the registry's and each unreadable ledger. */
 export async function diagnose(root: string): Promise<Anomaly[]> {
-  const format = readFileNoFollow(path.join(root, LAYOUT.format), LAYOUT.format, 256);
-  if (format === undefined || Buffer.compare(Buffer.from(format), Buffer.from(FORMAT_BYTES)) !== 0) {
-    throw new GfError('GF_UNSUPPORTED_PROJECT_FORMAT', 'not a project (no FORMAT)', {});
-  }
-  const out = diagnoseProject(root);
+  requireProject(root);
+  const registry = new CheckpointRegistryStore(root);
+  // Read-only pins: what the registry names now (a repair's pins also archive revert receipts, a write).
+  const out = diagnoseProject(root, { pins: { pinnedGenerations: () => pinnedGenerations(registry.read().doc) } });
+  out.push(...cacheAnomalies(root));
   try {
     // The bytes themselves, even when this process read them before and remembers them unchanged.
     new CheckpointRegistryStore(root).read({ revalidate: true });
   } catch (e) {
-    out.push({ path: 'checkpoints/registry.json', problem: isGfError(e) ? e.message : 'the checkpoint registry cannot be read', remedy: registryRemedy(e), repairable: false });
+    out.push({ path: 'checkpoints/registry.json', problem: isGfError(e) ? e.message : 'the checkpoint registry cannot be read', remedy: registryRemedy(e), repairable: false, leftover: null });
   }
   const store = new SqliteChainStore(path.join(root, LAYOUT.chain));
   try {
     for (const l of await store.scanLedgers()) {
-      if (l.kind === 'unreadable') out.push({ path: l.ledger, problem: `unreadable ledger (${l.cause})`, remedy: 'restore this ledger from a backup; the others verify independently', repairable: false });
+      if (l.kind === 'unreadable') out.push({ path: l.ledger, problem: `unreadable ledger (${l.cause})`, remedy: 'restore this ledger from a backup; the others verify independently', repairable: false, leftover: null });
     }
   } finally {
     await store.close();

@@ -70,8 +70,12 @@ export function maintenanceOperations(projects: SessionTable<ProjectSession>) {
     'project.doctor': async ({ path, repair }) => {
       const { diagnose, repairProject } = await import('./doctor-operations');
       const root = requireAbsolute(path);
-      const repaired = repair === true ? repairProject(root) : undefined;
-      return { anomalies: await diagnose(root), rebuilt_current: repaired?.rebuiltCurrent ?? null };
+      if (repair !== true) return { anomalies: await diagnose(root), rebuilt_current: null, repaired: [] };
+      const before = await diagnose(root);
+      const { rebuiltCurrent } = repairProject(root);
+      const anomalies = await diagnose(root);
+      const left = new Set(anomalies.map((a) => `${a.path}\n${a.problem}`));
+      return { anomalies, rebuilt_current: rebuiltCurrent, repaired: before.filter((a) => a.repairable && !left.has(`${a.path}\n${a.problem}`)) };
     },
   } satisfies PartialImplementations;
 }

@@ -36,10 +36,26 @@ function inMemory(bytes: Uint8Array): RangedBytes {
  */
 export function verifyArrowFileStructureRanged(bytes: RangedBytes): string | undefined {
   try {
-    verifyFile(bytes);
+    verifyFile(bytes, { metadataBytes: 0 });
     return undefined;
   } catch (e) {
     if (e instanceof Malformed) return e.reason;
+    throw e;
+  }
+}
+
+/**
+ * The UTF-8 bytes of every metadata key and value the file reader decodes
+ * (the footer schema's and its fields', each block message's), counted while
+ * the structure is verified; undefined when the structure is not sound.
+ */
+export function arrowFileMetadataBytes(bytes: RangedBytes): number | undefined {
+  const seen = { metadataBytes: 0 };
+  try {
+    verifyFile(bytes, seen);
+    return seen.metadataBytes;
+  } catch (e) {
+    if (e instanceof Malformed) return undefined;
     throw e;
   }
 }
@@ -63,6 +79,8 @@ class Fb {
   readonly #v: DataView;
   readonly size: number;
   fields = 0;
+  /** Key and value bytes of every metadata entry walked in this buffer. */
+  metadataBytes = 0;
 
   constructor(bytes: Uint8Array, start: number, end: number) {
     if (start < 0 || end > bytes.length || start > end) fail('range');
@@ -139,9 +157,11 @@ class Fb {
     return { at: v + 4, n };
   }
 
-  string(t: number, i: number): void {
+  /** Verifies the string at field `i`; its byte length (0 when absent). */
+  string(t: number, i: number): number {
     const s = this.vector(t, i, 1);
     if (s !== undefined) this.#need(s.at, s.n + 1);
+    return s?.n ?? 0;
   }
 
   tableField(t: number, i: number): number | undefined {
@@ -156,8 +176,7 @@ function verifyMetadata(fb: Fb, t: number, slot: number): void {
   if (kv.n > MAX_METADATA) fail('metadata_entries');
   for (let i = 0; i < kv.n; i++) {
     const e = fb.table(kv.at + 4 * i);
-    fb.string(e, 0);
-    fb.string(e, 1);
+    fb.metadataBytes += fb.string(e, 0) + fb.string(e, 1);
   }
 }
 
@@ -219,7 +238,7 @@ function fbAt(bytes: RangedBytes, start: number, end: number): Fb {
   return new Fb(bytes.read(start, end - start), 0, end - start);
 }
 
-function verifyMessage(bytes: RangedBytes, offset: number, limit: number, expectBody: number | undefined): number {
+function verifyMessage(bytes: RangedBytes, offset: number, limit: number, expectBody: number | undefined, seen: { metadataBytes: number }): number {
   const head = fbAt(bytes, offset, Math.min(limit, offset + 8));
   let len = head.i32(0);
   let start = offset + 4;
@@ -246,12 +265,13 @@ function verifyMessage(bytes: RangedBytes, offset: number, limit: number, expect
     } else fail('message_type');
   }
   verifyMetadata(fb, m, 4);
+  seen.metadataBytes += fb.metadataBytes;
   return headerType;
 }
 
 const MAGIC = [0x41, 0x52, 0x52, 0x4f, 0x57, 0x31]; // "ARROW1"
 
-function verifyFile(bytes: RangedBytes): void {
+function verifyFile(bytes: RangedBytes, seen: { metadataBytes: number }): void {
   const size = bytes.byteLength;
   if (size < 8 + 10 + 8) fail('too_short');
   const head = bytes.read(0, 6);
@@ -267,6 +287,7 @@ function verifyFile(bytes: RangedBytes): void {
   const schema = fb.tableField(footer, 1);
   if (schema === undefined) fail('footer_schema');
   verifySchema(fb, schema);
+  seen.metadataBytes += fb.metadataBytes;
   for (const slot of [2, 3]) {
     const blocks = fb.vector(footer, slot, 24);
     for (let i = 0; i < (blocks?.n ?? 0); i++) {
@@ -275,7 +296,7 @@ function verifyFile(bytes: RangedBytes): void {
       const metaLen = fb.i32(at + 8);
       const bodyLen = fb.i64(at + 16);
       if (offset < 8 || metaLen <= 0 || offset + metaLen + bodyLen > footerStart) fail('block_outside_file');
-      const ht = verifyMessage(bytes, offset, offset + metaLen, bodyLen);
+      const ht = verifyMessage(bytes, offset, offset + metaLen, bodyLen, seen);
       if (ht !== (slot === 2 ? HEADER_DICTIONARY : HEADER_RECORD_BATCH)) fail('block_message_type');
     }
   }

@@ -112,6 +112,24 @@ function readBounded(file: string): Buffer | undefined {
 export function readValidationRecord(root: string, g: Pick<ValidatedGeneration, 'generationUuid' | 'manifestSha256'>): ValidationRecord | RecordMiss {
   const bytes = readBounded(validationRecordPath(root, g.manifestSha256));
   if (bytes === undefined) return 'missing';
+  return parseRecord(bytes, g.manifestSha256, g.generationUuid);
+}
+
+/**
+ * What the file `cache/validation/<manifestSha256>.json` holds, whatever generation it names:
+ * `sound` (a record this engine wrote for that manifest), `other-validator` (another engine
+ * version's: ignored, harmless), `corrupt` (torn, edited, foreign, not a regular file, or naming
+ * another manifest than its file name: a leftover), `missing`. For `gf doctor`.
+ */
+export function inspectValidationRecordFile(root: string, manifestSha256: string): 'sound' | 'other-validator' | 'corrupt' | 'missing' {
+  const bytes = readBounded(validationRecordPath(root, manifestSha256));
+  if (bytes === undefined) return 'missing';
+  const r = parseRecord(bytes, manifestSha256, undefined);
+  return typeof r === 'string' ? (r === 'other-validator' ? r : 'corrupt') : 'sound';
+}
+
+/** A record's bytes checked against the manifest digest and (when given) the generation it must name. */
+function parseRecord(bytes: Buffer, manifestSha256: string, generationUuid: string | undefined): ValidationRecord | RecordMiss {
   const text = bytes.toString('utf8');
   const cut = text.indexOf('\n');
   if (cut < 0) return 'corrupt';
@@ -127,7 +145,8 @@ export function readValidationRecord(root: string, g: Pick<ValidatedGeneration, 
   const d = doc as Record<string, unknown>;
   if (d['format'] !== VALIDATION_RECORD_FORMAT || d['format_version'] !== 1) return 'corrupt';
   if (d['validator_version'] !== VALIDATOR_VERSION) return 'other-validator';
-  if (d['manifest_sha256'] !== g.manifestSha256 || d['generation_uuid'] !== g.generationUuid) return 'other-generation';
+  const named = d['generation_uuid'];
+  if (d['manifest_sha256'] !== manifestSha256 || typeof named !== 'string' || (generationUuid !== undefined && named !== generationUuid)) return 'other-generation';
   const objects = new Map<string, string>();
   if (!Array.isArray(d['objects'])) return 'corrupt';
   for (const o of d['objects'] as unknown[]) {
@@ -136,7 +155,7 @@ export function readValidationRecord(root: string, g: Pick<ValidatedGeneration, 
     if (!HEX64.test(e.content_sha256) || !IDENTITY.test(e.identity)) return 'corrupt';
     objects.set(e.content_sha256, e.identity);
   }
-  const record: ValidationRecord = { manifestSha256: g.manifestSha256, generationUuid: g.generationUuid, objects };
+  const record: ValidationRecord = { manifestSha256, generationUuid: named, objects };
   // Canonical bytes only: anything else is not a record this engine wrote.
   return Buffer.from(encodeValidationRecord(record)).equals(bytes) ? record : 'corrupt';
 }

@@ -14,17 +14,20 @@ interface DoctorOpts extends OutputFlags {
 /**
  * `gf doctor [--repair]`: a read-only report of every anomaly with its path and a safe remedy.
  *
- * `--repair` applies only the recovery protocol's remedies (leftover temps,
- * interrupted journals, trash, and a missing CURRENT rebuilt from the newest
- * verified generation), then reports what is left.
+ * `--repair` removes the leftovers of killed and refused writes (the recovery
+ * protocol and the cleanup the next publication would run: temps, journals,
+ * trash, unpublished and retired generations, orphaned objects, the lineage
+ * log's tail, torn cache entries) and rebuilds a missing CURRENT from the
+ * newest verified generation, under the writer lock; then reports what it
+ * repaired and what is left.
  */
 export function registerDoctorCommand(program: Command, io: CliIo): void {
   withOutputOptions(
     program
       .command('doctor')
-      .description('check a workspace: every anomaly with its path and a safe remedy (read-only; --repair applies the recovery remedies)')
+      .description('check a workspace: every anomaly with its path and a safe remedy (read-only; --repair removes the leftovers of killed and refused writes)')
       .addOption(projectOption())
-      .option('--repair', 'apply only the remedies the recovery protocol defines'),
+      .option('--repair', 'remove the leftovers the next write would clean (under the writer lock), and rebuild a missing CURRENT'),
   ).action(async (opts: DoctorOpts) => {
     const e = await cliEngine();
     const format = formatOf(opts);
@@ -33,6 +36,7 @@ export function registerDoctorCommand(program: Command, io: CliIo): void {
     const text = (): string => {
       const lines: string[] = [];
       if (report.rebuilt_current !== null) lines.push(`repaired: CURRENT now names generation ${report.rebuilt_current}\n`);
+      for (const a of report.repaired) lines.push(`repaired: ${a.path}: ${a.problem}\n`);
       if (report.anomalies.length === 0) lines.push('no anomalies\n');
       for (const a of report.anomalies) lines.push(`${a.path}: ${a.problem} — ${a.remedy}\n`);
       return lines.join('');

@@ -45,14 +45,42 @@ export type VectorResultEntry =
   | { readonly id: string; readonly cases: readonly (VectorCaseResult | { readonly error: string })[] }
   | { readonly id: string; readonly error: string | null };
 
+/**
+ * What a leftover anomaly is: something a killed or refused write left that the next write (its
+ * recovery, cleanup or a cache rebuild) removes, and `gf doctor --repair` removes now.
+ *
+ * `temp_file` a write's private temp (CURRENT, journal, retention policy); `interrupted_journal` a
+ * transaction that never reached PUBLISHED or ABORTED (recovery labels it); `finished_journal` a
+ * finished transaction whose generation is gone (cleanup prunes it); `incomplete_generation` a
+ * generation directory without a valid manifest (a killed or refused publication's private
+ * directory); `unpublished_generation` a complete generation that never became CURRENT;
+ * `orphaned_object` an object no generation names; `trash` what an interrupted cleanup moved
+ * aside; `lineage_tail` a torn final line or CURRENT's missing line in `history/lineage.jsonl`;
+ * `cache_entry` a torn, foreign or temp file in a derived cache (`cache/`).
+ */
+export const LEFTOVER_KINDS = [
+  'temp_file',
+  'interrupted_journal',
+  'finished_journal',
+  'incomplete_generation',
+  'unpublished_generation',
+  'orphaned_object',
+  'trash',
+  'lineage_tail',
+  'cache_entry',
+] as const;
+export type LeftoverKind = (typeof LEFTOVER_KINDS)[number];
+
 /** One anomaly of a workspace (`project.doctor`): where, what, and the safe remedy. */
 export interface DoctorAnomaly {
   /** The machine-owned path relative to the workspace. */
   readonly path: string;
   readonly problem: string;
   readonly remedy: string;
-  /** True when `repair: true` applies the remedy (only the recovery protocol's remedies). */
+  /** True when `repair: true` applies the remedy (the recovery and cleanup remedies: every leftover, and a missing CURRENT). */
   readonly repairable: boolean;
+  /** The leftover's kind when the anomaly is one (safe to remove); null for damage, permissions and unknown entries. */
+  readonly leftover: LeftoverKind | null;
 }
 
 /** What `project.doctor` found (after repairing, when asked). */
@@ -60,4 +88,6 @@ export interface DoctorReport {
   readonly anomalies: readonly DoctorAnomaly[];
   /** The generation a repair made CURRENT again (null when none was rebuilt). */
   readonly rebuilt_current: string | null;
+  /** With `repair: true`: the anomalies found before the repair that it resolved (empty otherwise). */
+  readonly repaired: readonly DoctorAnomaly[];
 }

@@ -131,8 +131,18 @@ const workflowIdSchema = z.string().regex(WORKFLOW_ID_PATTERN);
 const familyPartSchema = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/);
 /** Base64 text (standard alphabet, padded). */
 const BASE64_PATTERN = /^[A-Za-z0-9+/]*={0,2}$/;
-/** One participant's bytes as base64: at most 256 MiB of bytes. */
-const MAX_PARTICIPANT_BASE64_CHARS = Math.ceil((256 * 1024 * 1024) / 3) * 4;
+/**
+ * Bounds of one participant as `project.publish` (and every publication) accepts it, declared once.
+ *
+ * `bytes`: its whole size (256 MiB). `arrowMetadataBytes`: the UTF-8 bytes of
+ * every key and value of the Arrow metadata the file reader decodes (the
+ * schema's, each field's, each message's): a participant's meaning is its
+ * rows, so free-form metadata is small; more is refused (`GF_RESOURCE_LIMIT`)
+ * before anything is stored.
+ */
+export const PARTICIPANT_LIMITS = { bytes: 256 * 1024 * 1024, arrowMetadataBytes: 64 * 1024 } as const;
+/** One participant's bytes as base64: at most `PARTICIPANT_LIMITS.bytes` of bytes. */
+const MAX_PARTICIPANT_BASE64_CHARS = Math.ceil(PARTICIPANT_LIMITS.bytes / 3) * 4;
 /** A golden-vector file's text (`canonical.vectors`): at most 16 Mi characters. */
 export const MAX_VECTOR_FILE_CHARS = 16 * 1024 * 1024;
 // ---- end c20

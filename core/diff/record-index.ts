@@ -287,6 +287,12 @@ export function openRecordIndex(bytes: Uint8Array, rows: number, key: string): R
   return { rows, leaves, tops, bytes };
 }
 
+/** True when `bytes` is a whole index stored under `key` (its header's row count, trailer and tops hold): `gf doctor`'s check of `cache/index/<key>.idx`. */
+export function isSoundRecordIndexFile(bytes: Uint8Array, key: string): boolean {
+  if (bytes.length < HEADER_BYTES) return false;
+  return openRecordIndex(bytes, new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(8), key) !== null;
+}
+
 /** A run of rows of each side that may hold changes; every row outside all runs is unchanged on both sides. */
 export interface ChangedRun {
   readonly a0: number;

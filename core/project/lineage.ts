@@ -405,3 +405,24 @@ export function lineageExists(root: string): boolean {
   const st = checkFile(p.abs, p.rel);
   return st !== undefined && st.size > 0;
 }
+
+/** What `repairLineageLocked` would change now (`gf doctor`), read only. */
+export interface LineageFindings {
+  /** Bytes after the verified prefix that recovery cuts (a torn or unverifiable final line); 0 when clean. */
+  readonly tornBytes: number;
+  /** True when the log exists but its last record is not CURRENT's (a publication killed before its line landed). */
+  readonly lacksCurrent: boolean;
+}
+
+/**
+ * The lineage leftovers of a killed publication, or `GF_PROJECT_CORRUPT` when
+ * a line before the last fails to verify (damage no recovery repairs).
+ */
+export function lineageFindings(root: string, cur: CurrentPointer | null): LineageFindings {
+  const p = lineagePlace(root);
+  const bytes = readFileNoFollow(p.abs, p.rel, LINEAGE_MAX_BYTES);
+  if (bytes === undefined) return { tornBytes: 0, lacksCurrent: false };
+  const log = verifyLines(bytes, p.rel, true);
+  const last = log.records.at(-1);
+  return { tornBytes: bytes.length - log.verifiedBytes, lacksCurrent: cur !== null && last?.generationUuid !== cur.generationUuid };
+}

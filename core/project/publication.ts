@@ -43,7 +43,9 @@ import { copyNewFileSteps, verifyObjectStreaming } from './put-file';
 import { openObjectVerified } from './verified-objects';
 import type { VerifiedObject } from './verified-objects';
 import { ArrowFileRows } from '../canonical/arrow-file-rows';
-import { verifyArrowFileStructureRanged } from '../canonical/arrow-ipc-verify';
+import { arrowFileMetadataBytes, verifyArrowFileStructureRanged } from '../canonical/arrow-ipc-verify';
+import type { RangedBytes } from '../canonical/arrow-ipc-verify';
+import { PARTICIPANT_LIMITS } from '../contract/operations';
 
 /** Names one record family. */
 export interface FamilyRef {
@@ -277,6 +279,11 @@ function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<Pu
     if (prior !== undefined && prior.state === 'PUBLISHED') {
       throw new GfError('GF_IDEMPOTENCY_CONFLICT', 'transaction was already published', { transaction_uuid: txnUuid });
     }
+    // Caller bytes in memory over a participant bound are refused before anything is written.
+    for (const c of req.changes) {
+      const family = c.kind === 'put' ? catalog.family(c.capabilityId, c.recordFamilyId) : undefined;
+      if (c.kind === 'put' && family !== undefined) boundMetadata(root, { family, bytes: c.bytes, byteLength: c.bytes.length, sha: '' });
+    }
     const gen = generationDir(root, genUuid);
     if (checkDir(gen.abs, gen.rel)) removeStaleGeneration(root, genUuid, parentLease);
     // The journal names the generation before its directory exists, so a
@@ -351,7 +358,8 @@ function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<Pu
     yield* writeJournalSteps(root, { transactionUuid: txnUuid, state: 'STAGED', parentGenerationUuid: journalParent, generationUuid: genUuid, extension, lineage }, meter);
     failpoint('project.after_journal_staged');
 
-    // 4. VALIDATED: domain rules per changed participant, then cross-domain rules on parent + staged.
+    // 4. VALIDATED: bounds, domain rules per changed participant, then cross-domain rules on parent + staged.
+    for (const s of staged.values()) if (s.bytes === undefined) boundMetadata(root, s); // put-files: their copies, checked in place
     for (const s of staged.values()) {
       const fileRows = s.bytes === undefined ? validatedFileRows(root, catalog, s) : undefined;
       if (fileRows !== undefined) {
@@ -640,6 +648,37 @@ function validatedFileRows<T>(root: string, catalog: ParticipantCatalog<T>, s: S
   } finally {
     object.close();
   }
+}
+
+/**
+ * Refuses an Arrow participant whose metadata (schema, fields, messages) exceeds
+ * `PARTICIPANT_LIMITS.arrowMetadataBytes`: `GF_RESOURCE_LIMIT` naming the family and the limit.
+ * A file whose structure does not verify is left to the decoder's refusal.
+ */
+function boundMetadata<T>(root: string, s: Staged<T>): void {
+  if (s.family.encoding !== 'arrow') return;
+  const count = (r: RangedBytes): number | undefined => arrowFileMetadataBytes(r);
+  let n: number | undefined;
+  if (s.bytes !== undefined) {
+    const b = s.bytes;
+    n = count({ byteLength: b.length, read: (offset, length) => b.subarray(offset, offset + length) });
+  } else {
+    const object = openObjectVerified(root, { contentSha256: s.sha, byteLength: s.byteLength }, JUST_STAGED);
+    try {
+      n = count(object);
+    } finally {
+      object.close();
+    }
+  }
+  const limit = PARTICIPANT_LIMITS.arrowMetadataBytes;
+  if (n === undefined || n <= limit) return;
+  const family = `${s.family.capabilityId}/${s.family.recordFamilyId}`;
+  throw new GfError(
+    'GF_RESOURCE_LIMIT',
+    `participant ${family} carries ${n.toLocaleString('en-US')} bytes of Arrow metadata (schema, field and message key/values); the limit is ${limit.toLocaleString('en-US')} bytes`,
+    { rule: 'participant.arrow_metadata_bytes', family, limit, actual: n, phase: 'validate' },
+    false,
+  );
 }
 
 /** The candidate generation as tables: staged tables in memory, unchanged ones decoded lazily from verified objects. */

@@ -75,6 +75,13 @@ export interface CleanupOptions {
    * readable manifest.
    */
   readonly scope?: CleanupScope;
+  /**
+   * Removes only what killed and refused publications left (`gf doctor --repair`): a generation is
+   * a candidate only when a journal that is not PUBLISHED names it and none that is PUBLISHED does;
+   * every other generation is kept, whatever the window (published history is retention's to remove,
+   * at the next publication).
+   */
+  readonly onlyUnpublished?: boolean;
 }
 
 function emptyReport(reason: CleanupReport['skippedReason'], unknown: string[]): CleanupReport {
@@ -170,23 +177,41 @@ interface JournalEntry {
   readonly journal: Journal | undefined;
 }
 
-function* cleanupSteps(root: string, opts: CleanupOptions): Steps<CleanupReport> {
+/** What one pass decides before it deletes anything (the doomed generations are locked exclusively until released). */
+interface Classified {
+  readonly cur: ReturnType<typeof readCurrent>;
+  readonly skippedReason: CleanupReport['skippedReason'];
+  readonly manifestOf: (uuid: string) => Manifest;
+  readonly journals: readonly JournalEntry[];
+  readonly sweepAll: boolean;
+  readonly unknown: string[];
+  readonly retained: string[];
+  readonly leased: string[];
+  readonly doomed: Map<string, HeldLock | undefined>;
+  /** A generation holds a link or special file: no object is deleted. */
+  readonly untrusted: boolean;
+}
+
+function retainedCount(opts: CleanupOptions): number {
   const n = opts.retainAncestors ?? DEFAULT_RETAIN_ANCESTORS;
   if (!Number.isSafeInteger(n) || n < 0 || n > MAX_RETAIN_ANCESTORS) {
     throw new GfError('GF_VALIDATION', 'retained ancestor count is out of range', { limit: MAX_RETAIN_ANCESTORS }, false);
   }
-  const trashLeft = emptyTrash(root);
+  return n;
+}
+
+/**
+ * Which generations a pass keeps, which a reader holds, and which it removes (locked, so no reader can take them).
+ *
+ * Shared by cleanup and by `planCleanup` (what `gf doctor` reports): both
+ * decide from the same rules. `unknown` starts with `trashUnknown`. On a
+ * throw, every lock taken is released.
+ */
+function classify(root: string, opts: CleanupOptions, trashUnknown: readonly string[]): Classified {
+  const n = retainedCount(opts);
   const cur = readCurrent(root);
-  if (cur === null) return emptyReport(null, trashLeft.unknown);
-  let pinned: ReadonlySet<string>;
-  try {
-    pinned = opts.pins?.pinnedGenerations() ?? new Set<string>();
-  } catch (e) {
-    if (hasCode(e, 'GF_CHECKPOINT_REGISTRY_CORRUPT')) return emptyReport('GF_CHECKPOINT_REGISTRY_CORRUPT', trashLeft.unknown);
-    throw e;
-  }
-  // Manifests are immutable: each is read and checked at most once per pass.
   const manifests = new Map<string, Manifest>();
+  // Manifests are immutable: each is read and checked at most once per pass.
   const manifestOf = (uuid: string): Manifest => {
     let m = manifests.get(uuid);
     if (m === undefined) {
@@ -195,17 +220,43 @@ function* cleanupSteps(root: string, opts: CleanupOptions): Steps<CleanupReport>
     }
     return m;
   };
+  const none = (reason: CleanupReport['skippedReason']): Classified => ({
+    cur,
+    skippedReason: reason,
+    manifestOf,
+    journals: [],
+    sweepAll: false,
+    unknown: [...trashUnknown],
+    retained: [],
+    leased: [],
+    doomed: new Map(),
+    untrusted: false,
+  });
+  if (cur === null) return none(null);
+  let pinned: ReadonlySet<string>;
+  try {
+    pinned = opts.pins?.pinnedGenerations() ?? new Set<string>();
+  } catch (e) {
+    if (hasCode(e, 'GF_CHECKPOINT_REGISTRY_CORRUPT')) return none('GF_CHECKPOINT_REGISTRY_CORRUPT');
+    throw e;
+  }
   const keep = new Set<string>([cur.generationUuid, ...ancestors(manifestOf(cur.generationUuid), n, manifestOf), ...pinned]);
 
   // Journals: read once. Orphans may exist after an aborted or interrupted publication (a journal that is
   // unreadable or not PUBLISHED) or an interrupted cleanup (a finished journal whose generation is gone:
   // a complete pass deletes those journals only after its object deletions are durable).
   const journals: JournalEntry[] = listJournals(root).transactions.map((txn) => ({ txn, journal: readJournal(root, txn) }));
-  let sweepAll =
+  const sweepAll =
     (opts.scope ?? 'full') === 'full' ||
     journals.some((j) => j.journal === undefined || j.journal.state !== 'PUBLISHED' || !generationExists(root, j.journal.generationUuid));
 
-  const unknown: string[] = [...trashLeft.unknown];
+  let unpublished: Set<string> | undefined;
+  if (opts.onlyUnpublished === true) {
+    const named = (published: boolean): string[] => journals.flatMap((j) => (j.journal !== undefined && (j.journal.state === 'PUBLISHED') === published ? [j.journal.generationUuid] : []));
+    const published = new Set(named(true));
+    unpublished = new Set(named(false).filter((g) => !published.has(g)));
+  }
+  const unknown: string[] = [...trashUnknown];
   const gens = place(root, LAYOUT.generations);
   const leased: string[] = [];
   const retained: string[] = [];
@@ -218,7 +269,7 @@ function* cleanupSteps(root: string, opts: CleanupOptions): Steps<CleanupReport>
         unknown.push(rel);
         continue;
       }
-      if (keep.has(ent.name)) {
+      if (keep.has(ent.name) || (unpublished !== undefined && !unpublished.has(ent.name))) {
         retained.push(ent.name);
         continue;
       }
@@ -233,7 +284,77 @@ function* cleanupSteps(root: string, opts: CleanupOptions): Steps<CleanupReport>
       if (attempt.kind === 'busy') leased.push(ent.name);
       else doomed.set(ent.name, attempt.kind === 'held' ? attempt.lock : undefined);
     }
+  } catch (e) {
+    for (const l of doomed.values()) l?.release();
+    throw e;
+  }
+  return { cur, skippedReason: null, manifestOf, journals, sweepAll, unknown, retained, leased, doomed, untrusted };
+}
 
+/** Why a pass removes one generation (`planCleanup`). */
+export type DoomedReason = 'incomplete' | 'unpublished' | 'retired';
+
+/** What a full cleanup pass would remove now, decided by the rules cleanup itself applies (nothing changes). */
+export interface CleanupPlan {
+  readonly skippedReason: CleanupReport['skippedReason'];
+  /**
+   * Generations it would remove: `incomplete` (no valid manifest: an
+   * interrupted or refused publication's private directory), `unpublished`
+   * (a complete manifest no PUBLISHED journal names: killed before or at the
+   * CURRENT rename), `retired` (published, outside the ancestor window, named
+   * by no checkpoint, held by no reader).
+   */
+  readonly generations: readonly { readonly uuid: string; readonly reason: DoomedReason }[];
+  /** Finished journals whose generation is gone (or goes with this pass), by transaction UUID. */
+  readonly journals: readonly string[];
+  /** True when no object would be deleted (a kept manifest unreadable, or a generation holding a link). */
+  readonly objectsSkipped: boolean;
+  readonly unknown: readonly string[];
+}
+
+/**
+ * The full pass cleanup would run now, without running it (`gf doctor`).
+ *
+ * Leases are tried and released at once (a generation a reader holds is
+ * kept, as cleanup keeps it). The caller holds the writer lock, so no
+ * publication is staging anything meanwhile.
+ */
+export function planCleanup(root: string, opts: Omit<CleanupOptions, 'scope'> = {}): CleanupPlan {
+  const c = classify(root, { ...opts, scope: 'full' }, []);
+  for (const l of c.doomed.values()) l?.release();
+  const published = new Set(c.journals.filter((j) => j.journal?.state === 'PUBLISHED').map((j) => j.journal?.generationUuid));
+  const generations = [...c.doomed.keys()].sort().map((uuid) => {
+    let reason: DoomedReason = published.has(uuid) ? 'retired' : 'unpublished';
+    try {
+      c.manifestOf(uuid);
+    } catch {
+      reason = 'incomplete';
+    }
+    return { uuid, reason };
+  });
+  let objectsSkipped = c.untrusted || c.skippedReason !== null;
+  for (const uuid of [...c.retained, ...c.leased]) {
+    try {
+      c.manifestOf(uuid);
+    } catch {
+      objectsSkipped = true;
+    }
+  }
+  const gone = (uuid: string): boolean => c.doomed.has(uuid) || !generationExists(root, uuid);
+  const journals = objectsSkipped
+    ? []
+    : c.journals.filter(({ journal: j }) => j !== undefined && (j.state === 'PUBLISHED' || j.state === 'ABORTED') && gone(j.generationUuid)).map((j) => j.txn);
+  return { skippedReason: c.skippedReason, generations, journals, objectsSkipped, unknown: c.unknown };
+}
+
+function* cleanupSteps(root: string, opts: CleanupOptions): Steps<CleanupReport> {
+  retainedCount(opts);
+  const trashLeft = emptyTrash(root);
+  const c = classify(root, opts, trashLeft.unknown);
+  if (c.cur === null || c.skippedReason !== null) return emptyReport(c.skippedReason, c.unknown);
+  const { manifestOf, journals, unknown, retained, leased, doomed, untrusted } = c;
+  let sweepAll = c.sweepAll;
+  try {
     // Fresh reachability with every doomed generation locked: objects of every kept manifest stay.
     const referenced = new Set<string>();
     let objectsSkipped = untrusted;
@@ -264,7 +385,7 @@ function* cleanupSteps(root: string, opts: CleanupOptions): Steps<CleanupReport>
       renameEntry(from.abs, place(root, `${trash.rel}/${uuid}`).abs, `${trash.rel}/${uuid}`);
       moved.push(uuid);
     }
-    if (moved.length > 0) yield* flushDirs([gens, trash]);
+    if (moved.length > 0) yield* flushDirs([place(root, LAYOUT.generations), trash]);
     for (const l of doomed.values()) l?.release();
     doomed.clear();
     if (moved.length > 0) failpoint('project.after_gc_move');

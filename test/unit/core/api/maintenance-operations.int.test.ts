@@ -81,6 +81,6 @@ describe('the operations the CLI goes through (chain.open, chain.rows, project.p
     mkdirSync(notProject);
     expect(code(await call('project.doctor', { path: notProject }))).toBe('GF_UNSUPPORTED_PROJECT_FORMAT');
     const healthy = value(await call('project.doctor', { path: join(root, 'demo') }));
-    expect(healthy).toEqual({ anomalies: [], rebuilt_current: null });
+    expect(healthy).toEqual({ anomalies: [], rebuilt_current: null, repaired: [] });
   });
 });

@@ -21,7 +21,7 @@ beforeAll(async () => {
 afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
 
 interface Report {
-  anomalies: { path: string; problem: string; remedy: string; repairable: boolean }[];
+  anomalies: { path: string; problem: string; remedy: string; repairable: boolean; leftover: string | null }[];
   rebuilt_current: string | null;
 }
 
@@ -62,7 +62,7 @@ describe('gf doctor', () => {
     expect({ code: list.code, err: list.err }).toEqual({ code: 0, err: '' });
   });
 
-  it('reports an orphaned object (no generation names it) with a safe remedy; --repair leaves it (not a recovery remedy)', async () => {
+  it('reports an orphaned object (no generation names it) as a leftover; --repair removes exactly it', async () => {
     const dir = path.join(base, 'orphan');
     fs.cpSync(demo, dir, { recursive: true });
     const rel = `objects/sha256/ab/${'c'.repeat(62)}`;
@@ -72,12 +72,13 @@ describe('gf doctor', () => {
     const r = await gf('doctor', '--project', dir, '--json');
     expect(r.code).toBe(1); // a report with anomalies exits 1
     const found = (JSON.parse(r.out) as Report).anomalies;
-    expect(found.map((a) => [a.path, a.problem, a.repairable])).toEqual([[rel, 'orphaned object: no generation names it', false]]);
-    expect(found[0]?.remedy).toMatch(/full sweep removes it/);
+    expect(found.map((a) => [a.path, a.problem, a.repairable, a.leftover])).toEqual([[rel, 'orphaned object: no generation names it', true, 'orphaned_object']]);
+    expect(found[0]?.remedy).toMatch(/cleanup removes it/);
     expect(treeDigest(dir)).toEqual(before);
     const repaired = await gf('doctor', '--project', dir, '--repair', '--json');
-    expect((JSON.parse(repaired.out) as Report).anomalies.map((a) => a.path)).toEqual([rel]);
-    expect(fs.existsSync(path.join(dir, rel))).toBe(true);
+    expect(repaired.code).toBe(0);
+    expect((JSON.parse(repaired.out) as Report).anomalies).toEqual([]);
+    expect(fs.existsSync(path.join(dir, rel))).toBe(false);
   });
 
   it('reports permission problems (an unreadable object, an unwritable directory and lock file) with path and remedy, as a user who is not root', { timeout: 120_000 }, async () => {
