@@ -4,6 +4,7 @@ import { SqliteChainStore } from '../chain/sqlite/sqlite-store';
 import { checkpointPins } from '../checkpoints/checkpoints';
 import { pinnedGenerations } from '../checkpoints/registry-core';
 import { CheckpointRegistryStore } from '../checkpoints/registry-store';
+import { removeRevertReceiptTemps, revertReceiptTemps } from '../checkpoints/revert-receipts';
 import { GfError, isGfError } from '../errors';
 import { diagnoseProject, repairProject as repairProjectLocked } from '../project/doctor';
 import type { Anomaly } from '../project/doctor';
@@ -28,7 +29,31 @@ function requireProject(root: string): void {
  */
 export function repairProject(root: string): { readonly rebuiltCurrent: string | null } {
   requireProject(root);
-  return repairProjectLocked(root, { pins: checkpointPins(root), alsoLocked: () => removeCacheLeftovers(root) });
+  return repairProjectLocked(root, {
+    pins: checkpointPins(root),
+    alsoLocked: (writer) => {
+      const registry = new CheckpointRegistryStore(root);
+      const left = registry.leftovers();
+      // The registry's own recovery table completes or rolls back the interrupted change (a corrupt registry is refused, untouched).
+      if (left.intent !== null || left.strays.length > 0) registry.recover(writer);
+      removeRevertReceiptTemps(root);
+      removeCacheLeftovers(root);
+    },
+  });
+}
+
+/** What an interrupted checkpoint registry change and a killed revert's receipt write left. */
+function checkpointLeftovers(root: string): Anomaly[] {
+  const left = new CheckpointRegistryStore(root).leftovers();
+  const out: Anomaly[] = [];
+  const remedy = 'the next checkpoint create, delete or revert completes or rolls it back (`gf doctor --repair` does the same now)';
+  if (left.intent !== null) out.push({ path: left.intent, problem: 'an interrupted checkpoint registry change (its intent)', remedy, repairable: true, leftover: 'registry_change' });
+  for (const rel of left.staged) out.push({ path: rel, problem: 'a next registry file staged by the interrupted checkpoint registry change', remedy, repairable: true, leftover: 'registry_change' });
+  for (const rel of left.strays) out.push({ path: rel, problem: 'a temp file of a checkpoint registry change killed before its intent was written', remedy, repairable: true, leftover: 'temp_file' });
+  for (const rel of revertReceiptTemps(root)) {
+    out.push({ path: rel, problem: 'a temp file of a revert receipt write that was killed', remedy: 'safe to remove with no writer running (`gf doctor --repair`)', repairable: true, leftover: 'temp_file' });
+  }
+  return out;
 }
 
 /** How to recover from a registry read failure. */
@@ -46,6 +71,7 @@ export async function diagnose(root: string): Promise<Anomaly[]> {
   // Read-only pins: what the registry names now (a repair's pins also archive revert receipts, a write).
   const out = diagnoseProject(root, { pins: { pinnedGenerations: () => pinnedGenerations(registry.read().doc) } });
   out.push(...cacheAnomalies(root));
+  out.push(...checkpointLeftovers(root));
   try {
     // The bytes themselves, even when this process read them before and remembers them unchanged.
     new CheckpointRegistryStore(root).read({ revalidate: true });

@@ -12,10 +12,10 @@ import type { Observed, RecoveryDecision } from './recovery';
 import { fsx } from '../project/fs-layer';
 import { assertWriterLockHeld } from '../project/writer-proof';
 import type { WriterLockProof } from '../project/writer-proof';
-import { openRegularNoFollow, writeNewFile } from '../project/durable-fs';
+import { openRegularNoFollow, readFileNoFollow, writeNewFile } from '../project/durable-fs';
 import { LINEAGE_MAX_BYTES, lineagePlace } from '../project/lineage';
 import { VERIFIED_MEMO_MIN_AGE_NS, fileIdentityOf } from '../project/verified-objects';
-import { REGISTRY_LIMITS, encodeChecksum, encodeIntent, registryCorrupt, tempNames } from './registry-format';
+import { REGISTRY_LIMITS, decodeIntent, encodeChecksum, encodeIntent, registryCorrupt, tempNames } from './registry-format';
 import type { RegistryDoc, RegistryFile, RegistryIntent } from './registry-format';
 import { isPlan } from './registry-core';
 import type { CheckpointReceipt, RegistryPlan } from './registry-core';
@@ -432,6 +432,36 @@ export class CheckpointRegistryStore {
     } catch {
       // The pair is installed and durable; the marker is written by the next mutation or recovery.
     }
+  }
+
+  /**
+   * What an interrupted registry change left, read without locking or changing anything: the intent
+   * (`checkpoints/registry.txn.json`, which the next registry write or recovery completes or rolls back)
+   * with the next files it staged, and stray private files of a writer killed before its intent existed
+   * (all removed by the same recovery). Paths are relative to the workspace.
+   */
+  leftovers(): { readonly intent: string | null; readonly staged: readonly string[]; readonly strays: readonly string[] } {
+    if (!this.#dirExists()) return { intent: null, staged: [], strays: [] };
+    const rel = (name: string) => `${REGISTRY_PATHS.dir}/${name}`;
+    let names: fs.Dirent[];
+    try {
+      names = fsx.readdirSync(this.#dir);
+    } catch {
+      return { intent: null, staged: [], strays: [] }; // a folder gf cannot list: the permission report says so
+    }
+    const intent = names.some((e) => e.name === REGISTRY_PATHS.intent) ? rel(REGISTRY_PATHS.intent) : null;
+    const temps = names.filter((e) => e.isFile() && STRAY_RE.test(e.name)).map((e) => e.name).sort();
+    if (intent === null) return { intent, staged: [], strays: temps.map(rel) };
+    let named: ReadonlySet<string>;
+    try {
+      const decoded = decodeIntent(readFileNoFollow(this.#abs(REGISTRY_PATHS.intent), intent, REGISTRY_LIMITS.intentBytes) ?? new Uint8Array());
+      named = new Set([decoded.registry_temp, decoded.checksum_temp]);
+    } catch {
+      // An intent that does not decode: the registry reads as corrupt (its own finding); recovery refuses to touch any of it.
+      return { intent, staged: temps.map(rel), strays: [] };
+    }
+    // The intent's own staged next files belong to that change; other private files are strays of an earlier killed write.
+    return { intent, staged: temps.filter((n) => named.has(n)).map(rel), strays: temps.filter((n) => !named.has(n)).map(rel) };
   }
 
   /**

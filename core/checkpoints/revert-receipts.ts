@@ -218,3 +218,23 @@ export function prunedReceiptError(operation: string, operationUuid: string): Gf
     false,
   );
 }
+
+/**
+ * Temp files of receipt writes a killed revert left (`receipts/revert/tmp-*`), relative to the
+ * workspace. Only a retry of the same revert key would overwrite one; under the writer lock nothing
+ * is writing them, so they are safe to remove (`gf doctor --repair`).
+ */
+export function revertReceiptTemps(root: string): string[] {
+  const d = dirPlace(root);
+  return listDir(d.abs, d.rel)
+    .filter((e) => e.isFile() && e.name.startsWith(TMP_PREFIX))
+    .map((e) => `${d.rel}/${e.name}`)
+    .sort();
+}
+
+/** Removes what `revertReceiptTemps` lists (the caller holds the writer lock). */
+export function removeRevertReceiptTemps(root: string): void {
+  const temps = revertReceiptTemps(root);
+  for (const rel of temps) unlinkIfPresent(place(root, rel).abs, rel);
+  if (temps.length > 0) fsyncDir(dirPlace(root).abs, dirPlace(root).rel);
+}

@@ -68,6 +68,7 @@ export const LEFTOVER_KINDS = [
   'trash',
   'lineage_tail',
   'cache_entry',
+  'registry_change',
 ] as const;
 export type LeftoverKind = (typeof LEFTOVER_KINDS)[number];
 

@@ -11,6 +11,7 @@ import { forgetVerifiedObjects } from './verified-objects';
 import { loadManifest, publishedEvidence, readCurrent, readManifestBytes, readObjectVerified } from './lease';
 import { recoverLocked } from './recovery';
 import { tryExclusive } from './sqlite-lock';
+import { issueWriterProof, type WriterLockProof } from './writer-proof';
 import type { LeftoverKind } from '../contract/maintenance';
 import { lineageFindings } from './lineage';
 import { RETENTION_POLICY_TMP, readRetentionPolicy } from './retention-policy';
@@ -402,9 +403,9 @@ export function diagnoseProject(root: string, opts: DoctorOptions = {}): Anomaly
  * the window is retention's, at the next publication; a reader's leased
  * generation, an unknown entry, every object while a kept manifest is
  * unreadable, and everything while the registry is corrupt are kept. `alsoLocked` runs
- * last under the same lock (the caller's derived-cache sweep).
+ * last under the same lock, with a proof of it (the caller's registry recovery and derived-cache sweep).
  */
-export function repairProject(root: string, opts: DoctorOptions & { readonly alsoLocked?: () => void } = {}): { readonly rebuiltCurrent: string | null } {
+export function repairProject(root: string, opts: DoctorOptions & { readonly alsoLocked?: (writer: WriterLockProof) => void } = {}): { readonly rebuiltCurrent: string | null } {
   const lock = place(root, LAYOUT.writerLock);
   const a = tryExclusive(lock.abs, lock.rel);
   if (a.kind !== 'held') throw new GfError('GF_WRITER_BUSY', 'another writer holds the project', {}, false);
@@ -420,7 +421,14 @@ export function repairProject(root: string, opts: DoctorOptions & { readonly als
     if (missing) rebuilt = rebuildCurrent(root);
     recoverLocked(root);
     cleanupLocked(root, { ...retention(root, opts), scope: 'full', onlyUnpublished: true });
-    opts.alsoLocked?.();
+    if (opts.alsoLocked !== undefined) {
+      const { proof, revoke } = issueWriterProof(root);
+      try {
+        opts.alsoLocked(proof);
+      } finally {
+        revoke();
+      }
+    }
     return { rebuiltCurrent: rebuilt };
   } finally {
     a.lock.release();

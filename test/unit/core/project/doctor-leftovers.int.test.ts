@@ -65,6 +65,17 @@ function publishChild(dir: string, failpoint: string | undefined, file = config)
   });
 }
 
+/** `gf ARGS --project DIR` in a real child process, with one failpoint armed. */
+function gfChild(dir: string, failpoint: string, args: readonly string[]): Promise<{ code: number | null; signal: NodeJS.Signals | null; err: string }> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [path.resolve('bin/gf.mjs'), ...args, '--project', dir], { env: { ...process.env, GF_FAILPOINT: failpoint }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    proc.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    proc.on('error', reject);
+    proc.on('close', (code, signal) => resolve({ code, signal, err }));
+  });
+}
+
 /** Every file and directory under `dir`, relative, sorted. */
 function tree(dir: string, rel = ''): string[] {
   const out: string[] = [];
@@ -146,6 +157,35 @@ describe('gf doctor lists every leftover of a killed write with its kind; --repa
       }
     });
   }
+
+  // A `gf checkpoint create` killed inside the registry's pair commit: before its intent exists, only its
+  // private next files are left; after, the intent (with or without its temps), which the next registry
+  // write completes or rolls back. `--repair` runs that recovery now.
+  const REGISTRY_KILLS: readonly [string, readonly string[]][] = [
+    ['checkpoint.registry.after_file_fsync', ['temp_file']],
+    ['checkpoint.registry.after_intent_install', ['registry_change']],
+    ['checkpoint.registry.before_replace', ['registry_change']],
+    ['checkpoint.registry.after_replace', ['registry_change']],
+    ['checkpoint.registry.after_checksum_replace', ['registry_change']],
+  ];
+  for (const [failpoint, kinds] of REGISTRY_KILLS) {
+    it(`a checkpoint create SIGKILLed at ${failpoint}: ${kinds.join(', ')}`, { timeout: 120_000 }, async () => {
+      const dir = copyDemo();
+      const killed = await gfChild(dir, failpoint, ['checkpoint', 'create', `killed at ${failpoint}`]);
+      expect({ failpoint, signal: killed.signal }).toEqual({ failpoint, signal: 'SIGKILL' });
+      const found = await expectRepaired(dir, kinds);
+      for (const a of found) expect(a.path).toMatch(/^checkpoints\//);
+    });
+  }
+
+  it('a revert receipt temp a killed revert left: temp_file, removed by --repair', { timeout: 120_000 }, async () => {
+    const dir = copyDemo();
+    fs.mkdirSync(path.join(dir, 'receipts/revert'), { recursive: true });
+    const temp = `receipts/revert/tmp-${crypto.randomUUID()}.json`;
+    fs.writeFileSync(path.join(dir, temp), '{"torn');
+    const found = await expectRepaired(dir, ['temp_file']);
+    expect(found.map((a) => a.path)).toEqual([temp]);
+  });
 
   it('a refused publish: its ABORTED journal is a finished_journal leftover (its objects were taken back at refusal)', { timeout: 120_000 }, async () => {
     const dir = copyDemo();
