@@ -73,6 +73,9 @@ export const RECORD_DIFF_SCHEMA_NAME = 'checkpoint_record_diff@1';
  * `checkpoint_summary_diff@1` columns, in schema order.
  *
  * One row per participant, sorted by `(scope, capability_id, record_family_id)`.
+ * `from_content_sha256` / `to_content_sha256` are each side's record-set
+ * fingerprint (logical: the same records in any layout give the same value;
+ * core/diff/record-set.ts), not the stored object's digest.
  */
 export const SUMMARY_DIFF_COLUMNS = [
   'from_checkpoint_uuid',

@@ -55,17 +55,33 @@ export type SettingSpec =
 /** Identifier settings (e.g. a model id): lowercase, no separator that could make it a path or a URL. */
 export const SETTING_IDENTIFIER_PATTERN = /^[a-z0-9][a-z0-9._-]{0,127}$/;
 
-/**
- * `capability_configuration`: per registered capability id, its recognized settings (ids sorted).
- *
- * Versioned with the document (`contract_version` 1). Anything else is refused.
- */
-export const CAPABILITY_SETTINGS: Readonly<Record<string, Readonly<Record<string, SettingSpec>>>> = {
-  epistemic: { valid_time_required: { kind: 'boolean' } },
+/** The recognized capability settings, with their literal ids (see `CAPABILITY_SETTINGS`). */
+const CAPABILITY_SETTING_SPECS = {
   graph: { max_property_bytes: { kind: 'integer', min: 1, max: 16 * 1024 * 1024 } },
   knowledge: { min_confidence_percent: { kind: 'integer', min: 0, max: 100 } },
   provenance: { record_agents: { kind: 'boolean' } },
-};
+} as const satisfies Record<string, Record<string, SettingSpec>>;
+
+type CapabilitySettingSpecs = typeof CAPABILITY_SETTING_SPECS;
+
+/** `<capability>.<setting>` of every recognized capability setting: the engine enforces each one (core/participants/validate.ts). */
+export type CapabilitySettingId = { [C in keyof CapabilitySettingSpecs]: `${C}.${keyof CapabilitySettingSpecs[C] & string}` }[keyof CapabilitySettingSpecs];
+
+/**
+ * `capability_configuration`: per registered capability id, its recognized settings (ids sorted).
+ *
+ * Versioned with the document (`contract_version` 1). Anything else is
+ * refused. Only settings the engine enforces are listed, each by one
+ * validation rule of the generation that holds the configuration:
+ * - `graph.max_property_bytes`: a node's `properties` (canonical JSON) is at
+ *   most this many UTF-8 bytes (`graph.node.max_property_bytes`);
+ * - `knowledge.min_confidence_percent`: every confidence assessment is at
+ *   least this percentage (`knowledge.confidence_assessment.min_confidence`);
+ * - `provenance.record_agents`: when true, every provenance event names its
+ *   agent (`provenance.event.agent_recorded`).
+ * An absent setting constrains nothing.
+ */
+export const CAPABILITY_SETTINGS: Readonly<Record<string, Readonly<Record<string, SettingSpec>>>> = CAPABILITY_SETTING_SPECS;
 
 /** `embedding_configuration`: the recognized embedding settings (ids sorted). */
 export const EMBEDDING_SETTINGS: Readonly<Record<string, SettingSpec>> = {

@@ -135,7 +135,8 @@ export class AssertionStore {
     const ids = new Uint8Array(n * 16);
     for (let k = 0; k < n; k++) rng.uuidInto(ids, k * 16);
     const confidence = new Float64Array(n);
-    for (let k = 0; k < n; k++) confidence[k] = Math.round(rng.float() * 100) / 100;
+    // In [0.50, 1.00]: the demo configuration's knowledge.min_confidence_percent is 50.
+    for (let k = 0; k < n; k++) confidence[k] = Math.round(50 + rng.float() * 50) / 100;
     const order = uuidOrder(ids, n);
     const at = (r: number): number => order[r] as number;
     const columns: StreamColumn[] = [

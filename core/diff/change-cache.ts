@@ -29,6 +29,10 @@ export interface ChangeCache {
   storeIndex?(key: string, bytes: Uint8Array): void;
   /** False when a stored index could not be kept (a read-only workspace): no index is built then. */
   canStoreIndex?(): boolean;
+  /** A participant object's record-set fingerprint entry (`record-set.ts`) by `recordSetKey`, unchecked bytes (the reader checks them); optional. */
+  loadRecordSet?(key: string): Uint8Array | undefined;
+  /** Stores a record-set fingerprint entry (failures ignored). */
+  storeRecordSet?(key: string, bytes: Uint8Array): void;
 }
 
 /** Format version of cached change lists (part of every key). */
@@ -49,6 +53,19 @@ export function changeCacheKey(adapter: DiffAdapter, from: EndpointParticipant |
         adapter: [adapter.capabilityId, adapter.capabilityVersion, adapter.recordFamilyId, adapter.recordVersion, adapter.encoding, adapter.schemaFingerprint],
         from: from?.contentSha256 ?? null,
         to: to?.contentSha256 ?? null,
+      }),
+    ),
+  );
+}
+
+/** The cache key of a derived entry of one participant object under one adapter (a record index, a record-set fingerprint): `format` names the entry's kind and version. */
+export function objectCacheKey(format: string, adapter: DiffAdapter, contentSha256: string): string {
+  return sha256Hex(
+    new TextEncoder().encode(
+      canonicalJson({
+        format,
+        adapter: [adapter.capabilityId, adapter.capabilityVersion, adapter.recordFamilyId, adapter.recordVersion, adapter.encoding, adapter.schemaFingerprint],
+        object: contentSha256,
       }),
     ),
   );
@@ -341,6 +358,9 @@ export const CHANGE_CACHE_DIR = LAYOUT.diffChanges.split('/');
 /** Project-relative directory of record indexes of participant objects. */
 export const INDEX_CACHE_DIR = LAYOUT.indexCache.split('/');
 
+/** Where record-set fingerprints of participant objects live (`<key>.fp`). */
+export const RECORD_SET_CACHE_DIR = LAYOUT.recordSetCache.split('/');
+
 function accessible(p: string, mode: number): boolean {
   try {
     fs.accessSync(p, mode);
@@ -410,16 +430,32 @@ export class DiskChangeCache implements ChangeCache {
   }
 
   loadIndex(key: string): Uint8Array | undefined {
-    if (!/^[0-9a-f]{64}$/.test(key)) throw new Error('invariant violated: cache keys are 64 hex');
-    const b = this.#read(path.join(this.#root, ...INDEX_CACHE_DIR, `${key}.idx`));
-    return b === undefined ? undefined : new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+    return this.#loadFile(INDEX_CACHE_DIR, key, 'idx');
   }
 
   storeIndex(key: string, bytes: Uint8Array): void {
+    this.#storeFile(INDEX_CACHE_DIR, key, 'idx', bytes);
+  }
+
+  loadRecordSet(key: string): Uint8Array | undefined {
+    return this.#loadFile(RECORD_SET_CACHE_DIR, key, 'fp');
+  }
+
+  storeRecordSet(key: string, bytes: Uint8Array): void {
+    this.#storeFile(RECORD_SET_CACHE_DIR, key, 'fp', bytes);
+  }
+
+  #loadFile(dir: readonly string[], key: string, ext: string): Uint8Array | undefined {
+    if (!/^[0-9a-f]{64}$/.test(key)) throw new Error('invariant violated: cache keys are 64 hex');
+    const b = this.#read(path.join(this.#root, ...dir, `${key}.${ext}`));
+    return b === undefined ? undefined : new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+  }
+
+  #storeFile(dir: readonly string[], key: string, ext: string, bytes: Uint8Array): void {
     if (!/^[0-9a-f]{64}$/.test(key)) throw new Error('invariant violated: cache keys are 64 hex');
     try {
-      if (!this.#mkdirs(INDEX_CACHE_DIR)) return;
-      const file = path.join(this.#root, ...INDEX_CACHE_DIR, `${key}.idx`);
+      if (!this.#mkdirs(dir)) return;
+      const file = path.join(this.#root, ...dir, `${key}.${ext}`);
       const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
       try {
         fs.writeFileSync(tmp, bytes, { flag: 'wx', mode: 0o600 });

@@ -26,6 +26,7 @@ import type { WindowedEnd } from './windowed';
 import { CorruptIndexError, buildRecordIndex, changedRuns, openRecordIndex, recordIndexKey } from './record-index';
 import type { ChangedRun, RecordIndex } from './record-index';
 import { DeferredDigests } from './deferred-digests';
+import { loadRecordSet, recordSetKey, recordSetSteps, storeRecordSet } from './record-set';
 import { DigestPool } from './digest-pool';
 import { DEFAULT_DIFF_TUNING } from './tuning';
 import type { DiffTuning } from './tuning';
@@ -728,14 +729,15 @@ export function pageState(params: DiffParams, binding: DiffBinding, secret: Uint
 }
 
 /**
- * A summary row whose `modified` is logical, not physical (`checkpoint_diff_ignores_physical_layout`).
+ * A summary row whose content identity and `change_kind` are logical
+ * (`checkpoint_diff_ignores_physical_layout`).
  *
- * Different `content_sha256` with the same schema and row count may be the
- * same records in another Arrow layout (batches, buffers): such a pair is
- * asked the record diff of its family (the same comparison the record
- * detail pages use, through the same change cache) and is `unchanged` when
- * that diff is empty. Pairs that differ in schema or row count, and equal
- * objects, are decided from the manifests alone, as before.
+ * Each side's `content_sha256` is that participant's record-set fingerprint
+ * (`record-set.ts`), not its stored bytes' digest; a participant on both
+ * sides is `unchanged` exactly when the two fingerprints are equal (the same
+ * records, whatever their Arrow layout). A fingerprint is read from the
+ * cache, or computed once per object and stored there; an object on both
+ * sides is read once.
  */
 function* logicalSummaryRow(
   from: DiffEndpoint,
@@ -743,13 +745,31 @@ function* logicalSummaryRow(
   row: SummaryRow,
   adapters: readonly DiffAdapter[],
   cache: ChangeCache | undefined,
-  defer: boolean,
-  tuning: DiffTuning,
 ): DiffSteps<SummaryRow> {
-  if (row.changeKind !== 'modified' || row.fromSchemaFingerprint !== row.toSchemaFingerprint || row.fromRowCount !== row.toRowCount) return row;
-  const family = { capabilityId: row.capabilityId, recordFamilyId: row.recordFamilyId };
-  const changed = yield* pullRanges(orderedChanges(from, to, { scope: 'all', adapters, cache, need: 1, family, defer, tuning }), (r) => r.end <= r.start);
-  return changed ? row : { ...row, changeKind: 'unchanged' };
+  const key = familyKey(row);
+  const x = byFamily(from).get(key);
+  const y = byFamily(to).get(key);
+  const fromFp = x === undefined ? null : yield* recordSetOf(from, x, adapters, cache);
+  const toFp = y === undefined ? null : x !== undefined && sameContent(x, y) ? fromFp : yield* recordSetOf(to, y, adapters, cache);
+  const changeKind = row.changeKind === 'added' || row.changeKind === 'removed' ? row.changeKind : fromFp === toFp ? 'unchanged' : 'modified';
+  return { ...row, changeKind, fromContentSha256: fromFp, toContentSha256: toFp };
+}
+
+/** One participant's record-set fingerprint: from the cache, else read, computed and stored. */
+function* recordSetOf(endpoint: DiffEndpoint, p: EndpointParticipant, adapters: readonly DiffAdapter[], cache: ChangeCache | undefined): DiffSteps<string> {
+  const adapter = resolveAdapter(adapters, p);
+  const key = recordSetKey(adapter, p.contentSha256);
+  const known = loadRecordSet(cache, key);
+  if (known !== undefined) return known;
+  const source = yield* openSource(endpoint, p);
+  let fp: string;
+  try {
+    fp = yield* recordSetSteps(adapter, source, p.contentSha256);
+  } finally {
+    source.close();
+  }
+  storeRecordSet(cache, key, fp);
+  return fp;
 }
 
 /** Pulls change ranges from `orderedChanges`, forwarding its effects, until `take` returns false; returns whether it stopped early. */
@@ -791,7 +811,7 @@ function* pageSteps(from: DiffEndpoint, to: DiffEndpoint, params: DiffParams, bi
     const last = state?.last;
     const rows = summaryRows(from, to, params.scope, adapters, family).filter((r) => last === undefined || compareSummary(r, last as SummaryPosition) > 0);
     const page: SummaryRow[] = [];
-    for (const r of rows.slice(0, params.limit)) page.push(yield* logicalSummaryRow(from, to, r, adapters, opts.cache, defer, opts.tuning ?? DEFAULT_DIFF_TUNING));
+    for (const r of rows.slice(0, params.limit)) page.push(yield* logicalSummaryRow(from, to, r, adapters, opts.cache));
     const end = page[page.length - 1];
     const next =
       rows.length > params.limit && end !== undefined

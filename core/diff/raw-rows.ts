@@ -449,6 +449,15 @@ function strictlyAscending(side: RawSide): boolean {
   return true;
 }
 
+/** True when a decoded participant is in plain layout with strictly ascending identities (its rows are then in canonical order as they are). */
+export function inIdentityOrder(adapter: DiffAdapter, table: Table, contentSha256?: string): boolean {
+  if (table.numRows === 0 || !isPlainLayout(table)) return table.numRows === 0;
+  if (contentSha256 !== undefined && isKnownSorted(adapter, contentSha256)) return true;
+  const sorted = strictlyAscending(sideOf(adapter, table));
+  if (sorted && contentSha256 !== undefined) rememberSorted(adapter, contentSha256);
+  return sorted;
+}
+
 /**
  * Brings a decoded participant into the merge-join form (see `RawSide`).
  *
@@ -457,16 +466,7 @@ function strictlyAscending(side: RawSide): boolean {
  */
 export function prepareSide(adapter: DiffAdapter, table: Table, contentSha256?: string): RawSide {
   if (table.numRows === 0) return sideOf(adapter, tableFromRecords(adapter.family, []));
-  if (isPlainLayout(table)) {
-    const side = sideOf(adapter, table);
-    if (contentSha256 !== undefined && isKnownSorted(adapter, contentSha256)) return side;
-    const sorted = strictlyAscending(side);
-    if (sorted) {
-      if (contentSha256 !== undefined) rememberSorted(adapter, contentSha256);
-      return side;
-    }
-  }
-  return sideOf(adapter, canonicalizeParticipant(adapter.family, table));
+  return sideOf(adapter, inIdentityOrder(adapter, table, contentSha256) ? table : canonicalizeParticipant(adapter.family, table));
 }
 
 /**

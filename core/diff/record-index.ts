@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Type } from 'apache-arrow';
 import type { Data } from 'apache-arrow';
-import { canonicalJson, sha256Hex } from '../canonical/index';
 import type { DiffAdapter } from './adapters';
+import { objectCacheKey } from './change-cache';
 import { INDEX_PAUSE } from './cancel';
 import type { DiffEffect } from './cancel';
 import type { WindowedParticipant } from './windowed';
@@ -56,15 +56,7 @@ const BUILD_WINDOW_ROWS = 1 << 16;
 
 /** The cache key of one object's index under one adapter. */
 export function recordIndexKey(adapter: DiffAdapter, contentSha256: string): string {
-  return sha256Hex(
-    new TextEncoder().encode(
-      canonicalJson({
-        format: RECORD_INDEX_FORMAT,
-        adapter: [adapter.capabilityId, adapter.capabilityVersion, adapter.recordFamilyId, adapter.recordVersion, adapter.encoding, adapter.schemaFingerprint],
-        object: contentSha256,
-      }),
-    ),
-  );
+  return objectCacheKey(RECORD_INDEX_FORMAT, adapter, contentSha256);
 }
 
 /** Big-endian 32-bit word of `b` at `at`. */

@@ -117,6 +117,8 @@ export interface RecordFamily {
   readonly fingerprintDomain: DomainTag;
   /** Domain of identity fingerprints (canonical bytes of the identity projection). */
   readonly identityFingerprintDomain: DomainTag;
+  /** Domain of the record-set fingerprint of a whole participant (the summary diff's content identity, core/diff/record-set.ts). */
+  readonly recordSetFingerprintDomain: DomainTag;
   readonly rules: readonly RecordRule[];
   readonly references: readonly ReferenceSpec[];
   /** False when a publication that does not write this family drops it instead of carrying it forward. */
@@ -205,6 +207,7 @@ export function defineFamily(spec: FamilySpec): RecordFamily {
     recordUuidField: spec.recordUuidField,
     fingerprintDomain: spec.fingerprintDomain ?? projectDomain(domainBase),
     identityFingerprintDomain: projectDomain(domainBase, 'identity'),
+    recordSetFingerprintDomain: projectDomain(domainBase, 'record-set'),
     rules: Object.freeze([...(spec.rules ?? [])]),
     references: Object.freeze([...(spec.references ?? [])]),
     carriedForward: spec.carriedForward ?? true,

@@ -59,7 +59,7 @@ export {
 } from './records';
 export { JSON_DOCUMENT_VERSION, encodeParticipant, encodeRecords, decodeParticipant, canonicalJsonOrNull } from './codec';
 export type { DecodeOptions } from './codec';
-export { SNAPSHOT_RULES, assertRule, participantIssues, runSnapshotRules, snapshotColumns, validateParticipant, validateSnapshot } from './validate';
+export { SETTING_RULES, SNAPSHOT_RULES, assertRule, participantIssues, runSnapshotRules, snapshotColumns, validateParticipant, validateSnapshot } from './validate';
 export type {
   ValidationIssue,
   ParticipantSnapshot,

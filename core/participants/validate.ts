@@ -7,7 +7,9 @@ import type { Columns, RecordFamily, ReferenceSpec } from './family';
 import { assertFamilySchema, columnsOf, identityComparator } from './records';
 import { RECORD_FAMILIES, familyByKey } from './registry';
 import { documentField } from './families';
+import { isPlain } from './workspace-documents';
 import type { OntologyModel } from './workspace-documents';
+import type { CapabilitySettingId } from '../contract/workspace';
 import { VALIDATION_WINDOW_ROWS, columnChunks, wholeTable, fixedBytes, isFixedColumn, compareKeys, keyIndexOf, rowWindows } from './window-cells';
 import type { KeyIndex, ParticipantTable, RowWindow } from './window-cells';
 
@@ -341,6 +343,73 @@ function inOntologyRule(id: string, subject: string, field: string, kind: 'class
   };
 }
 
+/** The value of one capability setting in the snapshot's configuration, or undefined when it is not set. */
+function settingValue(snapshot: SnapshotColumns, id: CapabilitySettingId): unknown {
+  const cfg = snapshot.columns(CONFIGURATION);
+  const map = cfg === undefined ? undefined : documentField(cfg, 'capability_configuration')?.value;
+  const [capability, setting] = id.split('.') as [string, string];
+  const settings = isPlain(map) ? map[capability] : undefined;
+  return isPlain(settings) && Object.prototype.hasOwnProperty.call(settings, setting) ? settings[setting] : undefined;
+}
+
+/**
+ * A rule that enforces one capability setting on one field of `subject`.
+ *
+ * `limit` turns the setting's value into a per-cell test (null: the value
+ * constrains nothing). The configuration is read first, so a workspace that
+ * does not set it never decodes the subject.
+ */
+function settingRule(id: string, setting: CapabilitySettingId, subject: string, field: string, limit: (value: unknown) => ((cell: CellValue) => boolean) | null): SnapshotRule {
+  return {
+    id,
+    subject,
+    reads: [CONFIGURATION, subject],
+    *check(snapshot) {
+      const value = settingValue(snapshot, setting);
+      const broken = value === undefined ? null : limit(value);
+      if (broken === null) return;
+      const table = snapshot.table(subject);
+      const family = familyByKey(subject);
+      if (table === undefined || table.numRows === 0 || family === undefined) return;
+      for (const w of rowWindows(family, table, snapshot.windowRows)) {
+        const values = w.cols.col(field);
+        for (let row = 0; row < values.length; row++) if (broken(values[row] ?? null)) yield { row: w.start + row, field };
+      }
+    },
+  };
+}
+
+const utf8 = new TextEncoder();
+
+/** True when `text` is more than `max` UTF-8 bytes (encoded only when its length leaves it in doubt). */
+function overUtf8Bytes(text: string, max: number): boolean {
+  // A UTF-16 unit is 1 to 3 UTF-8 bytes (a surrogate pair, two units, is 4).
+  if (text.length > max) return true;
+  if (text.length * 3 <= max) return false;
+  return utf8.encode(text).length > max;
+}
+
+/**
+ * The rule enforcing each recognized capability setting (a setting the
+ * contract registers without a rule here fails the build).
+ */
+export const SETTING_RULES: Readonly<Record<CapabilitySettingId, SnapshotRule>> = Object.freeze({
+  'graph.max_property_bytes': settingRule('graph.node.max_property_bytes', 'graph.max_property_bytes', 'graph/node', 'properties', (max) =>
+    typeof max === 'number' ? (cell) => typeof cell === 'string' && overUtf8Bytes(cell, max) : null,
+  ),
+  'knowledge.min_confidence_percent': settingRule(
+    'knowledge.confidence_assessment.min_confidence',
+    'knowledge.min_confidence_percent',
+    'knowledge/confidence_assessment',
+    'confidence',
+    // percent / 100 is the double nearest the decimal, as a literal such as 0.29 is: the boundary is exact.
+    (percent) => (typeof percent === 'number' ? (cell) => typeof cell === 'number' && cell < percent / 100 : null),
+  ),
+  'provenance.record_agents': settingRule('provenance.event.agent_recorded', 'provenance.record_agents', 'provenance/event', 'agent', (on) =>
+    on === true ? (cell) => cell === null : null,
+  ),
+});
+
 const RESTORATION = 'workspace/restoration_transition';
 
 const CUSTOM_RULES: readonly SnapshotRule[] = [
@@ -390,6 +459,8 @@ const CUSTOM_RULES: readonly SnapshotRule[] = [
       }
     },
   },
+  // The recognized capability settings of the configuration, each enforced on the records it constrains.
+  ...Object.values(SETTING_RULES),
   {
     // A declared capability that the registry knows must be declared at the registered version.
     id: 'capabilities.declaration.registered_version',

@@ -65,7 +65,8 @@ const CLASS_KEYS = ['id', 'label', 'parent_class_id'];
 const RELATION_KEYS = ['domain_class_id', 'id', 'label', 'range_class_id'];
 const encoder = new TextEncoder();
 
-function isPlain(v: unknown): v is Record<string, unknown> {
+/** True for a plain JSON object (not an array, not a class instance). */
+export function isPlain(v: unknown): v is Record<string, unknown> {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
   const proto: unknown = Object.getPrototypeOf(v);
   return proto === Object.prototype || proto === null;

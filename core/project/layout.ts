@@ -40,6 +40,8 @@ export const LAYOUT = {
   validationCache: 'cache/validation',
   /** Record indexes of participant objects for the diff, `<key>.idx` (derived, rebuildable, created on first use). */
   indexCache: 'cache/index',
+  /** Record-set fingerprints of participant objects for the summary diff, `<key>.fp` (derived, rebuildable, created on first use). */
+  recordSetCache: 'cache/record-sets',
   /** Records and settings that outlive generation retention (created on first use, not a container directory). */
   history: 'history',
   /** The lineage log: one line per generation that became CURRENT (GENERATIONS.md "Lineage log"). */

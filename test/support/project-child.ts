@@ -1,10 +1,11 @@
 // A writer or reader in its own process, for crash and lock tests.
 // Usage: node --import tsx test/support/project-child.ts <mode> <dir> [scenario]
-// Modes: create | publish <scenario> | hold-writer | hold-lease. Prints one JSON line.
+// Modes: create | publish <scenario> (first | later | demo) | hold-writer | hold-lease. Prints one JSON line.
 import { createProject, openProject } from '../../core/project/index';
 import { registryCatalog } from '../../core/participants/index';
 import { toWireError } from '../../core/errors';
-import { scenarioRequest } from './project-scenarios';
+import { openCheckpointedProject } from '../../core/checkpoints/checkpoints';
+import { demoScenarioRequest, scenarioRequest } from './project-scenarios';
 
 function out(v: unknown): void {
   process.stdout.write(`${JSON.stringify(v)}\n`);
@@ -18,9 +19,11 @@ async function run(): Promise<void> {
     out({ ok: true });
     return;
   }
-  const project = await openProject(dir, { catalog: registryCatalog });
+  // The demo has checkpoints: its writer sees their retention pins, as every surface's does.
+  const project = scenario === 'demo' ? await openCheckpointedProject(dir) : await openProject(dir, { catalog: registryCatalog });
   if (mode === 'publish') {
-    const r = await project.publish(scenarioRequest(scenario ?? 'first', project.current()?.generationUuid ?? null));
+    const request = scenario === 'demo' ? demoScenarioRequest(project) : scenarioRequest(scenario ?? 'first', project.current()?.generationUuid ?? null);
+    const r = await project.publish(request);
     out({ ok: true, generationUuid: r.generationUuid });
     return;
   }

@@ -7,7 +7,7 @@ import { tableFromIPC } from 'apache-arrow';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Checkpoints, openCheckpointedProject } from '../../../../core/checkpoints/checkpoints';
 import { CheckpointRegistryStore } from '../../../../core/checkpoints/registry-store';
-import { createDemoWorkspace } from '../../../../core/demo/create';
+import { createDemoWithLaterChanges, LATER_CHANGE_FAMILIES } from '../../../support/demo-later-changes';
 import { REGISTRY_FAILPOINTS, armRegistryFailpointForTesting } from '../../../../core/checkpoints/failpoints';
 import type { RegistryFailpoint } from '../../../../core/checkpoints/failpoints';
 import { GfError } from '../../../../core/errors';
@@ -145,20 +145,11 @@ describe('registry pair-commit under SIGKILL', () => {
 
   it('every failpoint, create on a workspace whose later changes touch every scope (the demo): reopen shows exactly the previous or the next revision', async () => {
     // One demo, copied per failpoint: after its first checkpoint the demo changes graph, ontology, knowledge,
-    // epistemic, provenance and configuration records (checked below, so the fixture cannot quietly narrow).
+    // epistemic, provenance and configuration records (checked, so the fixture cannot quietly narrow).
     const base = fs.mkdtempSync(path.join(os.tmpdir(), 'gf-reg-crash-demo-'));
     roots.push(base);
-    await createDemoWorkspace(path.join(base, 'demo'), { records: 20, seed: 7 });
-    {
-      const demo = await openCheckpointedProject(path.join(base, 'demo'));
-      const first = new Checkpoints(demo).openCheckpoint('Graph imported');
-      const current = observeProject(demo);
-      const was = new Map(first.participants.map((p) => [`${p.capabilityId}/${p.recordFamilyId}`, p.contentSha256]));
-      first.release();
-      const changed = new Set(current.participants.filter((p) => was.get(p.family) !== p.sha256).map((p) => p.family.split('/')[0]));
-      for (const scope of ['graph', 'workspace', 'knowledge', 'epistemic', 'provenance']) expect(changed, `later changes in ${scope}`).toContain(scope);
-      expect(current.participants.some((p) => p.family === 'workspace/ontology' && was.get(p.family) !== p.sha256)).toBe(true);
-    }
+    const changed = await createDemoWithLaterChanges(path.join(base, 'demo'));
+    expect([...changed].filter((f) => LATER_CHANGE_FAMILIES.includes(f)).sort()).toEqual([...LATER_CHANGE_FAMILIES].sort());
     const results = await inBatches(REGISTRY_FAILPOINTS, 4, async (fp) => {
       const dir = path.join(base, fp);
       fs.cpSync(path.join(base, 'demo'), dir, { recursive: true });

@@ -55,7 +55,7 @@ function reference(seed: number, nodeCount: number, events: readonly string[], b
     participantFromColumns(KNOWLEDGE_CONFIDENCE_ASSESSMENT, {
       assessment_uuid: all.map(() => rng.uuid()),
       assertion_uuid: all,
-      confidence: all.map(() => Math.round(rng.float() * 100) / 100),
+      confidence: all.map(() => Math.round(50 + rng.float() * 50) / 100),
       method: all.map((_, i) => (['manual', 'model', 'aggregate'] as const)[i % 3] as string),
       assessed_at: all.map((_, i) => 5000n + BigInt(i)),
     }),

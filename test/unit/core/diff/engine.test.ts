@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Dictionary, tableFromIPC } from 'apache-arrow';
 import type { Table } from 'apache-arrow';
@@ -11,9 +12,10 @@ import {
   summaryRows,
   validateDiffParams,
 } from '../../../../core/diff';
-import type { DiffEndpoint, DiffParams } from '../../../../core/diff';
+import type { ChangeCache, DiffEndpoint, DiffParams } from '../../../../core/diff';
 import { GfError } from '../../../../core/errors';
-import { GRAPH_EDGE, GRAPH_NODE, RECORD_FAMILIES, tableFromRecords } from '../../../../core/participants';
+import { GRAPH_EDGE, GRAPH_NODE, RECORD_FAMILIES, canonicalizeParticipant, tableFromRecords } from '../../../../core/participants';
+import type { RecordFamily } from '../../../../core/participants';
 import { sampleRecords } from '../participants/sample-workspace';
 import { SECRET, endpoint, fam, reencoded, stored, storedRecords, uuidOf, workspace } from './diff-support';
 
@@ -56,16 +58,41 @@ function changedPair(): { base: Record<string, object[]>; next: Record<string, o
   return { base, next };
 }
 
+/**
+ * The record-set fingerprint from its definition (core/diff/record-set.ts), with node:crypto:
+ * GFFP envelope (domain `checkpoint-studio/<base>/record-set`) over schema fingerprint ‖ u64 count ‖ record fingerprints in identity order.
+ */
+function independentRecordSet(family: RecordFamily, records: readonly object[]): string {
+  const sorted = canonicalizeParticipant(family, tableFromRecords(family, [...records]));
+  const fps = Buffer.from(recordFingerprints(sorted, family.fingerprintDomain));
+  const domain = Buffer.from(`checkpoint-studio/${family.capabilityId}.${family.recordFamilyId}@${family.recordVersion}/record-set`, 'ascii');
+  const count = Buffer.alloc(8);
+  count.writeBigUInt64BE(BigInt(sorted.numRows));
+  const payload = Buffer.concat([Buffer.from(family.schemaFingerprint, 'hex'), count, fps]);
+  const head = Buffer.alloc(4 + 1 + 2);
+  head.write('GFFP', 0, 'ascii');
+  head.writeUInt8(1, 4);
+  head.writeUInt16BE(domain.length, 5);
+  const version = Buffer.alloc(4);
+  version.writeUInt32BE(1);
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64BE(BigInt(payload.length));
+  return createHash('sha256').update(Buffer.concat([head, domain, version, length, payload])).digest('hex');
+}
+
 describe('summary diff', () => {
-  it('lists every participant in contract order and reads only the differing objects of equal schema and size', () => {
+  it('lists every participant in contract order with logical content identities, reading each object once and none again through a cache', () => {
     const { base, next } = changedPair();
     const reads: string[] = [];
     const from = endpoint(FROM, workspace(base), reads);
     const to = endpoint(TO, workspace(next), reads);
-    const page = diffEndpoints(from, to, params({ detail: 'summary' }), binding, { secret: SECRET });
-    // checkpoint_diff_ignores_physical_layout: a pair with different bytes but the same schema and row count
-    // may be a re-encoding, so its record diff decides; every other family is decided from the manifests alone.
-    expect([...new Set(reads)].sort()).toEqual(['graph/edge', 'graph/node']);
+    const entries = new Map<string, Uint8Array>();
+    const cache: ChangeCache = { load: () => undefined, store: () => undefined, loadRecordSet: (k) => entries.get(k), storeRecordSet: (k, b) => void entries.set(k, b) };
+    const page = diffEndpoints(from, to, params({ detail: 'summary' }), binding, { secret: SECRET, cache });
+    // Each object is read once: an unchanged family's one object once, a changed family's two objects once each.
+    const counts = new Map<string, number>();
+    for (const r of reads) counts.set(r, (counts.get(r) ?? 0) + 1);
+    expect(Object.fromEntries([...counts].filter(([, n]) => n !== 1))).toEqual({ 'graph/edge': 2, 'graph/node': 2 });
     expect(page.schema).toBe('checkpoint_summary_diff@1');
     const rows = rowsOf(page.table);
     expect(rows.length).toBe(RECORD_FAMILIES.length);
@@ -79,6 +106,17 @@ describe('summary diff', () => {
     expect(node.from_row_count).toBe(3);
     expect(node.to_row_count).toBe(3);
     expect(node.from_schema_fingerprint).toBe(GRAPH_NODE.schemaFingerprint);
+    // The content identity is the record-set fingerprint, recomputed here from its definition, not the object digest.
+    expect(node.from_content_sha256).toBe(independentRecordSet(GRAPH_NODE, base['graph/node'] ?? []));
+    expect(node.to_content_sha256).toBe(independentRecordSet(GRAPH_NODE, next['graph/node'] ?? []));
+    const nodeEntry = from.participants.find((p) => p.recordFamilyId === 'node');
+    expect(node.from_content_sha256).not.toBe(nodeEntry?.contentSha256);
+    for (const r of rows) if (r.change_kind === 'unchanged') expect(r.from_content_sha256).toBe(r.to_content_sha256);
+    // A second summary through the same cache reads no participant and gives the same bytes.
+    reads.length = 0;
+    const again = diffEndpoints(from, to, params({ detail: 'summary' }), binding, { secret: SECRET, cache });
+    expect(reads).toEqual([]);
+    expect(rowsOf(again.table)).toEqual(rows);
   });
 
   it('reports added and removed participants with nulls on the absent side, and filters by scope', () => {

@@ -1,7 +1,10 @@
-// ADR-0014 checkpoint_diff_ignores_physical_layout: the summary's change_kind
-// is logical. The same records re-encoded in another Arrow layout (two
-// record batches instead of one) are `unchanged`, although their stored
-// bytes and content_sha256 differ; a real edit of the same size is `modified`.
+// ADR-0014 checkpoint_diff_ignores_physical_layout: physical layout cannot
+// affect the diff's output. The same records re-encoded in another Arrow
+// layout (two record batches instead of one) are `unchanged` and give the
+// same summary bytes, content identities included (the record-set
+// fingerprint, core/diff/record-set.ts), although their stored objects'
+// digests differ; a real edit of the same size is `modified` with another
+// content identity.
 import { Table, tableFromIPC, tableToIPC } from 'apache-arrow';
 import { afterEach, describe, expect, it } from 'vitest';
 import { diffProjectCheckpoints } from '../../../../core/diff';
@@ -51,18 +54,36 @@ describe('checkpoint_diff_ignores_physical_layout', () => {
     await publishNodes(w, other);
     await w.cps.checkpoint({ name: 're-encoded', idempotencyKey: uuidOf('layout-key-2') });
 
-    const row = await nodeRow(w, 'canonical', 're-encoded');
     // Physically different objects …
-    expect(row['from_content_sha256']).not.toEqual(row['to_content_sha256']);
-    // … logically the same records.
+    const objects = ['canonical', 're-encoded'].map((name) => {
+      const view = w.cps.openCheckpoint(name);
+      try {
+        return view.participants.find((p) => p.recordFamilyId === 'node')?.contentSha256;
+      } finally {
+        view.release();
+      }
+    });
+    expect(objects[0]).not.toBe(objects[1]);
+    // … logically the same records: the same content identity, unchanged.
+    const row = await nodeRow(w, 'canonical', 're-encoded');
+    expect(row['from_content_sha256']).toEqual(row['to_content_sha256']);
     expect(row['change_kind']).toBe('unchanged');
     expect(await nodeRow(w, 're-encoded', 'canonical')).toMatchObject({ change_kind: 'unchanged' });
+    // The whole summary page is the same bytes whichever layout an endpoint holds.
+    const summary = async (from: string, to: string): Promise<unknown[]> => {
+      const page = await diffProjectCheckpoints(w.cps, { from, to, scope: 'all', detail: 'summary', limit: 100 });
+      return page.table.toArray().map((r) => { const o = r.toJSON() as Record<string, unknown>; delete o['from_checkpoint_uuid']; delete o['to_checkpoint_uuid']; return JSON.stringify(o, (_k, v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString('hex') : typeof v === 'bigint' ? v.toString() : v)); });
+    };
+    expect(await summary('canonical', 're-encoded')).toEqual(await summary('canonical', 'canonical'));
     const records = await diffProjectCheckpoints(w.cps, { from: 'canonical', to: 're-encoded', scope: 'graph', detail: 'records', limit: 100 });
     expect(records.table.numRows).toBe(0);
 
     // Control: one label edited, same row count, same layout kind → modified.
     await publishNodes(w, encodeRecords(GRAPH_NODE, nodes((i) => (i === 39 ? 'Edited' : `Paper ${i}`))));
     await w.cps.checkpoint({ name: 'edited', idempotencyKey: uuidOf('layout-key-3') });
-    expect(await nodeRow(w, 're-encoded', 'edited')).toMatchObject({ change_kind: 'modified', from_row_count: 40n, to_row_count: 40n });
+    const edited = await nodeRow(w, 're-encoded', 'edited');
+    expect(edited).toMatchObject({ change_kind: 'modified', from_row_count: 40n, to_row_count: 40n });
+    expect(edited['from_content_sha256']).toEqual(row['to_content_sha256']);
+    expect(edited['to_content_sha256']).not.toEqual(edited['from_content_sha256']);
   });
 });

@@ -43,7 +43,7 @@ const SAMPLE_ONTOLOGY_ROWS: Rec[] = documentRows(
 
 /** workspace_configuration@1 rows (identity order): strict mode, recognized settings. */
 const SAMPLE_CONFIGURATION_ROWS: Rec[] = documentRows(
-  { contract_version: 1, ontology_mode: 'strict', capability_configuration: { knowledge: { min_confidence_percent: 40 } }, embedding_configuration: { dimensions: 384, distance: 'cosine' } },
+  { contract_version: 1, ontology_mode: 'strict', capability_configuration: { graph: { max_property_bytes: 13 }, knowledge: { min_confidence_percent: 0 }, provenance: { record_agents: false } }, embedding_configuration: { dimensions: 384, distance: 'cosine' } },
   WORKSPACE_CONFIGURATION_FIELDS,
 ).sort(byField);
 

@@ -4,6 +4,7 @@ import type { GfError } from '../../../../core/errors';
 import {
   ONTOLOGY_MODEL_RULES,
   RECORD_FAMILIES,
+  SETTING_RULES,
   SNAPSHOT_RULES,
   canonicalizeParticipant,
   familyByKey,
@@ -15,7 +16,8 @@ import {
   validateSnapshot,
 } from '../../../../core/participants';
 import type { RecordFamily } from '../../../../core/participants';
-import { CONFIGURATION_REFUSALS } from '../../../../core/contract/workspace';
+import { CAPABILITY_SETTINGS, CONFIGURATION_REFUSALS } from '../../../../core/contract/workspace';
+import { canonicalJson } from '../../../../core/canonical/index';
 import { sampleRecords, sampleTables, snapshotOf, u } from './sample-workspace';
 import type { Rec } from './sample-workspace';
 
@@ -134,6 +136,27 @@ const SNAPSHOT_CASES: readonly [string, string, Mutate][] = [
   ['capabilities.declaration.registered_version', 'capabilities/declaration', at(0, { capability_version: 2 })],
 ];
 
+/**
+ * [rule id, capability_configuration, family key, mutation]: the sample's
+ * records under that configuration, one participant mutated to break the
+ * setting (or none: the sample's confidence 0 and its event without an agent
+ * break min_confidence_percent 1 and record_agents true).
+ */
+const SETTING_CASES: readonly [string, object, string, Mutate][] = [
+  ['graph.node.max_property_bytes', { graph: { max_property_bytes: 13 } }, 'graph/node', at(0, { properties: '{"year":20170}' })],
+  // 12 UTF-16 units but 16 UTF-8 bytes: counted in bytes.
+  ['graph.node.max_property_bytes', { graph: { max_property_bytes: 13 } }, 'graph/node', at(0, { properties: '{"t":"éééé"}' })],
+  ['knowledge.confidence_assessment.min_confidence', { knowledge: { min_confidence_percent: 1 } }, 'workspace/configuration', (rs) => rs],
+  ['knowledge.confidence_assessment.min_confidence', { knowledge: { min_confidence_percent: 29 } }, 'knowledge/confidence_assessment', at(1, { confidence: 0.28 })],
+  ['provenance.event.agent_recorded', { provenance: { record_agents: true } }, 'workspace/configuration', (rs) => rs],
+];
+
+/** The sample's records with `capability_configuration` replaced (row 0 of the configuration in identity order). */
+function withSettings(settings: object, records = sampleRecords()): Record<string, Rec[]> {
+  records['workspace/configuration'] = at(0, { value: canonicalJson(settings) })(records['workspace/configuration'] ?? []);
+  return records;
+}
+
 function canonicalTable(key: string, records: Rec[]): Table {
   return canonicalizeParticipant(fam(key), tableFromRecords(fam(key), records));
 }
@@ -247,6 +270,37 @@ describe('cross-domain validation', () => {
     },
   );
 
+  it.each(SETTING_CASES.map(([rule, settings, key, mutate], i) => [`${rule} #${i}`, rule, settings, key, mutate] as const))(
+    '%s: a record that breaks a configured capability setting fails with GF_VALIDATION and its rule id',
+    (_name, rule, settings, key, mutate) => {
+      const records = withSettings(settings);
+      records[key] = mutate(records[key] ?? []);
+      const tables = validSnapshotTables(records);
+      const e = errorOf(() => validateSnapshot(snapshotOf(tables)));
+      expect({ code: e.code, rule: e.details.rule }).toEqual({ code: 'GF_VALIDATION', rule });
+      // Found whether the records or the configuration changed.
+      const subject = SNAPSHOT_RULES.find((r) => r.id === rule)?.subject as string;
+      for (const changed of [subject, 'workspace/configuration']) {
+        expect(errorOf(() => validateSnapshot(snapshotOf(tables), { changed: new Set([changed]) })).details.rule).toBe(rule);
+      }
+      // Without the setting, the same records pass.
+      const unset = validSnapshotTables({ ...records, 'workspace/configuration': withSettings({})['workspace/configuration'] ?? [] });
+      expect(() => validateSnapshot(snapshotOf(unset))).not.toThrow();
+    },
+  );
+
+  it('every recognized capability setting has the rule that enforces it, and the sample on each limit passes', () => {
+    expect(Object.keys(SETTING_RULES).sort()).toEqual(Object.entries(CAPABILITY_SETTINGS).flatMap(([c, s]) => Object.keys(s).map((k) => `${c}.${k}`)).sort());
+    for (const rule of Object.values(SETTING_RULES)) expect(SNAPSHOT_RULES).toContain(rule);
+    expect(() => validateSnapshot(snapshotOf(validSnapshotTables()))).not.toThrow();
+    // On each limit: 14-byte properties under 14, a confidence of exactly 0.29 under 29 percent; record_agents false constrains nothing.
+    const records = sampleRecords();
+    records['graph/node'] = at(0, { properties: '{"year":20170}' })(records['graph/node'] ?? []);
+    records['knowledge/confidence_assessment'] = at(1, { confidence: 0.29 })(records['knowledge/confidence_assessment'] ?? []);
+    const settings = { graph: { max_property_bytes: 14 }, knowledge: { min_confidence_percent: 29 }, provenance: { record_agents: false } };
+    expect(() => validateSnapshot(snapshotOf(validSnapshotTables(withSettings(settings, records))))).not.toThrow();
+  });
+
   it('restoration_transition@1: the row names the generation being published (checked only when publishing)', () => {
     const tables = validSnapshotTables();
     const restored = String(sampleRecords()['workspace/restoration_transition']?.[0]?.['restored_generation_uuid']);
@@ -315,7 +369,7 @@ describe('cross-domain validation', () => {
   });
 
   it('has a failing-record test for every rule id it can report', () => {
-    const tested = new Set([...DOMAIN_CASES.map((c) => c[0]), ...SNAPSHOT_CASES.map((c) => c[0]), 'participant.required_field', CONTAINING,
+    const tested = new Set([...DOMAIN_CASES.map((c) => c[0]), ...SNAPSHOT_CASES.map((c) => c[0]), ...SETTING_CASES.map((c) => c[0]), 'participant.required_field', CONTAINING,
       // Ontology model rules and configuration refusals: one failing case each in test/unit/core/workspace/workspace-documents.test.ts.
       ...ONTOLOGY_MODEL_RULES, ...Object.values(CONFIGURATION_REFUSALS), 'participant.document_fields']);
     const declared = new Set<string>([

@@ -6,21 +6,28 @@ import type { Table } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAILPOINT_NAMES, committedAt, createProject, openProject, readLineage } from '../../../../core/project/index';
 import { registryCatalog } from '../../../../core/participants/index';
-import type { FailpointName, LineageRecord } from '../../../../core/project/index';
-import { LATER_HISTORY, scenarioRequest } from '../../../support/project-scenarios';
+import type { FailpointName, LineageRecord, Project, PublishRequest } from '../../../../core/project/index';
+import { LATER_HISTORY, demoScenarioRequest, scenarioRequest } from '../../../support/project-scenarios';
+import { LATER_CHANGE_FAMILIES, createDemoWithLaterChanges } from '../../../support/demo-later-changes';
+import { openCheckpointedProject } from '../../../../core/checkpoints/checkpoints';
 import { bundleProjectChild } from '../../../support/project-child-bundle';
 import { observe, treeDigest } from '../../../support/project-state';
 import type { ObservedState } from '../../../support/project-state';
 
 // Kill the writer (a real child process, SIGKILL to itself) at every named
-// failpoint, for a first publication and a later one; on reopen the selected
-// generation is exactly the parent's (or uninitialized) before the CURRENT
-// rename and exactly the new one's from it on.
+// failpoint, for a first publication, a later one, and one on the demo (whose
+// history after its first checkpoint changes every scope, and whose
+// interrupted publication changes ontology, configuration, knowledge and
+// epistemic records); on reopen the selected generation is exactly the
+// parent's (or uninitialized) before the CURRENT rename and exactly the new
+// one's from it on.
 
 const BATCH = 4;
 let tmp: string;
 let child: string;
-const fixtures: Record<'first' | 'later', { dir: string; before: ObservedState; after: ObservedState; log: readonly LineageRecord[] }> = {} as never;
+type Scenario = 'first' | 'later' | 'demo';
+const SCENARIOS: readonly Scenario[] = ['first', 'later', 'demo'];
+const fixtures: Record<Scenario, { dir: string; before: ObservedState; after: ObservedState; log: readonly LineageRecord[] }> = {} as never;
 
 /** A lineage record without its clock reading (the killed child sampled its own `published_at`). */
 const timeless = (r: LineageRecord): Omit<LineageRecord, 'publishedAt'> & { publishedAt?: number } => ({ ...r, publishedAt: undefined });
@@ -50,23 +57,44 @@ async function inBatches<T, R>(items: readonly T[], fn: (t: T) => Promise<R>): P
   return out;
 }
 
-async function buildFixture(name: 'first' | 'later'): Promise<void> {
+/** Opens a scenario's project as its writer does (the demo with its checkpoints' retention pins). */
+function openFor(scenario: Scenario, dir: string): Promise<Project<Table>> {
+  return scenario === 'demo' ? openCheckpointedProject(dir) : openProject<Table>(dir, { catalog: registryCatalog });
+}
+
+/** The publication the child makes in `scenario`, on `project`'s CURRENT (`parent`). */
+function requestOf(scenario: Scenario, project: Project<Table>, parent: string | null): PublishRequest {
+  return scenario === 'demo' ? demoScenarioRequest(project) : scenarioRequest(scenario, parent);
+}
+
+async function buildFixture(name: Scenario): Promise<void> {
   const dir = path.join(tmp, `fixture-${name}`);
-  const p = await createProject<Table>(dir, { catalog: registryCatalog });
-  if (name === 'later') for (const step of LATER_HISTORY) await p.publish(step(p.current()?.generationUuid ?? null));
+  if (name === 'demo') {
+    const changed = await createDemoWithLaterChanges(dir);
+    expect([...changed].filter((f) => LATER_CHANGE_FAMILIES.includes(f)).sort()).toEqual([...LATER_CHANGE_FAMILIES].sort());
+  } else {
+    const p = await createProject<Table>(dir, { catalog: registryCatalog });
+    if (name === 'later') for (const step of LATER_HISTORY) await p.publish(step(p.current()?.generationUuid ?? null));
+  }
   const before = await observe(dir);
   const ref = path.join(tmp, `reference-${name}`);
   fs.cpSync(dir, ref, { recursive: true });
-  const rp = await openProject<Table>(ref, { catalog: registryCatalog });
-  await rp.publish(scenarioRequest(name, rp.current()?.generationUuid ?? null));
-  fixtures[name] = { dir, before, after: await observe(ref), log: readLineage(ref).records };
+  const rp = await openFor(name, ref);
+  await rp.publish(requestOf(name, rp, rp.current()?.generationUuid ?? null));
+  const after = await observe(ref);
+  if (name === 'demo') {
+    // The interrupted publication itself changes ontology, configuration, knowledge and epistemic records.
+    const was = new Map(before.participants.map((p) => [p.family, p.sha256]));
+    const changed = after.participants.filter((p) => was.get(p.family) !== p.sha256).map((p) => p.family);
+    expect(changed.sort()).toEqual(['epistemic/hypothesis', 'knowledge/evidence_link', 'workspace/configuration', 'workspace/ontology']);
+  }
+  fixtures[name] = { dir, before, after, log: readLineage(ref).records };
 }
 
 beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gf-crash-'));
   child = await bundleProjectChild(tmp);
-  await buildFixture('first');
-  await buildFixture('later');
+  for (const scenario of SCENARIOS) await buildFixture(scenario);
 });
 
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -74,7 +102,7 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 const PUBLISH_POINTS = FAILPOINT_NAMES.filter((n) => n !== 'project.after_format_fsync' && n !== 'project.after_container_dir_fsync');
 const GC_POINTS: readonly FailpointName[] = ['project.after_gc_move', 'project.after_gc_delete'];
 
-async function checkReopen(dir: string, name: FailpointName, scenario: 'first' | 'later'): Promise<void> {
+async function checkReopen(dir: string, name: FailpointName, scenario: Scenario): Promise<void> {
   const f = fixtures[scenario];
   const expected = committedAt(name) ? f.after : f.before;
   const seen = await observe(dir); // opens: FORMAT, CURRENT, lease, digest, then journal recovery
@@ -87,11 +115,11 @@ async function checkReopen(dir: string, name: FailpointName, scenario: 'first' |
   expect(log.records.at(-1)?.generationUuid ?? null).toBe(seen.generationUuid);
   // Recovery is idempotent: a second pass changes no byte.
   const once = treeDigest(dir);
-  const p = await openProject<Table>(dir, { catalog: registryCatalog });
+  const p = await openFor(scenario, dir);
   await p.recover();
   expect(treeDigest(dir)).toEqual(once);
   // The killed writer's lock is gone: the next writer publishes at once.
-  const r = await p.publish({ ...scenarioRequest(scenario, seen.generationUuid), transactionUuid: undefined });
+  const r = await p.publish({ ...requestOf(scenario, p, seen.generationUuid), transactionUuid: undefined });
   expect(p.current()?.generationUuid).toBe(r.generationUuid);
   const next = readLineage(dir).records;
   expect({ failpoint: name, seqs: next.map((x) => x.seq), last: next.at(-1)?.generationUuid }).toEqual({ failpoint: name, seqs: next.map((_, i) => i + 1), last: r.generationUuid });
@@ -99,7 +127,7 @@ async function checkReopen(dir: string, name: FailpointName, scenario: 'first' |
 }
 
 describe('crash matrix: SIGKILL at every failpoint', () => {
-  for (const scenario of ['first', 'later'] as const) {
+  for (const scenario of SCENARIOS) {
     it(`${scenario} publication: parent before the CURRENT rename, new generation from it on`, { timeout: 240_000 }, async () => {
       const points = scenario === 'first' ? PUBLISH_POINTS.filter((n) => !GC_POINTS.includes(n)) : PUBLISH_POINTS;
       const results = await inBatches(points, async (name) => {
