@@ -1,5 +1,5 @@
 // `gf doctor` over the derived caches (core/project/CACHES.md): every entry
-// under cache/validation, cache/index and cache/diff that is not a sound cache
+// under cache/validation, cache/index, cache/record-sets and cache/diff that is not a sound cache
 // file is a leftover (a killed write's temp, a torn or foreign file). Caches
 // are derived and rebuildable: removing any of these costs time only.
 import fs from 'node:fs';
@@ -7,6 +7,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { inspectValidationRecordFile } from '../checkpoints/validation-record';
 import { isSoundRecordIndexFile } from '../diff/record-index';
+import { recordSetEntryValue } from '../diff/record-set';
 import { TOKEN_SECRET_BYTES } from '../diff/page-token';
 import type { Anomaly } from '../project/doctor';
 import { LAYOUT } from '../project/layout';
@@ -78,6 +79,19 @@ export function cacheAnomalies(root: string): Anomaly[] {
     else {
       const bytes = readRegular(path.join(root, ...rel.split('/')));
       if (bytes === undefined || !isSoundRecordIndexFile(bytes, (index.exec(ent.name) as RegExpExecArray)[1] as string)) out.push(leftoverEntry(rel, 'record index that does not verify (torn, edited, or stored under another key)'));
+    }
+  }
+  const recordSet = new RegExp(`^(${HEX64})\\.fp$`);
+  for (const ent of entries(root, LAYOUT.recordSetCache)) {
+    const rel = `${LAYOUT.recordSetCache}/${ent.name}`;
+    const shape = shapeProblem(ent, recordSet, 'record-set fingerprint');
+    if (shape !== undefined) out.push(leftoverEntry(rel, shape));
+    else {
+      const bytes = readRegular(path.join(root, ...rel.split('/')));
+      const key = (recordSet.exec(ent.name) as RegExpExecArray)[1] as string;
+      if (bytes === undefined || recordSetEntryValue(bytes, key) === undefined) {
+        out.push(leftoverEntry(rel, 'record-set fingerprint that does not verify (torn, edited, or stored under another key)'));
+      }
     }
   }
   const change = new RegExp(`^(${HEX64})\\.(arrow|sha256)$`);

@@ -107,7 +107,12 @@ export function recordSetKey(adapter: DiffAdapter, contentSha256: string): strin
  */
 export function loadRecordSet(cache: ChangeCache | undefined, key: string): string | undefined {
   const b = cache?.loadRecordSet?.(key);
-  if (b === undefined || b.length !== 64) return undefined;
+  return b === undefined ? undefined : recordSetEntryValue(b, key);
+}
+
+/** The fingerprint a cache entry's bytes hold under `key`, or undefined when they are not a sound entry (torn, edited, another key's). */
+export function recordSetEntryValue(b: Uint8Array, key: string): string | undefined {
+  if (b.length !== 64) return undefined;
   const fp = b.subarray(0, 32);
   return toHex(b.subarray(32)) === entryCheck(key, fp) ? toHex(fp) : undefined;
 }

@@ -197,7 +197,7 @@ describe('gf doctor lists every leftover of a killed write with its kind; --repa
     expect(found.map((a) => a.path)).toEqual([expect.stringMatching(/^transactions\/[0-9a-f-]{36}\.json$/)]);
   });
 
-  it('torn and foreign derived caches (validation records, record indexes, change lists, temps, a FIFO): cache_entry, never "unexpected"', { timeout: 120_000 }, async () => {
+  it('torn and foreign derived caches (validation records, record indexes, record-set fingerprints, change lists, temps, a FIFO): cache_entry, never "unexpected"', { timeout: 120_000 }, async () => {
     const dir = copyDemo();
     // A whole-family diff builds record indexes and change lists for real.
     expect((await gf('checkpoint', 'diff', 'Graph imported', 'CURRENT', '--stat', '--project', dir)).code).toBe(0);
@@ -205,6 +205,13 @@ describe('gf doctor lists every leftover of a killed write with its kind; --repa
     const [idx, idx2] = fs.readdirSync(idxDir).sort();
     const valDir = path.join(dir, 'cache/validation');
     const [record] = fs.readdirSync(valDir).sort();
+    // The summary's record-set fingerprints (cache/record-sets), made by a summary diff: one torn, one under another object's key.
+    expect((await gf('checkpoint', 'diff', 'Graph imported', 'CURRENT', '--project', dir)).code).toBe(0);
+    const rsDir = path.join(dir, 'cache/record-sets');
+    const [fp1, fp2] = fs.readdirSync(rsDir).sort();
+    fs.truncateSync(path.join(rsDir, fp1 as string), 20);
+    const foreign = `${'f'.repeat(64)}.fp`;
+    fs.copyFileSync(path.join(rsDir, fp2 as string), path.join(rsDir, foreign));
     const chDir = path.join(dir, 'cache/diff/changes');
     const arrow = fs.readdirSync(chDir).find((n) => n.endsWith('.arrow')) as string;
     // Torn files as a killed write leaves them (a prefix), a bit flip, a killed writer's temps, a FIFO.
@@ -226,10 +233,13 @@ describe('gf doctor lists every leftover of a killed write with its kind; --repa
         `cache/diff/changes/${arrow}`,
         `cache/diff/changes/${arrow.replace(/\.arrow$/, '.sha256')}`,
         'cache/diff/.page-token.0011223344556677.tmp',
+        `cache/record-sets/${fp1 as string}`,
+        `cache/record-sets/${foreign}`,
       ].sort(),
     );
     // The sound index stays, and a diff afterwards still answers.
     expect(fs.existsSync(path.join(idxDir, idx2 as string))).toBe(true);
+    expect(fs.existsSync(path.join(rsDir, fp2 as string))).toBe(true);
     expect((await gf('checkpoint', 'diff', 'Graph imported', 'CURRENT', '--stat', '--project', dir)).code).toBe(0);
   });
 
