@@ -7,7 +7,7 @@ import { REASON_MAX_UTF8_BYTES, REASON_MAX_RAW_CHARS, reasonRefusal } from './re
 import { HISTORY_NAME_FILTER_MAX, LINEAGE_KINDS, RETAIN_ANCESTORS_MAX, type HistoryPage, type PrunableGeneration, type RetentionPolicy } from './history';
 import type { ArrowRow, ArrowSchemaName, RecordRow } from './results';
 import { THREAD_ID_MAX_CHARS, THREAD_PAGE_LIMITS, type LaunchThreadSources, type ThreadDiff, type ThreadHealth, type ThreadHistoryRow, type ThreadListRow, type ThreadPage, type ThreadNamespaces, type ThreadRestoreReceipt, type ThreadState } from './threads';
-import { WORKFLOW_ID_PATTERN } from './chain';
+import { WORKFLOW_ID_PATTERN, type EvidenceGeneration } from './chain';
 import { DEMO_MAX_RECORDS, DEMO_MAX_SEED, DEMO_MIN_RECORDS } from './demo';
 import type { ChainRowEntry, DemoCreated, DoctorReport, PublishReceipt, VectorResultEntry } from './maintenance';
 import { GRAPH_FAMILIES, GRAPH_LIMITS } from './graph';
@@ -788,7 +788,11 @@ export interface JsonResults {
   readonly 'view.close': { readonly closed: boolean };
   readonly 'view.participants': { readonly participants: readonly ParticipantEntry[] };
   readonly 'chain.list': { readonly workflows: readonly WorkflowEntry[]; readonly unreadable?: readonly UnreadableLedger[] };
-  readonly 'chain.read': { readonly events: readonly ChainEvent[]; readonly next_page_token: string | null };
+  /**
+   * `evidence_generations`: each evidence digest of the page that names a manifest, with the workspace
+   * generation it links to (null for the ledgers of a directory that is no workspace).
+   */
+  readonly 'chain.read': { readonly events: readonly ChainEvent[]; readonly next_page_token: string | null; readonly evidence_generations: readonly EvidenceGeneration[] | null };
   readonly 'chain.verify': { readonly results: readonly VerifyEntry[] };
   readonly 'history.list': HistoryPage;
   readonly 'retention.show': RetentionPolicy;
@@ -805,7 +809,7 @@ export interface JsonResults {
   // ---- end agent threads
   // ---- c20: results of the CLI's operations (core/contract/maintenance.ts)
   readonly 'chain.open': { readonly project: string };
-  readonly 'chain.rows': { readonly rows: readonly ChainRowEntry[]; readonly next_page_token: string | null };
+  readonly 'chain.rows': { readonly rows: readonly ChainRowEntry[]; readonly next_page_token: string | null; readonly evidence_generations: readonly EvidenceGeneration[] | null };
   readonly 'project.publish': PublishReceipt;
   readonly 'demo.create': DemoCreated;
   readonly 'canonical.vectors': { readonly results: readonly VectorResultEntry[] };
