@@ -207,6 +207,12 @@ const spec = <S extends z.ZodType, R extends ResultKind>(request: S, result: R, 
  */
 export const OPERATIONS = {
   'app.session': spec(z.object({}).strict(), 'json', false, 'The project opened by the launcher, if any, and the surface mode.'),
+  /**
+   * The desktop app's folder dialog (Electron's `showOpenDialog`, one folder): the folder the person chose, or
+   * null when they cancelled. Opens nothing (the renderer then calls `project.open`). `GF_DESKTOP_ONLY` on a
+   * surface without a dialog (browser mode types the path).
+   */
+  'app.choose_workspace': spec(z.object({}).strict(), 'json', false, 'Choose a workspace folder with the desktop app\'s dialog (desktop only).'),
   'project.open': spec(z.object({ path: directorySchema }).strict(), 'json', false, 'Open an existing workspace directory; returns a session handle.'),
   'project.create': spec(z.object({ path: directorySchema }).strict(), 'json', true, 'Create an empty workspace container; returns a session handle.'),
   'project.close': spec(z.object({ project: handleSchema }).strict(), 'json', false, 'Forget a session handle.'),
@@ -747,6 +753,8 @@ export interface PreviewChange {
 
 /** JSON result types per operation. */
 export interface JsonResults {
+  /** `path`: the folder chosen in the dialog (absolute), or null when the person cancelled. */
+  readonly 'app.choose_workspace': { readonly path: string | null };
   readonly 'app.session': {
     readonly project: ProjectOpened | null;
     readonly mode: 'electron' | 'browser' | 'library';
