@@ -55,6 +55,8 @@ export const GF_CODES = [
   'GF_CHECKPOINT_UNREADABLE',
   /** A defect in the engine (an unexpected exception): never reported as `GF_IO`, whose meaning is a failed file read or write. */
   'GF_INTERNAL',
+  /** A desktop-only operation asked of another surface (the folder dialog of `app.choose_workspace` in browser mode: type the path instead). */
+  'GF_DESKTOP_ONLY',
 ] as const;
 
 export type GfCode = (typeof GF_CODES)[number];

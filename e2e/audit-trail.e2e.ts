@@ -1,7 +1,8 @@
 // Who did what, when, and safely, in real Chromium over `gf serve` on the
 // demo: the app user's identity (named in the header, stored in the app's
 // configuration folder), the actor shown after a revert and a thread restore,
-// the thread history row's restore reason, two tabs whose preview went stale
+// the thread history row's restore reason, ledger evidence naming who
+// published the generation it links to, two tabs whose preview went stale
 // (refused by the engine or seen by the page, confirmed again), a deep link
 // without the token, and a stopped server (one banner, polling stopped:
 // requests counted under a page clock the test drives). Expected values come
@@ -12,6 +13,9 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeArrow } from '../renderer/arrow-rows';
 import type { JsonResults, OperationName } from '../core/contract/operations';
+import { SqliteChainStore } from '../core/chain/sqlite/sqlite-store';
+import { runScript, SCRIPTS } from '../core/chain/scenarios';
+import { NO_LINKED_GENERATION } from '../core/contract/chain';
 import { TRANSPORT } from './support/app';
 import { axeProblems, shot, startDemoApp, type DemoApp } from './support/demo-app';
 
@@ -106,6 +110,54 @@ describe(`the audit trail and safe writes (${TRANSPORT})`, () => {
       expect(await unknown.getAttribute('title')).toBe(demo.actor);
     }
     await shots(page, 'history-actors');
+  });
+
+  it("ledger evidence names who published the linked generation (the lineage's actor, by name; chain events carry none), and says where the workspace has no such generation", async () => {
+    const self = (await call('actor.show', {})).self;
+    // The revert the app user made above published a generation; a workflow's patch step now names its manifest.
+    const mine = (await call('history.list', { project: app.project, limit: 500 })).entries.find((e) => e.kind === 'revert' && e.actor === self.actor_uuid)!;
+    const store = new SqliteChainStore(join(app.dir, 'chain'));
+    try {
+      const evidence = (digest: string) => (_i: number, step: { to: string }) => (step.to === 'patch_applied' ? digest : null);
+      await runScript(store, 'i35-reviewed-patch', SCRIPTS.clean_completion, { start: new Date(Date.UTC(2026, 0, 6, 9)), seed: 35, evidence: evidence(`sha256:${mine.manifest_sha256}`) });
+      await runScript(store, 'i35-foreign-patch', SCRIPTS.clean_completion, { start: new Date(Date.UTC(2026, 0, 6, 10)), seed: 36, evidence: evidence(`sha256:${'e'.repeat(64)}`) });
+    } finally {
+      await store.close();
+    }
+    await open(page, '/ledgers?workflow=i35-reviewed-patch');
+    const grid = page.getByRole('grid', { name: 'Transitions of i35-reviewed-patch' });
+    await grid.getByTestId('evidence-link').waitFor();
+    expect(await grid.getByTestId('evidence-link').getAttribute('data-generation')).toBe(mine.generation_uuid);
+    expect(await grid.getByTestId('evidence-publisher').textContent()).toMatch(new RegExp(`^published by ${NAME}`));
+    expect(await grid.getByTestId('evidence-publisher-actor').locator('.actor-name').getAttribute('title')).toBe(self.actor_uuid);
+    // The transition's detail labels it: the publisher of the linked generation, its id one toggle away.
+    await grid.locator('.grid-data-row').filter({ has: page.getByTestId('evidence-link') }).locator('[data-col="sequence"]').click();
+    const detail = page.getByTestId('event-detail');
+    await detail.waitFor();
+    expect(await detail.locator('dt').allTextContents()).toContain('publisher of the linked generation');
+    expect(await detail.getByTestId('event-publisher').locator('.actor-name').textContent()).toBe(NAME);
+    await detail.getByTestId('event-publisher').getByRole('button', { name: `Show the actor id of ${NAME}` }).click();
+    expect(await detail.getByTestId('event-publisher').locator('.actor-id').textContent()).toBe(self.actor_uuid);
+    expect(await detail.getByTestId('event-linked').textContent()).toContain(`generation ${mine.generation_uuid.slice(0, 8)}, published`);
+    await shots(page, 'ledger-evidence-publisher');
+
+    // Evidence naming a manifest this workspace has no generation of says so (no link, no publisher).
+    await open(page, '/ledgers?workflow=i35-foreign-patch');
+    const foreign = page.getByRole('grid', { name: 'Transitions of i35-foreign-patch' });
+    await foreign.getByTestId('evidence-unlinked').waitFor();
+    expect(await foreign.getByTestId('evidence-unlinked').textContent()).toBe(NO_LINKED_GENERATION);
+    expect(await foreign.getByTestId('evidence-link').count()).toBe(0);
+
+    // The demo's own evidence: a generation its curator published (an actor never seen by name: a short id, the whole on hover).
+    const demo = (await call('chain.read', { project: app.project, workflow_id: 'demo-clean-completion' })).evidence_generations?.[0]?.generation;
+    await open(page, '/ledgers?workflow=demo-clean-completion');
+    const demoGrid = page.getByRole('grid', { name: 'Transitions of demo-clean-completion' });
+    await demoGrid.getByTestId('evidence-publisher').waitFor();
+    if (demo?.actor == null) expect(await demoGrid.getByTestId('evidence-publisher').textContent()).toBe('its publisher was not recorded');
+    else {
+      expect(await demoGrid.getByTestId('evidence-publisher-actor').textContent()).toBe(demo.actor.slice(0, 8));
+      expect(await demoGrid.getByTestId('evidence-publisher-actor').getAttribute('title')).toBe(demo.actor);
+    }
   });
 
   it('two tabs: the engine refuses a revert confirmed against an old CURRENT (nothing written); the page shows the new preview and asks again', async () => {

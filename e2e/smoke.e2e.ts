@@ -1,7 +1,10 @@
 // Smoke: the built renderer over a real workspace shows the workspace's real
 // history in the harness's Chromium, in this run's transport (browser mode
 // through `gf serve`, or the Electron-shaped path: file://, the real preload,
-// the real IPC handlers). Where the two differ the difference is asserted.
+// the real IPC handlers). Where the two differ the difference is asserted:
+// "Open workspace…" is Electron's folder dialog in the desktop app (main's
+// real dialog port over a stand-in of `dialog.showOpenDialog`), a typed path in
+// browser mode.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +14,9 @@ import { DEMO_WORKFLOWS } from '../core/demo/demo-ledgers';
 import { buildApiWorkspace, type ApiWorkspace } from '../test/support/api-workspace';
 import { MODE_LINE, TRANSPORT, launchApp, type AppHandle } from './support/app';
 import { ensureBuilt, screenshotPath } from './support/browser';
+import { gfCli } from './support/demo-app';
+import { FOLDER_DIALOG_OPTIONS } from '../electron/main/folder-dialog';
+import { SHELL_WINDOW } from './support/ipc-shell';
 
 let dir: string;
 let app: AppHandle;
@@ -92,4 +98,45 @@ describe(`smoke (${TRANSPORT})`, () => {
       await page.close();
     });
   }
+
+  // Last: opening another workspace closes the launched one's handle in this app (later pages would boot on it).
+  it(TRANSPORT === 'ipc' ? 'desktop: "Open workspace…" asks main for Electron\'s folder dialog (one folder, modal to the window); the chosen demo workspace opens; cancelling opens nothing' : 'browser mode: the open screen has the path field and no dialog button; the dialog operation answers GF_DESKTOP_ONLY', async () => {
+    const page = await app.browser.context.newPage();
+    await page.goto(app.serve.url);
+    await page.getByTestId('generation-count').waitFor();
+    await page.getByRole('navigation', { name: 'Screens' }).getByRole('button', { name: 'Workspaces', exact: true }).click();
+    await page.getByRole('heading', { name: 'Open a workspace' }).waitFor();
+    expect(await page.getByLabel('Workspace folder (absolute path)').isVisible()).toBe(true);
+    if (TRANSPORT === 'http') {
+      expect(await page.getByTestId('choose-workspace').count()).toBe(0);
+      expect(await page.getByRole('button', { name: 'Open workspace…' }).count()).toBe(0);
+      const env = await app.callApp('app.choose_workspace', {});
+      expect(env.ok ? 'ok' : env.error.code).toBe('GF_DESKTOP_ONLY');
+      await page.screenshot({ path: screenshotPath('open-workspace-http'), fullPage: true });
+      await page.close();
+      return;
+    }
+    const dialog = app.shell!.dialog;
+    const demo = join(dir, '..', 'chosen-demo');
+    gfCli('demo', 'create', demo, '--records', '20');
+    // Cancelled: the dialog was shown, nothing opens.
+    dialog.answer = { canceled: true, filePaths: [] };
+    await page.getByTestId('choose-workspace').click();
+    await expect.poll(() => dialog.calls.length).toBe(1);
+    await expect.poll(() => page.getByTestId('choose-workspace').isEnabled()).toBe(true);
+    expect(await page.getByTestId('project-label').textContent()).toBe('workspace');
+    // A folder chosen: the renderer opens it with project.open.
+    dialog.answer = { canceled: false, filePaths: [demo] };
+    await page.getByTestId('choose-workspace').click();
+    await expect.poll(() => page.getByTestId('project-label').textContent()).toBe('chosen-demo');
+    expect(dialog.calls).toEqual([
+      { window: SHELL_WINDOW, options: { ...FOLDER_DIALOG_OPTIONS, properties: ['openDirectory'] } },
+      { window: SHELL_WINDOW, options: { ...FOLDER_DIALOG_OPTIONS, properties: ['openDirectory'] } },
+    ]);
+    // The demo's own checkpoints are on screen (its history, not the launched workspace's).
+    await page.getByTestId('checkpoint-label').first().waitFor();
+    await expect.poll(async () => (await page.getByTestId('checkpoint-label').allTextContents()).includes('Before curation')).toBe(true);
+    await page.screenshot({ path: screenshotPath('open-workspace-ipc'), fullPage: true });
+    await page.close();
+  });
 });

@@ -26,6 +26,7 @@ const ACTIONS: Readonly<Record<string, string>> = {
   GF_SESSION_EXPIRED: 'Open the link printed at start (by npm start or gf serve); it carries the session token.',
   GF_PROTOCOL: 'The server is a different version. Restart it and reload.',
   GF_INTERNAL: 'This is a defect in Checkpoint Studio. Retry; if it persists, report it.',
+  GF_DESKTOP_ONLY: 'Type the workspace folder\'s path instead; the folder dialog is in the desktop app.',
   GF_PAGE_SNAPSHOT_GONE: 'The data changed while paging. Reload the view.',
   GF_PAGE_INVALID: 'Reload the view.',
   GF_IDEMPOTENCY_CONFLICT: 'The same request id was used for a different request. Start again.',

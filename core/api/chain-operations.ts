@@ -12,6 +12,8 @@ import { verifyFailure } from '../contract/chain';
 import type { ChainRowEntry } from '../contract/maintenance';
 import type { ChainEvent, UnreadableLedger, VerifyEntry, WorkflowEntry } from '../contract/operations';
 import { LAYOUT } from '../project/layout';
+import { readLineage, type LineageRecord } from '../project/index';
+import { evidenceGenerations } from './chain-evidence';
 import type { PartialImplementations } from './dispatcher';
 import type { ProjectSession } from './project-operations';
 import type { SessionTable } from './sessions';
@@ -30,6 +32,8 @@ export type ChainBackend = { readonly kind: 'sqlite' } | { readonly kind: 'postg
 export interface LedgerScope {
   readonly root: string;
   readonly closers: Set<() => Promise<void> | void>;
+  /** The workspace's lineage records (where evidence finds the generation it names), or null for ledgers of no workspace. */
+  readonly lineage: () => readonly LineageRecord[] | null;
 }
 
 /**
@@ -250,7 +254,7 @@ function scopes(projects: SessionTable<ProjectSession>, ledgers: SessionTable<Le
   return (handle) => {
     try {
       const s = projects.get(handle);
-      return { root: s.project.root, closers: s.closers };
+      return { root: s.project.root, closers: s.closers, lineage: () => s.project.lineage().records };
     } catch (e) {
       if (e instanceof GfError && e.code === 'GF_VALIDATION') return ledgers.get(handle);
       throw e;
@@ -266,8 +270,10 @@ export function chainOperations(projects: SessionTable<ProjectSession>, stores: 
       if (!isAbsolute(path)) throw new GfError('GF_VALIDATION', 'the directory must be an absolute path', { field: 'path' });
       if (!existsSync(path)) throw new GfError('GF_IO', 'project directory not found', {}, false);
       const closers = new Set<() => Promise<void> | void>();
+      // A workspace directory (its FORMAT file) has a lineage log; any other directory's ledgers link to no generation.
+      const workspace = existsSync(join(path, LAYOUT.format));
       const project = ledgers.add({
-        value: { root: path, closers },
+        value: { root: path, closers, lineage: () => (workspace ? readLineage(path).records : null) },
         close: async () => {
           for (const c of [...closers]) await c();
           closers.clear();
@@ -276,10 +282,12 @@ export function chainOperations(projects: SessionTable<ProjectSession>, stores: 
       return { project };
     },
     'chain.rows': async ({ project, workflow_id, limit, after }) => {
-      const store = await stores.storeOf(scopeOf(project));
+      const scope = scopeOf(project);
+      const store = await stores.storeOf(scope);
       await requireRows(store, workflow_id);
       const page = await pageOf(store.readPersistedRows(workflow_id), 'chain.rows', limit, after, (r) => rowEntry(r));
-      return { rows: page.items, next_page_token: page.next_page_token };
+      const evidence_generations = evidenceGenerations(scope.lineage(), page.items.map((r) => r.event?.triggering_outcome.evidence_digest ?? null));
+      return { rows: page.items, next_page_token: page.next_page_token, evidence_generations };
     },
     'chain.list': async ({ project }) => {
       const store = await stores.storeOf(scopeOf(project));
@@ -289,10 +297,12 @@ export function chainOperations(projects: SessionTable<ProjectSession>, stores: 
       return unreadable.length === 0 ? { workflows } : { workflows, unreadable };
     },
     'chain.read': async ({ project, workflow_id, limit, after }) => {
-      const store = await stores.storeOf(scopeOf(project));
+      const scope = scopeOf(project);
+      const store = await stores.storeOf(scope);
       await requireRows(store, workflow_id);
       const page = await pageOf(store.readAllForWorkflow(workflow_id), 'chain.read', limit, after, (e, sequence): ChainEvent => ({ sequence, ...e }));
-      return { events: page.items, next_page_token: page.next_page_token };
+      const evidence_generations = evidenceGenerations(scope.lineage(), page.items.map((e) => e.triggering_outcome.evidence_digest));
+      return { events: page.items, next_page_token: page.next_page_token, evidence_generations };
     },
     'chain.verify': async ({ project, workflow_id, expect_head }) => {
       const store = await stores.storeOf(scopeOf(project));

@@ -18,6 +18,7 @@ import { SessionTable } from './sessions';
 import { launchPostgresUrl, ThreadSources, threadsOperations } from './threads-operations';
 import { workspaceOperations } from './workspace-operations';
 import { ActorStore, appConfigDir } from '../actor/actor-store';
+import { GfError } from '../errors';
 
 /** Checkpoints the launch warm-up lists (the renderer's page size). */
 const FIRST_SCREEN_CHECKPOINTS = 500;
@@ -48,7 +49,17 @@ export interface FacadeOptions {
    * Never a workspace.
    */
   readonly configDir?: string;
+  /**
+   * The desktop's folder dialog (`app.choose_workspace`): resolves to the
+   * chosen folder, or null when the person cancelled. Electron main passes
+   * Electron's dialog (electron/main/folder-dialog.ts); a surface without one
+   * (browser mode, the CLI) answers `GF_DESKTOP_ONLY`.
+   */
+  readonly chooseFolder?: FolderDialog;
 }
+
+/** A folder picker: the chosen folder (absolute), or null when cancelled. */
+export type FolderDialog = () => Promise<string | null>;
 
 /** A facade instance: its implementations, its dispatcher and its sessions. */
 export interface Facade {
@@ -77,6 +88,11 @@ export function createFacade(options: FacadeOptions): Facade {
   const actors = new ActorStore(options.configDir ?? appConfigDir());
 
   const implementations: Implementations = {
+    'app.choose_workspace': async () => {
+      const choose = options.chooseFolder;
+      if (choose === undefined) throw new GfError('GF_DESKTOP_ONLY', 'choosing a folder in a dialog is for the desktop app; type the workspace folder\'s path instead', { operation: 'app.choose_workspace' });
+      return { path: await choose() };
+    },
     'app.session': async () => ({ project: launch, mode: options.mode, operations: dispatcher.available, threads: { default_sqlite: defaultSqlite, postgres: postgresUrl !== undefined && postgresUrl !== '' } }),
     ...projectOperations(projects),
     ...checkpointOperations(projects, views, cancellations, options.micros),

@@ -3,7 +3,7 @@
 // and its verdict are the contract's (`VerifyEntry`, `verifyFailure`).
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { CHAIN_HEAD_PATTERN, verifyFailure, workflowIdRefusal } from '../contract/chain';
+import { CHAIN_HEAD_PATTERN, NO_LINEAGE, NO_LINKED_GENERATION, evidenceManifestSha256, verifyFailure, workflowIdRefusal, type EvidenceGeneration } from '../contract/chain';
 import type { ChainRowEntry } from '../contract/maintenance';
 import type { VerifyEntry } from '../contract/operations';
 import { GfError } from '../errors';
@@ -13,6 +13,7 @@ import { cliEngine } from './lazy-engine';
 import { formatOf, withOutputOptions, type OutputFlags } from './output-options';
 import { projectOption } from './project-option';
 import type { CliSession } from './session';
+import type { ActorNames } from './actor-names';
 
 interface CommonOpts extends OutputFlags {
   readonly project: string;
@@ -72,16 +73,45 @@ function readExpectedHeads(file: string): Map<string, string> {
   return out;
 }
 
-/** Every persisted row of one workflow, page by page. */
-async function allRows(s: CliSession, workflow_id: string): Promise<ChainRowEntry[]> {
+/** Every persisted row of one workflow, page by page, and the generations its evidence links to (null: no workspace). */
+async function allRows(s: CliSession, workflow_id: string): Promise<{ rows: ChainRowEntry[]; linked: Map<string, EvidenceGeneration> | null }> {
   const rows: ChainRowEntry[] = [];
+  let linked: Map<string, EvidenceGeneration> | null = new Map();
   let after: string | null = null;
   do {
-    const page: { readonly rows: readonly ChainRowEntry[]; readonly next_page_token: string | null } = await s.call('chain.rows', { workflow_id, limit: ROWS_PAGE, after });
+    const page: { readonly rows: readonly ChainRowEntry[]; readonly next_page_token: string | null; readonly evidence_generations: readonly EvidenceGeneration[] | null } = await s.call('chain.rows', { workflow_id, limit: ROWS_PAGE, after });
     rows.push(...page.rows);
+    if (page.evidence_generations === null) linked = null;
+    for (const g of page.evidence_generations ?? []) linked?.set(g.evidence_digest, g);
     after = page.next_page_token;
   } while (after !== null);
-  return rows;
+  return { rows, linked };
+}
+
+/** Who published a linked generation, by name as the app shows it (a short id for an actor never seen by name). */
+export type PublisherText = (actor: string) => string;
+
+/**
+ * A transition's evidence in words: the generation it links to and who
+ * published that generation (the workspace lineage's actor: chain events
+ * carry none), or why there is no such generation.
+ */
+export function evidenceText(digest: string | null, linked: ReadonlyMap<string, EvidenceGeneration> | null, publisher: PublisherText): string | null {
+  if (digest === null) return null;
+  if (evidenceManifestSha256(digest) === null) return `evidence ${digest}`;
+  if (linked === null) return `evidence ${digest} (${NO_LINEAGE})`;
+  const g = linked.get(digest)?.generation ?? null;
+  if (g === null) return `evidence ${digest} (${NO_LINKED_GENERATION})`;
+  return `evidence: generation ${g.generation_uuid.slice(0, 8)}, ${g.actor === null ? 'its publisher was not recorded' : `published by ${publisher(g.actor)}`}`;
+}
+
+/** `gf chain show --json`: the rows, and each linked generation with its publisher's name (null when never seen by name). */
+function showJson(workflow_id: string, rows: readonly ChainRowEntry[], linked: ReadonlyMap<string, EvidenceGeneration> | null, names: ActorNames) {
+  const evidence_generations = linked === null ? null : [...linked.values()].map((e) => ({
+    ...e,
+    generation: e.generation === null ? null : { ...e.generation, actor_name: e.generation.actor === null ? null : (names.get(e.generation.actor) ?? null) },
+  }));
+  return { workflow_id, rows, evidence_generations };
 }
 
 /** A `chain` subcommand with the shared options: `--project`, the Postgres ledger and the output formats. */
@@ -121,23 +151,39 @@ export function registerChainCommands(program: Command, io: CliIo): void {
     });
 
   ledgerCommand(chain, 'show')
-    .description('show the persisted rows of one workflow (not verified: use verify)')
+    .description('show the persisted rows of one workflow (not verified: use verify), with the generation each evidence links to and who published it')
     .argument('<workflow>', 'workflow id')
     .action(async (workflow: string, opts: CommonOpts) => {
       const id = workflowArg(workflow);
       const e = await cliEngine();
       const format = formatOf(opts);
-      const rows = await e.withLedgers(opts.project, opts, (s) => allRows(s, id));
+      const { rows, linked, names } = await e.withLedgers(opts.project, opts, async (s) => {
+        const read = await allRows(s, id);
+        return { ...read, names: await e.actorNames(s.callRaw, [...(read.linked?.values() ?? [])].map((g) => g.generation?.actor ?? null)) };
+      });
+      const publisher: PublisherText = (a) => e.actorText(names, a, false);
       const text = (): string =>
         rows
           .map((r) => {
             const what = r.event === null ? '(unreadable event bytes)' : `${r.event.prior_state_id} -> ${r.event.next_state_id}  ${r.event.triggering_outcome.kind}  ${r.event.occurred_at}`;
-            return `#${r.sequence}  ${what}  ${r.next_head}\n`;
+            const evidence = evidenceText(r.event?.triggering_outcome.evidence_digest ?? null, linked, publisher);
+            return `#${r.sequence}  ${what}  ${r.next_head}\n${evidence === null ? '' : `    ${evidence}\n`}`;
           })
           .join('');
       const flat = (): Record<string, string | number | null>[] =>
-        rows.map((r) => ({ sequence: r.sequence, transition_id: r.transition_id, prior_head: r.prior_head, next_head: r.next_head, written_at: r.written_at, prior_state_id: r.event?.prior_state_id ?? null, next_state_id: r.event?.next_state_id ?? null, outcome: r.event?.triggering_outcome.kind ?? null, occurred_at: r.event?.occurred_at ?? null }));
-      e.writeJsonResult(io, format, { workflow_id: id, rows }, text, flat);
+        rows.map((r) => {
+          const digest = r.event?.triggering_outcome.evidence_digest ?? null;
+          const g = digest === null ? null : (linked?.get(digest)?.generation ?? null);
+          return {
+            sequence: r.sequence, transition_id: r.transition_id, prior_head: r.prior_head, next_head: r.next_head, written_at: r.written_at,
+            prior_state_id: r.event?.prior_state_id ?? null, next_state_id: r.event?.next_state_id ?? null, outcome: r.event?.triggering_outcome.kind ?? null, occurred_at: r.event?.occurred_at ?? null,
+            evidence_digest: digest,
+            evidence_generation_uuid: g?.generation_uuid ?? null,
+            evidence_publisher_actor: g?.actor ?? null,
+            evidence_publisher_name: g?.actor == null ? null : (names.get(g.actor) ?? null),
+          };
+        });
+      e.writeJsonResult(io, format, showJson(id, rows, linked, names), text, flat);
     });
 
   ledgerCommand(chain, 'verify')

@@ -10,6 +10,7 @@ import type { CliIo } from './io';
 import { formatOf, withOutputOptions, type OutputFlags } from './output-options';
 import { cliEngine } from './lazy-engine';
 import { projectOption } from './project-option';
+import type { ActorNames } from './actor-names';
 
 interface LogOpts extends OutputFlags {
   readonly project: string;
@@ -17,6 +18,7 @@ interface LogOpts extends OutputFlags {
   readonly after?: string;
   readonly kind?: (typeof LINEAGE_KINDS)[number];
   readonly name?: string;
+  readonly ids?: boolean;
 }
 
 /** The columns of `gf log --csv` (a history entry's fields; checkpoint names joined by `; `). */
@@ -26,6 +28,7 @@ export const LOG_CSV_COLUMNS = [
   'parent_generation_uuid',
   'published_at',
   'actor',
+  'actor_name',
   'kind',
   'status',
   'checkpoints',
@@ -54,18 +57,30 @@ function describe(e: HistoryEntry): string {
   return parts.join(' ');
 }
 
-/** One line per entry, like `git log --oneline`: short UUID, time, kind, status, then the words. */
-export function logLines(page: HistoryPage): string {
+/** A history entry as `gf log --json` and `--csv` give it: the actor's UUID and, where the app knows it, its name. */
+export type LoggedEntry = HistoryEntry & { readonly actor_name: string | null };
+
+/** The page's entries with their actors' names (`actor_name`, null for none or an actor never seen by name). */
+export function withActorNames(page: HistoryPage, names: ActorNames): Omit<HistoryPage, 'entries'> & { readonly entries: readonly LoggedEntry[] } {
+  return { ...page, entries: page.entries.map((e) => ({ ...e, actor_name: e.actor === null ? null : (names.get(e.actor) ?? null) })) };
+}
+
+/**
+ * One line per entry, like `git log --oneline`: short UUID, time, kind,
+ * status, the words, then who: the actor's name (the short id of an actor
+ * never seen by name); `ids` adds the full actor UUID.
+ */
+export function logLines(page: HistoryPage, actor: (uuid: string) => string): string {
   const lines = page.entries.map((e) => {
     const status = e.status === 'retained' ? '' : ` ${e.status}`;
-    return `${e.generation_uuid.slice(0, 8)} ${e.published_at.slice(0, 19).replace('T', ' ')}Z ${e.kind}${status} ${describe(e)}${e.actor === null ? '' : ` by ${e.actor}`}`;
+    return `${e.generation_uuid.slice(0, 8)} ${e.published_at.slice(0, 19).replace('T', ' ')}Z ${e.kind}${status} ${describe(e)}${e.actor === null ? '' : ` by ${actor(e.actor)}`}`;
   });
   return lines.length === 0 ? 'no history yet (nothing published)\n' : `${lines.join('\n')}\n`;
 }
 
 /** `gf log --csv`. */
-export function logCsv(page: HistoryPage): string {
-  const row = (e: HistoryEntry): string =>
+export function logCsv(page: { readonly entries: readonly LoggedEntry[] }): string {
+  const row = (e: LoggedEntry): string =>
     LOG_CSV_COLUMNS.map((c) => csvCell(c === 'checkpoints' ? e.checkpoints.map((x) => x.name).join('; ') : (e[c] ?? null))).join(',');
   return `${[LOG_CSV_COLUMNS.join(','), ...page.entries.map(row)].join('\n')}\n`;
 }
@@ -93,15 +108,19 @@ export function registerHistoryCommands(program: Command, io: CliIo): void {
       .option('--limit <n>', 'page size 1–10000 (default 100)')
       .option('--after <token>', 'next-page token from a previous page')
       .addOption(new Option('--kind <kind>', 'only this kind of publication').choices(LINEAGE_KINDS))
-      .option('--name <text>', 'only generations whose checkpoint name contains this text (case-insensitive)'),
+      .option('--name <text>', 'only generations whose checkpoint name contains this text (case-insensitive)')
+      .option('--ids', "show each actor's full UUID beside its name (--json and --csv always carry both)"),
   ).action(async (opts: LogOpts) => {
     const e = await cliEngine();
     const format = formatOf(opts);
     if (format === 'arrow') throw new GfError('GF_VALIDATION', 'gf log prints text, --json or --csv (valid: --json, --csv)', { format });
     const limit = intOption(opts.limit, 'limit');
-    const page = await e.withProject(opts.project, (s) => s.call('history.list', { limit, after: opts.after, kind: opts.kind, name: opts.name }));
-    if (format === 'json') io.stdout(`${JSON.stringify(page)}\n`);
-    else io.stdout(format === 'csv' ? logCsv(page) : logLines(page));
+    const { page, names } = await e.withProject(opts.project, async (s) => {
+      const page = await s.call('history.list', { limit, after: opts.after, kind: opts.kind, name: opts.name });
+      return { page, names: await e.actorNames(s.callRaw, page.entries.map((x) => x.actor)) };
+    });
+    if (format === 'json') io.stdout(`${JSON.stringify(withActorNames(page, names))}\n`);
+    else io.stdout(format === 'csv' ? logCsv(withActorNames(page, names)) : logLines(page, (a) => e.actorText(names, a, opts.ids === true)));
     if (format !== 'json' && page.next_page_token !== null) io.stderr(`next page: --after ${page.next_page_token}\n`);
   });
 

@@ -74,3 +74,37 @@ export function verifyFailure(results: readonly VerifyEntry[], expected?: Readon
   }
   return null;
 }
+
+// ---- ledger evidence that names a workspace generation
+const MANIFEST_EVIDENCE = /^sha256:([0-9a-f]{64})$/;
+
+/**
+ * The manifest SHA-256 an evidence digest names, or null: a `patch_applied`
+ * step records `sha256:<manifest sha256>` of the generation it published
+ * (any other digest is opaque evidence).
+ */
+export function evidenceManifestSha256(digest: string | null): string | null {
+  return digest === null ? null : (MANIFEST_EVIDENCE.exec(digest)?.[1] ?? null);
+}
+
+/** The generation of the workspace a piece of ledger evidence links to (from the workspace's lineage log). */
+export interface LinkedGeneration {
+  readonly generation_uuid: string;
+  readonly seq: number;
+  readonly published_at: string;
+  /** Who published it (the lineage's actor UUID), or null when the publication recorded none. Chain events carry no actor. */
+  readonly actor: string | null;
+}
+
+/** One evidence digest of a page of transitions that names a manifest, and the workspace's generation with it. */
+export interface EvidenceGeneration {
+  readonly evidence_digest: string;
+  /** The earliest-published generation with that manifest, or null: the workspace has no such generation. */
+  readonly generation: LinkedGeneration | null;
+}
+
+/** What surfaces say where a digest names a manifest no generation of the workspace has. */
+export const NO_LINKED_GENERATION = 'no generation of this workspace has this manifest';
+
+/** What surfaces say where the ledgers are not a workspace's (a directory opened by `chain.open` with no workspace). */
+export const NO_LINEAGE = 'these ledgers belong to no workspace, so no generation can be looked up';

@@ -9,6 +9,7 @@ import { GfError } from '../errors';
 /** Every operation name, in the contract's declaration order. */
 export const OPERATION_NAMES = [
   'app.session',
+  'app.choose_workspace',
   'project.open',
   'project.create',
   'project.close',

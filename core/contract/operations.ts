@@ -7,7 +7,7 @@ import { REASON_MAX_UTF8_BYTES, REASON_MAX_RAW_CHARS, reasonRefusal } from './re
 import { HISTORY_NAME_FILTER_MAX, LINEAGE_KINDS, RETAIN_ANCESTORS_MAX, type HistoryPage, type PrunableGeneration, type RetentionPolicy } from './history';
 import type { ArrowRow, ArrowSchemaName, RecordRow } from './results';
 import { THREAD_ID_MAX_CHARS, THREAD_PAGE_LIMITS, type LaunchThreadSources, type ThreadDiff, type ThreadHealth, type ThreadHistoryRow, type ThreadListRow, type ThreadPage, type ThreadNamespaces, type ThreadPrunePreview, type ThreadPruneReceipt, type ThreadRestoreReceipt, type ThreadState, THREAD_PRUNE_KEEP_MAX } from './threads';
-import { WORKFLOW_ID_PATTERN } from './chain';
+import { WORKFLOW_ID_PATTERN, type EvidenceGeneration } from './chain';
 import { DEMO_MAX_RECORDS, DEMO_MAX_SEED, DEMO_MIN_RECORDS } from './demo';
 import type { ChainRowEntry, DemoCreated, DoctorReport, PublishReceipt, VectorResultEntry } from './maintenance';
 import { GRAPH_FAMILIES, GRAPH_LIMITS } from './graph';
@@ -219,6 +219,12 @@ const spec = <S extends z.ZodType, R extends ResultKind>(request: S, result: R, 
  */
 export const OPERATIONS = {
   'app.session': spec(z.object({}).strict(), 'json', false, 'The project opened by the launcher, if any, and the surface mode.'),
+  /**
+   * The desktop app's folder dialog (Electron's `showOpenDialog`, one folder): the folder the person chose, or
+   * null when they cancelled. Opens nothing (the renderer then calls `project.open`). `GF_DESKTOP_ONLY` on a
+   * surface without a dialog (browser mode types the path).
+   */
+  'app.choose_workspace': spec(z.object({}).strict(), 'json', false, 'Choose a workspace folder with the desktop app\'s dialog (desktop only).'),
   'project.open': spec(z.object({ path: directorySchema }).strict(), 'json', false, 'Open an existing workspace directory; returns a session handle.'),
   'project.create': spec(z.object({ path: directorySchema }).strict(), 'json', true, 'Create an empty workspace container; returns a session handle.'),
   'project.close': spec(z.object({ project: handleSchema }).strict(), 'json', false, 'Forget a session handle.'),
@@ -779,6 +785,8 @@ export interface PreviewChange {
 
 /** JSON result types per operation. */
 export interface JsonResults {
+  /** `path`: the folder chosen in the dialog (absolute), or null when the person cancelled. */
+  readonly 'app.choose_workspace': { readonly path: string | null };
   readonly 'app.session': {
     readonly project: ProjectOpened | null;
     readonly mode: 'electron' | 'browser' | 'library';
@@ -820,7 +828,11 @@ export interface JsonResults {
   readonly 'view.close': { readonly closed: boolean };
   readonly 'view.participants': { readonly participants: readonly ParticipantEntry[] };
   readonly 'chain.list': { readonly workflows: readonly WorkflowEntry[]; readonly unreadable?: readonly UnreadableLedger[] };
-  readonly 'chain.read': { readonly events: readonly ChainEvent[]; readonly next_page_token: string | null };
+  /**
+   * `evidence_generations`: each evidence digest of the page that names a manifest, with the workspace
+   * generation it links to (null for the ledgers of a directory that is no workspace).
+   */
+  readonly 'chain.read': { readonly events: readonly ChainEvent[]; readonly next_page_token: string | null; readonly evidence_generations: readonly EvidenceGeneration[] | null };
   readonly 'chain.verify': { readonly results: readonly VerifyEntry[] };
   readonly 'history.list': HistoryPage;
   readonly 'retention.show': RetentionPolicy;
@@ -839,7 +851,7 @@ export interface JsonResults {
   // ---- end agent threads
   // ---- c20: results of the CLI's operations (core/contract/maintenance.ts)
   readonly 'chain.open': { readonly project: string };
-  readonly 'chain.rows': { readonly rows: readonly ChainRowEntry[]; readonly next_page_token: string | null };
+  readonly 'chain.rows': { readonly rows: readonly ChainRowEntry[]; readonly next_page_token: string | null; readonly evidence_generations: readonly EvidenceGeneration[] | null };
   readonly 'project.publish': PublishReceipt;
   readonly 'demo.create': DemoCreated;
   readonly 'canonical.vectors': { readonly results: readonly VectorResultEntry[] };

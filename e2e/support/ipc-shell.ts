@@ -14,6 +14,10 @@
 //     carries it back. A handler that throws, or a channel nobody handles,
 //     rejects the page's promise with Electron's own message.
 // The stand-in never looks at an operation name, a request or an envelope.
+// Main's folder dialog (`app.choose_workspace`) is main's own code
+// (electron/main/folder-dialog.ts) over a stand-in of Electron's
+// `dialog.showOpenDialog`: it records each call (the window and options main
+// passed) and answers what the test set (`dialog.answer`; cancelled by default).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -23,6 +27,7 @@ import { createFacade, type Facade } from '../../core/api/facade';
 import { installIpcHandlers, type InvokeEventLike, type IpcMainLike } from '../../electron/ipc/handlers';
 import { isTrustedSenderUrl, rendererLocation, type RendererLocation } from '../../electron/main/config';
 import { mainFacadeOptions } from '../../electron/main/facade-options';
+import { folderDialog, type OpenDialogLike } from '../../electron/main/folder-dialog';
 import type { Envelope } from '../../core/contract/wire';
 import { decodeClone, encodeClone, type Carried } from './clone-codec';
 import { ROOT } from './browser';
@@ -56,6 +61,26 @@ export class RecordingIpcMain implements IpcMainLike {
   }
 }
 
+/** The window main attaches its dialogs to (the stand-in has one window, as main has). */
+export const SHELL_WINDOW = Object.freeze({ id: 1 });
+
+/** What Electron's `dialog.showOpenDialog` answers. */
+export interface OpenDialogAnswer {
+  readonly canceled: boolean;
+  readonly filePaths: readonly string[];
+}
+
+/** A stand-in of Electron's `dialog`: records what main asks and answers what the test set. */
+export class RecordingDialog implements OpenDialogLike<typeof SHELL_WINDOW> {
+  /** What the next dialogs answer (the person cancelling, until a test chooses a folder). */
+  answer: OpenDialogAnswer = { canceled: true, filePaths: [] };
+  readonly calls: { readonly window: unknown; readonly options: unknown }[] = [];
+  async showOpenDialog(window: typeof SHELL_WINDOW, options: unknown): Promise<OpenDialogAnswer> {
+    this.calls.push({ window, options: structuredClone(options) });
+    return this.answer;
+  }
+}
+
 /** One call on its way through the relay (what an interceptor sees). */
 export interface RelayCall {
   readonly channel: string;
@@ -79,6 +104,8 @@ export interface IpcShell {
   /** The main-side facade (mode `electron`, launched on the workspace as `--project` does). */
   readonly facade: Facade;
   readonly ipc: RecordingIpcMain;
+  /** Electron's `dialog` as main's folder dialog calls it. */
+  readonly dialog: RecordingDialog;
   /** Installs the preload (the built one unless a test gives its own source) and the relay in a context, before its first page. */
   attach(context: BrowserContext, preloadSource?: string): Promise<void>;
   /** Adds an interceptor for one page's calls; returns its removal. */
@@ -142,7 +169,8 @@ ${preloadSource}
 export async function startIpcShell(projectDir: string, env: Readonly<Record<string, string>> = {}): Promise<IpcShell> {
   const indexUrl = pathToFileURL(RENDERER_INDEX).href;
   const trusted = rendererLocation(undefined, indexUrl);
-  const facade = createFacade(mainFacadeOptions({ ...process.env, ...env }));
+  const dialog = new RecordingDialog();
+  const facade = createFacade(mainFacadeOptions({ ...process.env, ...env }, folderDialog(dialog, () => SHELL_WINDOW)));
   const ipc = new RecordingIpcMain();
   const interceptors = new Map<Page, RelayInterceptor[]>();
   let unregister: (() => void) | undefined;
@@ -178,6 +206,7 @@ export async function startIpcShell(projectDir: string, env: Readonly<Record<str
     trusted,
     facade,
     ipc,
+    dialog,
     async attach(context, preloadSource) {
       await context.exposeBinding(RELAY_BINDING, (source, channel: string, carried: Carried) => relay(source.page, source.frame.url(), channel, carried));
       await context.addInitScript({ content: preloadInitScript(preloadSource ?? readFileSync(PRELOAD_FILE, 'utf8')) });

@@ -1,5 +1,5 @@
 // Electron main: one hardened window, contract handlers, nothing remote.
-import { app, BrowserWindow, session, type WebContents } from 'electron';
+import { app, BrowserWindow, dialog, session, type WebContents } from 'electron';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createFacade } from '../../core/api/facade';
@@ -17,6 +17,7 @@ import {
   rendererLocation,
 } from './config';
 import { mainFacadeOptions } from './facade-options';
+import { folderDialog } from './folder-dialog';
 import { electronNativeBindingPath } from './native';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -50,7 +51,9 @@ void app.whenReady().then(async () => {
   ses.webRequest.onBeforeRequest((details, callback) => callback({ cancel: !isAllowedRequestUrl(details.url, trusted) }));
   ses.webRequest.onHeadersReceived(cspHeadersListener);
 
-  const facade = createFacade(mainFacadeOptions(process.env));
+  // "Open workspace…": Electron's folder dialog, modal to the app's window (created below).
+  let win: BrowserWindow | null = null;
+  const facade = createFacade(mainFacadeOptions(process.env, folderDialog(dialog, () => win)));
   const project = argValue('--project') ?? process.env['GF_PROJECT'];
   if (project !== undefined) {
     const directory = resolve(project);
@@ -70,8 +73,9 @@ void app.whenReady().then(async () => {
     void facade.close();
   });
 
-  const win = new BrowserWindow(mainWindowOptions(preloadFile));
-  win.once('ready-to-show', () => win.show());
-  if (trusted.kind === 'dev') await win.loadURL(trusted.origin);
-  else await win.loadFile(indexFile);
+  const window = new BrowserWindow(mainWindowOptions(preloadFile));
+  win = window;
+  window.once('ready-to-show', () => window.show());
+  if (trusted.kind === 'dev') await window.loadURL(trusted.origin);
+  else await window.loadFile(indexFile);
 });

@@ -2,6 +2,8 @@
 // workflow's chain as a table, Verify, and the store health panel.
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { ChainBreak, ChainEvent, VerifyEntry, WorkflowEntry } from '../../core/contract/operations';
+import { NO_LINEAGE, NO_LINKED_GENERATION, evidenceManifestSha256, type EvidenceGeneration } from '../../core/contract/chain';
+import { ActorLabel } from '../components/actor-label';
 import { CopyButton } from '../components/copy-button';
 import { ErrorBox } from '../components/error-box';
 import { When } from '../components/when';
@@ -38,7 +40,7 @@ const EVENT_COLUMNS: readonly GridColumn<EventRow>[] = [
   { id: 'prior_state_id', header: 'from state', width: 'minmax(7rem, 1fr)' },
   { id: 'next_state_id', header: 'to state', width: 'minmax(7rem, 1fr)' },
   { id: 'outcome', header: 'outcome', width: '8rem' },
-  { id: 'evidence', header: 'evidence', width: 'minmax(8rem, 1fr)', mono: true },
+  { id: 'evidence', header: 'evidence', width: 'minmax(16rem, 2fr)', minRem: 16 },
   { id: 'attempt', header: 'attempt', width: '4.5rem' },
   { id: 'occurred_at', header: 'occurred at', width: 'minmax(17rem, 1.5fr)', render: (r) => <When iso={r.occurred_at} />, title: (r) => `${exactUtc(r.occurred_at) ?? r.occurred_at} (UTC)` },
 ];
@@ -55,7 +57,7 @@ export function verifiedText(results: readonly VerifyEntry[], at: Date): string 
 
 /** The ledgers screen. */
 export function LedgersScreen() {
-  const { workspace, summary, revision, route, setRoute } = useStudio(useShallow((s) => ({ workspace: s.workspace, summary: s.summary, revision: s.revision, route: s.route, setRoute: s.setRoute })));
+  const { workspace, revision, route, setRoute } = useStudio(useShallow((s) => ({ workspace: s.workspace, revision: s.revision, route: s.route, setRoute: s.setRoute })));
   const project = workspace?.project ?? null;
   // One request: chain.list verifies each workflow and reads its latest state in the same pass.
   const list = useQuery(project === null ? null : `${project}|${revision}`, () => invoke('chain.list', { project: project ?? '' }));
@@ -82,8 +84,6 @@ export function LedgersScreen() {
     }),
     [workflows, verdict, integrity, stateFilter],
   );
-  // Evidence digests of `patch_applied` transitions are `sha256:<manifest sha256>` of the generation they published.
-  const generations = useMemo(() => new Map(summary?.generations.map((g) => [`sha256:${g.manifest_sha256}`, g.generation_uuid]) ?? []), [summary]);
   const error = list.error ?? verify.error ?? health.error;
   const selectedEntry = workflows?.find((w) => w.workflow_id === selected);
 
@@ -137,7 +137,7 @@ export function LedgersScreen() {
           </table>
         </>
       )}
-      {selected !== null && project !== null && <Chain key={selected} project={project} workflowId={selected} generations={generations} verify={selectedEntry === undefined ? undefined : verdict(selectedEntry)} />}
+      {selected !== null && project !== null && <Chain key={selected} project={project} workflowId={selected} verify={selectedEntry === undefined ? undefined : verdict(selectedEntry)} />}
       <section aria-labelledby="health-title" className="health" data-testid="health">
         <h3 id="health-title">Store health</h3>
         {health.data === null ? (
@@ -164,8 +164,71 @@ export function LedgersScreen() {
 /** Transitions read per `chain.read` page. */
 const EVENT_PAGE = 200;
 
-function Chain({ project, workflowId, generations, verify }: { project: string; workflowId: string; generations: ReadonlyMap<string, string>; verify: VerifyEntry | undefined }) {
-  const [pages, setPages] = useState<readonly (readonly ChainEvent[])[]>([]);
+/** One `chain.read` page: its transitions and the workspace generations their evidence links to. */
+interface ChainPage {
+  readonly events: readonly ChainEvent[];
+  readonly evidence_generations: readonly EvidenceGeneration[] | null;
+}
+
+/** Evidence digest → linked generation over every page read; null when the ledgers belong to no workspace. */
+function linkedGenerations(pages: readonly ChainPage[]): ReadonlyMap<string, EvidenceGeneration> | null {
+  if (pages.some((p) => p.evidence_generations === null)) return null;
+  return new Map(pages.flatMap((p) => (p.evidence_generations ?? []).map((g) => [g.evidence_digest, g] as const)));
+}
+
+/** The generation a digest links to (undefined: the digest names no manifest; null: the ledgers or the workspace have none). */
+function linkOf(digest: string | null, linked: ReadonlyMap<string, EvidenceGeneration> | null): EvidenceGeneration['generation'] | undefined {
+  if (evidenceManifestSha256(digest) === null || digest === null) return undefined;
+  return linked?.get(digest)?.generation ?? null;
+}
+
+/**
+ * Who published a linked generation (the lineage's actor; chain events carry none).
+ * `compact` (a grid cell): "published by NAME", the actor id on hover; else the name with its id one toggle away.
+ */
+function Publisher({ actor, compact }: { actor: string | null; compact: boolean }) {
+  if (actor === null) return <span className="muted" data-testid="evidence-publisher">{compact ? 'its publisher was not recorded' : 'not recorded'}</span>;
+  const who = <ActorLabel actor={actor} compact={compact} testId="evidence-publisher-actor" />;
+  return <span data-testid="evidence-publisher">{compact ? <>published by {who}</> : who}</span>;
+}
+
+/**
+ * A transition's evidence in a grid cell: the workspace generation it links
+ * to and who published that generation, or, for a manifest the workspace
+ * lacks, that there is no such generation.
+ */
+function Evidence({ digest, linked, onOpen }: { digest: string | null; linked: ReadonlyMap<string, EvidenceGeneration> | null; onOpen: () => void }) {
+  if (digest === null) return <>—</>;
+  const g = linkOf(digest, linked);
+  if (g === undefined) return <span className="mono">{digest}</span>;
+  if (g === null) return <span className="muted" data-testid="evidence-unlinked">{linked === null ? NO_LINEAGE : NO_LINKED_GENERATION}</span>;
+  return (
+    <span className="evidence-linked">
+      <button type="button" className="link mono" onClick={onOpen} data-testid="evidence-link" data-generation={g.generation_uuid}>generation {g.generation_uuid.slice(0, 8)}</button>, <Publisher actor={g.actor} compact />
+    </span>
+  );
+}
+
+/** The event detail's rows for evidence that names a manifest: the linked generation, then its publisher. */
+function LinkedRows({ digest, linked, onOpen }: { digest: string | null; linked: ReadonlyMap<string, EvidenceGeneration> | null; onOpen: () => void }) {
+  const g = linkOf(digest, linked);
+  if (g === undefined) return null;
+  if (g === null) return <div><dt>linked generation</dt><dd className="muted" data-testid="event-linked">{linked === null ? NO_LINEAGE : NO_LINKED_GENERATION}</dd></div>;
+  return (
+    <>
+      <div>
+        <dt>linked generation</dt>
+        <dd data-testid="event-linked">
+          <button type="button" className="link mono" onClick={onOpen} title={g.generation_uuid}>generation {g.generation_uuid.slice(0, 8)}</button>, published <When iso={g.published_at} />
+        </dd>
+      </div>
+      <div><dt>publisher of the linked generation</dt><dd data-testid="event-publisher"><Publisher actor={g.actor} compact={false} /></dd></div>
+    </>
+  );
+}
+
+function Chain({ project, workflowId, verify }: { project: string; workflowId: string; verify: VerifyEntry | undefined }) {
+  const [pages, setPages] = useState<readonly ChainPage[]>([]);
   const [next, setNext] = useState<string | null>(null);
   // This chain's own Verify result, else the list's verdict (which may arrive after a deep link opened the chain).
   const [own, setOwn] = useState<VerifyEntry | undefined>(undefined);
@@ -175,19 +238,20 @@ function Chain({ project, workflowId, generations, verify }: { project: string; 
   const first = useQuery(`${project}|${workflowId}`, () => invoke('chain.read', { project, workflow_id: workflowId, limit: EVENT_PAGE, after: null }));
   useEffect(() => {
     if (first.data === null) return;
-    setPages([first.data.events]);
+    setPages([first.data]);
     setNext(first.data.next_page_token);
   }, [first.data]);
   const more = useAction(async (after: string) => {
     const page = await invoke('chain.read', { project, workflow_id: workflowId, limit: EVENT_PAGE, after });
-    setPages((p) => [...p, page.events]);
+    setPages((p) => [...p, page]);
     setNext(page.next_page_token);
   });
   const verifyOne = useAction(async () => {
     const r = await invoke('chain.verify', { project, workflow_id: workflowId });
     setOwn(r.results[0]);
   });
-  const events = useMemo(() => pages.flat(), [pages]);
+  const events = useMemo(() => pages.flatMap((p) => p.events), [pages]);
+  const linked = useMemo(() => linkedGenerations(pages), [pages]);
   const bySequence = useMemo(() => new Map(events.map((e) => [String(e.sequence), e])), [events]);
 
   const rows = useMemo<EventRow[]>(
@@ -207,16 +271,12 @@ function Chain({ project, workflowId, generations, verify }: { project: string; 
       c.id === 'evidence'
         ? {
             ...c,
-            render: (r: EventRow) => {
-              const d = r.evidence;
-              if (d === null) return '—';
-              const g = generations.get(d);
-              return g === undefined ? d : <button type="button" className="link mono" onClick={() => go('history')} data-testid="evidence-link">generation {g.slice(0, 8)}</button>;
-            },
+            render: (r: EventRow) => <Evidence digest={r.evidence} linked={linked} onOpen={() => go('history')} />,
+            title: (r: EventRow) => r.evidence ?? '',
           }
         : c,
     ),
-    [generations, go],
+    [linked, go],
   );
   const error = first.error ?? more.error ?? verifyOne.error;
   const bad = result?.first_bad_sequence ?? null;
@@ -258,6 +318,7 @@ function Chain({ project, workflowId, generations, verify }: { project: string; 
             <div><dt>outcome</dt><dd>{detail.triggering_outcome.kind}</dd></div>
             <div><dt>detail</dt><dd>{detail.triggering_outcome.detail ?? '—'}</dd></div>
             <div><dt>evidence</dt><dd className="mono">{detail.triggering_outcome.evidence_digest ?? '—'}</dd></div>
+            <LinkedRows digest={detail.triggering_outcome.evidence_digest} linked={linked} onOpen={() => go('history')} />
             <div><dt>attempt</dt><dd>{formatCount(detail.attempt)}</dd></div>
             <div><dt>occurred at</dt><dd><When iso={detail.occurred_at} /></dd></div>
           </dl>

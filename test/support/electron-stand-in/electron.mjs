@@ -4,6 +4,7 @@
 // (structured clone, `serialization: 'advanced'`):
 //   { type: 'facts', probes }  -> what main set up, with its listeners and handlers called on the probes;
 //   { type: 'invoke', channel, url, args } -> the answer of the handler main registered for `channel`;
+//   { type: 'dialog', answer } -> what `dialog.showOpenDialog` answers from now on (cancelled until set);
 //   { type: 'quit' }           -> runs main's will-quit listeners, reports the handlers left, disconnects.
 // It sends { type: 'loaded' } once main loaded its window. It decides nothing itself.
 import { setImmediate } from 'node:timers';
@@ -115,6 +116,15 @@ export class BrowserWindow {
   }
 }
 
+let dialogAnswer = { canceled: true, filePaths: [] };
+
+export const dialog = {
+  async showOpenDialog(win, options) {
+    record('dialog.showOpenDialog', { window: windows.indexOf(win?.state), options });
+    return dialogAnswer;
+  },
+};
+
 export const contextBridge = {};
 export const ipcRenderer = {};
 
@@ -174,6 +184,9 @@ process.on('message', (m) => {
       const handler = handlers.get(m.channel);
       const answer = handler === undefined ? { missing: m.channel } : await handler({ senderFrame: { url: m.url } }, ...m.args);
       process.send({ type: 'answer', id: m.id, answer });
+    } else if (m.type === 'dialog') {
+      dialogAnswer = m.answer;
+      process.send({ type: 'dialog' });
     } else if (m.type === 'quit') {
       for (const listener of appListeners.get('will-quit') ?? []) listener({ preventDefault() {} });
       process.send({ type: 'quit', handlersLeft: handlers.size }, () => process.disconnect());

@@ -15,6 +15,7 @@ import { OPERATION_NAMES } from '../../../core/contract/operations';
 import { LANGGRAPH_POSTGRES_URL_ENV } from '../../../core/contract/threads';
 import { ipcChannel, type Envelope } from '../../../core/contract/wire';
 import { WEB_PREFERENCES } from '../../../electron/main/config';
+import { FOLDER_DIALOG_OPTIONS } from '../../../electron/main/folder-dialog';
 import { buildApiWorkspace } from '../../support/api-workspace';
 // @ts-expect-error plain ESM helper without type declarations
 import { buildIfNeeded } from '../../../scripts/build-if-needed.mjs';
@@ -57,6 +58,8 @@ interface MainProcess {
   readonly exited: Promise<number | null>;
   facts(): Promise<Facts>;
   invoke(op: (typeof OPERATION_NAMES)[number], request: unknown, url?: string): Promise<Envelope>;
+  /** What the stand-in's `dialog.showOpenDialog` answers from now on. */
+  answerDialogs(answer: { readonly canceled: boolean; readonly filePaths: readonly string[] }): Promise<void>;
   quit(): Promise<number>;
 }
 
@@ -100,6 +103,7 @@ function startMain(args: readonly string[], env: Record<string, string>): { main
       const id = String(next++);
       return (await ask(`answer:${id}`, { type: 'invoke', id, channel: ipcChannel(op), url, args: [request] }))['answer'] as Envelope;
     },
+    answerDialogs: async (answer) => void (await ask('dialog', { type: 'dialog', answer })),
     async quit() {
       const m = await ask('quit', { type: 'quit' });
       await exited;
@@ -199,6 +203,18 @@ describe('Electron main, started for real (built out/main/index.js under a recor
     expect(health.ok ? 'ok' : health.error.code).toBe('GF_STORE_UNREACHABLE');
     const said = JSON.stringify([facts, session, health, main.out(), main.err()]) + allText(base);
     for (const secret of [CHAIN_SECRET, LANGGRAPH_SECRET]) expect(said).not.toContain(secret);
+  });
+
+  it('"Open workspace…": app.choose_workspace is Electron\'s dialog.showOpenDialog, modal to main\'s window, for one folder; the chosen folder comes back, a cancel is null', async () => {
+    await main.answerDialogs({ canceled: false, filePaths: [dir] });
+    const chosen = await main.invoke('app.choose_workspace', {});
+    expect(chosen.ok ? chosen.value : chosen.error.code).toEqual({ path: dir });
+    await main.answerDialogs({ canceled: true, filePaths: [] });
+    const cancelled = await main.invoke('app.choose_workspace', {});
+    expect(cancelled.ok ? cancelled.value : cancelled.error.code).toEqual({ path: null });
+    const asked = (await main.facts()).calls.filter((c) => c[0] === 'dialog.showOpenDialog');
+    const once = ['dialog.showOpenDialog', true, { window: 0, options: { ...FOLDER_DIALOG_OPTIONS, properties: ['openDirectory'] } }];
+    expect(asked).toEqual([once, once]);
   });
 
   it('quitting removes every handler', async () => {

@@ -10,6 +10,7 @@ const U = '018f0f4e-7b8c-7000-8000-000000000001';
 /** A valid request for every declared operation (a new operation must add one). */
 const VALID: Record<OperationName, Record<string, unknown>> = {
   'app.session': {},
+  'app.choose_workspace': {},
   'project.open': { path: '/tmp/some project' },
   'project.create': { path: '/tmp/new' },
   'project.close': { project: H },

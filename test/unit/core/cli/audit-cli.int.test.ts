@@ -3,14 +3,15 @@
 // app), --expect-current and --expect-head refusing a moved CURRENT or head,
 // `--family graph/node` (the form --stat prints), --family implying record
 // detail or naming the missing flag, counts in the default summary table,
-// and the command that continues a page instead of a token line.
+// the command that continues a page instead of a token line, and `gf log`
+// naming its actors as the app does.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../../core/cli/main';
 import type { CliIo } from '../../../../core/cli/io';
-import { derivedActorUuid } from '../../../../core/actor/actor-store';
+import { ActorStore, derivedActorUuid } from '../../../../core/actor/actor-store';
 import { workspace, type Workspace } from '../checkpoints/checkpoint-support';
 
 function capture(): { io: CliIo; out: () => string; err: () => string } {
@@ -151,5 +152,47 @@ describe('gf checkpoint diff: --family, counts, continuing', () => {
     // The machine formats keep the next-page token.
     const json = JSON.parse((await gf('checkpoint', 'diff', 'one', 'CURRENT', '--project', dir, '--family', 'node', '--limit', '3', '--json')).out) as { next_page_token: string | null };
     expect(typeof json.next_page_token).toBe('string');
+  });
+});
+
+describe('gf log: who, by name', () => {
+  it("shows the app user's name and names seen before (actor.resolve over the app's actors.json), a short id for an actor never seen; --ids, --json and --csv carry the UUID too; nothing is written", async () => {
+    const dir = await twoCheckpoints(2);
+    // The app's own user, as the app made and renamed it (a real actors.json in the private configuration folder).
+    const store = new ActorStore(config);
+    const self = store.rename('Margaret Hamilton').actor_uuid;
+    const stranger = '018f0f4e-7b8c-7000-8000-0000000035ca';
+    for (const [actor, reason] of [['Ada Lovelace', 'by a name given on the CLI'], [self, 'by the app user'], [stranger, 'by an actor never seen']] as const) {
+      expect((await gf('checkpoint', 'revert', 'one', '--project', dir, '--reason', reason, '--actor', actor)).code).toBe(0);
+    }
+    const ada = derivedActorUuid('Ada Lovelace');
+    const before = readFileSync(join(config, 'actors.json'), 'utf8');
+
+    const lineOf = (out: string, reason: string): string => out.split('\n').find((l) => l.includes(reason)) ?? '';
+    const text = await gf('log', '--project', dir);
+    expect(text.code).toBe(0);
+    expect(lineOf(text.out, 'by a name given on the CLI')).toMatch(/ by Ada Lovelace$/);
+    expect(lineOf(text.out, 'by the app user')).toMatch(/ by Margaret Hamilton$/);
+    expect(lineOf(text.out, 'by an actor never seen')).toMatch(/ by 018f0f4e$/);
+    for (const id of [ada, self, stranger]) expect(text.out).not.toContain(id);
+
+    const ids = await gf('log', '--project', dir, '--ids');
+    expect(lineOf(ids.out, 'by a name given on the CLI')).toMatch(new RegExp(` by Ada Lovelace \\(${ada}\\)$`));
+    expect(lineOf(ids.out, 'by the app user')).toMatch(new RegExp(` by Margaret Hamilton \\(${self}\\)$`));
+    expect(lineOf(ids.out, 'by an actor never seen')).toMatch(new RegExp(` by ${stranger}$`));
+
+    const json = JSON.parse((await gf('log', '--project', dir, '--kind', 'revert', '--json')).out) as { entries: { reason: string; actor: string | null; actor_name: string | null }[] };
+    expect(json.entries.map((e) => [e.reason, e.actor, e.actor_name])).toEqual([
+      ['by an actor never seen', stranger, null],
+      ['by the app user', self, 'Margaret Hamilton'],
+      ['by a name given on the CLI', ada, 'Ada Lovelace'],
+    ]);
+    const csv = (await gf('log', '--project', dir, '--kind', 'revert', '--csv')).out.trim().split('\n');
+    const header = csv[0]!.split(',');
+    const cell = (row: string, column: string): string | undefined => row.split(',')[header.indexOf(column)];
+    expect(csv.slice(1).map((r) => [cell(r, 'actor'), cell(r, 'actor_name')])).toEqual([[stranger, ''], [self, 'Margaret Hamilton'], [ada, 'Ada Lovelace']]);
+
+    // Reading the history wrote nothing into the app's configuration (actor.resolve of a UUID only reads).
+    expect(readFileSync(join(config, 'actors.json'), 'utf8')).toBe(before);
   });
 });

@@ -65,7 +65,7 @@ describe('gf retention, revert preview, gf log', () => {
     expect(oneline[2]).toContain(' publication pruned ');
     expect(oneline[3]).toContain('[Before curation] first generation — raw import');
     const csv = (await gf('log', '--project', dir, '--csv', '--kind', 'revert')).out.trim().split('\n');
-    expect(csv[0]).toBe('seq,generation_uuid,parent_generation_uuid,published_at,actor,kind,status,checkpoints,restored_checkpoint_uuid,restored_checkpoint_name,reason,participants_changed,manifest_sha256');
+    expect(csv[0]).toBe('seq,generation_uuid,parent_generation_uuid,published_at,actor,actor_name,kind,status,checkpoints,restored_checkpoint_uuid,restored_checkpoint_name,reason,participants_changed,manifest_sha256');
     expect(csv).toHaveLength(2);
   });
 
