@@ -11,6 +11,19 @@ function out(v: unknown): void {
   process.stdout.write(`${JSON.stringify(v)}\n`);
 }
 
+/** What a holder keeps until it is killed: reachable from the module, so the collector never finalizes it. */
+const held: unknown[] = [];
+
+/**
+ * Never settles, and stays reachable: a suspended frame awaiting a promise nothing references can be
+ * collected, and with it the lock or lease it holds (its SQLite connection closes when finalized).
+ */
+function forever(): Promise<never> {
+  const p = new Promise<never>((resolve) => held.push(resolve));
+  held.push(p, setInterval(() => undefined, 1 << 30));
+  return p;
+}
+
 async function run(): Promise<void> {
   const [mode, dir, scenario] = process.argv.slice(2);
   if (dir === undefined) throw new Error('usage');
@@ -30,14 +43,14 @@ async function run(): Promise<void> {
   if (mode === 'hold-writer') {
     await project.withWriter(async () => {
       out({ ready: true });
-      await new Promise(() => setInterval(() => undefined, 1 << 30));
+      await forever();
     });
     return;
   }
   if (mode === 'hold-lease') {
-    const lease = project.lease();
-    out({ ready: true, generationUuid: lease.generationUuid });
-    await new Promise(() => setInterval(() => undefined, 1 << 30));
+    held.push(project.lease());
+    out({ ready: true, generationUuid: (held[0] as { generationUuid: string }).generationUuid });
+    await forever();
   }
 }
 
