@@ -24,6 +24,14 @@ let entries: JsonResults['history.list']['entries'][number][] = [];
 
 const rows = () => page.getByTestId('generation-row');
 
+/** History in a new page, scrolled to its top (a reload would restore the last scroll position, and the table would grow by itself). */
+async function freshPage(): Promise<void> {
+  await page.close();
+  page = await app.browser.context.newPage();
+  await page.goto(`${app.serve.url}#/history`);
+  await page.locator('[data-testid="history-timeline"][data-drawn="true"]').waitFor();
+}
+
 beforeAll(async () => {
   app = await startDemoApp({
     prefix: 'gf-history-long-',
@@ -72,8 +80,7 @@ describe('a long history (230 later publications)', () => {
   });
 
   it('the oldest mark, chosen on the timeline by keyboard, selects its row though the table had not listed it', async () => {
-    await page.reload();
-    await page.locator('[data-testid="history-timeline"][data-drawn="true"]').waitFor();
+    await freshPage();
     await expect.poll(() => rows().count()).toBe(200);
     const oldest = entries[entries.length - 1]!;
     await page.getByTestId('timeline-canvas').focus();
@@ -84,8 +91,7 @@ describe('a long history (230 later publications)', () => {
   });
 
   it('"List all" lists every row', async () => {
-    await page.reload();
-    await page.locator('[data-testid="history-timeline"][data-drawn="true"]').waitFor();
+    await freshPage();
     await page.getByTestId('history-rows-all').click();
     await expect.poll(() => rows().count()).toBe(entries.length);
     expect(await page.getByTestId('history-rows-more').count()).toBe(0);
