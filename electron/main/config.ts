@@ -84,14 +84,26 @@ export function denyWindowOpen(): { action: 'deny' } {
   return { action: 'deny' };
 }
 
-/** `session.setPermissionRequestHandler`: every permission request is refused. */
-export function denyPermissionRequest(_contents: unknown, _permission: string, callback: (granted: boolean) => void): void {
-  callback(false);
+/**
+ * The one permission the app grants: writing sanitized text to the clipboard ("Copy JSON", copy
+ * buttons), and only to its own page (the built index, or the dev server). Chromium asks for it
+ * before `navigator.clipboard.writeText`; everything else is refused.
+ */
+const GRANTED_TO_THE_APP: ReadonlySet<string> = new Set(['clipboard-sanitized-write']);
+
+/** The subset of a permission request's or check's details the handlers read. */
+export interface PermissionDetails {
+  readonly requestingUrl?: string;
 }
 
-/** `session.setPermissionCheckHandler`: every permission check answers no. */
-export function denyPermissionCheck(): boolean {
-  return false;
+/** `session.setPermissionRequestHandler`: refuses every request, but the sanitized clipboard write of the app's own page. */
+export function permissionRequestHandler(trusted: RendererLocation): (contents: unknown, permission: string, callback: (granted: boolean) => void, details?: PermissionDetails) => void {
+  return (_contents, permission, callback, details) => callback(GRANTED_TO_THE_APP.has(permission) && isTrustedSenderUrl(details?.requestingUrl, trusted));
+}
+
+/** `session.setPermissionCheckHandler`: answers no to every check, but the sanitized clipboard write of the app's own page. */
+export function permissionCheckHandler(trusted: RendererLocation): (contents: unknown, permission: string, requestingOrigin: string, details?: PermissionDetails) => boolean {
+  return (_contents, permission, _origin, details) => GRANTED_TO_THE_APP.has(permission) && isTrustedSenderUrl(details?.requestingUrl, trusted);
 }
 
 /** The subset of `onHeadersReceived` details the CSP listener uses. */

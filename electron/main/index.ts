@@ -7,13 +7,13 @@ import { registerContractHandlers } from '../ipc/electron-ipc';
 import {
   cspHeadersListener,
   denyNavigation,
-  denyPermissionCheck,
-  denyPermissionRequest,
   denyWindowOpen,
   isAllowedRequestUrl,
   isTrustedSenderUrl,
   launchFailureLine,
   mainWindowOptions,
+  permissionCheckHandler,
+  permissionRequestHandler,
   rendererLocation,
 } from './config';
 import { mainFacadeOptions } from './facade-options';
@@ -46,8 +46,8 @@ void app.whenReady().then(async () => {
   if (native !== null) process.env['GF_SQLITE_NATIVE_BINDING'] = native;
 
   const ses = session.defaultSession;
-  ses.setPermissionRequestHandler(denyPermissionRequest);
-  ses.setPermissionCheckHandler(denyPermissionCheck);
+  ses.setPermissionRequestHandler(permissionRequestHandler(trusted));
+  ses.setPermissionCheckHandler(permissionCheckHandler(trusted));
   ses.webRequest.onBeforeRequest((details, callback) => callback({ cancel: !isAllowedRequestUrl(details.url, trusted) }));
   ses.webRequest.onHeadersReceived(cspHeadersListener);
 

@@ -151,12 +151,15 @@ function probeContents() {
 }
 
 function facts(probes) {
-  const permissionRequest = probes.permissions.map((p) => {
-    let granted = 'no answer';
-    sessionState.permissionRequest?.({}, p, (g) => void (granted = g), {});
-    return granted;
-  });
-  const permissionCheck = probes.permissions.map((p) => sessionState.permissionCheck?.({}, p, 'file://', {}) ?? 'no handler');
+  // Each permission asked by each probe page (Electron passes the requesting frame's URL in the details).
+  const permissionRequest = probes.permissionPages.map((url) =>
+    probes.permissions.map((p) => {
+      let granted = 'no answer';
+      sessionState.permissionRequest?.({}, p, (g) => void (granted = g), { requestingUrl: url });
+      return granted;
+    }),
+  );
+  const permissionCheck = probes.permissionPages.map((url) => probes.permissions.map((p) => sessionState.permissionCheck?.({}, p, 'file://', { requestingUrl: url }) ?? 'no handler'));
   const beforeRequest = probes.urls.map((url) => {
     let answer = 'no answer';
     sessionState.beforeRequest?.({ url }, (a) => void (answer = a));

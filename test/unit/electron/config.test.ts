@@ -5,8 +5,8 @@ import {
   WEB_PREFERENCES,
   cspHeadersListener,
   denyNavigation,
-  denyPermissionCheck,
-  denyPermissionRequest,
+  permissionCheckHandler,
+  permissionRequestHandler,
   denyWindowOpen,
   isAllowedRequestUrl,
   isTrustedSenderUrl,
@@ -70,11 +70,21 @@ describe('navigation, windows and permissions', () => {
     expect(denyWindowOpen()).toEqual({ action: 'deny' });
   });
 
-  it('denies every permission request and check', () => {
-    const answers: boolean[] = [];
-    for (const p of ['media', 'geolocation', 'notifications', 'openExternal', 'clipboard-read']) denyPermissionRequest(null, p, (g) => answers.push(g));
-    expect(answers).toEqual([false, false, false, false, false]);
-    expect(denyPermissionCheck()).toBe(false);
+  it('denies every permission request and check but the sanitized clipboard write of the app\'s own page', () => {
+    const request = permissionRequestHandler(fileLoc);
+    const check = permissionCheckHandler(fileLoc);
+    const ask = (p: string, url: string | undefined): boolean => {
+      let granted: boolean | undefined;
+      request(null, p, (g) => void (granted = g), url === undefined ? undefined : { requestingUrl: url });
+      return granted ?? false;
+    };
+    const others = ['media', 'geolocation', 'notifications', 'openExternal', 'clipboard-read', 'fullscreen'];
+    expect(others.map((p) => [ask(p, INDEX), check(null, p, 'file://', { requestingUrl: INDEX })])).toEqual(others.map(() => [false, false]));
+    expect([ask('clipboard-sanitized-write', INDEX), check(null, 'clipboard-sanitized-write', 'file://', { requestingUrl: INDEX })]).toEqual([true, true]);
+    // Another page (a file beside the app, a remote page) or no URL at all: refused.
+    for (const url of ['file:///etc/passwd', 'https://example.com/', undefined]) {
+      expect([ask('clipboard-sanitized-write', url), check(null, 'clipboard-sanitized-write', 'file://', url === undefined ? undefined : { requestingUrl: url })]).toEqual([false, false]);
+    }
   });
 
   it('loads only the built renderer files (no remote content)', () => {

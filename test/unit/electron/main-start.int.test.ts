@@ -34,6 +34,8 @@ const PG_ENV = {
 };
 const PROBES = {
   permissions: ['media', 'geolocation', 'notifications', 'clipboard-read', 'clipboard-sanitized-write', 'openExternal', 'fullscreen'],
+  /** The app's own page, then pages that are not it. */
+  permissionPages: [INDEX_URL, 'file:///etc/passwd', 'https://example.com/'],
   urls: [INDEX_URL, pathToFileURL(join(ROOT, 'out', 'renderer', 'assets', 'index.js')).href, 'file:///etc/passwd', 'https://example.com/', 'http://127.0.0.1:9/api/app.session', 'devtools://devtools/bundled/index.html'],
   headers: { 'content-security-policy': ["default-src *; script-src 'unsafe-inline'"], 'X-Other': 'kept' },
 };
@@ -153,9 +155,10 @@ describe('Electron main, started for real (built out/main/index.js under a recor
     expect(facts.contents.windowOpen).toEqual({ action: 'deny' });
   });
 
-  it('the session denies every permission request and check', () => {
-    expect(facts.permissionRequest).toEqual(PROBES.permissions.map(() => false));
-    expect(facts.permissionCheck).toEqual(PROBES.permissions.map(() => false));
+  it('the session denies every permission request and check, but the sanitized clipboard write of the app\'s own page', () => {
+    const expected = PROBES.permissionPages.map((url) => PROBES.permissions.map((p) => p === 'clipboard-sanitized-write' && url === INDEX_URL));
+    expect(facts.permissionRequest).toEqual(expected);
+    expect(facts.permissionCheck).toEqual(expected);
   });
 
   it('onBeforeRequest lets only the built renderer load; the CSP listener replaces any policy with the app\'s', () => {
