@@ -93,7 +93,8 @@ export function createFacade(options: FacadeOptions): Facade {
       if (choose === undefined) throw new GfError('GF_DESKTOP_ONLY', 'choosing a folder in a dialog is for the desktop app; type the workspace folder\'s path instead', { operation: 'app.choose_workspace' });
       return { path: await choose() };
     },
-    'app.session': async () => ({ project: launch, mode: options.mode, operations: dispatcher.available, threads: { default_sqlite: defaultSqlite, postgres: postgresUrl !== undefined && postgresUrl !== '' } }),
+    // The launch workspace while its handle is open: a renderer that opened another closed it, and a reload then starts on the open screen.
+    'app.session': async () => ({ project: launch !== null && projects.has(launch.project) ? launch : null, mode: options.mode, operations: dispatcher.available, threads: { default_sqlite: defaultSqlite, postgres: postgresUrl !== undefined && postgresUrl !== '' } }),
     ...projectOperations(projects),
     ...checkpointOperations(projects, views, cancellations, options.micros),
     ...threadsOperations(threadSources, options.clock ?? (() => new Date()), cancellations),

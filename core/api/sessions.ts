@@ -38,6 +38,11 @@ export class SessionTable<T> {
     return e.value;
   }
 
+  /** True while `handle` is open. */
+  has(handle: string): boolean {
+    return this.#entries.has(handle);
+  }
+
   /** Closes one handle; false when it was not open. */
   async close(handle: string): Promise<boolean> {
     const e = this.#entries.get(handle);

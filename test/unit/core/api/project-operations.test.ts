@@ -90,6 +90,17 @@ describe('project operations through the facade dispatcher', () => {
     await facade.close();
   });
 
+  it('app.session stops reporting the launch workspace once its handle is closed (a renderer that opened another closed it): a reload starts on the open screen, not on a dead handle', async () => {
+    const facade = createFacade({ mode: 'browser' });
+    const dir = join(root, 'launch-closed');
+    value(await facade.dispatcher.dispatch('project.create', { path: dir }));
+    const launched = await facade.launch(dir);
+    value(await facade.dispatcher.dispatch('project.close', { project: launched.project }));
+    const s = value<{ project: unknown }>(await facade.dispatcher.dispatch('app.session', {}));
+    expect(s.project).toBeNull();
+    await facade.close();
+  });
+
   it("app.session offers the launch's threads sources: langgraph.sqlite beside the launched workspace, and a Postgres flag that never carries the URL", async () => {
     const url = 'postgres://agent:s3cret-pw@127.0.0.1:1/threads';
     const bare = createFacade({ mode: 'browser', langgraphPostgresUrl: '' });
