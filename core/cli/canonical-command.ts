@@ -1,19 +1,16 @@
 // `gf canonical vectors FILE`: read the file, dispatch `canonical.vectors`, format.
-import { readFileSync } from 'node:fs';
+import { readUserFileOrRefuse } from './user-file';
+import { MAX_VECTOR_FILE_CHARS } from '../contract/operations';
 import type { Command } from 'commander';
 import type { VectorResultEntry } from '../contract/maintenance';
-import { GfError } from '../errors';
 import type { CliIo } from './io';
 import { cliEngine } from './lazy-engine';
 import { formatOf, withOutputOptions, type OutputFlags } from './output-options';
 
 function readVectorFile(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    // The path is the user's own argument; it is still not echoed into error details.
-    throw new GfError('GF_IO', 'cannot read the vector file', {});
-  }
+  // The engine bounds the text in characters; UTF-8 takes at most 4 bytes a character.
+  const bytes = readUserFileOrRefuse(file, { what: 'vector file', maxBytes: MAX_VECTOR_FILE_CHARS * 4, rule: 'canonical.vector_file_chars', field: 'text' });
+  return bytes.toString('utf8');
 }
 
 /** The people-facing lines of the computed vectors. */

@@ -1,9 +1,9 @@
 // `gf chain list|show|verify|health`: parse, dispatch the `chain.*` operations
 // (the same ones the Ledgers screen calls), format. The verification report
 // and its verdict are the contract's (`VerifyEntry`, `verifyFailure`).
-import { readFileSync } from 'node:fs';
+import { readUserFileOrRefuse } from './user-file';
 import type { Command } from 'commander';
-import { CHAIN_HEAD_PATTERN, NO_LINEAGE, NO_LINKED_GENERATION, evidenceManifestSha256, verifyFailure, workflowIdRefusal, type EvidenceGeneration } from '../contract/chain';
+import { CHAIN_HEAD_PATTERN, EXPECTED_HEADS_FILE_MAX_BYTES, NO_LINEAGE, NO_LINKED_GENERATION, evidenceManifestSha256, verifyFailure, workflowIdRefusal, type EvidenceGeneration } from '../contract/chain';
 import type { ChainRowEntry } from '../contract/maintenance';
 import type { VerifyEntry } from '../contract/operations';
 import { GfError } from '../errors';
@@ -55,12 +55,7 @@ function flatReport(r: VerifyEntry): Record<string, string | number | null> {
 
 /** Expected tail heads from a file of `<workflow_id> <head>` lines (blank lines and `#` comments skipped). */
 function readExpectedHeads(file: string): Map<string, string> {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    throw new GfError('GF_VALIDATION', 'cannot read the file of expected heads', { field: 'expect_head' });
-  }
+  const text = readUserFileOrRefuse(file, { what: 'file of expected heads', maxBytes: EXPECTED_HEADS_FILE_MAX_BYTES, rule: 'chain.expected_heads_file_bytes', field: 'expect_head' }).toString('utf8');
   const out = new Map<string, string>();
   for (const [i, raw] of text.split('\n').entries()) {
     const line = raw.trim();

@@ -1,7 +1,7 @@
 // `gf ontology adopt FILE --mode advisory|strict`, `gf ontology clear`,
 // `gf ontology show` and `gf config show`: parse, dispatch the workspace.*
 // operations in-process, format. No engine import here (lazy engine only).
-import { NOT_REGULAR_FILE_WORDS, readUserFile } from './user-file';
+import { readUserFileOrRefuse } from './user-file';
 import { extname } from 'node:path';
 import type { Command } from 'commander';
 import { GfError } from '../errors';
@@ -51,15 +51,9 @@ function sourceFormat(file: string, given: string | undefined): 'yaml' | 'json' 
 
 /** Reads the input file, bounded (never more than the engine's limit plus one byte). */
 function readSource(file: string): string {
-  const read = readUserFile(file, ONTOLOGY_INPUT_LIMITS.bytes);
-  const problem = read.ok ? null : read.problem;
-  if (problem === 'too_large') {
-    throw new GfError('GF_RESOURCE_LIMIT', `the ontology input exceeds its bytes limit (${ONTOLOGY_INPUT_LIMITS.bytes})`, { rule: 'workspace.ontology.input_limit', kind: 'bytes', limit: ONTOLOGY_INPUT_LIMITS.bytes }, false);
-  }
-  if (problem !== null) throw new GfError('GF_VALIDATION', `the ontology file ${NOT_REGULAR_FILE_WORDS[problem]}`, { field: 'source', reason: problem }, false);
-  if (!read.ok) throw new Error('invariant violated: a refused read has a problem');
+  const bytes = readUserFileOrRefuse(file, { what: 'ontology file', maxBytes: ONTOLOGY_INPUT_LIMITS.bytes, rule: 'workspace.ontology.input_limit', field: 'source' });
   try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(read.bytes);
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch (_e) {
     throw new GfError('GF_VALIDATION', 'the ontology file is not valid UTF-8 text', { field: 'source', rule: 'workspace.ontology.input_syntax' }, false);
   }

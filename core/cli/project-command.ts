@@ -1,8 +1,9 @@
 // `gf publish` and `gf demo create`: parse, dispatch `project.publish` /
 // `demo.create`, format.
-import { readFileSync } from 'node:fs';
+import { readUserFileOrRefuse } from './user-file';
 import type { Command } from 'commander';
 import { DEMO_DEFAULT_RECORDS, DEMO_DEFAULT_SEED } from '../contract/demo';
+import { PARTICIPANT_LIMITS } from '../contract/operations';
 import type { DemoCreated, PublishReceipt } from '../contract/maintenance';
 import { GfError } from '../errors';
 import type { CliIo } from './io';
@@ -25,11 +26,7 @@ function familyRef(text: string): { capability_id: string; record_family_id: str
 }
 
 function readParticipant(file: string): string {
-  try {
-    return readFileSync(file).toString('base64');
-  } catch {
-    throw new GfError('GF_IO', 'cannot read the participant file', {}, false);
-  }
+  return readUserFileOrRefuse(file, { what: 'participant file', maxBytes: PARTICIPANT_LIMITS.bytes, rule: 'participant.bytes', field: 'file' }).toString('base64');
 }
 
 /** A non-negative integer option (`GF_VALIDATION`, committed: false, never echoing the text). */

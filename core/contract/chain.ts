@@ -108,3 +108,6 @@ export const NO_LINKED_GENERATION = 'no generation of this workspace has this ma
 
 /** What surfaces say where the ledgers are not a workspace's (a directory opened by `chain.open` with no workspace). */
 export const NO_LINEAGE = 'these ledgers belong to no workspace, so no generation can be looked up';
+
+/** A file of expected chain heads (`gf chain verify --all --expect-head FILE`): at most 16 MiB. */
+export const EXPECTED_HEADS_FILE_MAX_BYTES = 16 * 1024 * 1024;

@@ -61,10 +61,10 @@ describe('gf canonical vectors', () => {
     checkAgainstFile(JSON.parse(r.stdout));
   });
 
-  it('an unreadable file is GF_IO (exit 1) without echoing the path', async () => {
+  it('a missing file is refused in a sentence (exit 1) without echoing the path', async () => {
     const c = capture();
     expect(await main(['canonical', 'vectors', '/no/such/secret-dir/v.json', '--json'], c.io)).toBe(1);
-    expect(c.err()).toMatch(/^GF_IO/);
+    expect(c.err()).toMatch(/^GF_VALIDATION: the vector file does not exist/);
     expect(c.err()).not.toContain('secret-dir');
   });
 

@@ -66,4 +66,21 @@ describe('refusal messages say which rule', () => {
     const ok = await gf('ontology', 'adopt', bom, '--mode', 'advisory', '--project', demo, '--idempotency-key', '018f0f4e-7b8c-7000-8000-00000000f102', '--json');
     expect([ok.code, ok.err]).toEqual([0, '']);
   }, 120_000);
+
+  it('every other file a command line names (a participant, a vector file, a file of expected heads) is refused at once when it is a FIFO or missing, in a sentence; nothing waits', async () => {
+    const fifo = path.join(base, 'pipe');
+    execFileSync('mkfifo', [fifo]);
+    const cases: readonly [readonly string[], string][] = [
+      [['publish', '--project', demo, '--family', 'workspace/configuration', '--file', fifo], 'the participant file'],
+      [['canonical', 'vectors', fifo], 'the vector file'],
+      [['chain', 'verify', '--all', '--project', demo, '--expect-head', fifo], 'the file of expected heads'],
+    ];
+    for (const [args, what] of cases) {
+      const r = await runGf(args, 60_000);
+      expect({ args, timedOut: r.timedOut, code: r.code }).toEqual({ args, timedOut: false, code: 1 });
+      expect(r.err).toMatch(new RegExp(`^GF_VALIDATION: ${what} is a FIFO \\(named pipe\\), not a regular file`, 'm'));
+    }
+    const missing = await gf('publish', '--project', demo, '--family', 'workspace/configuration', '--file', path.join(base, 'nowhere.arrow'));
+    expect(missing.err).toMatch(/^GF_VALIDATION: the participant file does not exist/m);
+  }, 200_000);
 });
