@@ -1,8 +1,7 @@
 // `gf canonical vectors FILE`: read the file, dispatch `canonical.vectors`, format.
 import { readUserFileOrRefuse } from './user-file';
-import { MAX_VECTOR_FILE_CHARS } from '../contract/operations';
+import { MAX_VECTOR_FILE_CHARS, type VectorResultEntry } from '../contract/maintenance';
 import type { Command } from 'commander';
-import type { VectorResultEntry } from '../contract/maintenance';
 import type { CliIo } from './io';
 import { cliEngine } from './lazy-engine';
 import { formatOf, withOutputOptions, type OutputFlags } from './output-options';

@@ -3,8 +3,7 @@
 import { readUserFileOrRefuse } from './user-file';
 import type { Command } from 'commander';
 import { DEMO_DEFAULT_RECORDS, DEMO_DEFAULT_SEED } from '../contract/demo';
-import { PARTICIPANT_LIMITS } from '../contract/operations';
-import type { DemoCreated, PublishReceipt } from '../contract/maintenance';
+import { PARTICIPANT_LIMITS, type DemoCreated, type PublishReceipt } from '../contract/maintenance';
 import { GfError } from '../errors';
 import type { CliIo } from './io';
 import { cliEngine } from './lazy-engine';

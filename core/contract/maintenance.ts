@@ -92,3 +92,17 @@ export interface DoctorReport {
   /** With `repair: true`: the anomalies found before the repair that it resolved (empty otherwise). */
   readonly repaired: readonly DoctorAnomaly[];
 }
+
+/**
+ * Bounds of one participant as `project.publish` (and every publication) accepts it, declared once.
+ *
+ * `bytes`: its whole size (256 MiB). `arrowMetadataBytes`: the UTF-8 bytes of
+ * every key and value of the Arrow metadata the file reader decodes (the
+ * schema's, each field's, each message's): a participant's meaning is its
+ * rows, so free-form metadata is small; more is refused (`GF_RESOURCE_LIMIT`)
+ * before anything is stored.
+ */
+export const PARTICIPANT_LIMITS = { bytes: 256 * 1024 * 1024, arrowMetadataBytes: 64 * 1024 } as const;
+
+/** A golden-vector file's text (`canonical.vectors`): at most 16 Mi characters. */
+export const MAX_VECTOR_FILE_CHARS = 16 * 1024 * 1024;

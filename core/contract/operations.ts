@@ -9,7 +9,9 @@ import type { ArrowRow, ArrowSchemaName, RecordRow } from './results';
 import { THREAD_ID_MAX_CHARS, THREAD_PAGE_LIMITS, type LaunchThreadSources, type ThreadDiff, type ThreadHealth, type ThreadHistoryRow, type ThreadListRow, type ThreadPage, type ThreadNamespaces, type ThreadPrunePreview, type ThreadPruneReceipt, type ThreadRestoreReceipt, type ThreadState, THREAD_PRUNE_KEEP_MAX } from './threads';
 import { WORKFLOW_ID_PATTERN, type EvidenceGeneration } from './chain';
 import { DEMO_MAX_RECORDS, DEMO_MAX_SEED, DEMO_MIN_RECORDS } from './demo';
-import type { ChainRowEntry, DemoCreated, DoctorReport, PublishReceipt, VectorResultEntry } from './maintenance';
+import { MAX_VECTOR_FILE_CHARS, PARTICIPANT_LIMITS, type ChainRowEntry, type DemoCreated, type DoctorReport, type PublishReceipt, type VectorResultEntry } from './maintenance';
+
+export { MAX_VECTOR_FILE_CHARS, PARTICIPANT_LIMITS };
 import { GRAPH_FAMILIES, GRAPH_LIMITS } from './graph';
 import { ADOPT_MODES, ONTOLOGY_INPUT_LIMITS, ONTOLOGY_SOURCE_FORMATS } from './workspace';
 import { DISPLAY_NAME_MAX_CHARS, displayNameRefusal, type ActorBook, type ActorIdentity } from './actor';
@@ -131,20 +133,8 @@ const workflowIdSchema = z.string().regex(WORKFLOW_ID_PATTERN);
 const familyPartSchema = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/);
 /** Base64 text (standard alphabet, padded). */
 const BASE64_PATTERN = /^[A-Za-z0-9+/]*={0,2}$/;
-/**
- * Bounds of one participant as `project.publish` (and every publication) accepts it, declared once.
- *
- * `bytes`: its whole size (256 MiB). `arrowMetadataBytes`: the UTF-8 bytes of
- * every key and value of the Arrow metadata the file reader decodes (the
- * schema's, each field's, each message's): a participant's meaning is its
- * rows, so free-form metadata is small; more is refused (`GF_RESOURCE_LIMIT`)
- * before anything is stored.
- */
-export const PARTICIPANT_LIMITS = { bytes: 256 * 1024 * 1024, arrowMetadataBytes: 64 * 1024 } as const;
 /** One participant's bytes as base64: at most `PARTICIPANT_LIMITS.bytes` of bytes. */
 const MAX_PARTICIPANT_BASE64_CHARS = Math.ceil(PARTICIPANT_LIMITS.bytes / 3) * 4;
-/** A golden-vector file's text (`canonical.vectors`): at most 16 Mi characters. */
-export const MAX_VECTOR_FILE_CHARS = 16 * 1024 * 1024;
 // ---- end c20
 const identifierSchema = z.string().regex(/^[a-z][a-z0-9_-]{0,127}$/);
 /** A declared field name of a record family. */
