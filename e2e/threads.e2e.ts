@@ -122,7 +122,8 @@ describe('Agent threads (issue 17, Chromium)', () => {
     const thread = (await call('threads.list', { source: source() })).rows.find((r) => r.interrupted)!.thread_id;
     const before = (await call('threads.history', { source: source(), thread_id: thread })).rows;
     const target = before[2]!;
-    await gridRows('thread-history').filter({ has: page.locator(`time[datetime="${exactUtc(target.time)}"]`) }).click();
+    // By its checkpoint id: two checkpoints written in the same millisecond share a time.
+    await gridRows('thread-history').filter({ has: page.locator(`[data-col="checkpoint_id"][title="${target.checkpoint_id}"]`) }).click();
     const preview = await call('threads.diff', { source: source(), thread_id: thread, from: 'HEAD', to: target.checkpoint_id });
     await page.getByTestId('restore-preview-total').waitFor();
     expect(await page.getByTestId('restore-preview-total').textContent()).toContain(preview.total_changes.toLocaleString('en-US'));
