@@ -91,9 +91,9 @@ export function notRegularFile(path: string, options: RegularFileOptions): NotRe
   return null;
 }
 
-/** The bytes of a regular file a user named, at most `maxBytes` (`too_large` beyond), or why it is not one; never blocks. */
-export function readUserFile(path: string, maxBytes: number): { readonly ok: true; readonly bytes: Buffer } | { readonly ok: false; readonly problem: NotRegularFile | 'too_large' } {
-  const opened = openRegularFile(path, { followLinks: true });
+/** The bytes of a regular file (a user's, following links by default), at most `maxBytes` (`too_large` beyond), or why it is not one; never blocks. */
+export function readUserFile(path: string, maxBytes: number, options: RegularFileOptions = { followLinks: true }): { readonly ok: true; readonly bytes: Buffer } | { readonly ok: false; readonly problem: NotRegularFile | 'too_large' } {
+  const opened = openRegularFile(path, options);
   if (!opened.ok) return { ok: false, problem: opened.problem };
   try {
     if (opened.st.size > maxBytes) return { ok: false, problem: 'too_large' };

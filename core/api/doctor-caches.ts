@@ -11,6 +11,7 @@ import { recordSetEntryValue } from '../diff/record-set';
 import { TOKEN_SECRET_BYTES } from '../diff/page-token';
 import type { Anomaly } from '../project/doctor';
 import { LAYOUT } from '../project/layout';
+import { readUserFile } from '../regular-file';
 
 const REMEDY = 'a derived cache entry gf rebuilds when needed: safe to delete (`gf doctor --repair`, or by hand)';
 const HEX64 = '[0-9a-f]{64}';
@@ -24,20 +25,8 @@ function leftoverEntry(rel: string, problem: string): Anomaly {
 
 /** The bytes of a regular file (never through a link, never waiting on a FIFO); undefined otherwise. */
 function readRegular(abs: string): Buffer | undefined {
-  let fd: number;
-  try {
-    fd = fs.openSync(abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
-  } catch {
-    return undefined;
-  }
-  try {
-    const st = fs.fstatSync(fd);
-    if (!st.isFile() || st.size > READ_MAX) return undefined;
-    const buf = Buffer.alloc(st.size);
-    return fs.readSync(fd, buf, 0, st.size, 0) === st.size ? buf : undefined;
-  } finally {
-    fs.closeSync(fd);
-  }
+  const read = readUserFile(abs, READ_MAX, { followLinks: false });
+  return read.ok ? read.bytes : undefined;
 }
 
 function entries(root: string, rel: string): fs.Dirent[] {
@@ -59,6 +48,23 @@ function shapeProblem(ent: fs.Dirent, name: RegExp, what: string): string | unde
   return undefined;
 }
 
+/** Entries of a cache of `<key>.<ext>` files that are not sound: `sound` checks a file's bytes under its key. */
+function keyedEntries(root: string, dir: string, ext: string, what: string, sound: (bytes: Buffer, key: string) => boolean): Anomaly[] {
+  const out: Anomaly[] = [];
+  const name = new RegExp(`^(${HEX64})\\.${ext}$`);
+  for (const ent of entries(root, dir)) {
+    const rel = `${dir}/${ent.name}`;
+    const shape = shapeProblem(ent, name, what);
+    if (shape !== undefined) {
+      out.push(leftoverEntry(rel, shape));
+      continue;
+    }
+    const bytes = readRegular(path.join(root, ...rel.split('/')));
+    if (bytes === undefined || !sound(bytes, (name.exec(ent.name) as RegExpExecArray)[1] as string)) out.push(leftoverEntry(rel, `${what} that does not verify (torn, edited, or stored under another key)`));
+  }
+  return out;
+}
+
 /** Every leftover entry of the derived caches, with its path and why. */
 export function cacheAnomalies(root: string): Anomaly[] {
   const out: Anomaly[] = [];
@@ -71,29 +77,8 @@ export function cacheAnomalies(root: string): Anomaly[] {
       out.push(leftoverEntry(rel, 'validation record that does not verify (torn, edited, or naming another manifest)'));
     }
   }
-  const index = new RegExp(`^(${HEX64})\\.idx$`);
-  for (const ent of entries(root, LAYOUT.indexCache)) {
-    const rel = `${LAYOUT.indexCache}/${ent.name}`;
-    const shape = shapeProblem(ent, index, 'record index');
-    if (shape !== undefined) out.push(leftoverEntry(rel, shape));
-    else {
-      const bytes = readRegular(path.join(root, ...rel.split('/')));
-      if (bytes === undefined || !isSoundRecordIndexFile(bytes, (index.exec(ent.name) as RegExpExecArray)[1] as string)) out.push(leftoverEntry(rel, 'record index that does not verify (torn, edited, or stored under another key)'));
-    }
-  }
-  const recordSet = new RegExp(`^(${HEX64})\\.fp$`);
-  for (const ent of entries(root, LAYOUT.recordSetCache)) {
-    const rel = `${LAYOUT.recordSetCache}/${ent.name}`;
-    const shape = shapeProblem(ent, recordSet, 'record-set fingerprint');
-    if (shape !== undefined) out.push(leftoverEntry(rel, shape));
-    else {
-      const bytes = readRegular(path.join(root, ...rel.split('/')));
-      const key = (recordSet.exec(ent.name) as RegExpExecArray)[1] as string;
-      if (bytes === undefined || recordSetEntryValue(bytes, key) === undefined) {
-        out.push(leftoverEntry(rel, 'record-set fingerprint that does not verify (torn, edited, or stored under another key)'));
-      }
-    }
-  }
+  out.push(...keyedEntries(root, LAYOUT.indexCache, 'idx', 'record index', isSoundRecordIndexFile));
+  out.push(...keyedEntries(root, LAYOUT.recordSetCache, 'fp', 'record-set fingerprint', (bytes, key) => recordSetEntryValue(bytes, key) !== undefined));
   const change = new RegExp(`^(${HEX64})\\.(arrow|sha256)$`);
   const changes = entries(root, LAYOUT.diffChanges);
   const names = new Set(changes.map((e) => e.name));
