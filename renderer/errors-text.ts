@@ -1,5 +1,5 @@
 // What to do about an engine error, by its stable code (a GF_* code or a chain error id).
-import { errorCodeOf, serverUnreachable } from '../core/contract/errors';
+import { errorCodeOf, serverUnreachable, type ErrorCode } from '../core/contract/errors';
 
 /** An error as the UI shows it: code, message and a next step. */
 export interface ShownError {
@@ -8,7 +8,8 @@ export interface ShownError {
   readonly action: string;
 }
 
-const ACTIONS: Readonly<Record<string, string>> = {
+/** A next step for every code an operation can fail with: a total record, so a new code fails the build until it has one. */
+const ACTIONS: Readonly<Record<ErrorCode, string>> = {
   GF_PROJECT_CORRUPT: 'The workspace files are damaged. Restore the folder from a backup, or open another workspace.',
   GF_UNSUPPORTED_PROJECT_FORMAT: 'This workspace was written by an unsupported version. Open it with a matching Checkpoint Studio version.',
   GF_PROJECT_UNINITIALIZED: 'The folder has no published generation yet. Publish one with gf publish, or open another workspace.',
@@ -32,11 +33,35 @@ const ACTIONS: Readonly<Record<string, string>> = {
   GF_IDEMPOTENCY_CONFLICT: 'The same request id was used for a different request. Start again.',
   GF_RESOURCE_LIMIT: 'The request is too large. Narrow the scope.',
   GF_CHAIN_STORE: 'The ledger store could not be read. Check the workspace chain folder.',
+  GF_CANONICAL_ARROW_TYPE: 'The records use an Arrow type the canonical format does not allow. Convert the column, then publish again.',
+  GF_CANONICAL_ENCODING: 'A value is not in the canonical encoding. Correct the record, then publish again.',
+  GF_CANONICAL_LIMIT: 'A value exceeds a canonical-format limit. Shorten it, then publish again.',
+  GF_CANONICAL_NULLABILITY: 'A required field is empty. Fill it in, then publish again.',
+  GF_CANONICAL_TEMPORAL: 'A time value is not a valid UTC timestamp. Correct it, then publish again.',
+  GF_CANONICAL_UTF8: 'A text value is not valid UTF-8. Correct it, then publish again.',
+  GF_CANONICAL_DOMAIN: 'The fingerprint domain is not one this version knows. Check the record family and version.',
+  GF_READ_ONLY_VIEW: 'A checkpoint view is read-only. Make the change on the current workspace instead.',
+  GF_SCHEMA_MISMATCH: 'The two sides hold different versions of a record family and cannot be compared record by record. Compare checkpoints of the same version.',
+  GF_TRANSACTION_FAILED: 'The change did not complete and nothing was published. Check the workspace with gf doctor, then retry.',
+  GF_CHECKPOINT_UNREADABLE: 'This stored LangGraph value cannot be read by this version. The message names the value; the rest of the thread is still readable.',
+  'workflows.checkpoint_payload_too_large': 'The ledger event is larger than the store allows. Record a smaller payload.',
+  'workflows.checkpoint_boundary_violation': 'Only an event at a semantic boundary of the workflow can be a checkpoint. Append it at its boundary.',
+  'workflows.illegal_transition': 'This transition is not allowed from the workflow\'s current state.',
+  'workflows.invalid_transition_event': 'The transition event is not well formed. Correct it and append again.',
+  'workflows.invalid_workflow_id': 'A workflow id is 1 to 128 letters, digits, dots, colons, dashes or underscores. Correct the id.',
+  'workflows.checkpoint_chain_mismatch': 'The ledger\'s hash chain is broken: a row does not follow the one before. Restore the ledger from a backup.',
+  'workflows.checkpoint_torn_write': 'The ledger ends with a partly written row. Restore the chain folder from a backup; rows before it are intact.',
+  'workflows.duplicate_transition_id': 'A transition with this id is already in the ledger; nothing was appended.',
   'workflows.workflow_not_found': 'This workspace has no ledger for that workflow. Refresh the ledgers.',
   'workflows.checkpoint_head_unexpected': 'The ledger ends at a different head than expected: it may have been truncated.',
   'workflows.checkpoint_store_corrupt': 'The ledger store holds rows it cannot have written. Restore the chain folder from a backup.',
   'workflows.checkpoint_store_closed': 'The ledger store was closed. Reopen the workspace.',
 };
+
+/** The next step the UI shows for one error code. */
+export function actionFor(code: ErrorCode): string {
+  return ACTIONS[code];
+}
 
 /**
  * Converts anything thrown by `invoke` into what the UI shows.
@@ -49,12 +74,12 @@ const ACTIONS: Readonly<Record<string, string>> = {
 export function showError(e: unknown): ShownError {
   const code = errorCodeOf(e);
   if (code !== null) {
-    const message = e instanceof Error ? e.message.replace(/^(GF_[A-Z_]+|workflows\.[a-z_]+): /, '') : 'unexpected failure';
-    return { code, message, action: ACTIONS[code] ?? 'Try again, or open another workspace.' };
+    const message = e instanceof Error ? e.message.replace(/^(GF_[A-Z0-9_]+|workflows\.[a-z_]+): /, '') : 'unexpected failure';
+    return { code, message, action: ACTIONS[code] };
   }
   if (e instanceof TypeError) {
     const lost = serverUnreachable();
-    return { code: lost.code, message: 'Lost connection to the Checkpoint Studio server', action: ACTIONS[lost.code] ?? 'Reload.' };
+    return { code: lost.code, message: 'Lost connection to the Checkpoint Studio server', action: ACTIONS[lost.code] };
   }
-  return { code: 'GF_INTERNAL', message: 'unexpected failure', action: ACTIONS['GF_INTERNAL'] ?? 'Try again.' };
+  return { code: 'GF_INTERNAL', message: 'unexpected failure', action: ACTIONS.GF_INTERNAL };
 }

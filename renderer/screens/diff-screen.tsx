@@ -3,7 +3,7 @@
 // that expand inline to every field before and after with the changed cells
 // highlighted (several at once), copy buttons, progress + Cancel, export.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { DIFF_SCOPES, type DiffScope, type OperationInput, type RecordChangeEntry, type RecordJson, type Row } from '../../core/contract/operations';
+import { DIFF_SCOPES, type DiffScope, type Row } from '../../core/contract/operations';
 import {
   CURRENT_SELECTOR,
   DIFF_SEARCH_MAX_CHARS,
@@ -12,20 +12,16 @@ import {
   changedFieldList,
   diffScopeOfParticipant,
   parseDisplay,
-  type DiffStatFamily,
   type DiffStatResult,
   type DisplayValues,
   type RecordChangeKind,
 } from '../../core/contract/diff';
-import { microsTextIso } from '../../core/contract/time';
 import { decodeArrow } from '../arrow-rows';
 import { ErrorBox } from '../components/error-box';
 import { VirtualGrid, type GridColumn } from '../components/virtual-grid';
-import { showError, type ShownError } from '../errors-text';
 import { invoke } from '../invoke';
 import { fetchAllPages, useQuery, withOperation } from '../hooks';
 import { formatCount, middleTruncate } from '../format';
-import { CopyButton } from '../components/copy-button';
 
 export { middleTruncate } from '../format';
 import { usePaged } from '../paged';
@@ -33,6 +29,8 @@ import { useShallow } from 'zustand/react/shallow';
 import { useStudio } from '../store';
 import { ExportAllRecords, concatArrow, download, toCsv } from './diff-export';
 import { DiffGraphPanel, type RecordDiffJump } from '../pictures/diff-graph';
+import { dropNulls, familyKeyOf, familyParam, filterParams, filterRequest, filteredTotal, linkedFilter, linkedPair, pairParams, type RecordFilter } from './diff-link';
+import { RecordExpansion, recordDiffRequest, recordId, type FamilyTarget, type RecordRow } from './diff-record';
 
 const CURRENT = CURRENT_SELECTOR;
 const SUMMARY_PAGE = 1000;
@@ -43,8 +41,9 @@ const CHANGE_KINDS = RECORD_CHANGE_KINDS;
 type ChangeKind = RecordChangeKind;
 /** A summary row (`checkpoint_summary_diff@1`). */
 type SummaryRow = Row<'checkpoints.diff', 'checkpoint_summary_diff@1'>;
-/** A record-diff row with display values, row number and total (`checkpoint_record_diff_display@1`). */
-type RecordRow = Row<'checkpoints.diff', 'checkpoint_record_diff_display@1'>;
+
+/** The pair a diff compares. */
+type Pair = { readonly from: string; readonly to: string; readonly scope: DiffScope };
 
 /** One compared pair: the summary rows and the engine's exact statistics. */
 interface Compared {
@@ -56,8 +55,6 @@ interface Compared {
   readonly stat: DiffStatResult;
 }
 
-/** A family's key in the summary and the statistics. */
-const familyKeyOf = (f: { readonly capability_id: string | null; readonly record_family_id: string | null }): string => `${f.capability_id ?? ''}/${f.record_family_id ?? ''}`;
 
 function summaryColumns(stat: DiffStatResult): readonly GridColumn<SummaryRow>[] {
   const byKey = new Map(stat.families.map((f) => [familyKeyOf(f), f]));
@@ -81,66 +78,8 @@ function summaryColumns(stat: DiffStatResult): readonly GridColumn<SummaryRow>[]
 }
 
 /** The endpoints and the family of a record-diff request. */
-export interface FamilyTarget {
-  readonly project: string;
-  readonly from: string;
-  readonly to: string;
-  readonly family: Pick<SummaryRow, 'scope' | 'capability_id' | 'record_family_id'>;
-}
 
-/** One page of a family's record diff, as the contract takes it (the scope derived from the family's declared scope). */
-export function recordDiffRequest(t: FamilyTarget, page: { readonly limit: number; readonly after: string | null; readonly operation_id: string }): OperationInput<'checkpoints.diff'> {
-  return {
-    project: t.project,
-    from: t.from,
-    to: t.to,
-    scope: diffScopeOfParticipant(t.family.scope ?? ''),
-    detail: 'records',
-    limit: page.limit,
-    after: page.after,
-    record_family_id: t.family.record_family_id ?? '',
-    capability_id: t.family.capability_id ?? '',
-    operation_id: page.operation_id,
-  };
-}
 
-/** A family's key in a deep link (`capability/record_family`, as the summary keys it). */
-const familyParam = (r: Pick<SummaryRow, 'capability_id' | 'record_family_id'>): string => familyKeyOf(r);
-
-/** The compared pair a diff link names (`from`, `to`, `scope`), or null when it names none. */
-export function linkedPair(params: Readonly<Record<string, string>>): { readonly from: string; readonly to: string; readonly scope: DiffScope } | null {
-  const from = params['from'];
-  const to = params['to'];
-  if (from === undefined || to === undefined) return null;
-  const s = params['scope'];
-  return { from, to, scope: s !== undefined && (DIFF_SCOPES as readonly string[]).includes(s) ? (s as DiffScope) : 'all' };
-}
-
-/** The link parameters of a compared pair (scope `all` left out). */
-export function pairParams(pair: { readonly from: string; readonly to: string; readonly scope: DiffScope }): Record<string, string> {
-  return { from: pair.from, to: pair.to, ...(pair.scope === 'all' ? {} : { scope: pair.scope }) };
-}
-
-/** The record filter and position a diff link holds (`kinds`, `field`, `q`, `row`); defaults for what it omits or garbles. */
-export function linkedFilter(params: Readonly<Record<string, string>>): { readonly filter: RecordFilter; readonly position: number } {
-  const k = params['kinds'];
-  const kinds = k === undefined ? CHANGE_KINDS : CHANGE_KINDS.filter((x) => k.split(',').includes(x));
-  const row = Number(params['row'] ?? '1');
-  return {
-    filter: { kinds: kinds.length === 0 ? CHANGE_KINDS : kinds, field: params['field'] ?? null, search: params['q'] ?? null },
-    position: Number.isSafeInteger(row) && row >= 1 ? row - 1 : 0,
-  };
-}
-
-/** The link parameters of a record filter and position (defaults omitted, so a plain family link stays short). */
-export function filterParams(filter: RecordFilter, position: number): Record<string, string | null> {
-  return {
-    kinds: filter.kinds.length === CHANGE_KINDS.length ? null : filter.kinds.join(','),
-    field: filter.field,
-    q: filter.search,
-    row: position === 0 ? null : String(position + 1),
-  };
-}
 
 /** The diff screen. Its link holds the compared pair, the family and its filter: a reload, bookmark or second tab reopens the same diff. */
 export function DiffScreen() {
@@ -152,60 +91,53 @@ export function DiffScreen() {
   const [from, setFrom] = useState(linked?.from ?? names[0] ?? CURRENT);
   const [to, setTo] = useState(linked?.to ?? CURRENT);
   const [scope, setScope] = useState<DiffScope>(linked?.scope ?? 'all');
-  const [running, setRunning] = useState(false);
-  const [compared, setCompared] = useState<Compared | null>(null);
-  const [error, setError] = useState<ShownError | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [family, setFamily] = useState<SummaryRow | null>(null);
   /** Bumped by each jump from the graph of the changes, so the record diff reopens at the row even in the same family. */
   const [jumps, setJumps] = useState(0);
   /** The graph of the changes is drawn on request: a WebGL picture and its layout cost more than the tables a reviewer reads first. */
   const [showGraph, setShowGraph] = useState(false);
-  // The renderer's one cancellation idiom: aborting stops both requests in flight (withOperation tells the engine).
-  const controller = useRef<AbortController | null>(null);
-  useEffect(() => () => controller.current?.abort(), []);
   // The pair last asked for (by Compare or by the link): the link is followed only when it names another one.
   const requested = useRef<string | null>(null);
+  /** The comparison asked for; each ask has its own run number, so pressing Compare again on the same pair runs it again. */
+  const [asked, setAsked] = useState<{ readonly pair: Pair; readonly family: string | null; readonly run: number } | null>(null);
+  const runs = useRef(0);
 
-  const compare = async (pair: { readonly from: string; readonly to: string; readonly scope: DiffScope }, linkedFamily: string | null = null) => {
-    if (workspace === null) return;
-    const { from, to, scope } = pair;
-    requested.current = JSON.stringify([from, to, scope]);
-    controller.current?.abort();
-    const c = new AbortController();
-    controller.current = c;
-    setRunning(true);
-    setCompared(null);
+  // The summary and the exact statistics together, through the renderer's one query idiom: a new ask, Cancel or leaving the
+  // screen aborts both requests in flight (withOperation tells the engine), and a cancelled or failed diff shows nothing partial.
+  const project = workspace?.project ?? null;
+  const query = useQuery<Compared>(project === null || asked === null ? null : JSON.stringify([project, asked.pair.from, asked.pair.to, asked.pair.scope, asked.run]), async (signal) => {
+    // Runs only under a key, which exists only when both are set.
+    const { from, to, scope } = asked?.pair ?? { from: CURRENT, to: CURRENT, scope: 'all' as const };
+    const on = project ?? '';
+    const [results, stat] = await Promise.all([
+      fetchAllPages(
+        (after) => withOperation(signal, (id) => invoke('checkpoints.diff', { project: on, from, to, scope, detail: 'summary', limit: SUMMARY_PAGE, after, operation_id: id })),
+        { maxPages: MAX_SUMMARY_PAGES, signal },
+      ),
+      withOperation(signal, (id) => invoke('checkpoints.diff_stat', { project: on, from, to, scope, operation_id: id })),
+    ]);
+    const rows = results.flatMap((page) => decodeArrow(page.bytes, 'checkpoints.diff', 'checkpoint_summary_diff@1').rows);
+    return { from, to, scope, rows, pages: results.map((page) => page.bytes), stat };
+  });
+  const compared = query.data;
+  const running = query.loading;
+  const cancelledByEngine = query.error?.code === 'GF_CANCELLED';
+  const error = cancelledByEngine ? null : query.error;
+  const shownNotice = cancelledByEngine ? 'Diff cancelled. No result is shown.' : notice;
+
+  // A link's family opens once its summary is here (a family the diff does not have is ignored).
+  const linkedFamily = asked?.family ?? null;
+  useEffect(() => {
+    if (compared !== null && linkedFamily !== null) setFamily(compared.rows.find((r) => familyParam(r) === linkedFamily) ?? null);
+  }, [compared]);
+
+  const compare = (pair: Pair, withFamily: string | null = null) => {
+    requested.current = JSON.stringify([pair.from, pair.to, pair.scope]);
+    runs.current += 1;
+    setAsked({ pair, family: withFamily, run: runs.current });
     setFamily(null);
-    setError(null);
     setNotice(null);
-    const project = workspace.project;
-    try {
-      // The summary and the exact statistics together: the chips show exact totals from the first paint.
-      const [results, stat] = await Promise.all([
-        fetchAllPages(
-          (after) => withOperation(c.signal, (id) => invoke('checkpoints.diff', { project, from, to, scope, detail: 'summary', limit: SUMMARY_PAGE, after, operation_id: id })),
-          { maxPages: MAX_SUMMARY_PAGES, signal: c.signal },
-        ),
-        withOperation(c.signal, (id) => invoke('checkpoints.diff_stat', { project, from, to, scope, operation_id: id })),
-      ]);
-      if (c.signal.aborted) return;
-      const rows = results.flatMap((page) => decodeArrow(page.bytes, 'checkpoints.diff', 'checkpoint_summary_diff@1').rows);
-      // Shown only once complete: a cancelled or failed diff shows nothing partial.
-      setCompared({ from, to, scope, rows, pages: results.map((page) => page.bytes), stat });
-      // A link's family opens once its summary is here (a family the diff does not have is ignored).
-      if (linkedFamily !== null) setFamily(rows.find((r) => familyParam(r) === linkedFamily) ?? null);
-    } catch (e) {
-      if (c.signal.aborted) return;
-      const shown = showError(e);
-      if (shown.code === 'GF_CANCELLED') setNotice('Diff cancelled. No result is shown.');
-      else setError(shown);
-    } finally {
-      if (controller.current === c) {
-        controller.current = null;
-        setRunning(false);
-      }
-    }
   };
 
   // A link (boot, History's "Diff with …", the revert receipt, back/forward) that names a pair other than the one asked for opens it.
@@ -215,14 +147,14 @@ export function DiffScreen() {
     setFrom(linked.from);
     setTo(linked.to);
     setScope(linked.scope);
-    void compare(linked, params['family'] ?? null);
+    compare(linked, params['family'] ?? null);
     // Keyed on the link's pair alone: a family or filter change in the same diff is written by this screen, not followed.
   }, [linkedKey]);
 
   /** Compare pressed: the pair goes into the link (a new history entry) and runs. */
   const compareChosen = () => {
     setRoute({ screen: 'diff', params: pairParams({ from, to, scope }) });
-    void compare({ from, to, scope });
+    compare({ from, to, scope });
   };
 
   /** A summary row opened: it becomes the link's family (the filter starts afresh). */
@@ -232,11 +164,8 @@ export function DiffScreen() {
   };
 
   const cancel = () => {
-    if (controller.current === null) return;
-    controller.current.abort();
-    controller.current = null;
-    setRunning(false);
-    setCompared(null);
+    if (!running) return;
+    query.cancel();
     setNotice('Diff cancelled. No result is shown.');
   };
 
@@ -278,7 +207,7 @@ export function DiffScreen() {
           <button type="button" onClick={cancel} data-testid="diff-cancel">Cancel</button>
         </div>
       )}
-      {notice !== null && <p className="notice" role="status" data-testid="diff-notice">{notice}</p>}
+      {shownNotice !== null && <p className="notice" role="status" data-testid="diff-notice">{shownNotice}</p>}
       {error !== null && <ErrorBox error={error} testId="diff-error" />}
       {compared !== null && (
         <div className="stack" data-testid="diff-result">
@@ -357,8 +286,6 @@ const SUMMARY_COLUMNS_ALL = (): readonly string[] => SUMMARY_DIFF_COLUMNS;
 /** A record-diff row's key: its identity (one row per record and kind). */
 const recordKey = (r: RecordRow): string => `${r.record_identity_fingerprint ?? ''}/${r.change_kind ?? ''}`;
 
-/** The id a person copies for a record: its record UUID, or (families without one) its identity fingerprint. */
-const recordId = (r: RecordRow): string => r.record_uuid ?? r.record_identity_fingerprint ?? '';
 
 /** Each row's display values, parsed once. */
 const displayCache = new WeakMap<RecordRow, DisplayValues>();
@@ -421,44 +348,10 @@ function recordColumns(displayFields: readonly string[], expanded: ReadonlySet<s
   return [change, ...display, changed, id, ...(technical ? TECHNICAL_COLUMNS : [])];
 }
 
-/** What the engine filters a family's change list by (page tokens are bound to it). */
-export interface RecordFilter {
-  readonly kinds: readonly ChangeKind[];
-  /** Only modified records in which this field changed. */
-  readonly field: string | null;
-  /** Record-id prefix or display-text substring. */
-  readonly search: string | null;
-}
-
-/**
- * Rows of the change list a filter selects, from the exact statistics; null
- * when only the engine's walk can tell (a search).
- */
-export function filteredTotal(stat: Pick<DiffStatFamily, 'added' | 'removed' | 'modified' | 'changed_cells'> | null, filter: RecordFilter): number | null {
-  if (stat === null || filter.search !== null) return null;
-  if (filter.field !== null) return filter.kinds.includes('modified') ? (stat.changed_cells.find((c) => c.field === filter.field)?.records ?? 0) : 0;
-  return filter.kinds.reduce((n, k) => n + stat[k], 0);
-}
-
-/** The engine-side filter fields of a record-diff request (none for the whole list). */
-export function filterRequest(filter: RecordFilter): Pick<OperationInput<'checkpoints.diff'>, 'change_kinds' | 'changed_field' | 'search'> {
-  return {
-    ...(filter.kinds.length === CHANGE_KINDS.length ? {} : { change_kinds: [...filter.kinds] }),
-    ...(filter.field === null ? {} : { changed_field: filter.field }),
-    ...(filter.search === null ? {} : { search: filter.search }),
-  };
-}
-
 const NO_KEYS: ReadonlySet<string> = new Set();
 
 const NO_PARAMS: Readonly<Record<string, string>> = {};
 
-/** Link parameters with the removed ones (null) left out. */
-function dropNulls(changes: Readonly<Record<string, string | null>>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(changes)) if (v !== null) out[k] = v;
-  return out;
-}
 
 /**
  * A family's record changes. `initial` is the filter and position a link
@@ -674,115 +567,3 @@ function RecordDiff({ project, compared, family, initial, onLink }: {
   );
 }
 
-/** UTC microseconds (decimal text) as ISO 8601 with six fraction digits (the contract's one formatter). */
-const microsIso = (text: string): string => microsTextIso(text) ?? text;
-
-/** A JSON record value as shown (timestamps as ISO 8601). */
-const shownValue = (v: string | number | boolean | null | undefined, timestamp: boolean): string =>
-  v === null || v === undefined ? '—' : timestamp ? microsIso(String(v)) : String(v);
-
-/** One field of a record change as shown: its value before and after, and whether it changed. */
-export interface FieldLine {
-  readonly field: string;
-  readonly before: string;
-  readonly after: string;
-  readonly changed: boolean;
-}
-
-/**
- * Every field of a record change in schema order (the fields of either
- * version), with display values and the engine's changed flag: a modified
- * record marks exactly `changed_fields`; an added or removed record marks none
- * (it has one side only).
- */
-export function fieldLines(entry: Pick<RecordChangeEntry, 'change_kind' | 'from' | 'to' | 'changed_fields' | 'timestamp_fields'>): readonly FieldLine[] {
-  const names: string[] = [];
-  for (const side of [entry.from, entry.to]) for (const f of Object.keys(side ?? {})) if (!names.includes(f)) names.push(f);
-  const changed = new Set(entry.change_kind === 'modified' ? entry.changed_fields : []);
-  return names.map((f) => {
-    const ts = entry.timestamp_fields.includes(f);
-    return { field: f, before: shownValue(entry.from?.[f], ts), after: shownValue(entry.to?.[f], ts), changed: changed.has(f) };
-  });
-}
-
-/** A record as shown (timestamps ISO 8601), for "Copy row as JSON". */
-function shownRecord(rec: RecordJson | null, timestamps: readonly string[]): Record<string, string | number | boolean | null> | null {
-  if (rec === null) return null;
-  const out: Record<string, string | number | boolean | null> = {};
-  for (const [k, v] of Object.entries(rec)) out[k] = v !== null && timestamps.includes(k) ? microsIso(String(v)) : v;
-  return out;
-}
-
-/** The JSON a "Copy row as JSON" button copies: the change, its ids, both versions and the changed fields. */
-export function rowJson(row: RecordRow, entry: RecordChangeEntry | null): string {
-  return JSON.stringify(
-    {
-      change_kind: row.change_kind,
-      record_family_id: row.record_family_id,
-      record_uuid: row.record_uuid,
-      record_identity_fingerprint: row.record_identity_fingerprint,
-      ...(entry === null
-        ? { from_record_fingerprint: row.from_record_fingerprint, to_record_fingerprint: row.to_record_fingerprint }
-        : { changed_fields: entry.changed_fields, from: shownRecord(entry.from, entry.timestamp_fields), to: shownRecord(entry.to, entry.timestamp_fields) }),
-    },
-    null,
-    2,
-  );
-}
-
-/**
- * An expanded record-diff row: every field before and after, changed cells
- * highlighted (and marked for screen readers), with copy buttons. Loads the
- * record's two versions once when expanded.
- */
-function RecordExpansion({ target, row }: { target: FamilyTarget; row: RecordRow }) {
-  const fingerprint = row.record_identity_fingerprint;
-  const uuid = row.record_uuid;
-  const familyId = target.family.record_family_id ?? '';
-  const query = useQuery(fingerprint === null || fingerprint.length !== 64 ? null : `${target.from}|${target.to}|${familyId}|${fingerprint}`, () =>
-    invoke('checkpoints.record_change', {
-      project: target.project,
-      from: target.from,
-      to: target.to,
-      record_family_id: familyId,
-      record_identity_fingerprint: fingerprint ?? '',
-      ...(uuid === null ? {} : { record_uuid: uuid }),
-    }),
-  );
-  const entry = query.data;
-  const error = query.error;
-  const lines = entry === null ? [] : fieldLines(entry);
-  const kind = row.change_kind ?? '';
-  const beforeClass = (l: FieldLine) => (l.changed ? 'mono cell-changed' : kind === 'removed' ? 'mono cell-removed' : 'mono');
-  const afterClass = (l: FieldLine) => (l.changed ? 'mono cell-changed' : kind === 'added' ? 'mono cell-added' : 'mono');
-  return (
-    <div className="record-expansion stack" data-testid="record-expansion">
-      {error !== null && <ErrorBox error={error} testId="record-expansion-error" />}
-      {fingerprint === null && <p className="muted small">This row carries no identity fingerprint, so its values cannot be looked up.</p>}
-      {entry === null && error === null && fingerprint !== null && <p className="muted small" role="status">Loading the record's fields…</p>}
-      {entry !== null && (
-        <table className="fields-table" data-testid="changed-fields">
-          <caption>
-            {kind} record, every field ({target.from} → {target.to}){kind === 'modified' ? `: ${entry.changed_fields.length} changed, highlighted` : ''}
-          </caption>
-          <thead>
-            <tr><th scope="col">field</th><th scope="col">before</th><th scope="col">after</th></tr>
-          </thead>
-          <tbody>
-            {lines.map((l) => (
-              <tr key={l.field} data-field={l.field} data-changed={l.changed ? 'true' : 'false'}>
-                <th scope="row" className="mono">{l.field}{l.changed && <span className="sr-only"> (changed)</span>}</th>
-                <td className={beforeClass(l)}>{l.before}</td>
-                <td className={afterClass(l)}>{l.after}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <div className="actions">
-        <CopyButton label={row.record_uuid === null ? 'Copy identity fingerprint' : 'Copy record id'} text={recordId(row)} testId="copy-id" />
-        <CopyButton label="Copy row as JSON" text={rowJson(row, entry)} testId="copy-json" />
-      </div>
-    </div>
-  );
-}

@@ -5,12 +5,12 @@ import path from 'node:path';
 import type { Table } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFacade } from '../../../../core/api/facade';
-import { fromWireError } from '../../../../core/contract/errors';
+import { ERROR_CODES, fromWireError } from '../../../../core/contract/errors';
 import { decodeHttpResponse, unwrapEnvelope, type Envelope } from '../../../../core/contract/wire';
 import { armIoFaultForTesting } from '../../../../core/project/fs-layer';
 import { openProject } from '../../../../core/project/index';
 import { registryCatalog } from '../../../../core/participants/index';
-import { showError } from '../../../../renderer/errors-text';
+import { actionFor, showError } from '../../../../renderer/errors-text';
 import { buildApiWorkspace } from '../../../support/api-workspace';
 import { putConfig } from '../../../support/project-fixtures';
 
@@ -106,6 +106,16 @@ describe('one error model: every cause its own code and sentence, never GF_IO un
     expect([newer.code, newer.details]).toEqual(['GF_PROTOCOL', { a: 1, wire_code: 'GF_FROM_THE_FUTURE' }]);
     expect(showError(new Error('boom at /home/alice'))).toEqual({ code: 'GF_INTERNAL', message: 'unexpected failure', action: 'This is a defect in Checkpoint Studio. Retry; if it persists, report it.' });
     expect(showError('a string')).toMatchObject({ code: 'GF_INTERNAL' });
+  });
+
+  it('every code an operation can fail with has its own next step, and the UI shows it for that code', () => {
+    const actions = ERROR_CODES.map((code) => actionFor(code));
+    for (const [i, action] of actions.entries()) expect(action, ERROR_CODES[i]).toMatch(/^[A-Z][^]*\.$/);
+    expect(new Set(actions).size).toBe(ERROR_CODES.length);
+    for (const code of ERROR_CODES) {
+      const shown = showError(fromWireError({ code, committed: false, message: `${code}: what happened`, details: {} }));
+      expect([shown.code, shown.message, shown.action]).toEqual([code, 'what happened', actionFor(code)]);
+    }
   });
 
   it('a real I/O failure is still GF_IO (a full disk during a publication), so the code keeps its meaning', async () => {

@@ -3,7 +3,9 @@ import { OPERATIONS } from '../../../../core/contract/operations';
 import { validateFamilyFilter } from '../../../../core/diff/engine';
 import { RECORD_FAMILIES } from '../../../../core/participants/index';
 import { formatRoute, parseRoute } from '../../../../renderer/routes';
-import { fieldLines, filterParams, filterRequest, filteredTotal, linkedFilter, linkedPair, middleTruncate, pairParams, recordDiffRequest } from '../../../../renderer/screens/diff-screen';
+import { middleTruncate } from '../../../../renderer/screens/diff-screen';
+import { filterParams, filterRequest, filteredTotal, linkedFilter, linkedPair, pairParams } from '../../../../renderer/screens/diff-link';
+import { fieldLines, recordDiffRequest } from '../../../../renderer/screens/diff-record';
 
 const OP = '00000000-0000-4000-8000-000000000001';
 const PROJECT = '00000000-0000-4000-8000-000000000002';
