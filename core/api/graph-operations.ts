@@ -2,9 +2,9 @@
 // engine (bounded, paged, cancellable), never by shipping a participant.
 import { GRAPH_LIMITS } from '../contract/graph';
 import { Checkpoints } from '../checkpoints/checkpoints';
-import { DiskChangeCache } from '../diff/change-cache';
+import { DiskChangeCache } from '../diff/changes/change-cache';
 import { checkpointsResolver } from '../diff/project-diff';
-import { parseSelector } from '../diff/diff-checkpoints';
+import { parseSelector } from '../diff/shell';
 import { GfError } from '../errors';
 import { graphElementTable } from '../graph/element-table';
 import { decodeGraphDiffToken, encodeGraphDiffToken, graphDiffPage, type GraphDiffBinding } from '../graph/graph-diff';

@@ -15,14 +15,14 @@ export {
   RECORD_DIFF_SCHEMA,
   SUMMARY_DIFF_SORT,
   RECORD_DIFF_SORT,
-} from './contract';
-export type { DiffScope, DiffDetail, SummaryChangeKind, RecordChangeKind } from './contract';
-export { currentEndpointUuid } from './endpoint';
-export type { DiffEndpoint, LeasedEndpoint, EndpointParticipant } from './endpoint';
-export { DIFF_ADAPTERS, ADAPTER_REFUSALS, adapterOfFamily, adaptersFor, resolveAdapter } from './adapters';
-export type { DiffAdapter, AdapterRefusal } from './adapters';
-export { CANCEL_CHECK_INTERVAL, DIFF_PROGRESS_CHANNEL, checkCancelled, runAsync, runSync } from './cancel';
-export type { DiffEffect, DiffSteps } from './cancel';
+} from './arrow-schemas';
+export type { DiffScope, DiffDetail, SummaryChangeKind, RecordChangeKind } from './arrow-schemas';
+export { currentEndpointUuid } from './plan/endpoint';
+export type { DiffEndpoint, LeasedEndpoint, EndpointParticipant } from './plan/endpoint';
+export { DIFF_ADAPTERS, ADAPTER_REFUSALS, adapterOfFamily, adaptersFor, resolveAdapter } from './plan/adapters';
+export type { DiffAdapter, AdapterRefusal } from './plan/adapters';
+export { CANCEL_CHECK_INTERVAL, DIFF_PROGRESS_CHANNEL, checkCancelled, runAsync, runSync } from './steps';
+export type { DiffEffect, DiffSteps } from './steps';
 export {
   validateDiffParams,
   scopeSelects,
@@ -44,27 +44,27 @@ export {
   checkTokenRequest,
   checkTokenEndpoints,
   snapshotGone,
-} from './page-token';
-export type { TokenEndpoint, TokenState, PagePosition, SummaryPosition, RecordPosition, TokenRequest } from './page-token';
-export { compareRecordKeys, compareFamilyKey, FamilyDiff, MERGE_RUN_ROWS } from './record-diff';
-export type { RecordChange, RecordSortKey, FamilyPair } from './record-diff';
+} from './page/page-token';
+export type { TokenEndpoint, TokenState, PagePosition, SummaryPosition, RecordPosition, TokenRequest } from './page/page-token';
+export { compareRecordKeys, compareFamilyKey, FamilyDiff, MERGE_RUN_ROWS } from './merge/family-diff';
+export type { RecordChange, RecordSortKey, FamilyPair } from './merge/family-diff';
 export { RowFingerprinter, rowFingerprinter } from '../canonical/row-fingerprints';
 export type { RowHasher } from '../canonical/row-fingerprints';
-export { ChangeList, KIND_ADDED, KIND_MODIFIED, KIND_REMOVED, changeColumns } from './change-list';
-export type { ChangeRange } from './change-list';
-export { summaryTable, recordTable } from './result-tables';
-export type { SummaryRow } from './result-tables';
-export { diffCheckpoints, diffStatCheckpoints, parseSelector } from './diff-checkpoints';
-export type { DiffSelector, EndpointResolver, DiffCheckpointsRequest, DiffShellOptions, DiffStatRequest } from './diff-checkpoints';
-export { loadTokenSecret, TOKEN_SECRET_PATH } from './token-secret';
-export { recordChangeBetween, recordChangeOf } from './record-change';
-export type { RecordChangeRequest, RecordChangeResult, RecordChangeKindOrUnchanged, RecordLookup } from './record-change';
+export { ChangeList, KIND_ADDED, KIND_MODIFIED, KIND_REMOVED, changeColumns } from './changes/change-list';
+export type { ChangeRange } from './changes/change-list';
+export { summaryTable, recordTable } from './page/result-tables';
+export type { SummaryRow } from './page/result-tables';
+export { diffCheckpoints, diffStatCheckpoints, parseSelector } from './shell';
+export type { DiffSelector, EndpointResolver, DiffCheckpointsRequest, DiffShellOptions, DiffStatRequest } from './shell';
+export { loadTokenSecret, TOKEN_SECRET_PATH } from './page/token-secret';
+export { recordChangeBetween, recordChangeOf } from './page/record-inspector';
+export type { RecordChangeRequest, RecordChangeResult, RecordChangeKindOrUnchanged, RecordLookup } from './page/record-inspector';
 export { checkpointsResolver, diffProjectCheckpoints, diffProjectAllRecords, diffProjectStat, recordChange } from './project-diff';
-export { displayPage, displayPageAsync, diffStat, diffStatAsync } from './display-page';
-export type { DiffStatOptions } from './display-page';
-export { DisplayResolver, cellText, changedFieldsOf } from './record-display';
-export type { RecordDisplay } from './record-display';
-export { CHANGE_CACHE_DIR, CHANGE_CACHE_FORMAT, CHANGE_PREFIX_CACHE_FORMAT, DiskChangeCache, changeCacheKey, changeListFromTable, changesTable } from './change-cache';
-export type { ChangeCache } from './change-cache';
+export { displayPage, displayPageAsync, diffStat, diffStatAsync } from './page/display-page';
+export type { DiffStatOptions } from './page/display-page';
+export { DisplayResolver, cellText, changedFieldsOf } from './page/record-display';
+export type { RecordDisplay } from './page/record-display';
+export { CHANGE_CACHE_DIR, CHANGE_CACHE_FORMAT, CHANGE_PREFIX_CACHE_FORMAT, DiskChangeCache, changeCacheKey, changeListFromTable, changesTable } from './changes/change-cache';
+export type { ChangeCache } from './changes/change-cache';
 export { DEFAULT_DIFF_TUNING, diffTuning } from './tuning';
 export type { DiffTuning } from './tuning';

@@ -1,20 +1,20 @@
 import type { Checkpoints } from '../checkpoints/checkpoints';
 import { GfError } from '../errors';
-import { DiskChangeCache } from './change-cache';
-import { CURRENT_SELECTOR } from './contract';
-import { diffCheckpoints, diffStatCheckpoints } from './diff-checkpoints';
-import { parseSelector } from './diff-checkpoints';
-import type { DiffCheckpointsRequest, DiffSelector, DiffStatRequest, EndpointResolver } from './diff-checkpoints';
+import { DiskChangeCache } from './changes/change-cache';
+import { CURRENT_SELECTOR } from './arrow-schemas';
+import { diffCheckpoints, diffStatCheckpoints } from './shell';
+import { parseSelector } from './shell';
+import type { DiffCheckpointsRequest, DiffSelector, DiffStatRequest, EndpointResolver } from './shell';
 import type { DiffStatResult } from '../contract/diff';
-import type { EndpointParticipant, LeasedEndpoint } from './endpoint';
+import type { EndpointParticipant, LeasedEndpoint } from './plan/endpoint';
 import { openObjectVerified, openObjectVerifiedAsync, readObjectVerifiedAsync } from '../project/index';
-import { currentEndpointUuid } from './endpoint';
+import { currentEndpointUuid } from './plan/endpoint';
 import { diffAllRecordsAsync, validateDiffParams } from './engine';
 import type { DiffPage } from './engine';
 import type { Table } from 'apache-arrow';
-import { recordChangeOf } from './record-change';
-import type { RecordChangeRequest, RecordChangeResult } from './record-change';
-import { loadTokenSecret } from './token-secret';
+import { recordChangeOf } from './page/record-inspector';
+import type { RecordChangeRequest, RecordChangeResult } from './page/record-inspector';
+import { loadTokenSecret } from './page/token-secret';
 
 /**
  * CURRENT pinned as a diff endpoint: the project's reader lease on the

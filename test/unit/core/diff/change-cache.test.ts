@@ -6,7 +6,7 @@ import { toHex } from '../../../../core/canonical';
 import type { Table } from 'apache-arrow';
 import { CHANGE_CACHE_DIR, ChangeList, DiskChangeCache, KIND_MODIFIED, adapterOfFamily, changesTable, diffAllRecords, diffEndpoints, selectorsDigest, validateDiffParams } from '../../../../core/diff';
 import type { ChangeCache, DiffPage } from '../../../../core/diff';
-import { changeChunkKey, chunkCounts, loadChunk, loadWholeList, storeWholeList } from '../../../../core/diff/change-cache';
+import { changeChunkKey, chunkCounts, loadChunk, loadWholeList, storeWholeList } from '../../../../core/diff/changes/change-cache';
 import { GRAPH_EDGE, GRAPH_NODE } from '../../../../core/participants';
 import { SECRET, endpoint, storedRecords, uuidOf } from './diff-support';
 

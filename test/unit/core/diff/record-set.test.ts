@@ -5,7 +5,7 @@ import { tableFromIPC, tableToIPC } from 'apache-arrow';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DIFF_ADAPTERS, DiskChangeCache, runSync } from '../../../../core/diff';
 import type { DiffAdapter } from '../../../../core/diff';
-import { loadRecordSet, recordSetFingerprint, recordSetKey, recordSetSteps, storeRecordSet } from '../../../../core/diff/record-set';
+import { loadRecordSet, recordSetFingerprint, recordSetKey, recordSetSteps, storeRecordSet } from '../../../../core/diff/page/record-set';
 import { sha256Hex } from '../../../../core/canonical';
 import { verifiedBytes } from '../../../../core/project/index';
 import { RECORD_FAMILIES, decodeParticipant, encodeRecords, tableFromRecords } from '../../../../core/participants';

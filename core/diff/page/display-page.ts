@@ -1,20 +1,20 @@
 import { Uint64, makeData } from 'apache-arrow';
 import type { Data } from 'apache-arrow';
-import { parseUuid, toHex } from '../canonical/index';
-import { diffHeadline, isBookkeepingScope } from '../contract/diff';
-import type { DiffStatFamily, DiffStatResult, FieldCellCount } from '../contract/diff';
-import { DIFF_ADAPTERS } from './adapters';
-import type { DiffAdapter } from './adapters';
-import { DEFAULT_DIFF_TUNING } from './tuning';
-import type { DiffTuning } from './tuning';
-import { loadChunk } from './change-cache';
-import type { ChangeCache, StoredChunk } from './change-cache';
-import { PARTICIPANT_PAUSE, checkCancelled, runAsync, runSync } from './cancel';
-import type { DiffSteps } from './cancel';
-import { KIND_ADDED, KIND_MODIFIED, KIND_REMOVED, changeColumns, oneBatchTable } from './change-list';
-import type { ChangeList, ChangeRange } from './change-list';
-import { RECORD_CHANGE_KINDS, RECORD_DIFF_DISPLAY_SCHEMA, RECORD_DIFF_DISPLAY_SCHEMA_NAME, RECORD_DIFF_VALUES_SCHEMA, RECORD_DIFF_VALUES_SCHEMA_NAME } from './contract';
-import { displayFieldsOf, utf8Column } from '../participants/index';
+import { parseUuid, toHex } from '../../canonical/index';
+import { diffHeadline, isBookkeepingScope } from '../../contract/diff';
+import type { DiffStatFamily, DiffStatResult, FieldCellCount } from '../../contract/diff';
+import { DIFF_ADAPTERS } from '../plan/adapters';
+import type { DiffAdapter } from '../plan/adapters';
+import { DEFAULT_DIFF_TUNING } from '../tuning';
+import type { DiffTuning } from '../tuning';
+import { loadChunk } from '../changes/change-cache';
+import type { ChangeCache, StoredChunk } from '../changes/change-cache';
+import { PARTICIPANT_PAUSE, checkCancelled, runAsync, runSync } from '../steps';
+import type { DiffSteps } from '../steps';
+import { KIND_ADDED, KIND_MODIFIED, KIND_REMOVED, changeColumns, oneBatchTable } from '../changes/change-list';
+import type { ChangeList, ChangeRange } from '../changes/change-list';
+import { RECORD_CHANGE_KINDS, RECORD_DIFF_DISPLAY_SCHEMA, RECORD_DIFF_DISPLAY_SCHEMA_NAME, RECORD_DIFF_VALUES_SCHEMA, RECORD_DIFF_VALUES_SCHEMA_NAME } from '../arrow-schemas';
+import { displayFieldsOf, utf8Column } from '../../participants/index';
 import {
   cachedFamilyList,
   cachedListWindow,
@@ -29,14 +29,14 @@ import {
   sameContent,
   summaryRows,
   tokenViewOf,
-} from './engine';
-import type { DiffBinding, DiffEngineOptions, DiffPage, DiffParams, DiffView, FamilyPlan } from './engine';
+} from '../engine';
+import type { DiffBinding, DiffEngineOptions, DiffPage, DiffParams, DiffView, FamilyPlan } from '../engine';
 import { encodePageToken } from './page-token';
-import { lowerBound } from './raw-rows';
+import { lowerBound } from '../merge/raw-rows';
 import { DisplayResolver } from './record-display';
 import type { RecordDisplay } from './record-display';
-import type { DiffEndpoint } from './endpoint';
-import type { DiffScope } from './contract';
+import type { DiffEndpoint } from '../plan/endpoint';
+import type { DiffScope } from '../arrow-schemas';
 import type { FamilyFilter } from './page-token';
 
 /** One row of a display page: a row of a family's change list and its 0-based row number in the (filtered) list. */

@@ -1,11 +1,11 @@
 import { FixedSizeBinary, RecordBatch, Struct, Table, Uint64, makeData } from 'apache-arrow';
 import type { Data, Schema } from 'apache-arrow';
-import { parseUuid } from '../canonical/index';
-import { utf8Column } from '../participants/index';
-import { RECORD_DIFF_SCHEMA, SUMMARY_DIFF_SCHEMA } from './contract';
-import type { SummaryChangeKind } from './contract';
-import { changeColumns } from './change-list';
-import type { ChangeRange } from './change-list';
+import { parseUuid } from '../../canonical/index';
+import { utf8Column } from '../../participants/index';
+import { RECORD_DIFF_SCHEMA, SUMMARY_DIFF_SCHEMA } from '../arrow-schemas';
+import type { SummaryChangeKind } from '../arrow-schemas';
+import { changeColumns } from '../changes/change-list';
+import type { ChangeRange } from '../changes/change-list';
 
 /** One summary row before it becomes Arrow (digests as 64 hex, counts as numbers). */
 export interface SummaryRow {

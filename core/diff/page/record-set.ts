@@ -1,16 +1,16 @@
 import { createHash } from 'node:crypto';
 import type { Hash } from 'node:crypto';
 import type { Table } from 'apache-arrow';
-import { fingerprintHeader, fromHex, recordFingerprints, sha256Hex, toHex } from '../canonical/index';
-import { canonicalizeParticipant } from '../participants/index';
-import type { DiffAdapter } from './adapters';
-import { objectCacheKey } from './change-cache';
-import type { ChangeCache } from './change-cache';
-import { inIdentityOrder } from './raw-rows';
-import { PAUSE } from './cancel';
-import type { DiffSteps } from './cancel';
-import type { ParticipantSource } from './endpoint';
-import { WindowedParticipant } from './windowed';
+import { fingerprintHeader, fromHex, recordFingerprints, sha256Hex, toHex } from '../../canonical/index';
+import { canonicalizeParticipant } from '../../participants/index';
+import type { DiffAdapter } from '../plan/adapters';
+import { objectCacheKey } from '../changes/change-cache';
+import type { ChangeCache } from '../changes/change-cache';
+import { inIdentityOrder } from '../merge/raw-rows';
+import { PAUSE } from '../steps';
+import type { DiffSteps } from '../steps';
+import type { ParticipantSource } from '../plan/endpoint';
+import { WindowedParticipant } from '../merge/windowed';
 
 /**
  * The record-set fingerprint of a participant: the summary diff's content

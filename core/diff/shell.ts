@@ -1,14 +1,14 @@
 import { GfError, hasCode } from '../errors';
-import type { DiffAdapter } from './adapters';
-import type { ChangeCache } from './change-cache';
-import { checkCancelled } from './cancel';
-import { CURRENT_SELECTOR } from './contract';
-import type { DiffEndpoint, LeasedEndpoint } from './endpoint';
+import type { DiffAdapter } from './plan/adapters';
+import type { ChangeCache } from './changes/change-cache';
+import { checkCancelled } from './steps';
+import { CURRENT_SELECTOR } from './arrow-schemas';
+import type { DiffEndpoint, LeasedEndpoint } from './plan/endpoint';
 import { diffEndpointsAsync, pageState, validateDiffParams } from './engine';
 import type { DiffPage, DiffRequestFields } from './engine';
-import { selectorsDigest, snapshotGone } from './page-token';
-import { diffStatAsync } from './display-page';
-import { displayPageAsync } from './display-page';
+import { selectorsDigest, snapshotGone } from './page/page-token';
+import { diffStatAsync } from './page/display-page';
+import { displayPageAsync } from './page/display-page';
 import type { DiffStatResult } from '../contract/diff';
 
 /**

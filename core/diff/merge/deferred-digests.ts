@@ -1,8 +1,8 @@
-import type { DiffEffect } from './cancel';
-import { KIND_MODIFIED } from './change-list';
-import type { ChangeList } from './change-list';
+import type { DiffEffect } from '../steps';
+import { KIND_MODIFIED } from '../changes/change-list';
+import type { ChangeList } from '../changes/change-list';
 import { DigestPool, digestSlices } from './digest-pool';
-import { DEFAULT_DIFF_TUNING } from './tuning';
+import { DEFAULT_DIFF_TUNING } from '../tuning';
 
 /** Which fingerprint of a change-list row a deferred digest fills. */
 export const FP_FROM = 0;

@@ -1,21 +1,21 @@
 import { Table, tableFromIPC, tableToIPC } from 'apache-arrow';
 import type { Data, Field } from 'apache-arrow';
-import { toHex } from '../canonical/index';
-import { GfError } from '../errors';
-import { compareCells, recordsFromTable } from '../participants/index';
-import type { CellValue, RecordValues } from '../participants/index';
-import { buildColumn, normalizeCell } from '../participants/columns';
-import { DIFF_ADAPTERS, resolveAdapter } from './adapters';
-import type { DiffAdapter } from './adapters';
-import { CANCEL_CHECK_INTERVAL, checkCancelled } from './cancel';
-import { parseSelector } from './diff-checkpoints';
-import type { EndpointResolver } from './diff-checkpoints';
-import type { DiffEndpoint, EndpointParticipant } from './endpoint';
-import { bindIdentityCompare, lowerBound, prepareSide } from './raw-rows';
-import type { RawSide } from './raw-rows';
-import { RowFingerprinter, rowFingerprinter } from '../canonical/row-fingerprints';
-import type { RowHasher } from '../canonical/row-fingerprints';
-import { WindowedParticipant } from './windowed';
+import { toHex } from '../../canonical/index';
+import { GfError } from '../../errors';
+import { compareCells, recordsFromTable } from '../../participants/index';
+import type { CellValue, RecordValues } from '../../participants/index';
+import { buildColumn, normalizeCell } from '../../participants/columns';
+import { DIFF_ADAPTERS, resolveAdapter } from '../plan/adapters';
+import type { DiffAdapter } from '../plan/adapters';
+import { CANCEL_CHECK_INTERVAL, checkCancelled } from '../steps';
+import { parseSelector } from '../shell';
+import type { EndpointResolver } from '../shell';
+import type { DiffEndpoint, EndpointParticipant } from '../plan/endpoint';
+import { bindIdentityCompare, lowerBound, prepareSide } from '../merge/raw-rows';
+import type { RawSide } from '../merge/raw-rows';
+import { RowFingerprinter, rowFingerprinter } from '../../canonical/row-fingerprints';
+import type { RowHasher } from '../../canonical/row-fingerprints';
+import { WindowedParticipant } from '../merge/windowed';
 
 /**
  * Request of `recordChange`: two selectors, a record family id and the

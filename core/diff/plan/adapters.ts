@@ -1,9 +1,9 @@
 import type { Table } from 'apache-arrow';
-import type { DomainTag } from '../canonical/index';
-import { GfError } from '../errors';
-import { RECORD_FAMILIES, decodeParticipant } from '../participants/index';
-import type { RecordFamily, Scope } from '../participants/index';
-import { DIFF_ADAPTER_CONTRACT } from './contract';
+import type { DomainTag } from '../../canonical/index';
+import { GfError } from '../../errors';
+import { RECORD_FAMILIES, decodeParticipant } from '../../participants/index';
+import type { RecordFamily, Scope } from '../../participants/index';
+import { DIFF_ADAPTER_CONTRACT } from '../arrow-schemas';
 import type { EndpointParticipant } from './endpoint';
 
 /**

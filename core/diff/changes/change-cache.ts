@@ -5,11 +5,11 @@ import { Field, FixedSizeBinary, Schema, Type, Uint32, Utf8, makeData, tableFrom
 import type { Table } from 'apache-arrow';
 import type { Data } from 'apache-arrow';
 import { ChangeList, KIND_ADDED, KIND_REMOVED, changeColumns, oneBatchTable } from './change-list';
-import { canonicalJson, sha256Hex } from '../canonical/index';
-import { LAYOUT } from '../project/layout';
-import type { DiffAdapter } from './adapters';
-import { RECORD_CHANGE_KINDS } from './contract';
-import type { EndpointParticipant } from './endpoint';
+import { canonicalJson, sha256Hex } from '../../canonical/index';
+import { LAYOUT } from '../../project/layout';
+import type { DiffAdapter } from '../plan/adapters';
+import { RECORD_CHANGE_KINDS } from '../arrow-schemas';
+import type { EndpointParticipant } from '../plan/endpoint';
 
 /**
  * A derived store of one family's complete, sorted change list between two

@@ -1,6 +1,6 @@
 import { hash as oneShotHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
-import { BackgroundWorker } from '../background-worker';
+import { BackgroundWorker } from '../../background-worker';
 
 /**
  * The worker's whole program (CommonJS, evaluated; no file to locate in a

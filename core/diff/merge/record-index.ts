@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { Type } from 'apache-arrow';
 import type { Data } from 'apache-arrow';
-import type { DiffAdapter } from './adapters';
-import { objectCacheKey } from './change-cache';
-import { INDEX_PAUSE } from './cancel';
-import type { DiffEffect } from './cancel';
+import type { DiffAdapter } from '../plan/adapters';
+import { objectCacheKey } from '../changes/change-cache';
+import { INDEX_PAUSE } from '../steps';
+import type { DiffEffect } from '../steps';
 import type { WindowedParticipant } from './windowed';
 
 /**

@@ -1,13 +1,13 @@
 import type { Data, Field } from 'apache-arrow';
-import type { DiffAdapter } from './adapters';
-import { CANCEL_CHECK_INTERVAL, PAUSE } from './cancel';
-import type { DiffEffect } from './cancel';
-import type { RecordChangeKind } from './contract';
-import { ChangeList, KIND_ADDED, KIND_MODIFIED, KIND_REMOVED } from './change-list';
+import type { DiffAdapter } from '../plan/adapters';
+import { CANCEL_CHECK_INTERVAL, PAUSE } from '../steps';
+import type { DiffEffect } from '../steps';
+import type { RecordChangeKind } from '../arrow-schemas';
+import { ChangeList, KIND_ADDED, KIND_MODIFIED, KIND_REMOVED } from '../changes/change-list';
 import { bindAlignedRanges, bindIdentity, lowerBound } from './raw-rows';
 import type { RawSide } from './raw-rows';
-import { rowFingerprinter } from '../canonical/row-fingerprints';
-import type { RowHasher } from '../canonical/row-fingerprints';
+import { rowFingerprinter } from '../../canonical/row-fingerprints';
+import type { RowHasher } from '../../canonical/row-fingerprints';
 import { FP_FROM, FP_IDENTITY, FP_TO } from './deferred-digests';
 import type { DeferredDigests } from './deferred-digests';
 
