@@ -23,18 +23,13 @@ export { DIFF_ADAPTERS, ADAPTER_REFUSALS, adapterOfFamily, adaptersFor, resolveA
 export type { DiffAdapter, AdapterRefusal } from './plan/adapters';
 export { CANCEL_CHECK_INTERVAL, DIFF_PROGRESS_CHANNEL, checkCancelled, runAsync, runSync } from './steps';
 export type { DiffEffect, DiffSteps } from './steps';
-export {
-  validateDiffParams,
-  scopeSelects,
-  summaryRows,
-  orderedChanges,
-  pageState,
-  diffEndpoints,
-  diffEndpointsAsync,
-  diffAllRecords,
-  diffAllRecordsAsync,
-} from './engine';
-export type { DiffParams, DiffEngineOptions, DiffPage, DiffBinding, AllRecordsOptions, DiffView, OrderedChangesOptions } from './engine';
+export { validateDiffParams, scopeSelects } from './plan/request';
+export { summaryRows } from './plan/families';
+export { orderedChanges } from './changes/ordered-changes';
+export { pageState, diffEndpoints, diffEndpointsAsync, diffAllRecords, diffAllRecordsAsync } from './page/diff-page';
+export type { DiffParams, DiffView } from './plan/request';
+export type { DiffEngineOptions, DiffPage, DiffBinding, AllRecordsOptions } from './page/diff-page';
+export type { OrderedChangesOptions } from './changes/ordered-changes';
 export {
   PAGE_TOKEN_MAX_CHARS,
   TOKEN_SECRET_BYTES,
@@ -46,8 +41,10 @@ export {
   snapshotGone,
 } from './page/page-token';
 export type { TokenEndpoint, TokenState, PagePosition, SummaryPosition, RecordPosition, TokenRequest } from './page/page-token';
-export { compareRecordKeys, compareFamilyKey, FamilyDiff, MERGE_RUN_ROWS } from './merge/family-diff';
-export type { RecordChange, RecordSortKey, FamilyPair } from './merge/family-diff';
+export { compareRecordKeys, compareFamilyKey } from './changes/change-key';
+export { FamilyDiff, MERGE_RUN_ROWS } from './merge/family-diff';
+export type { RecordChange, RecordSortKey } from './changes/change-key';
+export type { FamilyPair } from './merge/family-diff';
 export { RowFingerprinter, rowFingerprinter } from '../canonical/row-fingerprints';
 export type { RowHasher } from '../canonical/row-fingerprints';
 export { ChangeList, KIND_ADDED, KIND_MODIFIED, KIND_REMOVED, changeColumns } from './changes/change-list';

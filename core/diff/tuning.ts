@@ -1,4 +1,4 @@
-import type { DigestService } from './merge/deferred-digests';
+import type { DigestService } from './merge/digest-pool';
 
 /**
  * The diff engine's tuning knobs, frozen and passed in (never a mutable

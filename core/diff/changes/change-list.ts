@@ -2,7 +2,7 @@ import { FixedSizeBinary, RecordBatch, Struct, Table, Utf8, makeData } from 'apa
 import type { Data, Schema } from 'apache-arrow';
 import { RECORD_CHANGE_KINDS } from '../arrow-schemas';
 import type { RecordChangeKind } from '../arrow-schemas';
-import type { RecordChange, RecordSortKey } from '../merge/family-diff';
+import type { RecordChange, RecordSortKey } from './change-key';
 
 /** `change_kind` code: index into `RECORD_CHANGE_KINDS` (`added`, `modified`, `removed`), which is also their byte order. */
 export const KIND_ADDED = 0;

@@ -107,3 +107,10 @@ export class DigestPool {
     return this.#thread.close();
   }
 }
+
+/** What `DeferredDigests` needs of a digest pool (`DigestPool`, or a test double). */
+export interface DigestService {
+  digest(bytes: Uint8Array, ends: Uint32Array): Promise<Uint8Array>;
+  /** A buffer of at least `bytes` bytes a finished batch gave back, now the caller's (optional). */
+  spare?(bytes: number): Uint8Array<ArrayBuffer> | undefined;
+}

@@ -15,22 +15,12 @@ import { KIND_ADDED, KIND_MODIFIED, KIND_REMOVED, changeColumns, oneBatchTable }
 import type { ChangeList, ChangeRange } from '../changes/change-list';
 import { RECORD_CHANGE_KINDS, RECORD_DIFF_DISPLAY_SCHEMA, RECORD_DIFF_DISPLAY_SCHEMA_NAME, RECORD_DIFF_VALUES_SCHEMA, RECORD_DIFF_VALUES_SCHEMA_NAME } from '../arrow-schemas';
 import { displayFieldsOf, utf8Column } from '../../participants/index';
-import {
-  cachedFamilyList,
-  cachedListWindow,
-  familyListSteps,
-  identityOf,
-  keyOfPosition,
-  orderedChanges,
-  pageState,
-  planFamilies,
-  pullRanges,
-  recordPosition,
-  sameContent,
-  summaryRows,
-  tokenViewOf,
-} from '../engine';
-import type { DiffBinding, DiffEngineOptions, DiffPage, DiffParams, DiffView, FamilyPlan } from '../engine';
+import { cachedFamilyList, cachedListWindow, familyListSteps, keyOfPosition, orderedChanges, pullRanges, recordPosition } from '../changes/ordered-changes';
+import { identityOf, pageState, tokenViewOf } from './diff-page';
+import { planFamilies, sameContent, summaryRows } from '../plan/families';
+import type { DiffBinding, DiffEngineOptions, DiffPage } from './diff-page';
+import type { DiffParams, DiffView } from '../plan/request';
+import type { FamilyPlan } from '../plan/families';
 import { encodePageToken } from './page-token';
 import { lowerBound } from '../merge/raw-rows';
 import { DisplayResolver } from './record-display';
