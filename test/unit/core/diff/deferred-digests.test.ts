@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { diffAllRecords, diffAllRecordsAsync, diffTuning } from '../../../../core/diff';
+import { diffAllRecords, diffAllRecordsAsync } from '../../../../core/diff/page/diff-page';
+import { diffTuning } from '../../../../core/diff/tuning';
 import { DeferredDigests, FP_FROM } from '../../../../core/diff/merge/deferred-digests';
 import { ChangeList, KIND_REMOVED } from '../../../../core/diff/changes/change-list';
 import { DigestPool, digestSlices } from '../../../../core/diff/merge/digest-pool';

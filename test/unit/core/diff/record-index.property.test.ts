@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { Table } from 'apache-arrow';
-import { DIFF_ADAPTERS, diffAllRecords, diffTuning } from '../../../../core/diff';
-import type { DiffAdapter } from '../../../../core/diff';
+import { DIFF_ADAPTERS } from '../../../../core/diff/plan/adapters';
+import { diffAllRecords } from '../../../../core/diff/page/diff-page';
+import { diffTuning } from '../../../../core/diff/tuning';
+import type { DiffAdapter } from '../../../../core/diff/plan/adapters';
 import type { ChangeCache } from '../../../../core/diff/changes/change-cache';
 import { CorruptIndexError, buildRecordIndex, changedRuns, openRecordIndex, recordIndexKey } from '../../../../core/diff/merge/record-index';
 import type { RecordIndex } from '../../../../core/diff/merge/record-index';
