@@ -9,7 +9,7 @@ import { Checkpoints, openCheckpointedProject } from '../core/checkpoints/checkp
 import { main } from '../core/cli/main';
 import { unwrapEnvelope } from '../core/contract/wire';
 import { diffAllRecordsCheckpoints, projectShell } from '../core/diff/index';
-import { writeArrowStreamFile } from '../core/diff/page/export-file';
+import { writeArrowStreamFile } from '../core/diff/page-export-file';
 
 /** Peak RSS of this process image in MB: Linux `VmHWM` (reset by exec), else `ru_maxrss`. */
 function peakRssMb(): number {

@@ -9,21 +9,21 @@ import { openObjectVerified, openObjectVerifiedAsync, readObjectVerifiedAsync } 
 import type { Lease } from '../project/index';
 import { CURRENT_SELECTOR } from './arrow-schemas';
 import type { DiffScope } from './arrow-schemas';
-import { DiskChangeCache } from './changes/change-cache';
-import type { ChangeCache } from './changes/change-cache';
-import type { DiffAdapter } from './plan/adapters';
-import { currentEndpointUuid } from './plan/endpoint';
-import type { DiffEndpoint, EndpointParticipant, LeasedEndpoint } from './plan/endpoint';
-import { selectorKey, selectorOf, withPinnedPair } from './plan/pinned-pair';
-import type { DiffSelector, EndpointResolver } from './plan/pinned-pair';
-import { resolveDiffParams } from './plan/request';
-import { diffAllRecordsAsync, diffEndpointsAsync, pageState } from './page/diff-page';
-import type { DiffPage } from './page/diff-page';
-import { diffStatAsync, displayPageAsync } from './page/display-page';
-import { selectorsDigest } from './page/page-token';
-import { recordChangeOf } from './page/record-inspector';
-import type { RecordChangeRequest, RecordChangeResult } from './page/record-inspector';
-import { loadTokenSecret } from './page/token-secret';
+import { DiskChangeCache } from './changes-cache';
+import type { ChangeCache } from './changes-cache';
+import type { DiffAdapter } from './plan-adapters';
+import { currentEndpointUuid } from './plan-endpoint';
+import type { DiffEndpoint, EndpointParticipant, LeasedEndpoint } from './plan-endpoint';
+import { selectorKey, selectorOf, withPinnedPair } from './plan-pinned-pair';
+import type { DiffSelector, EndpointResolver } from './plan-pinned-pair';
+import { resolveDiffParams } from './plan-request';
+import { diffAllRecordsAsync, diffEndpointsAsync, pageState } from './page-diff';
+import type { DiffPage } from './page-diff';
+import { diffStatAsync, displayPageAsync } from './page-display';
+import { selectorsDigest } from './page-token';
+import { recordChangeOf } from './page-record-inspector';
+import type { RecordChangeRequest, RecordChangeResult } from './page-record-inspector';
+import { loadTokenSecret } from './token-secret';
 import { checkCancelled } from './steps';
 
 /** A parsed `checkpoints.diff` request (the contract's schema has judged every field) and its cancellation. */

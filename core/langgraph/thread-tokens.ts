@@ -3,8 +3,8 @@ import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { GfError } from '../errors';
-import { decodePageToken, encodePageToken, PAGE_TOKEN_MAX_CHARS, selectorsDigest, type TokenState } from '../diff/page/page-token';
-import { loadTokenSecret } from '../diff/page/token-secret';
+import { decodePageToken, encodePageToken, PAGE_TOKEN_MAX_CHARS, selectorsDigest, type TokenState } from '../diff/page-token';
+import { loadTokenSecret } from '../diff/token-secret';
 
 let secret: Uint8Array | undefined;
 

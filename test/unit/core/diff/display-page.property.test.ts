@@ -5,11 +5,11 @@ import { compareCells, displayFieldsOf, familyByKey } from '../../../../core/par
 import type { CellValue, FieldSpec, RecordFamily } from '../../../../core/participants';
 import { changedFieldList, parseDisplay } from '../../../../core/contract/diff';
 import { microsIso } from '../../../../core/contract/time';
-import { diffStat, displayPage } from '../../../../core/diff/page/display-page';
+import { diffStat, displayPage } from '../../../../core/diff/page-display';
 import { diffTuning } from '../../../../core/diff/tuning';
-import { resolveDiffParams } from '../../../../core/diff/plan/request';
-import type { ChangeCache } from '../../../../core/diff/changes/change-cache';
-import type { DiffEndpoint } from '../../../../core/diff/plan/endpoint';
+import { resolveDiffParams } from '../../../../core/diff/plan-request';
+import type { ChangeCache } from '../../../../core/diff/changes-cache';
+import type { DiffEndpoint } from '../../../../core/diff/plan-endpoint';
 import { hasCode } from '../../../../core/errors';
 import { SECRET, endpoint, rangedEndpoint, storedRecords, uuidOf } from './diff-support';
 

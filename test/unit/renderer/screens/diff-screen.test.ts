@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../../../core/contract/operations';
-import { resolveFamily } from '../../../../core/diff/plan/request';
+import { resolveFamily } from '../../../../core/diff/plan-request';
 import { RECORD_FAMILIES } from '../../../../core/participants/index';
 import { formatRoute, parseRoute } from '../../../../renderer/routes';
 import { fieldLines, filterParams, filterRequest, filteredTotal, linkedFilter, linkedPair, middleTruncate, pairParams, recordDiffRequest } from '../../../../renderer/screens/diff-screen';

@@ -1,14 +1,16 @@
+// The merge-join of two prepared sides of one family in identity order: identities
+// compared by galloping ranges, content column by column on raw buffers.
 import type { Data, Field } from 'apache-arrow';
-import type { DiffAdapter } from '../plan/adapters';
-import { CANCEL_CHECK_INTERVAL, PAUSE } from '../steps';
-import type { DiffEffect } from '../steps';
-import { ChangeList, KIND_ADDED, KIND_MODIFIED, KIND_REMOVED } from '../changes/change-list';
-import { bindAlignedRanges, bindIdentity, lowerBound } from './raw-rows';
-import type { RawSide } from './raw-rows';
-import { rowFingerprinter } from '../../canonical/row-fingerprints';
-import type { RowHasher } from '../../canonical/row-fingerprints';
-import { FP_FROM, FP_IDENTITY, FP_TO } from './deferred-digests';
-import type { DeferredDigests } from './deferred-digests';
+import type { DiffAdapter } from './plan-adapters';
+import { CANCEL_CHECK_INTERVAL, PAUSE } from './steps';
+import type { DiffEffect } from './steps';
+import { ChangeList, KIND_ADDED, KIND_MODIFIED, KIND_REMOVED } from './changes-list';
+import { bindAlignedRanges, bindIdentity, lowerBound } from './merge-raw-rows';
+import type { RawSide } from './merge-raw-rows';
+import { rowFingerprinter } from '../canonical/row-fingerprints';
+import type { RowHasher } from '../canonical/row-fingerprints';
+import { FP_FROM, FP_IDENTITY, FP_TO } from './merge-deferred-digests';
+import type { DeferredDigests } from './merge-deferred-digests';
 
 /** A family to diff record by record: its adapter and both prepared sides (null = participant absent there). */
 export interface FamilyPair {

@@ -1,21 +1,23 @@
-import type { DiffAdapter } from '../plan/adapters';
-import { PARTICIPANT_PAUSE } from '../steps';
-import type { DiffSteps } from '../steps';
-import type { ChangeCache } from '../changes/change-cache';
-import { ChangeList } from '../changes/change-list';
-import type { DiffEndpoint, EndpointParticipant, ParticipantSource } from '../plan/endpoint';
-import { prepareSide } from './raw-rows';
-import type { RawSide } from './raw-rows';
-import { FamilyDiff } from './family-diff';
-import { WindowedParticipant, collectWindowed } from './windowed';
-import type { WindowedEnd } from './windowed';
-import { CorruptIndexError, buildRecordIndex, changedRuns, openRecordIndex, recordIndexKey } from './record-index';
-import type { ChangedRun, RecordIndex } from './record-index';
-import { DeferredDigests } from './deferred-digests';
-import { DigestPool } from './digest-pool';
-import { DEFAULT_DIFF_TUNING } from '../tuning';
-import type { DiffTuning } from '../tuning';
-import type { FamilyPlan } from '../plan/families';
+// One family's changes: both participants opened for ranged reads and merged window
+// by window (or decoded whole), with record indexes when both sides have one.
+import type { DiffAdapter } from './plan-adapters';
+import { PARTICIPANT_PAUSE } from './steps';
+import type { DiffSteps } from './steps';
+import type { ChangeCache } from './changes-cache';
+import { ChangeList } from './changes-list';
+import type { DiffEndpoint, EndpointParticipant, ParticipantSource } from './plan-endpoint';
+import { prepareSide } from './merge-raw-rows';
+import type { RawSide } from './merge-raw-rows';
+import { FamilyDiff } from './merge-family-diff';
+import { WindowedParticipant, collectWindowed } from './merge-windowed';
+import type { WindowedEnd } from './merge-windowed';
+import { CorruptIndexError, buildRecordIndex, changedRuns, openRecordIndex, recordIndexKey } from './merge-record-index';
+import type { ChangedRun, RecordIndex } from './merge-record-index';
+import { DeferredDigests } from './merge-deferred-digests';
+import { DigestPool } from './merge-digest-pool';
+import { DEFAULT_DIFF_TUNING } from './tuning';
+import type { DiffTuning } from './tuning';
+import type { FamilyPlan } from './plan-families';
 
 /** Opens one participant of one endpoint (a `read` effect), after a pause. */
 export function* openSource(endpoint: DiffEndpoint, p: EndpointParticipant): DiffSteps<ParticipantSource> {

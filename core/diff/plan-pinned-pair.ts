@@ -1,9 +1,9 @@
 // Diff endpoint selectors and the one way both endpoints of a call are
 // pinned (leased) and released, whatever the call does.
-import { hasCode } from '../../errors';
-import { CURRENT_SELECTOR } from '../arrow-schemas';
-import { snapshotGone } from '../page/page-token';
-import type { LeasedEndpoint } from './endpoint';
+import { hasCode } from '../errors';
+import { CURRENT_SELECTOR } from './arrow-schemas';
+import { snapshotGone } from './page-token';
+import type { LeasedEndpoint } from './plan-endpoint';
 
 /** A diff endpoint selector: the reserved `CURRENT`, or a checkpoint name. */
 export type DiffSelector = typeof CURRENT_SELECTOR | { readonly name: string };

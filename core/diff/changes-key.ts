@@ -1,4 +1,5 @@
-import type { RecordChangeKind } from '../arrow-schemas';
+// One changed record and the contract's sort order of record-diff rows.
+import type { RecordChangeKind } from './arrow-schemas';
 
 /**
  * One changed logical record: identity and fingerprints, never values.

@@ -1,9 +1,10 @@
+// Writes a diff table as an Arrow IPC stream file (exports).
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { RecordBatchStreamWriter } from 'apache-arrow';
 import type { Table } from 'apache-arrow';
-import { GfError } from '../../errors';
+import { GfError } from '../errors';
 
 /** The writer internals this module drives (apache-arrow is pinned exactly; see package.json). */
 interface StreamWriterInternals {

@@ -1,21 +1,23 @@
+// The record inspector: both versions of one record between two endpoints and the
+// fields that differ (values shown to the user who asked).
 import { Table, tableFromIPC, tableToIPC } from 'apache-arrow';
 import type { Data, Field } from 'apache-arrow';
-import { toHex } from '../../canonical/index';
-import { GfError } from '../../errors';
-import { compareCells, recordsFromTable } from '../../participants/index';
-import type { CellValue, RecordValues } from '../../participants/index';
-import { buildColumn, normalizeCell } from '../../participants/columns';
-import { DIFF_ADAPTERS, resolveAdapter } from '../plan/adapters';
-import type { DiffAdapter } from '../plan/adapters';
-import { CANCEL_CHECK_INTERVAL, checkCancelled } from '../steps';
-import { selectorOf, withPinnedPair } from '../plan/pinned-pair';
-import type { EndpointResolver } from '../plan/pinned-pair';
-import type { DiffEndpoint, EndpointParticipant } from '../plan/endpoint';
-import { bindIdentityCompare, lowerBound, prepareSide } from '../merge/raw-rows';
-import type { RawSide } from '../merge/raw-rows';
-import { RowFingerprinter, rowFingerprinter } from '../../canonical/row-fingerprints';
-import type { RowHasher } from '../../canonical/row-fingerprints';
-import { WindowedParticipant } from '../merge/windowed';
+import { toHex } from '../canonical/index';
+import { GfError } from '../errors';
+import { compareCells, recordsFromTable } from '../participants/index';
+import type { CellValue, RecordValues } from '../participants/index';
+import { buildColumn, normalizeCell } from '../participants/columns';
+import { DIFF_ADAPTERS, resolveAdapter } from './plan-adapters';
+import type { DiffAdapter } from './plan-adapters';
+import { CANCEL_CHECK_INTERVAL, checkCancelled } from './steps';
+import { selectorOf, withPinnedPair } from './plan-pinned-pair';
+import type { EndpointResolver } from './plan-pinned-pair';
+import type { DiffEndpoint, EndpointParticipant } from './plan-endpoint';
+import { bindIdentityCompare, lowerBound, prepareSide } from './merge-raw-rows';
+import type { RawSide } from './merge-raw-rows';
+import { RowFingerprinter, rowFingerprinter } from '../canonical/row-fingerprints';
+import type { RowHasher } from '../canonical/row-fingerprints';
+import { WindowedParticipant } from './merge-windowed';
 
 /**
  * Request of `recordChange`: two selectors, a record family id and the

@@ -1,9 +1,11 @@
-import type { DiffEffect } from '../steps';
-import { KIND_MODIFIED } from '../changes/change-list';
-import type { ChangeList } from '../changes/change-list';
-import { DigestPool, digestSlices } from './digest-pool';
-import type { DigestService } from './digest-pool';
-import { DEFAULT_DIFF_TUNING } from '../tuning';
+// Fingerprints of a whole-family merge hashed off the merge's thread (on the digest pool)
+// and settled into the change list.
+import type { DiffEffect } from './steps';
+import { KIND_MODIFIED } from './changes-list';
+import type { ChangeList } from './changes-list';
+import { DigestPool, digestSlices } from './merge-digest-pool';
+import type { DigestService } from './merge-digest-pool';
+import { DEFAULT_DIFF_TUNING } from './tuning';
 
 /** Which fingerprint of a change-list row a deferred digest fills. */
 export const FP_FROM = 0;

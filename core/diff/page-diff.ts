@@ -1,25 +1,27 @@
+// The engine's entry points for plain pages: one summary or record page with its
+// signed next-page token, and the whole record diff in one table.
 import { Table } from 'apache-arrow';
-import { sha256Hex } from '../../canonical/index';
-import { DIFF_ADAPTERS, resolveAdapter } from '../plan/adapters';
-import type { DiffAdapter } from '../plan/adapters';
-import { checkCancelled, runAsync, runSync } from '../steps';
-import type { DiffSteps } from '../steps';
-import type { ChangeCache } from '../changes/change-cache';
-import type { ChangeRange } from '../changes/change-list';
-import { DIFF_PAGE_LIMITS, RECORD_DIFF_DISPLAY_SCHEMA_NAME, RECORD_DIFF_SCHEMA, RECORD_DIFF_SCHEMA_NAME, RECORD_DIFF_VALUES_SCHEMA_NAME, SUMMARY_DIFF_SCHEMA_NAME } from '../arrow-schemas';
-import type { DiffScope } from '../arrow-schemas';
-import type { DiffEndpoint, EndpointParticipant } from '../plan/endpoint';
+import { sha256Hex } from '../canonical/index';
+import { DIFF_ADAPTERS, resolveAdapter } from './plan-adapters';
+import type { DiffAdapter } from './plan-adapters';
+import { checkCancelled, runAsync, runSync } from './steps';
+import type { DiffSteps } from './steps';
+import type { ChangeCache } from './changes-cache';
+import type { ChangeRange } from './changes-list';
+import { DIFF_PAGE_LIMITS, RECORD_DIFF_DISPLAY_SCHEMA_NAME, RECORD_DIFF_SCHEMA, RECORD_DIFF_SCHEMA_NAME, RECORD_DIFF_VALUES_SCHEMA_NAME, SUMMARY_DIFF_SCHEMA_NAME } from './arrow-schemas';
+import type { DiffScope } from './arrow-schemas';
+import type { DiffEndpoint, EndpointParticipant } from './plan-endpoint';
 import { checkTokenEndpoints, checkTokenRequest, decodePageToken, encodePageToken } from './page-token';
 import type { PagePosition, RecordPosition, SummaryPosition, TokenEndpoint, TokenState, TokenView } from './page-token';
-import { recordTable, summaryTable } from './result-tables';
-import { loadRecordSet, recordSetKey, recordSetSteps, storeRecordSet } from './record-set';
-import type { DiffTuning } from '../tuning';
-import type { SummaryRow } from './result-tables';
-import { keyOfPosition, orderedChanges, recordPosition, pullRanges } from '../changes/ordered-changes';
-import { openSource } from '../merge/family-changes';
-import { familyKey, byFamily, sameContent, compareSummary, summaryRows } from '../plan/families';
-import { validation } from '../plan/request';
-import type { DiffParams, DiffView } from '../plan/request';
+import { recordTable, summaryTable } from './page-result-tables';
+import { loadRecordSet, recordSetKey, recordSetSteps, storeRecordSet } from './page-record-set';
+import type { DiffTuning } from './tuning';
+import type { SummaryRow } from './page-result-tables';
+import { keyOfPosition, orderedChanges, recordPosition, pullRanges } from './changes-ordered';
+import { openSource } from './merge-family-changes';
+import { familyKey, byFamily, sameContent, compareSummary, summaryRows } from './plan-families';
+import { validation } from './plan-request';
+import type { DiffParams, DiffView } from './plan-request';
 
 /** Engine configuration: the token key and (for tests) the adapter registry. */
 export interface DiffEngineOptions {

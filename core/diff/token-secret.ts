@@ -1,10 +1,11 @@
+// The per-project page-token key (cache/diff/page-token.key): created once, read after.
 import { randomBytes } from 'node:crypto';
 import diagnostics from 'node:diagnostics_channel';
 import fs from 'node:fs';
 import path from 'node:path';
-import { GfError } from '../../errors';
-import { LAYOUT } from '../../project/layout';
-import { DIFF_NOTICE_CHANNEL } from '../../contract/diff';
+import { GfError } from '../errors';
+import { LAYOUT } from '../project/layout';
+import { DIFF_NOTICE_CHANNEL } from '../contract/diff';
 import { TOKEN_SECRET_BYTES } from './page-token';
 
 /** Project-relative location of the page-token key (derived data, machine-owned names only). */

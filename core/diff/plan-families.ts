@@ -1,13 +1,15 @@
-import { GfError } from '../../errors';
-import type { Scope } from '../../participants/index';
-import { DIFF_ADAPTERS, adaptersFor, resolveAdapter } from './adapters';
-import type { DiffAdapter } from './adapters';
-import type { DiffScope, SummaryChangeKind } from '../arrow-schemas';
-import type { DiffEndpoint, EndpointParticipant } from './endpoint';
-import type { FamilyFilter, SummaryPosition } from '../page/page-token';
-import { compareFamilyKey } from '../changes/change-key';
-import type { SummaryRow } from '../page/result-tables';
-import { scopeSelects } from './request';
+// The plan: both endpoints' participants joined by family, the summary rows from
+// manifests alone, and the families of record detail with their adapters.
+import { GfError } from '../errors';
+import type { Scope } from '../participants/index';
+import { DIFF_ADAPTERS, adaptersFor, resolveAdapter } from './plan-adapters';
+import type { DiffAdapter } from './plan-adapters';
+import type { DiffScope, SummaryChangeKind } from './arrow-schemas';
+import type { DiffEndpoint, EndpointParticipant } from './plan-endpoint';
+import type { FamilyFilter, SummaryPosition } from './page-token';
+import { compareFamilyKey } from './changes-key';
+import type { SummaryRow } from './page-result-tables';
+import { scopeSelects } from './plan-request';
 
 export function familyKey(p: Pick<EndpointParticipant, 'capabilityId' | 'recordFamilyId'>): string {
   return `${p.capabilityId}/${p.recordFamilyId}`;

@@ -1,6 +1,7 @@
+// A pool of worker threads that hashes batches of canonical preimages.
 import { hash as oneShotHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
-import { BackgroundWorker } from '../../background-worker';
+import { BackgroundWorker } from '../background-worker';
 
 /**
  * The worker's whole program (CommonJS, evaluated; no file to locate in a

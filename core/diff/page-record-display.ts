@@ -1,18 +1,20 @@
+// Display values of the records on a page: one window per side of only the shown
+// columns, and the changed fields of a row.
 import { Vector } from 'apache-arrow';
 import type { Data, Field } from 'apache-arrow';
-import { BoundedCache, parseUuid, toHex } from '../../canonical/index';
-import { rowFingerprinter } from '../../canonical/row-fingerprints';
-import { microsIso } from '../../contract/time';
-import { columnsOf, displayFieldsOf } from '../../participants/index';
-import type { CellValue, Columns, DisplayFieldSpec, FieldSpec } from '../../participants/index';
-import { readColumn } from '../../participants/columns';
-import type { DiffAdapter } from '../plan/adapters';
-import { KIND_MODIFIED, KIND_REMOVED } from '../changes/change-list';
-import type { ChangeList } from '../changes/change-list';
-import type { DiffEndpoint, EndpointParticipant, ParticipantSource } from '../plan/endpoint';
-import { lowerBound, prepareSide } from '../merge/raw-rows';
-import type { RawSide } from '../merge/raw-rows';
-import { WindowedParticipant } from '../merge/windowed';
+import { BoundedCache, parseUuid, toHex } from '../canonical/index';
+import { rowFingerprinter } from '../canonical/row-fingerprints';
+import { microsIso } from '../contract/time';
+import { columnsOf, displayFieldsOf } from '../participants/index';
+import type { CellValue, Columns, DisplayFieldSpec, FieldSpec } from '../participants/index';
+import { readColumn } from '../participants/columns';
+import type { DiffAdapter } from './plan-adapters';
+import { KIND_MODIFIED, KIND_REMOVED } from './changes-list';
+import type { ChangeList } from './changes-list';
+import type { DiffEndpoint, EndpointParticipant, ParticipantSource } from './plan-endpoint';
+import { lowerBound, prepareSide } from './merge-raw-rows';
+import type { RawSide } from './merge-raw-rows';
+import { WindowedParticipant } from './merge-windowed';
 
 /** What a person reads of one changed record: its display values and (modified) its changed field names. */
 export interface RecordDisplay {

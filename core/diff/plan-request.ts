@@ -1,11 +1,13 @@
-import { GfError } from '../../errors';
-import type { Scope } from '../../participants/index';
-import { DIFF_ADAPTERS } from './adapters';
-import type { DiffAdapter } from './adapters';
-import { DIFF_PAGE_LIMITS, RECORD_CHANGE_KINDS } from '../arrow-schemas';
-import type { DiffDetail, DiffScope, RecordChangeKind } from '../arrow-schemas';
-import type { FamilyFilter } from '../page/page-token';
-import type { OperationRequest } from '../../contract/operations';
+// The resolved diff request the engine runs, and the one typed resolver from a parsed
+// contract request (cross-field and registry checks).
+import { GfError } from '../errors';
+import type { Scope } from '../participants/index';
+import { DIFF_ADAPTERS } from './plan-adapters';
+import type { DiffAdapter } from './plan-adapters';
+import { DIFF_PAGE_LIMITS, RECORD_CHANGE_KINDS } from './arrow-schemas';
+import type { DiffDetail, DiffScope, RecordChangeKind } from './arrow-schemas';
+import type { FamilyFilter } from './page-token';
+import type { OperationRequest } from '../contract/operations';
 
 /** A resolved diff request (scope, detail, page size, cursor, optional record family): what the engine runs. */
 export interface DiffParams {

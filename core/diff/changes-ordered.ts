@@ -1,25 +1,27 @@
-import { toHex } from '../../canonical/index';
-import { DIFF_ADAPTERS } from '../plan/adapters';
-import type { DiffAdapter } from '../plan/adapters';
-import { PARTICIPANT_PAUSE, isEffect } from '../steps';
-import type { DiffEffect, DiffSteps } from '../steps';
-import { changeCacheKey, changeListFromTable, changesTable, loadListWindow, loadWholeList, storeWholeList } from './change-cache';
-import type { ListWindow } from './change-cache';
-import type { ChangeCache } from './change-cache';
-import { ChangeList } from './change-list';
-import type { ChangeRange } from './change-list';
-import { RECORD_CHANGE_KINDS } from '../arrow-schemas';
-import type { DiffScope, RecordChangeKind } from '../arrow-schemas';
-import type { DiffEndpoint, ParticipantSource } from '../plan/endpoint';
-import type { FamilyFilter, RecordPosition } from '../page/page-token';
-import { lowerBound } from '../merge/raw-rows';
-import { compareFamilyKey } from './change-key';
-import type { RecordSortKey } from './change-key';
-import { DEFAULT_DIFF_TUNING } from '../tuning';
-import type { DiffTuning } from '../tuning';
-import { familyChanges, wholeFamily, newListOf, isSeekable } from '../merge/family-changes';
-import { sameContent, planFamilies } from '../plan/families';
-import type { FamilyPlan } from '../plan/families';
+// Changed records of two endpoints in contract order: from the change cache, streamed
+// from a cursor, or merged whole per family.
+import { toHex } from '../canonical/index';
+import { DIFF_ADAPTERS } from './plan-adapters';
+import type { DiffAdapter } from './plan-adapters';
+import { PARTICIPANT_PAUSE, isEffect } from './steps';
+import type { DiffEffect, DiffSteps } from './steps';
+import { changeCacheKey, changeListFromTable, changesTable, loadListWindow, loadWholeList, storeWholeList } from './changes-cache';
+import type { ListWindow } from './changes-cache';
+import type { ChangeCache } from './changes-cache';
+import { ChangeList } from './changes-list';
+import type { ChangeRange } from './changes-list';
+import { RECORD_CHANGE_KINDS } from './arrow-schemas';
+import type { DiffScope, RecordChangeKind } from './arrow-schemas';
+import type { DiffEndpoint, ParticipantSource } from './plan-endpoint';
+import type { FamilyFilter, RecordPosition } from './page-token';
+import { lowerBound } from './merge-raw-rows';
+import { compareFamilyKey } from './changes-key';
+import type { RecordSortKey } from './changes-key';
+import { DEFAULT_DIFF_TUNING } from './tuning';
+import type { DiffTuning } from './tuning';
+import { familyChanges, wholeFamily, newListOf, isSeekable } from './merge-family-changes';
+import { sameContent, planFamilies } from './plan-families';
+import type { FamilyPlan } from './plan-families';
 
 export function keyOfPosition(pos: RecordPosition): RecordSortKey {
   return {
