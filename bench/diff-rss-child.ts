@@ -3,7 +3,7 @@
 // Usage: node --import tsx bench/diff-rss-child.ts PROJECT_DIR FROM TO full|page
 import { readFileSync } from 'node:fs';
 import { Checkpoints, openCheckpointedProject } from '../core/checkpoints/checkpoints';
-import { diffProjectAllRecords, diffProjectCheckpoints } from '../core/diff/index';
+import { diffAllRecordsCheckpoints, diffCheckpoints, projectShell } from '../core/diff/index';
 
 const [dir, from = 'from', to = 'to', mode = 'full'] = process.argv.slice(2);
 if (dir === undefined || (mode !== 'full' && mode !== 'page')) throw new Error('usage: diff-rss-child.ts PROJECT_DIR FROM TO full|page');
@@ -27,7 +27,7 @@ const before = peakRssMb();
 const t0 = performance.now();
 const rows =
   mode === 'full'
-    ? (await diffProjectAllRecords(cps, { from, to, scope: 'graph' })).numRows
-    : (await diffProjectCheckpoints(cps, { from, to, scope: 'graph', detail: 'records', limit: 100 })).table.numRows;
+    ? (await diffAllRecordsCheckpoints({ from, to, scope: 'graph' }, projectShell(cps))).numRows
+    : (await diffCheckpoints({ from, to, scope: 'graph', detail: 'records', limit: 100 }, projectShell(cps))).table.numRows;
 const ms = performance.now() - t0;
 process.stdout.write(`${JSON.stringify({ rows, ms, max_rss_mb: peakRssMb(), rss_before_mb: before })}\n`);

@@ -13,7 +13,7 @@ import type { Table } from 'apache-arrow';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { Checkpoints, checkpointPins } from '../core/checkpoints/checkpoints';
-import { diffProjectAllRecords, diffProjectCheckpoints, diffProjectStat } from '../core/diff/index';
+import { diffAllRecordsCheckpoints, diffCheckpoints, diffStatCheckpoints, projectShell } from '../core/diff/index';
 import { createProject, readObjectVerifiedAsync } from '../core/project/index';
 import { registryCatalog } from '../core/participants/index';
 import { benchNodes, nodeCsv, nodeParticipantBytes, sparseEdit } from './diff-data';
@@ -113,7 +113,7 @@ async function readBothObjects(side: Side): Promise<{ ms: number; bytes: number 
 }
 
 async function firstPage(side: Side): Promise<number> {
-  const { value, ms } = await timedAsync(() => diffProjectCheckpoints(side.cps, { from: 'from', to: 'to', scope: 'graph', detail: 'records', limit: 100 }));
+  const { value, ms } = await timedAsync(() => diffCheckpoints({ from: 'from', to: 'to', scope: 'graph', detail: 'records', limit: 100 }, projectShell(side.cps)));
   if (value.table.numRows !== 100 || value.nextPageToken === null) throw new Error('diff bench: first page is not a full page');
   return ms;
 }
@@ -246,31 +246,31 @@ export const benchmarks = [
       const cachedSmall = await firstPage(s.small);
       const cachedLarge = await firstPage(s.large);
       coldCache(s.large);
-      const full = await timedAsync(() => diffProjectAllRecords(s.large.cps, { from: 'from', to: 'to', scope: 'graph' }));
+      const full = await timedAsync(() => diffAllRecordsCheckpoints({ from: 'from', to: 'to', scope: 'graph' }, projectShell(s.large.cps)));
       if (full.value.numRows !== s.large.changes) throw new Error(`diff bench: ${full.value.numRows} changes, expected ${s.large.changes}`);
 
       // Issue 18: exact statistics (counts and changed cells per field) from a cold cache, beside the full diff.
       coldCache(s.large);
-      const stat = await timedAsync(() => diffProjectStat(s.large.cps, { from: 'from', to: 'to', scope: 'graph' }));
+      const stat = await timedAsync(() => diffStatCheckpoints({ from: 'from', to: 'to', scope: 'graph' }, projectShell(s.large.cps)));
       const node = stat.value.families.find((f) => f.record_family_id === 'node');
       if (node === undefined || node.added + node.removed + node.modified !== s.large.changes) throw new Error('diff bench: stat counts differ from the change count');
       // The first display page (display values and changed fields of node rows), cold, beside the plain first page.
       coldCache(s.large);
       const display = await timedAsync(() =>
-        diffProjectCheckpoints(s.large.cps, { from: 'from', to: 'to', scope: 'graph', detail: 'records', record_family_id: 'node', display: true, limit: 100 }),
+        diffCheckpoints({ from: 'from', to: 'to', scope: 'graph', detail: 'records', record_family_id: 'node', display: true, limit: 100 }, projectShell(s.large.cps)),
       );
       if (display.value.table.numRows !== 100 || display.value.table.getChild('display') === null) throw new Error('diff bench: display page is not a full page');
       // A jump to the last page once the change list is stored (the stat above stores it; recompute it after the cold display page).
-      await diffProjectStat(s.large.cps, { from: 'from', to: 'to', scope: 'graph' });
+      await diffStatCheckpoints({ from: 'from', to: 'to', scope: 'graph' }, projectShell(s.large.cps));
       const jump = await timedAsync(() =>
-        diffProjectCheckpoints(s.large.cps, { from: 'from', to: 'to', scope: 'graph', detail: 'records', record_family_id: 'node', display: true, limit: 100, position: s.large.changes - 100 }),
+        diffCheckpoints({ from: 'from', to: 'to', scope: 'graph', detail: 'records', record_family_id: 'node', display: true, limit: 100, position: s.large.changes - 100 }, projectShell(s.large.cps)),
       );
       if (jump.value.table.numRows !== 100 || jump.value.nextPageToken !== null) throw new Error('diff bench: the jump did not land on the last page');
 
       // Record index (issue: pay for the change): the same two pairs merged whole (the index store blocked, so
       // nothing is read from or written to it), the first diff that builds the indexes, then the diffs through them.
       const indexDir = join(s.large.dir, 'cache', 'index');
-      const allRecords = (to: string): Promise<Table> => diffProjectAllRecords(s.large.cps, { from: 'from', to, scope: 'graph' });
+      const allRecords = (to: string): Promise<Table> => diffAllRecordsCheckpoints({ from: 'from', to, scope: 'graph' }, projectShell(s.large.cps));
       rmSync(indexDir, { recursive: true, force: true });
       writeFileSync(indexDir, '');
       coldCache(s.large);

@@ -8,8 +8,8 @@ import { createFacade } from '../core/api/facade';
 import { Checkpoints, openCheckpointedProject } from '../core/checkpoints/checkpoints';
 import { main } from '../core/cli/main';
 import { unwrapEnvelope } from '../core/contract/wire';
-import { diffProjectAllRecords } from '../core/diff/index';
-import { writeArrowStreamFile } from '../core/diff/export-file';
+import { diffAllRecordsCheckpoints, projectShell } from '../core/diff/index';
+import { writeArrowStreamFile } from '../core/diff/page-export-file';
 
 /** Peak RSS of this process image in MB: Linux `VmHWM` (reset by exec), else `ru_maxrss`. */
 function peakRssMb(): number {
@@ -42,7 +42,7 @@ switch (op) {
     await gf(['checkpoint', 'diff', FROM, 'CURRENT', '--project', dir, '--scope', 'graph', '--detail', 'records', '--limit', '100', '--json']);
     break;
   case 'full-diff': {
-    const table = await diffProjectAllRecords(new Checkpoints(await openCheckpointedProject(dir)), { from: FROM, to: 'CURRENT', scope: 'graph' });
+    const table = await diffAllRecordsCheckpoints({ from: FROM, to: 'CURRENT', scope: 'graph' }, projectShell(new Checkpoints(await openCheckpointedProject(dir))));
     out.rows = table.numRows;
     out.diff_ms = performance.now() - t0;
     // The export: the whole record diff written as one Arrow IPC stream file (batch by batch, on disk when it returns).

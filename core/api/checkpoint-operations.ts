@@ -3,7 +3,7 @@
 import { Checkpoints, type MicrosClock } from '../checkpoints/checkpoints';
 import { checkpointTable, receiptTable, tombstoneTable } from '../checkpoints/arrow-results';
 import { deletedCheckpointPage } from '../checkpoints/tombstones';
-import { diffProjectCheckpoints, diffProjectStat, recordChange } from '../diff/index';
+import { diffCheckpoints, diffStatCheckpoints, projectShell, recordChange } from '../diff/index';
 import { RevertEngine } from '../revert/index';
 import { GfError } from '../errors';
 import { familyByKey, type CellValue } from '../participants/index';
@@ -130,10 +130,10 @@ export function checkpointOperations(
       const run = cancellations.begin(operation_id);
       try {
         // Cooperative: the diff yields to the event loop at each cancellation point, so a cancel lands while it runs.
-        const page = await diffProjectCheckpoints(cps, {
-          from, to, scope, detail, limit, after: after ?? undefined, record_family_id, capability_id, signal: run.signal,
+        const page = await diffCheckpoints({
+          from, to, scope, detail, limit, after, record_family_id, capability_id, signal: run.signal,
           display, change_kinds, changed_field, search, position, changed_values,
-        });
+        }, projectShell(cps));
         return arrowResult(page.table, page.nextPageToken);
       } finally {
         run.end();
@@ -142,7 +142,7 @@ export function checkpointOperations(
     'checkpoints.diff_stat': async ({ project, from, to, scope, record_family_id, capability_id, operation_id }) => {
       const run = cancellations.begin(operation_id);
       try {
-        return await diffProjectStat(checkpoints(project), { from, to, scope, record_family_id, capability_id, signal: run.signal });
+        return await diffStatCheckpoints({ from, to, scope, record_family_id, capability_id, signal: run.signal }, projectShell(checkpoints(project)));
       } finally {
         run.end();
       }
@@ -176,7 +176,7 @@ export function checkpointOperations(
     },
     'operation.cancel': async ({ operation_id }) => ({ cancelled: cancellations.cancel(operation_id) }),
     'checkpoints.record_change': async ({ project, from, to, record_family_id, identity, record_identity_fingerprint, record_uuid }) => {
-      const r = recordChange(checkpoints(project), { from, to, record_family_id, identity, record_identity_fingerprint, record_uuid });
+      const r = recordChange({ from, to, record_family_id, identity, record_identity_fingerprint, record_uuid }, projectShell(checkpoints(project)));
       const family = familyByKey(`${r.capability_id}/${r.record_family_id}`);
       const timestamps = Object.keys(r.from ?? r.to ?? {}).filter((k) => family?.field(k)?.kind === 'timestamp_us');
       return { ...r, from: recordJson(r.from), to: recordJson(r.to), changed_fields: [...r.changed_fields], timestamp_fields: timestamps };

@@ -2,9 +2,7 @@
 // engine (bounded, paged, cancellable), never by shipping a participant.
 import { GRAPH_LIMITS } from '../contract/graph';
 import { Checkpoints } from '../checkpoints/checkpoints';
-import { DiskChangeCache } from '../diff/change-cache';
-import { checkpointsResolver } from '../diff/project-diff';
-import { parseSelector } from '../diff/diff-checkpoints';
+import { projectShell, selectorOf, withPinnedPair } from '../diff/index';
 import { GfError } from '../errors';
 import { graphElementTable } from '../graph/element-table';
 import { decodeGraphDiffToken, encodeGraphDiffToken, graphDiffPage, type GraphDiffBinding } from '../graph/graph-diff';
@@ -60,13 +58,10 @@ export function graphOperations(
       }
     },
     'graph.diff': async ({ project, from, to, record_family_id, change_kinds, changed_field, limit, after, operation_id }) => {
-      const cps = checkpoints(project);
-      const resolver = checkpointsResolver(cps);
+      const shell = projectShell(checkpoints(project));
       const run = cancellations.begin(operation_id);
-      const a = resolver.open(parseSelector(from, 'from'));
       try {
-        const b = resolver.open(parseSelector(to, 'to'));
-        try {
+        return await withPinnedPair(shell.resolver, selectorOf(from), selectorOf(to), async (a, b) => {
           const binding: GraphDiffBinding = {
             from: a.checkpointUuid,
             to: b.checkpointUuid,
@@ -76,13 +71,10 @@ export function graphOperations(
             limit: limit ?? GRAPH_LIMITS.diffPageDefault,
           };
           const first = after === undefined || after === null ? 0 : decodeGraphDiffToken(binding, after);
-          const page = await graphDiffPage(a, b, { family: binding.family, kinds: binding.kinds, field: binding.field, limit: binding.limit, first }, new DiskChangeCache(cps.project.root), run.signal);
+          const page = await graphDiffPage(a, b, { family: binding.family, kinds: binding.kinds, field: binding.field, limit: binding.limit, first }, shell.cache, run.signal);
           return arrowResult(graphElementTable(page.elements, page.totals), page.nextFirst === null ? null : encodeGraphDiffToken(binding, page.nextFirst));
-        } finally {
-          b.release();
-        }
+        });
       } finally {
-        a.release();
         run.end();
       }
     },

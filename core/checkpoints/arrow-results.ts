@@ -1,3 +1,5 @@
+// Arrow result tables of the checkpoint operations (checkpoint@1, checkpoint_receipt@1,
+// checkpoint_tombstone@1): field types for the contract's column names.
 import { Field, Schema, Uint64, makeData, tableToIPC } from 'apache-arrow';
 import type { Data, Table } from 'apache-arrow';
 import { arrowFieldOf, buildColumn, tableOfColumns } from '../participants/columns';

@@ -1,3 +1,5 @@
+// The checkpoint engine of one project: create, delete, list, show and open named
+// checkpoints (lease-pinned read-only views), all through the registry.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Table } from 'apache-arrow';

@@ -1,3 +1,4 @@
+// Named failpoints of the registry's pair-commit protocol, armed only by tests.
 import { defineFailpoints } from '../failpoints';
 
 /**

@@ -1,3 +1,4 @@
+// Rows and pages of list_checkpoints: an active registry row as the listing shows it.
 import { GfError } from '../errors';
 import { isCanonicalUuid, orderedJson, sha256Hex } from '../canonical';
 import { isNormalizedName } from '../contract/names';

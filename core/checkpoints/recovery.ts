@@ -1,3 +1,5 @@
+// Registry recovery as a decision table: what the file shell observed at each path
+// and the one safe action for each combination.
 import { sha256Hex } from '../canonical';
 import { decodeIntent, decodeRegistry, encodeChecksum, registryCorrupt } from './registry-format';
 import type { RegistryDoc, RegistryFile, RegistryIntent } from './registry-format';

@@ -1,3 +1,5 @@
+// The registry's pure core: create and delete requests, receipts and the next
+// registry document (no I/O).
 import { GfError } from '../errors';
 import { isCanonicalUuid } from '../canonical';
 import { normalizeName, validateDescription } from '../contract/names';

@@ -1,3 +1,4 @@
+// The registry file format: identity, limits, parsing and canonical serialization.
 import { GfError } from '../errors';
 import { BoundedCache, compareCodePoints, isCanonicalUuid, orderedJson, sha256Hex } from '../canonical';
 import { DESCRIPTION_MAX_UTF8_BYTES, isNormalizedName, isWellFormedText, utf8Length } from '../contract/names';

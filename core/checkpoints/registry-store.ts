@@ -1,3 +1,5 @@
+// The registry on disk: machine-owned paths under checkpoints/, observed and written
+// with the pair-commit protocol.
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';

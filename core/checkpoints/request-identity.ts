@@ -1,3 +1,5 @@
+// Deterministic identities of checkpoint requests (create, delete, checkpoint UUID)
+// under the ADR-0014 domains.
 import { GfError } from '../errors';
 import { hash } from 'node:crypto';
 import { uuidV8 } from '../canonical';

@@ -1,3 +1,5 @@
+// Deterministic identities of a revert request: request digest, transaction UUID
+// and restoration UUID under the ADR-0014 revert domains.
 import { hash } from 'node:crypto';
 import { isCanonicalUuid, parseUuid, uuidV8 } from '../canonical/index';
 import { normalizeName, isWellFormedText } from '../contract/names';

@@ -1,3 +1,5 @@
+// Receipts of reverts recorded in the journal, so a replay returns the original
+// receipt; the extension kinds retention recognizes.
 import { hash } from 'node:crypto';
 import { canonicalJson, isCanonicalUuid, parseUuid } from '../canonical/index';
 import { GfError } from '../errors';

@@ -1,3 +1,5 @@
+// Validation of a generation's participants before a checkpoint or revert names it,
+// with a bounded memo of results.
 import diagnostics from 'node:diagnostics_channel';
 import type { Table } from 'apache-arrow';
 import { VALIDATION_PROGRESS_CHANNEL } from '../contract/workspace';

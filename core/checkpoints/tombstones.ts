@@ -1,3 +1,4 @@
+// Deleted checkpoints as a listing (checkpoint_tombstone@1) with their own page tokens.
 import { GfError } from '../errors';
 import { isCanonicalUuid, orderedJson, sha256Hex } from '../canonical';
 import { validateLimit } from './listing';

@@ -1,3 +1,5 @@
+// Validation records: the stored evidence that a generation's objects were verified
+// by this validator version.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,8 +1,9 @@
+// The diff's page tokens: HMAC-signed cursors bound to the request and both endpoints.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { canonicalJson, sha256Hex } from '../canonical/index';
 import { GfError } from '../errors';
-import { DIFF_API_VERSION, DIFF_DETAILS, DIFF_METHOD, DIFF_SCOPES, RECORD_CHANGE_KINDS } from './contract';
-import type { DiffDetail, DiffScope, RecordChangeKind } from './contract';
+import { DIFF_API_VERSION, DIFF_DETAILS, DIFF_METHOD, DIFF_SCOPES, RECORD_CHANGE_KINDS } from './arrow-schemas';
+import type { DiffDetail, DiffScope, RecordChangeKind } from './arrow-schemas';
 
 /** Largest token accepted (characters); anything longer is `GF_PAGE_INVALID` before parsing. */
 export const PAGE_TOKEN_MAX_CHARS = 2048;

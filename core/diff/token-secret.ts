@@ -1,3 +1,4 @@
+// The per-project page-token key (cache/diff/page-token.key): created once, read after.
 import { randomBytes } from 'node:crypto';
 import diagnostics from 'node:diagnostics_channel';
 import fs from 'node:fs';

@@ -1,4 +1,6 @@
-import type { DigestService } from './deferred-digests';
+// The diff engine's frozen tuning knobs (window sizes, digest batches, chunk rows, index
+// thresholds) passed in by callers.
+import type { DigestService } from './merge-digest-pool';
 
 /**
  * The diff engine's tuning knobs, frozen and passed in (never a mutable

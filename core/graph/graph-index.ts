@@ -8,7 +8,7 @@
 import type { Data, Table, Vector } from 'apache-arrow';
 import { uuidText } from '../contract/arrow-text';
 import { GfError } from '../errors';
-import { lowerBound } from '../diff/raw-rows';
+import { lowerBound } from '../diff/merge-raw-rows';
 
 /** What a graph index reads from: a pinned generation's decoded participants (a checkpoint view, a diff endpoint's tables). */
 export interface GraphSource {

@@ -117,7 +117,7 @@ export interface RecordFamily {
   readonly fingerprintDomain: DomainTag;
   /** Domain of identity fingerprints (canonical bytes of the identity projection). */
   readonly identityFingerprintDomain: DomainTag;
-  /** Domain of the record-set fingerprint of a whole participant (the summary diff's content identity, core/diff/record-set.ts). */
+  /** Domain of the record-set fingerprint of a whole participant (the summary diff's content identity, core/diff/page-record-set.ts). */
   readonly recordSetFingerprintDomain: DomainTag;
   readonly rules: readonly RecordRule[];
   readonly references: readonly ReferenceSpec[];

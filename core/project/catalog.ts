@@ -1,3 +1,5 @@
+// What the store needs from the record-family registry: family descriptors and the
+// mandatory participants of a snapshot.
 import type { ArrowFileRows } from '../canonical/arrow-file-rows';
 import type { Encoding } from './formats';
 

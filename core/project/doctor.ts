@@ -1,3 +1,4 @@
+// The project doctor: finds anomalies in a container and names the safe remedy of each.
 import fs from 'node:fs';
 import path from 'node:path';
 import { isCanonicalUuid } from '../canonical/index';

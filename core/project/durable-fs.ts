@@ -1,3 +1,5 @@
+// Durable, link-refusing file primitives for machine-owned paths (temp, fsync,
+// rename, directory fsync) and their typed I/O errors.
 import fs from 'node:fs';
 import path from 'node:path';
 import { GfError } from '../errors';

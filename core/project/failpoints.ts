@@ -1,3 +1,4 @@
+// The failpoint vocabulary of GENERATIONS.md in protocol order, armed only by tests.
 import { defineFailpoints } from '../failpoints';
 
 /**

@@ -1,3 +1,4 @@
+// Protocol steps written once as generators, run sequentially or with parallel flushes.
 import fs from 'node:fs';
 import { GfError } from '../errors';
 import path from 'node:path';

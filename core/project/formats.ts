@@ -1,3 +1,4 @@
+// Byte formats of the project container: FORMAT, CURRENT, manifests and journals.
 import { z } from 'zod';
 import { BoundedCache, canonicalJson, compareCodePoints, isCanonicalUuid, orderedJson, sha256Hex } from '../canonical/index';
 import { GfError } from '../errors';

@@ -1,3 +1,5 @@
+// The one thin layer every engine filesystem call goes through, with the test-only
+// I/O fault injection.
 import fs from 'node:fs';
 
 /**

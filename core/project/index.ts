@@ -1,3 +1,5 @@
+// The project store's public surface: open a project, lease generations, write and
+// publish, verified object reads.
 export { createProject, openProject, Project } from './project';
 export type { ProjectOptions, Writer, WriterOptions } from './project';
 export { Lease } from './lease';

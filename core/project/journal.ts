@@ -1,3 +1,4 @@
+// The advisory transaction journal: written durably, read back by recovery.
 import path from 'node:path';
 import { checkFile, listDir, readFileNoFollow, unlinkIfPresent } from './durable-fs';
 import type { WriteMeter } from './durable-fs';

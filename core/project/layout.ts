@@ -1,3 +1,4 @@
+// Machine-owned names of the project layout (GENERATIONS.md "Layout").
 import path from 'node:path';
 import { isCanonicalUuid, sha256, uuidV8 } from '../canonical/index';
 import { parseUuid } from '../canonical/index';

@@ -1,3 +1,5 @@
+// Reader leases: CURRENT and manifests read and validated, a generation pinned
+// against cleanup while a reader holds it.
 import { GfError } from '../errors';
 import type { FamilyDescriptor, ParticipantCatalog } from './catalog';
 import fs from 'node:fs';

@@ -1,3 +1,4 @@
+// The lineage log history/lineage.jsonl: a hash-chained record of published generations.
 import fs from 'node:fs';
 import { z } from 'zod';
 import { isCanonicalUuid, orderedJson, sha256Hex } from '../canonical/index';

@@ -1,3 +1,5 @@
+// Pins one generation named by a trusted engine record (a checkpoint's generation);
+// internal to the engines.
 import { isCanonicalUuid } from '../canonical/index';
 import { GfError } from '../errors';
 import { tryLeaseGeneration } from './lease';

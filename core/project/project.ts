@@ -1,3 +1,5 @@
+// A project container: open or create, readers' leases, the writer lock and the
+// writer that stages and publishes generations.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,3 +1,5 @@
+// Publishing a generation as a numbered crash-safe state machine, with a named
+// failpoint per step.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,3 +1,5 @@
+// Copying a participant file into the object store while hashing it, and verifying
+// a stored object by streaming.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { corrupt, discardCreated, ioError, isErrno, openRegularNoFollow } from './durable-fs';

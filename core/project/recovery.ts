@@ -1,3 +1,4 @@
+// Recovery under the writer lock: finishes or rolls back what a crashed writer left.
 import { fsyncDir, isErrno, listDir, unlinkIfPresent } from './durable-fs';
 import type { WriteMeter } from './durable-fs';
 import { listJournals, readJournal, removeJournalTemp, writeJournal } from './journal';

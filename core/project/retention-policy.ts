@@ -1,3 +1,4 @@
+// The workspace's retention policy file history/retention.json: read, validated, written.
 import { z } from 'zod';
 import { orderedJson } from '../canonical/index';
 import { GfError } from '../errors';

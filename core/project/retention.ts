@@ -1,3 +1,5 @@
+// Cleanup: which generations are kept (CURRENT, ancestors, checkpoints, leases) and
+// the removal of the rest.
 import fs from 'node:fs';
 import path from 'node:path';
 import { isCanonicalUuid } from '../canonical/index';

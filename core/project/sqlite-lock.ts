@@ -1,3 +1,4 @@
+// Operating-system advisory locks through SQLite's own file locking.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -1,3 +1,5 @@
+// Reads of content-addressed objects verified against their names, sync and cooperative,
+// with the per-process verified-object memo.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import type { ManifestParticipant } from './formats';

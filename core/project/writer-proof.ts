@@ -1,3 +1,4 @@
+// Evidence that the caller holds a project's writer lock, checked at run time.
 import path from 'node:path';
 
 /**

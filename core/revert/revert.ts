@@ -2,7 +2,9 @@ import type { Table } from 'apache-arrow';
 import { Checkpoints, systemMicros } from '../checkpoints/checkpoints';
 import type { MicrosClock } from '../checkpoints/checkpoints';
 import type { CheckpointReceipt } from '../checkpoints/registry-core';
-import { CURRENT_SELECTOR, diffProjectCheckpoints } from '../diff/index';
+import { CURRENT_SELECTOR } from '../contract/diff';
+import type { DiffDetail, DiffScope } from '../contract/diff';
+import { diffCheckpoints, heldResolver, projectShell } from '../diff/index';
 import type { DiffPage } from '../diff/index';
 import { lookupRevertReceipt, prunedReceiptError, recordRevertReceipt } from '../checkpoints/revert-receipts';
 import { GfError, hasCode, isGfError } from '../errors';
@@ -66,10 +68,10 @@ export interface RevertPreview {
 
 /** Options of `previewRevert` (the diff request besides its endpoints). */
 export interface PreviewOptions {
-  readonly scope?: unknown;
-  readonly detail?: unknown;
-  readonly limit?: unknown;
-  readonly after?: unknown;
+  readonly scope?: DiffScope;
+  readonly detail?: DiffDetail;
+  readonly limit?: number;
+  readonly after?: string | null;
   readonly signal?: AbortSignal;
 }
 
@@ -437,22 +439,27 @@ export class RevertEngine {
    * What a revert to `name` would change: `diff_checkpoints(CURRENT, name)` plus the identities it would use.
    *
    * Read-only (no writer lock); the operator confirms with `revertToCheckpoint`.
-   * Unknown or deleted names are `GF_CHECKPOINT_NOT_FOUND`.
+   * Unknown or deleted names are `GF_CHECKPOINT_NOT_FOUND`. The diff reads
+   * through the checkpoint view and CURRENT lease the preview holds (one
+   * pin of each, released here), so both halves describe the same pair.
    */
-  async previewRevert(name: unknown, options: PreviewOptions = {}): Promise<RevertPreview> {
+  async previewRevert(name: string, options: PreviewOptions = {}): Promise<RevertPreview> {
     const view = this.checkpoints.openCheckpoint(name);
     try {
       const current = this.project.lease();
       try {
-        const diff = await diffProjectCheckpoints(this.checkpoints, {
-          from: CURRENT_SELECTOR,
-          to: { name: view.name },
-          scope: options.scope ?? 'all',
-          detail: options.detail ?? 'summary',
-          limit: options.limit,
-          after: options.after,
-          signal: options.signal,
-        });
+        const diff = await diffCheckpoints(
+          {
+            from: CURRENT_SELECTOR,
+            to: view.name,
+            scope: options.scope ?? 'all',
+            detail: options.detail ?? 'summary',
+            limit: options.limit,
+            after: options.after,
+            signal: options.signal,
+          },
+          { ...projectShell(this.checkpoints), resolver: heldResolver(this.project.root, current, view) },
+        );
         return {
           checkpoint_uuid: view.checkpointUuid,
           source_generation_uuid: view.generationUuid,
@@ -476,6 +483,6 @@ export async function revertToCheckpoint(project: Project<Table>, input: RevertI
 }
 
 /** `previewRevert` on a project in one call. */
-export function previewRevert(project: Project<Table>, name: unknown, options: PreviewOptions = {}): Promise<RevertPreview> {
+export function previewRevert(project: Project<Table>, name: string, options: PreviewOptions = {}): Promise<RevertPreview> {
   return new RevertEngine(project).previewRevert(name, options);
 }

@@ -12,15 +12,13 @@ import type { ArrowResult } from '../../../../core/contract/operations';
 import { createFacade, type Facade } from '../../../../core/api/facade';
 import type { Envelope } from '../../../../core/contract/wire';
 import { Checkpoints, openCheckpointedProject } from '../../../../core/checkpoints/checkpoints';
-import {
-  CHANGE_CACHE_DIR,
-  DIFF_PROGRESS_CHANNEL,
-  checkpointsResolver,
-  diffEndpoints,
-  loadTokenSecret,
-  selectorsDigest,
-  validateDiffParams,
-} from '../../../../core/diff/index';
+import { CHANGE_CACHE_DIR } from '../../../../core/diff/changes-cache';
+import { DIFF_PROGRESS_CHANNEL } from '../../../../core/diff/steps';
+import { checkpointsResolver } from '../../../../core/diff/shell';
+import { diffEndpoints } from '../../../../core/diff/page-diff';
+import { loadTokenSecret } from '../../../../core/diff/token-secret';
+import { selectorsDigest } from '../../../../core/diff/page-token';
+import { resolveDiffParams } from '../../../../core/diff/plan-request';
 import { createProject } from '../../../../core/project/index';
 import { registryCatalog } from '../../../../core/participants/index';
 import { benchNodes, nodeParticipantBytes } from '../../../../bench/diff-data';
@@ -123,12 +121,12 @@ describe('checkpoints.diff cancellation while it runs', () => {
     const b = resolver.open({ name: 'to' });
     try {
       const binding = { selectorsSha256: selectorsDigest({ name: 'from' }, { name: 'to' }) };
-      const sync = diffEndpoints(a, b, validateDiffParams(req), binding, { secret: loadTokenSecret(dir) });
+      const sync = diffEndpoints(a, b, resolveDiffParams(req), binding, { secret: loadTokenSecret(dir) });
       expect(rowsOf(got)).toEqual(rowsOf(sync.table));
       // First page with a token: identical rows and an identical next-page token.
       const small = { ...req, limit: 100 };
       const page = value<ArrowResult>(await call('checkpoints.diff', { project, ...small }));
-      const syncPage = diffEndpoints(a, b, validateDiffParams(small), binding, { secret: loadTokenSecret(dir) });
+      const syncPage = diffEndpoints(a, b, resolveDiffParams(small), binding, { secret: loadTokenSecret(dir) });
       expect(rowsOf(tableFromIPC(page.bytes))).toEqual(rowsOf(syncPage.table));
       expect(page.next_page_token).toBe(syncPage.nextPageToken);
     } finally {

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { tableFromIPC } from 'apache-arrow';
 import { main } from '../../../../core/cli/main';
 import type { CliIo } from '../../../../core/cli/io';
-import { RECORD_DIFF_SCHEMA } from '../../../../core/diff';
+import { RECORD_DIFF_SCHEMA } from '../../../../core/diff/arrow-schemas';
 import { workspace } from '../checkpoints/checkpoint-support';
 import type { Workspace } from '../checkpoints/checkpoint-support';
 

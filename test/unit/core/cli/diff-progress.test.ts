@@ -1,7 +1,7 @@
 import diagnostics from 'node:diagnostics_channel';
 import { describe, expect, it } from 'vitest';
 import { withDiffProgress } from '../../../../core/cli/diff-progress';
-import { DIFF_PROGRESS_CHANNEL } from '../../../../core/diff/index';
+import { DIFF_PROGRESS_CHANNEL } from '../../../../core/diff/steps';
 
 describe('gf checkpoint diff progress', () => {
   it('reports a long diff on stderr only, throttled, and stops listening when it ends', async () => {

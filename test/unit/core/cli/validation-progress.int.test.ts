@@ -5,7 +5,7 @@ import { withValidationProgress } from '../../../../core/cli/validation-progress
 import { Checkpoints } from '../../../../core/checkpoints/checkpoints';
 import { ValidationMemo } from '../../../../core/checkpoints/snapshot-validation';
 import { VALIDATION_PROGRESS_CHANNEL } from '../../../../core/contract/workspace';
-import { DIFF_PROGRESS_CHANNEL } from '../../../../core/diff/index';
+import { DIFF_PROGRESS_CHANNEL } from '../../../../core/diff/steps';
 import { forgetVerifiedObjects } from '../../../../core/project/index';
 import { putConfig, putEdges, putNodes } from '../../../support/project-fixtures';
 import { counterClock, workspace } from '../checkpoints/checkpoint-support';

@@ -4,9 +4,15 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { toHex } from '../../../../core/canonical';
 import type { Table } from 'apache-arrow';
-import { CHANGE_CACHE_DIR, ChangeList, DiskChangeCache, KIND_MODIFIED, adapterOfFamily, changesTable, diffAllRecords, diffEndpoints, selectorsDigest, validateDiffParams } from '../../../../core/diff';
-import type { ChangeCache, DiffPage } from '../../../../core/diff';
-import { changeChunkKey, chunkCounts, loadChunk, loadWholeList, storeWholeList } from '../../../../core/diff/change-cache';
+import { CHANGE_CACHE_DIR, DiskChangeCache, changesTable } from '../../../../core/diff/changes-cache';
+import { ChangeList, KIND_MODIFIED } from '../../../../core/diff/changes-list';
+import { adapterOfFamily } from '../../../../core/diff/plan-adapters';
+import { diffAllRecords, diffEndpoints } from '../../../../core/diff/page-diff';
+import { selectorsDigest } from '../../../../core/diff/page-token';
+import { resolveDiffParams } from '../../../../core/diff/plan-request';
+import type { ChangeCache } from '../../../../core/diff/changes-cache';
+import type { DiffPage } from '../../../../core/diff/index';
+import { changeChunkKey, chunkCounts, loadChunk, loadWholeList, storeWholeList } from '../../../../core/diff/changes-cache';
 import { GRAPH_EDGE, GRAPH_NODE } from '../../../../core/participants';
 import { SECRET, endpoint, storedRecords, uuidOf } from './diff-support';
 
@@ -44,7 +50,7 @@ describe('derived change-list cache', () => {
     const a = endpoint(uuidOf('A'), [storedRecords(GRAPH_NODE, nodes(60, 1000).slice(0, 50)), storedRecords(GRAPH_EDGE, edges(20, 'cites'))], reads);
     const b = endpoint(uuidOf('B'), [storedRecords(GRAPH_NODE, nodes(60, 7).slice(5)), storedRecords(GRAPH_EDGE, edges(25, 'cites').slice(3))], reads);
     const binding = { selectorsSha256: selectorsDigest('a', 'b') };
-    const all = validateDiffParams({ scope: 'all', detail: 'records', limit: 10_000 });
+    const all = resolveDiffParams({ scope: 'all', detail: 'records', limit: 10_000 });
     const plain = rows(diffEndpoints(a, b, all, binding, { secret: SECRET }));
     expect(plain.length).toBeGreaterThan(20);
 
@@ -62,7 +68,7 @@ describe('derived change-list cache', () => {
     const paged: string[] = [];
     let after: string | null = null;
     do {
-      const p = diffEndpoints(a, b, validateDiffParams({ scope: 'all', detail: 'records', limit: 4, after }), binding, { secret: SECRET, cache });
+      const p = diffEndpoints(a, b, resolveDiffParams({ scope: 'all', detail: 'records', limit: 4, after }), binding, { secret: SECRET, cache });
       paged.push(...rows(p));
       after = p.nextPageToken;
     } while (after !== null);
@@ -91,8 +97,8 @@ describe('derived change-list cache', () => {
     const b = endpoint(uuidOf('B'), [storedRecords(GRAPH_NODE, nodes(400, 3))], reads);
     const binding = { selectorsSha256: selectorsDigest('a', 'b') };
     const page = (after: string | null): DiffPage =>
-      diffEndpoints(a, b, validateDiffParams({ scope: 'graph', detail: 'records', limit: 10, after }), binding, { secret: SECRET, cache });
-    const all = rows(diffEndpoints(a, b, validateDiffParams({ scope: 'graph', detail: 'records', limit: 10_000 }), binding, { secret: SECRET }));
+      diffEndpoints(a, b, resolveDiffParams({ scope: 'graph', detail: 'records', limit: 10, after }), binding, { secret: SECRET, cache });
+    const all = rows(diffEndpoints(a, b, resolveDiffParams({ scope: 'graph', detail: 'records', limit: 10_000 }), binding, { secret: SECRET }));
     expect(all.length).toBeGreaterThan(100);
     const dir = path.join(root, ...CHANGE_CACHE_DIR);
     reads.length = 0;

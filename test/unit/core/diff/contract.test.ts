@@ -3,22 +3,11 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { FixedSizeBinary, Uint64, Utf8 } from 'apache-arrow';
 import type { Field, Schema, Table } from 'apache-arrow';
-import {
-  CURRENT_ENDPOINT_DOMAIN,
-  DIFF_ADAPTER_CONTRACT,
-  DIFF_API_VERSION,
-  DIFF_PAGE_LIMITS,
-  DIFF_SCOPES,
-  RECORD_CHANGE_KINDS,
-  RECORD_DIFF_SCHEMA,
-  RECORD_DIFF_SORT,
-  SUMMARY_CHANGE_KINDS,
-  SUMMARY_DIFF_SCHEMA,
-  SUMMARY_DIFF_SORT,
-  diffEndpoints,
-  selectorsDigest,
-  validateDiffParams,
-} from '../../../../core/diff';
+import { CURRENT_ENDPOINT_DOMAIN, DIFF_ADAPTER_CONTRACT, DIFF_API_VERSION, DIFF_PAGE_LIMITS, DIFF_SCOPES, RECORD_CHANGE_KINDS, RECORD_DIFF_SCHEMA, RECORD_DIFF_SORT, SUMMARY_CHANGE_KINDS, SUMMARY_DIFF_SCHEMA, SUMMARY_DIFF_SORT } from '../../../../core/diff/arrow-schemas';
+import { diffEndpoints } from '../../../../core/diff/page-diff';
+import { selectorsDigest } from '../../../../core/diff/page-token';
+import { resolveDiffParams } from '../../../../core/diff/plan-request';
+import { validateRequest } from '../../../../core/api/dispatcher';
 import { sampleRecords } from '../participants/sample-workspace';
 import { GfError } from '../../../../core/errors';
 import { RECORD_FAMILIES } from '../../../../core/participants';
@@ -111,30 +100,33 @@ describe('diff result schemas and constants match checkpoint-api-v1.json', () =>
       limit: { scope: 'all', detail: 'summary', limit: DIFF_PAGE_LIMITS.max + 1 },
       after: { scope: 'all', detail: 'summary', after: 7 },
     };
+    // Refused where every surface parses a request: the dispatcher's contract check (the engine takes parsed requests).
+    const around = { project: '00000000-0000-4000-8000-000000000001', from: 'a', to: 'b' };
     for (const field of request.filter((f) => f in bad)) {
       let err: unknown;
       try {
-        validateDiffParams(bad[field]!);
+        validateRequest('checkpoints.diff', { ...around, ...bad[field]! });
       } catch (e) {
         err = e;
       }
       expect(err, field).toBeInstanceOf(GfError);
-      expect((err as GfError).code, field).toBe('GF_VALIDATION');
-      expect((err as GfError).details['field'], field).toBe(field);
+      // A page token that cannot be one is a bad page on every surface (the dispatcher's rule for `after`).
+      expect((err as GfError).code, field).toBe(field === 'after' ? 'GF_PAGE_INVALID' : 'GF_VALIDATION');
+      if (field !== 'after') expect((err as GfError).details['field'], field).toBe(field);
     }
     expect(request.filter((f) => f in bad).sort()).toEqual(Object.keys(bad).sort());
     // A request with exactly the fixture's engine fields is accepted as given.
-    expect(validateDiffParams({ scope: 'all', detail: 'records', limit: 3, after: null })).toMatchObject({ scope: 'all', detail: 'records', limit: 3, after: null });
+    expect(resolveDiffParams({ scope: 'all', detail: 'records', limit: 3, after: null })).toMatchObject({ scope: 'all', detail: 'records', limit: 3, after: null });
     const from = endpoint(uuidOf('f'), workspace(sampleRecords()));
     // The other side keeps only the mandatory one-document families (a generation always holds its documents); every other record is removed.
     const documents = Object.fromEntries(Object.entries(sampleRecords()).filter(([key]) => fam(key).documentFields !== undefined));
     const to = endpoint(uuidOf('t'), workspace(documents));
-    const params = validateDiffParams({ scope: 'all', detail: 'records', limit: 2 });
+    const params = resolveDiffParams({ scope: 'all', detail: 'records', limit: 2 });
     // from/to: page tokens are bound to the selectors, so a token of one pair is refused by another.
     expect(request).toEqual(expect.arrayContaining(['from', 'to', 'cancellation']));
     const page = diffEndpoints(from, to, params, { selectorsSha256: selectorsDigest('a', 'b') }, { secret: SECRET });
     expect(page.nextPageToken).not.toBeNull();
-    const next = validateDiffParams({ scope: 'all', detail: 'records', limit: 2, after: page.nextPageToken });
+    const next = resolveDiffParams({ scope: 'all', detail: 'records', limit: 2, after: page.nextPageToken });
     expect(() => diffEndpoints(from, to, next, { selectorsSha256: selectorsDigest('a', 'c') }, { secret: SECRET })).toThrow(expect.objectContaining({ code: 'GF_PAGE_INVALID' }));
     // cancellation: an aborted signal stops the diff with GF_CANCELLED and no table.
     const ac = new AbortController();
@@ -153,7 +145,7 @@ describe('diff result schemas and constants match checkpoint-api-v1.json', () =>
       let err: unknown;
       let table: unknown;
       try {
-        table = diffEndpoints(from, to, validateDiffParams({ scope: 'all', detail }), binding, { secret: SECRET }).table;
+        table = diffEndpoints(from, to, resolveDiffParams({ scope: 'all', detail }), binding, { secret: SECRET }).table;
       } catch (e) {
         err = e;
       }
@@ -171,8 +163,8 @@ describe('diff result schemas and constants match checkpoint-api-v1.json', () =>
     const from = endpoint(uuidOf('f'), workspace(base));
     const to = endpoint(uuidOf('t'), workspace(next));
     const binding = { selectorsSha256: selectorsDigest('a', 'b') };
-    const summaryPage = diffEndpoints(from, to, validateDiffParams({ scope: 'all', detail: 'summary' }), binding, { secret: SECRET });
-    const recordsPage = diffEndpoints(from, to, validateDiffParams({ scope: 'all', detail: 'records', limit: 10_000 }), binding, { secret: SECRET });
+    const summaryPage = diffEndpoints(from, to, resolveDiffParams({ scope: 'all', detail: 'summary' }), binding, { secret: SECRET });
+    const recordsPage = diffEndpoints(from, to, resolveDiffParams({ scope: 'all', detail: 'records', limit: 10_000 }), binding, { secret: SECRET });
     const summary = summaryPage.table;
     const records = recordsPage.table;
     // The two result schemas diff_checkpoints declares, in order: summary detail, then record detail.

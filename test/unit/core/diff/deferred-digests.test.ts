@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { diffAllRecords, diffAllRecordsAsync, diffTuning } from '../../../../core/diff';
-import { DeferredDigests, FP_FROM } from '../../../../core/diff/deferred-digests';
-import { ChangeList, KIND_REMOVED } from '../../../../core/diff/change-list';
-import { DigestPool, digestSlices } from '../../../../core/diff/digest-pool';
+import { diffAllRecords, diffAllRecordsAsync } from '../../../../core/diff/page-diff';
+import { diffTuning } from '../../../../core/diff/tuning';
+import { DeferredDigests, FP_FROM } from '../../../../core/diff/merge-deferred-digests';
+import { ChangeList, KIND_REMOVED } from '../../../../core/diff/changes-list';
+import { DigestPool, digestSlices } from '../../../../core/diff/merge-digest-pool';
 import { familyByKey } from '../../../../core/participants';
 import type { RecordFamily } from '../../../../core/participants';
 import { model, pairArb, participant, rowsOf } from './block-model';

@@ -2,15 +2,15 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Table } from 'apache-arrow';
 import { canonicalJson, toHex } from '../../../../core/canonical';
-import {
-  CANCEL_CHECK_INTERVAL,
-  currentEndpointUuid,
-  decodePageToken,
-  diffCheckpoints,
-  encodePageToken,
-} from '../../../../core/diff';
-import type { DiffEndpoint, DiffPage, DiffSelector, EndpointResolver, LeasedEndpoint } from '../../../../core/diff';
+import { CANCEL_CHECK_INTERVAL } from '../../../../core/diff/steps';
+import { currentEndpointUuid } from '../../../../core/diff/plan-endpoint';
+import { decodePageToken, encodePageToken } from '../../../../core/diff/page-token';
+import { diffCheckpoints } from '../../../../core/diff/index';
+import type { DiffEndpoint, LeasedEndpoint } from '../../../../core/diff/plan-endpoint';
+import type { DiffPage } from '../../../../core/diff/index';
+import type { DiffSelector, EndpointResolver } from '../../../../core/diff/plan-pinned-pair';
 import { GfError } from '../../../../core/errors';
+import type { DiffDetail, DiffScope } from '../../../../core/contract/diff';
 import { GRAPH_EDGE, GRAPH_NODE, WORKSPACE_CONFIGURATION } from '../../../../core/participants';
 import { SECRET, configurationRows, endpoint, storedRecords, uuidOf } from './diff-support';
 
@@ -112,7 +112,7 @@ async function code(fn: () => unknown): Promise<string> {
 
 async function walk(
   opts: { resolver: EndpointResolver; secret: Uint8Array },
-  req: { from: unknown; to: unknown; scope: string; detail: string; limit: number },
+  req: { from: string; to: string; scope: DiffScope; detail: DiffDetail; limit: number },
 ): Promise<{ rows: string[]; pages: DiffPage[] }> {
   const rows: string[] = [];
   const pages: DiffPage[] = [];
@@ -161,10 +161,10 @@ describe('diffCheckpoints', () => {
       { limit: 4 },
       { from: 'two' },
       { to: 'CURRENT' },
-      { from: { name: 'one ' } },
+      { from: 'one ' },
       { record_family_id: 'node' },
       { record_family_id: 'node', capability_id: 'graph' },
-    ]) {
+    ] as const) {
       expect(await code(() => diffCheckpoints({ ...base, limit: 3, ...change, after: token }, opts))).toBe('GF_PAGE_INVALID');
     }
     // A family-scoped token is bound to its family: another family, or none, is GF_PAGE_INVALID.
@@ -174,7 +174,7 @@ describe('diffCheckpoints', () => {
     expect(rowsOf((await diffCheckpoints({ ...base, limit: 3, record_family_id: 'edge', capability_id: 'graph', after: edgeToken }, opts)).table)).toEqual(
       all.filter((r) => r.includes('"record_family_id":"edge"')).slice(3, 6),
     );
-    for (const change of [{ record_family_id: 'node' }, { record_family_id: 'configuration', scope: 'all' }, { record_family_id: undefined }, { scope: 'graph' }]) {
+    for (const change of [{ record_family_id: 'node' }, { record_family_id: 'configuration', scope: 'all' }, { record_family_id: undefined }, { scope: 'graph' }] as const) {
       expect(await code(() => diffCheckpoints({ ...base, limit: 3, record_family_id: 'edge', ...change, after: edgeToken }, opts))).toBe('GF_PAGE_INVALID');
     }
     // Editing any field inside the token, or re-signing with another key, breaks its integrity.

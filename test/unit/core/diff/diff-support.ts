@@ -2,7 +2,7 @@
 import { Dictionary, Int32, RecordBatch, Schema, Struct, Table, Utf8, makeData, tableToIPC, vectorFromArray } from 'apache-arrow';
 import type { Data, Field } from 'apache-arrow';
 import { sha256, sha256Hex, uuidV8 } from '../../../../core/canonical';
-import type { DiffEndpoint, EndpointParticipant } from '../../../../core/diff';
+import type { DiffEndpoint, EndpointParticipant } from '../../../../core/diff/plan-endpoint';
 import { verifiedBytes } from '../../../../core/project';
 import type { VerifiedObject } from '../../../../core/project';
 import { GfError } from '../../../../core/errors';

@@ -5,8 +5,11 @@ import { compareCells, displayFieldsOf, familyByKey } from '../../../../core/par
 import type { CellValue, FieldSpec, RecordFamily } from '../../../../core/participants';
 import { changedFieldList, parseDisplay } from '../../../../core/contract/diff';
 import { microsIso } from '../../../../core/contract/time';
-import { diffStat, diffTuning, displayPage, validateDiffParams } from '../../../../core/diff';
-import type { ChangeCache, DiffEndpoint } from '../../../../core/diff';
+import { diffStat, displayPage } from '../../../../core/diff/page-display';
+import { diffTuning } from '../../../../core/diff/tuning';
+import { resolveDiffParams } from '../../../../core/diff/plan-request';
+import type { ChangeCache } from '../../../../core/diff/changes-cache';
+import type { DiffEndpoint } from '../../../../core/diff/plan-endpoint';
 import { hasCode } from '../../../../core/errors';
 import { SECRET, endpoint, rangedEndpoint, storedRecords, uuidOf } from './diff-support';
 
@@ -194,7 +197,7 @@ interface Env {
 const BINDING = { selectorsSha256: '0'.repeat(64) };
 
 function page(env: Env, extra: Record<string, unknown>, after: string | null = null) {
-  const params = validateDiffParams({
+  const params = resolveDiffParams({
     scope: 'all',
     detail: 'records',
     record_family_id: env.family.recordFamilyId,

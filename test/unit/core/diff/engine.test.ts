@@ -3,16 +3,16 @@ import { describe, expect, it } from 'vitest';
 import { Dictionary, tableFromIPC } from 'apache-arrow';
 import type { Table } from 'apache-arrow';
 import { recordFingerprints, toHex } from '../../../../core/canonical';
-import {
-  DIFF_ADAPTERS,
-  RowFingerprinter,
-  diffAllRecords,
-  diffEndpoints,
-  selectorsDigest,
-  summaryRows,
-  validateDiffParams,
-} from '../../../../core/diff';
-import type { ChangeCache, DiffEndpoint, DiffParams } from '../../../../core/diff';
+import { DIFF_ADAPTERS } from '../../../../core/diff/plan-adapters';
+import { RowFingerprinter } from '../../../../core/canonical/row-fingerprints';
+import { diffAllRecords, diffEndpoints } from '../../../../core/diff/page-diff';
+import { selectorsDigest } from '../../../../core/diff/page-token';
+import { summaryRows } from '../../../../core/diff/plan-families';
+import { validateRequest } from '../../../../core/api/dispatcher';
+import { resolveDiffParams } from '../../../../core/diff/plan-request';
+import type { ChangeCache } from '../../../../core/diff/changes-cache';
+import type { DiffEndpoint } from '../../../../core/diff/plan-endpoint';
+import type { DiffParams, DiffRequest } from '../../../../core/diff/plan-request';
 import { GfError } from '../../../../core/errors';
 import { GRAPH_EDGE, GRAPH_NODE, RECORD_FAMILIES, canonicalizeParticipant, tableFromRecords } from '../../../../core/participants';
 import type { RecordFamily } from '../../../../core/participants';
@@ -23,8 +23,8 @@ const FROM = uuidOf('from');
 const TO = uuidOf('to');
 const binding = { selectorsSha256: selectorsDigest({ name: 'a' }, { name: 'b' }) };
 
-function params(over: Partial<DiffParams> = {}): DiffParams {
-  return validateDiffParams({ scope: 'all', detail: 'records', limit: 10_000, ...over });
+function params(over: Partial<DiffRequest> = {}): DiffParams {
+  return resolveDiffParams({ scope: 'all', detail: 'records', limit: 10_000, ...over });
 }
 
 function rowsOf(t: Table): Record<string, unknown>[] {
@@ -268,15 +268,18 @@ describe('RowFingerprinter', () => {
 
 describe('request validation', () => {
   it('accepts limits 1..10000 (default 100) and refuses everything else with GF_VALIDATION', () => {
-    expect(validateDiffParams({ scope: 'all', detail: 'summary' }).limit).toBe(100);
-    expect(validateDiffParams({ scope: 'all', detail: 'summary', limit: 1 }).limit).toBe(1);
-    expect(validateDiffParams({ scope: 'all', detail: 'summary', limit: 10_000 }).limit).toBe(10_000);
+    expect(resolveDiffParams({ scope: 'all', detail: 'summary' }).limit).toBe(100);
+    expect(resolveDiffParams({ scope: 'all', detail: 'summary', limit: 1 }).limit).toBe(1);
+    expect(resolveDiffParams({ scope: 'all', detail: 'summary', limit: 10_000 }).limit).toBe(10_000);
+    // Types and ranges are the contract's (every surface parses a request with it before the engine runs); field combinations are the engine's.
+    const around = { project: '00000000-0000-4000-8000-000000000001', from: 'a', to: 'b' };
     for (const limit of [0, 10_001, 1.5, -1, '5', Number.NaN]) {
-      expect(catchGf(() => validateDiffParams({ scope: 'all', detail: 'summary', limit })).code).toBe('GF_VALIDATION');
+      expect(catchGf(() => validateRequest('checkpoints.diff', { ...around, scope: 'all', detail: 'summary', limit })).code).toBe('GF_VALIDATION');
     }
-    for (const bad of [{ scope: 'everything', detail: 'summary' }, { scope: 'all', detail: 'rows' }, { scope: 'summary', detail: 'records' }]) {
-      expect(catchGf(() => validateDiffParams(bad)).code).toBe('GF_VALIDATION');
+    for (const bad of [{ scope: 'everything', detail: 'summary' }, { scope: 'all', detail: 'rows' }]) {
+      expect(catchGf(() => validateRequest('checkpoints.diff', { ...around, ...bad })).code).toBe('GF_VALIDATION');
     }
+    expect(catchGf(() => resolveDiffParams({ scope: 'summary', detail: 'records' })).code).toBe('GF_VALIDATION');
   });
 
   it('diffs nothing when both endpoints are the same snapshot', () => {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Table, Utf8, tableToIPC, vectorFromArray } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeArrowStreamFile } from '../../../../core/diff/export-file';
+import { writeArrowStreamFile } from '../../../../core/diff/page-export-file';
 import { hasCode } from '../../../../core/errors';
 
 let dir: string;

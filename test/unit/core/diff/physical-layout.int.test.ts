@@ -7,7 +7,7 @@
 // content identity.
 import { Table, tableFromIPC, tableToIPC } from 'apache-arrow';
 import { afterEach, describe, expect, it } from 'vitest';
-import { diffProjectCheckpoints } from '../../../../core/diff';
+import { diffCheckpoints, projectShell } from '../../../../core/diff/index';
 import { GRAPH_NODE, encodeRecords } from '../../../../core/participants';
 import { workspace } from '../checkpoints/checkpoint-support';
 import type { Workspace } from '../checkpoints/checkpoint-support';
@@ -37,7 +37,7 @@ async function publishNodes(w: Workspace, bytes: Uint8Array): Promise<void> {
 }
 
 async function nodeRow(w: Workspace, from: string, to: string): Promise<Record<string, unknown>> {
-  const page = await diffProjectCheckpoints(w.cps, { from, to, scope: 'graph', detail: 'summary', limit: 100 });
+  const page = await diffCheckpoints({ from, to, scope: 'graph', detail: 'summary', limit: 100 }, projectShell(w.cps));
   const row = page.table.toArray().map((r) => r.toJSON() as Record<string, unknown>).find((r) => r['record_family_id'] === 'node');
   if (row === undefined) throw new Error('no graph/node summary row');
   return row;
@@ -71,11 +71,11 @@ describe('checkpoint_diff_ignores_physical_layout', () => {
     expect(await nodeRow(w, 're-encoded', 'canonical')).toMatchObject({ change_kind: 'unchanged' });
     // The whole summary page is the same bytes whichever layout an endpoint holds.
     const summary = async (from: string, to: string): Promise<unknown[]> => {
-      const page = await diffProjectCheckpoints(w.cps, { from, to, scope: 'all', detail: 'summary', limit: 100 });
+      const page = await diffCheckpoints({ from, to, scope: 'all', detail: 'summary', limit: 100 }, projectShell(w.cps));
       return page.table.toArray().map((r) => { const o = r.toJSON() as Record<string, unknown>; delete o['from_checkpoint_uuid']; delete o['to_checkpoint_uuid']; return JSON.stringify(o, (_k, v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString('hex') : typeof v === 'bigint' ? v.toString() : v)); });
     };
     expect(await summary('canonical', 're-encoded')).toEqual(await summary('canonical', 'canonical'));
-    const records = await diffProjectCheckpoints(w.cps, { from: 'canonical', to: 're-encoded', scope: 'graph', detail: 'records', limit: 100 });
+    const records = await diffCheckpoints({ from: 'canonical', to: 're-encoded', scope: 'graph', detail: 'records', limit: 100 }, projectShell(w.cps));
     expect(records.table.numRows).toBe(0);
 
     // Control: one label edited, same row count, same layout kind → modified.

@@ -4,8 +4,10 @@
 // the refusals (not found, malformed, inconsistent, ambiguous requests).
 import { describe, expect, it } from 'vitest';
 import { toHex } from '../../../../core/canonical';
-import { diffAllRecords, recordChangeBetween, recordChangeOf } from '../../../../core/diff';
-import type { DiffEndpoint, RecordChangeResult } from '../../../../core/diff';
+import { diffAllRecords } from '../../../../core/diff/page-diff';
+import { recordChangeBetween, recordChangeOf } from '../../../../core/diff/page-record-inspector';
+import type { DiffEndpoint } from '../../../../core/diff/plan-endpoint';
+import type { RecordChangeResult } from '../../../../core/diff/page-record-inspector';
 import { GfError } from '../../../../core/errors';
 import { GRAPH_EDGE, GRAPH_NODE, WORKSPACE_CONFIGURATION } from '../../../../core/participants';
 import { counting, endpoint, rangedEndpoint, storedRecords, uuidOf, configurationRows } from './diff-support';

@@ -5,9 +5,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { Table } from 'apache-arrow';
 import { recordFingerprints, toHex } from '../../../../core/canonical';
-import { CHANGE_CACHE_DIR, DIFF_ADAPTERS, DiskChangeCache, diffAllRecords, diffEndpoints, selectorsDigest, validateDiffParams } from '../../../../core/diff';
-import { FamilyDiff } from '../../../../core/diff/record-diff';
-import { bindAlignedRanges, bindIdentity, prepareSide } from '../../../../core/diff/raw-rows';
+import { CHANGE_CACHE_DIR, DiskChangeCache } from '../../../../core/diff/changes-cache';
+import { DIFF_ADAPTERS } from '../../../../core/diff/plan-adapters';
+import { diffAllRecords, diffEndpoints } from '../../../../core/diff/page-diff';
+import { selectorsDigest } from '../../../../core/diff/page-token';
+import { resolveDiffParams } from '../../../../core/diff/plan-request';
+import { FamilyDiff } from '../../../../core/diff/merge-family-diff';
+import { bindAlignedRanges, bindIdentity, prepareSide } from '../../../../core/diff/merge-raw-rows';
 import { familyByKey, tableFromRecords } from '../../../../core/participants';
 import type { RecordFamily } from '../../../../core/participants';
 import { model, pairArb, participant, rowsOf } from './block-model';
@@ -130,7 +134,7 @@ describe('page seeking', () => {
         let pages = 0;
         do {
           if (mode === 'drop') fs.rmSync(path.join(cacheDir, ...CHANGE_CACHE_DIR), { recursive: true, force: true });
-          const p = diffEndpoints(a, b, validateDiffParams({ scope: 'all', detail: 'records', limit, after }), binding, { secret: SECRET, cache });
+          const p = diffEndpoints(a, b, resolveDiffParams({ scope: 'all', detail: 'records', limit, after }), binding, { secret: SECRET, cache });
           expect(p.table.numRows).toBeLessThanOrEqual(limit);
           walked.push(...rowsOf(p.table));
           after = p.nextPageToken;

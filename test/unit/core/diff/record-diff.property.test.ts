@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { RecordBatch, Schema, Struct, Table, makeData } from 'apache-arrow';
 import { recordFingerprints, toHex } from '../../../../core/canonical';
-import { diffAllRecords } from '../../../../core/diff';
+import { diffAllRecords } from '../../../../core/diff/page-diff';
 import { RECORD_FAMILIES, tableFromRecords } from '../../../../core/participants';
 import type { FieldSpec, RecordFamily } from '../../../../core/participants';
 import { endpoint, storedRecords, uuidOf } from './diff-support';

@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { RecordBatch, Struct, Table, Utf8, makeData, tableToIPC } from 'apache-arrow';
-import { DIFF_ADAPTERS, adapterOfFamily, diffAllRecords, diffEndpoints, diffTuning, selectorsDigest, validateDiffParams } from '../../../../core/diff';
-import type { DiffAdapter } from '../../../../core/diff';
-import { ChangeList } from '../../../../core/diff/change-list';
-import { lowerBound, prepareSide } from '../../../../core/diff/raw-rows';
-import { FamilyDiff } from '../../../../core/diff/record-diff';
-import { WindowedParticipant, collectWindowed } from '../../../../core/diff/windowed';
+import { DIFF_ADAPTERS, adapterOfFamily } from '../../../../core/diff/plan-adapters';
+import { diffAllRecords, diffEndpoints } from '../../../../core/diff/page-diff';
+import { diffTuning } from '../../../../core/diff/tuning';
+import { selectorsDigest } from '../../../../core/diff/page-token';
+import { resolveDiffParams } from '../../../../core/diff/plan-request';
+import type { DiffAdapter } from '../../../../core/diff/plan-adapters';
+import { ChangeList } from '../../../../core/diff/changes-list';
+import { lowerBound, prepareSide } from '../../../../core/diff/merge-raw-rows';
+import { FamilyDiff } from '../../../../core/diff/merge-family-diff';
+import { WindowedParticipant, collectWindowed } from '../../../../core/diff/merge-windowed';
 import { verifiedBytes } from '../../../../core/project';
 import { RECORD_FAMILIES, defineFamily, encodeRecords, tableFromRecords } from '../../../../core/participants';
 import type { RecordFamily } from '../../../../core/participants';
@@ -63,7 +67,7 @@ describe('windowed record diff', () => {
           const walked: Row[] = [];
           let after: string | null = null;
           do {
-            const p = diffEndpoints(a, b, validateDiffParams({ scope: 'all', detail: 'records', limit, after }), { selectorsSha256: selectorsDigest('a', 'b') }, { secret: SECRET, tuning });
+            const p = diffEndpoints(a, b, resolveDiffParams({ scope: 'all', detail: 'records', limit, after }), { selectorsSha256: selectorsDigest('a', 'b') }, { secret: SECRET, tuning });
             walked.push(...rowsOf(p.table));
             after = p.nextPageToken;
           } while (after !== null);
@@ -133,7 +137,7 @@ describe('windowed record diff', () => {
     const opened: ReturnType<typeof counting>[] = [];
     const a = rangedEndpoint(uuidOf('A'), [stored(family, encodeRecords(family, from), {}, n)], opened);
     const b = rangedEndpoint(uuidOf('B'), [stored(family, encodeRecords(family, to), {}, n)], opened);
-    const p = diffEndpoints(a, b, validateDiffParams({ scope: 'graph', detail: 'records', limit: 100 }), { selectorsSha256: selectorsDigest('a', 'b') }, { secret: SECRET });
+    const p = diffEndpoints(a, b, resolveDiffParams({ scope: 'graph', detail: 'records', limit: 100 }), { selectorsSha256: selectorsDigest('a', 'b') }, { secret: SECRET });
     expect(p.table.numRows).toBe(100);
     const size = opened.reduce((s, o) => s + o.byteLength, 0);
     const pageBytes = opened.reduce((s, o) => s + o.stats.bytes, 0);

@@ -5,7 +5,7 @@ import type { Table } from 'apache-arrow';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Checkpoints, openCheckpointedProject } from '../../../../core/checkpoints/checkpoints';
-import { diffProjectCheckpoints } from '../../../../core/diff/index';
+import { diffCheckpoints, projectShell } from '../../../../core/diff/index';
 import type { CheckpointReceipt } from '../../../../core/checkpoints/registry-core';
 import { lookupRevertReceipt } from '../../../../core/checkpoints/revert-receipts';
 import { FAILPOINT_NAMES, armFailpointForTesting, committedAt, readLineage } from '../../../../core/project/index';
@@ -120,7 +120,7 @@ async function checkThenReplay(dir: string, name: FailpointName): Promise<void> 
 describe('revert_publication_failpoint_matrix', () => {
   it('the killed revert undoes later graph, ontology, knowledge and epistemic changes (ADR-0014 crash-test paragraph)', async () => {
     const p = await openCheckpointedProject(copy('later-changes'));
-    const page = await diffProjectCheckpoints(new Checkpoints(p), { from: 'CURRENT', to: NAME, scope: 'summary', detail: 'summary', limit: 1000 });
+    const page = await diffCheckpoints({ from: 'CURRENT', to: NAME, scope: 'summary', detail: 'summary', limit: 1000 }, projectShell(new Checkpoints(p)));
     const changed = new Set(page.table.toArray().map((r) => r.toJSON() as Record<string, unknown>).filter((r) => r['change_kind'] !== 'unchanged').map((r) => String(r['scope'])));
     for (const scope of ['graph', 'ontology', 'knowledge', 'epistemic']) expect({ scope, changed: changed.has(scope) }).toEqual({ scope, changed: true });
   });

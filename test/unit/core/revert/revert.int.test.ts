@@ -5,7 +5,7 @@ import type { Table } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Checkpoints, openCheckpointedProject } from '../../../../core/checkpoints/checkpoints';
 import { planCreate, prepareCreate } from '../../../../core/checkpoints/registry-core';
-import { diffProjectCheckpoints } from '../../../../core/diff/index';
+import { diffCheckpoints, projectShell } from '../../../../core/diff/index';
 import { GRAPH_EDGE, WORKSPACE_RESTORATION_TRANSITION, encodeRecords, recordsFromTable } from '../../../../core/participants/index';
 import { openProject } from '../../../../core/project/index';
 import { registryCatalog } from '../../../../core/participants/index';
@@ -66,7 +66,7 @@ describe('revert', () => {
     const prior = project.current();
     const view = cps.openCheckpoint('Graph imported');
     // Later changes exist in every scope between the checkpoint and CURRENT.
-    const before = await diffProjectCheckpoints(cps, { from: 'CURRENT', to: 'Graph imported', scope: 'summary', detail: 'summary', limit: 1000 });
+    const before = await diffCheckpoints({ from: 'CURRENT', to: 'Graph imported', scope: 'summary', detail: 'summary', limit: 1000 }, projectShell(cps));
     const changedScopes = new Set(before.table.toArray().filter((r) => r.toJSON()['change_kind'] !== 'unchanged').map((r) => String(r.toJSON()['scope'])));
     // (Not `workspace`: the demo's own revert record is not carried into the later generations.)
     expect([...changedScopes].sort()).toEqual(['capabilities', 'configuration', 'epistemic', 'graph', 'knowledge', 'ontology', 'provenance']);
@@ -94,7 +94,7 @@ describe('revert', () => {
       now.release();
     }
     // The logical diff CURRENT → checkpoint is empty in every user scope; only the restoration record differs.
-    const after = await diffProjectCheckpoints(cps, { from: 'CURRENT', to: 'Graph imported', scope: 'summary', detail: 'summary', limit: 1000 });
+    const after = await diffCheckpoints({ from: 'CURRENT', to: 'Graph imported', scope: 'summary', detail: 'summary', limit: 1000 }, projectShell(cps));
     const changed = after.table.toArray().map((r) => r.toJSON()).filter((r) => r['change_kind'] !== 'unchanged');
     expect(changed.map((r) => [r['scope'], r['record_family_id'], r['change_kind']])).toEqual([['workspace', 'restoration_transition', 'removed']]);
     // History is preserved: the prior current is the parent and still readable; the registry is byte-identical.
@@ -247,7 +247,7 @@ describe('revert', () => {
     expect(preview.source_generation_uuid).toBe(cp.generation_uuid);
     expect(preview.current_generation_uuid).toBe(project.current()?.generationUuid);
     expect(preview.diff.schema).toBe('checkpoint_summary_diff@1');
-    const direct = await diffProjectCheckpoints(new Checkpoints(project), { from: 'CURRENT', to: 'Graph imported', scope: 'all', detail: 'summary' });
+    const direct = await diffCheckpoints({ from: 'CURRENT', to: 'Graph imported', scope: 'all', detail: 'summary' }, projectShell(new Checkpoints(project)));
     expect(logicalRows(preview.diff.table)).toBe(logicalRows(direct.table));
     expect(preview.diff.table.toArray().some((r) => r.toJSON()['change_kind'] !== 'unchanged')).toBe(true);
     expect(await codeOf(() => e.previewRevert('Curation scratch'))).toBe('GF_CHECKPOINT_NOT_FOUND');

@@ -148,14 +148,14 @@ describe('mandatory workspace@1 participants', () => {
 describe('the diff shows the workspace documents field by field', () => {
   it('a record diff between the adopt and the clear names the changed document fields', async () => {
     const { Checkpoints } = await import('../../../../core/checkpoints/checkpoints');
-    const { diffProjectCheckpoints } = await import('../../../../core/diff/index');
+    const { diffCheckpoints, projectShell } = await import('../../../../core/diff/index');
     const d = path.join(tmp, 'diff');
     const p = await createProject<Table>(d, { catalog: registryCatalog });
     await p.publish({ parent: null, changes: [putNodes(2, 'd')] });
     const cp = new Checkpoints(await openCheckpointedProject(d));
     await cp.checkpoint({ name: 'none', idempotencyKey: '018f0f4e-7b8c-7000-8000-00000000fd01' });
     await new WorkspaceDocuments(await openCheckpointedProject(d)).adoptOntology({ source: '{"classes":[{"id":"paper","label":"Paper"}]}', sourceFormat: 'json', mode: 'advisory', idempotencyKey: '018f0f4e-7b8c-7000-8000-00000000fd02' });
-    const page = await diffProjectCheckpoints(cp, { from: 'none', to: 'CURRENT', scope: 'ontology', detail: 'records', limit: 100 });
+    const page = await diffCheckpoints({ from: 'none', to: 'CURRENT', scope: 'ontology', detail: 'records', limit: 100 }, projectShell(cp));
     const fields = page.table.toArray().map((r) => String((r.toJSON() as Record<string, unknown>)['change_kind']));
     // mode, source_format, canonical_ontology_sha256, canonical_ontology changed; contract_version did not.
     expect(fields).toEqual(['modified', 'modified', 'modified', 'modified']);

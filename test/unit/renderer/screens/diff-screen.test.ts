@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../../../core/contract/operations';
-import { validateFamilyFilter } from '../../../../core/diff/engine';
+import { resolveFamily } from '../../../../core/diff/plan-request';
 import { RECORD_FAMILIES } from '../../../../core/participants/index';
 import { formatRoute, parseRoute } from '../../../../renderer/routes';
 import { middleTruncate } from '../../../../renderer/screens/diff-screen';
@@ -20,7 +20,7 @@ describe('diff screen: every family of the registry opens', () => {
       );
       const parsed = OPERATIONS['checkpoints.diff'].request.safeParse(request);
       expect(parsed.success, `${f.capabilityId}/${f.recordFamilyId}`).toBe(true);
-      expect(validateFamilyFilter(request)).toEqual({ capabilityId: f.capabilityId, recordFamilyId: f.recordFamilyId });
+      expect(resolveFamily(request)).toEqual({ capabilityId: f.capabilityId, recordFamilyId: f.recordFamilyId });
     }
   });
 

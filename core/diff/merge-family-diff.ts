@@ -1,67 +1,16 @@
+// The merge-join of two prepared sides of one family in identity order: identities
+// compared by galloping ranges, content column by column on raw buffers.
 import type { Data, Field } from 'apache-arrow';
-import type { DiffAdapter } from './adapters';
-import { CANCEL_CHECK_INTERVAL, PAUSE } from './cancel';
-import type { DiffEffect } from './cancel';
-import type { RecordChangeKind } from './contract';
-import { ChangeList, KIND_ADDED, KIND_MODIFIED, KIND_REMOVED } from './change-list';
-import { bindAlignedRanges, bindIdentity, lowerBound } from './raw-rows';
-import type { RawSide } from './raw-rows';
+import type { DiffAdapter } from './plan-adapters';
+import { CANCEL_CHECK_INTERVAL, PAUSE } from './steps';
+import type { DiffEffect } from './steps';
+import { ChangeList, KIND_ADDED, KIND_MODIFIED, KIND_REMOVED } from './changes-list';
+import { bindAlignedRanges, bindIdentity, lowerBound } from './merge-raw-rows';
+import type { RawSide } from './merge-raw-rows';
 import { rowFingerprinter } from '../canonical/row-fingerprints';
 import type { RowHasher } from '../canonical/row-fingerprints';
-import { FP_FROM, FP_IDENTITY, FP_TO } from './deferred-digests';
-import type { DeferredDigests } from './deferred-digests';
-
-/**
- * One changed logical record: identity and fingerprints, never values.
- *
- * `recordUuid` is the owner-declared record UUID (16 bytes) or null for
- * families without one; fingerprints are 32 bytes.
- */
-export interface RecordChange {
-  readonly scope: string;
-  readonly recordFamilyId: string;
-  readonly recordUuid: Uint8Array | null;
-  readonly identityFingerprint: Uint8Array;
-  readonly changeKind: RecordChangeKind;
-  readonly fromFingerprint: Uint8Array | null;
-  readonly toFingerprint: Uint8Array | null;
-}
-
-/** The sort tuple of a record row: `(scope, record_family_id, record_uuid, record_identity_fingerprint, change_kind)`. */
-export interface RecordSortKey {
-  readonly scope: string;
-  readonly recordFamilyId: string;
-  readonly recordUuid: Uint8Array | null;
-  readonly identityFingerprint: Uint8Array;
-  readonly changeKind: RecordChangeKind;
-}
-
-function cmpBytes(a: Uint8Array, b: Uint8Array): number {
-  return Buffer.compare(a, b);
-}
-
-function cmpText(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
-}
-
-/** Compares `(scope, record_family_id)` pairs by UTF-8 bytes (the contract's sort). */
-export function compareFamilyKey(a: { scope: string; recordFamilyId: string }, b: { scope: string; recordFamilyId: string }): number {
-  if (a.scope === b.scope && a.recordFamilyId === b.recordFamilyId) return 0;
-  return cmpText(a.scope, b.scope) || cmpText(a.recordFamilyId, b.recordFamilyId);
-}
-
-/** Total order of record rows (nulls first; within one family all `record_uuid` are null or none is). */
-export function compareRecordKeys(a: RecordSortKey, b: RecordSortKey): number {
-  const f = compareFamilyKey(a, b);
-  if (f !== 0) return f;
-  if (a.recordUuid === null || b.recordUuid === null) {
-    if (a.recordUuid !== b.recordUuid) return a.recordUuid === null ? -1 : 1;
-  } else {
-    const u = cmpBytes(a.recordUuid, b.recordUuid);
-    if (u !== 0) return u;
-  }
-  return cmpBytes(a.identityFingerprint, b.identityFingerprint) || (a.changeKind === b.changeKind ? 0 : cmpText(a.changeKind, b.changeKind));
-}
+import { FP_FROM, FP_IDENTITY, FP_TO } from './merge-deferred-digests';
+import type { DeferredDigests } from './merge-deferred-digests';
 
 /** A family to diff record by record: its adapter and both prepared sides (null = participant absent there). */
 export interface FamilyPair {

@@ -1,16 +1,18 @@
+// The summary's logical content identity: a participant's record-set fingerprint,
+// computed once per object and kept in cache/record-sets/.
 import { createHash } from 'node:crypto';
 import type { Hash } from 'node:crypto';
 import type { Table } from 'apache-arrow';
 import { fingerprintHeader, fromHex, recordFingerprints, sha256Hex, toHex } from '../canonical/index';
 import { canonicalizeParticipant } from '../participants/index';
-import type { DiffAdapter } from './adapters';
-import { objectCacheKey } from './change-cache';
-import type { ChangeCache } from './change-cache';
-import { inIdentityOrder } from './raw-rows';
-import { PAUSE } from './cancel';
-import type { DiffSteps } from './cancel';
-import type { ParticipantSource } from './endpoint';
-import { WindowedParticipant } from './windowed';
+import type { DiffAdapter } from './plan-adapters';
+import { objectCacheKey } from './changes-cache';
+import type { ChangeCache } from './changes-cache';
+import { inIdentityOrder } from './merge-raw-rows';
+import { PAUSE } from './steps';
+import type { DiffSteps } from './steps';
+import type { ParticipantSource } from './plan-endpoint';
+import { WindowedParticipant } from './merge-windowed';
 
 /**
  * The record-set fingerprint of a participant: the summary diff's content

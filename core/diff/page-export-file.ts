@@ -1,3 +1,4 @@
+// Writes a diff table as an Arrow IPC stream file (exports).
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,3 +1,5 @@
+// The record inspector: both versions of one record between two endpoints and the
+// fields that differ (values shown to the user who asked).
 import { Table, tableFromIPC, tableToIPC } from 'apache-arrow';
 import type { Data, Field } from 'apache-arrow';
 import { toHex } from '../canonical/index';
@@ -5,17 +7,17 @@ import { GfError } from '../errors';
 import { compareCells, recordsFromTable } from '../participants/index';
 import type { CellValue, RecordValues } from '../participants/index';
 import { buildColumn, normalizeCell } from '../participants/columns';
-import { DIFF_ADAPTERS, resolveAdapter } from './adapters';
-import type { DiffAdapter } from './adapters';
-import { CANCEL_CHECK_INTERVAL, checkCancelled } from './cancel';
-import { parseSelector } from './diff-checkpoints';
-import type { EndpointResolver } from './diff-checkpoints';
-import type { DiffEndpoint, EndpointParticipant } from './endpoint';
-import { bindIdentityCompare, lowerBound, prepareSide } from './raw-rows';
-import type { RawSide } from './raw-rows';
+import { DIFF_ADAPTERS, resolveAdapter } from './plan-adapters';
+import type { DiffAdapter } from './plan-adapters';
+import { CANCEL_CHECK_INTERVAL, checkCancelled } from './steps';
+import { selectorOf, withPinnedPair } from './plan-pinned-pair';
+import type { EndpointResolver } from './plan-pinned-pair';
+import type { DiffEndpoint, EndpointParticipant } from './plan-endpoint';
+import { bindIdentityCompare, lowerBound, prepareSide } from './merge-raw-rows';
+import type { RawSide } from './merge-raw-rows';
 import { RowFingerprinter, rowFingerprinter } from '../canonical/row-fingerprints';
 import type { RowHasher } from '../canonical/row-fingerprints';
-import { WindowedParticipant } from './windowed';
+import { WindowedParticipant } from './merge-windowed';
 
 /**
  * Request of `recordChange`: two selectors, a record family id and the
@@ -23,8 +25,8 @@ import { WindowedParticipant } from './windowed';
  * fingerprint a record-diff row carries (exactly one of the two).
  */
 export interface RecordChangeRequest {
-  readonly from: unknown;
-  readonly to: unknown;
+  readonly from: string;
+  readonly to: string;
   /** The record family (e.g. `node`); record family ids are unique across the registry. */
   readonly record_family_id: unknown;
   /** Exactly the family's identity fields, in their JS cell form (UUID text, hex digest, text, …). */
@@ -307,23 +309,11 @@ export function recordChangeBetween(
  * lease-pinned for the call and released before returning.
  */
 export function recordChangeOf(req: RecordChangeRequest, resolver: EndpointResolver): RecordChangeResult {
-  const fromSel = parseSelector(req.from, 'from');
-  const toSel = parseSelector(req.to, 'to');
   const byIdentity = req.identity !== undefined && req.identity !== null;
   const byFingerprint = req.record_identity_fingerprint !== undefined && req.record_identity_fingerprint !== null;
   if (byIdentity === byFingerprint) bad('identity_or_fingerprint');
   if (byIdentity && req.record_uuid !== undefined && req.record_uuid !== null) bad('record_uuid');
   const lookup: RecordLookup = byIdentity ? { identity: req.identity } : { identityFingerprint: req.record_identity_fingerprint, recordUuid: req.record_uuid };
   checkCancelled(req.signal, 'start');
-  const a = resolver.open(fromSel);
-  try {
-    const b = resolver.open(toSel);
-    try {
-      return recordChangeBetween(a, b, req.record_family_id, lookup, { signal: req.signal });
-    } finally {
-      b.release();
-    }
-  } finally {
-    a.release();
-  }
+  return withPinnedPair(resolver, selectorOf(req.from), selectorOf(req.to), (a, b) => recordChangeBetween(a, b, req.record_family_id, lookup, { signal: req.signal }));
 }

@@ -1,42 +1,34 @@
+// Display pages (display values, changed fields, row numbers, totals, jumps, filters)
+// and the exact statistics of a diff.
 import { Uint64, makeData } from 'apache-arrow';
 import type { Data } from 'apache-arrow';
 import { parseUuid, toHex } from '../canonical/index';
 import { diffHeadline, isBookkeepingScope } from '../contract/diff';
 import type { DiffStatFamily, DiffStatResult, FieldCellCount } from '../contract/diff';
-import { DIFF_ADAPTERS } from './adapters';
-import type { DiffAdapter } from './adapters';
+import { DIFF_ADAPTERS } from './plan-adapters';
+import type { DiffAdapter } from './plan-adapters';
 import { DEFAULT_DIFF_TUNING } from './tuning';
 import type { DiffTuning } from './tuning';
-import { loadChunk } from './change-cache';
-import type { ChangeCache, StoredChunk } from './change-cache';
-import { PARTICIPANT_PAUSE, checkCancelled, runAsync, runSync } from './cancel';
-import type { DiffSteps } from './cancel';
-import { KIND_ADDED, KIND_MODIFIED, KIND_REMOVED, changeColumns, oneBatchTable } from './change-list';
-import type { ChangeList, ChangeRange } from './change-list';
-import { RECORD_CHANGE_KINDS, RECORD_DIFF_DISPLAY_SCHEMA, RECORD_DIFF_DISPLAY_SCHEMA_NAME, RECORD_DIFF_VALUES_SCHEMA, RECORD_DIFF_VALUES_SCHEMA_NAME } from './contract';
+import { loadChunk } from './changes-cache';
+import type { ChangeCache, StoredChunk } from './changes-cache';
+import { PARTICIPANT_PAUSE, checkCancelled, runAsync, runSync } from './steps';
+import type { DiffSteps } from './steps';
+import { KIND_ADDED, KIND_MODIFIED, KIND_REMOVED, changeColumns, oneBatchTable } from './changes-list';
+import type { ChangeList, ChangeRange } from './changes-list';
+import { RECORD_CHANGE_KINDS, RECORD_DIFF_DISPLAY_SCHEMA, RECORD_DIFF_DISPLAY_SCHEMA_NAME, RECORD_DIFF_VALUES_SCHEMA, RECORD_DIFF_VALUES_SCHEMA_NAME } from './arrow-schemas';
 import { displayFieldsOf, utf8Column } from '../participants/index';
-import {
-  cachedFamilyList,
-  cachedListWindow,
-  familyListSteps,
-  identityOf,
-  keyOfPosition,
-  orderedChanges,
-  pageState,
-  planFamilies,
-  pullRanges,
-  recordPosition,
-  sameContent,
-  summaryRows,
-  tokenViewOf,
-} from './engine';
-import type { DiffBinding, DiffEngineOptions, DiffPage, DiffParams, DiffView, FamilyPlan } from './engine';
+import { cachedFamilyList, cachedListWindow, familyListSteps, keyOfPosition, orderedChanges, pullRanges, recordPosition } from './changes-ordered';
+import { identityOf, pageState, tokenViewOf } from './page-diff';
+import { planFamilies, sameContent, summaryRows } from './plan-families';
+import type { DiffBinding, DiffEngineOptions, DiffPage } from './page-diff';
+import type { DiffParams, DiffView } from './plan-request';
+import type { FamilyPlan } from './plan-families';
 import { encodePageToken } from './page-token';
-import { lowerBound } from './raw-rows';
-import { DisplayResolver } from './record-display';
-import type { RecordDisplay } from './record-display';
-import type { DiffEndpoint } from './endpoint';
-import type { DiffScope } from './contract';
+import { lowerBound } from './merge-raw-rows';
+import { DisplayResolver } from './page-record-display';
+import type { RecordDisplay } from './page-record-display';
+import type { DiffEndpoint } from './plan-endpoint';
+import type { DiffScope } from './arrow-schemas';
 import type { FamilyFilter } from './page-token';
 
 /** One row of a display page: a row of a family's change list and its 0-based row number in the (filtered) list. */

@@ -1,3 +1,5 @@
+// The diff results' Arrow schemas (summary, record, display and values pages) and the
+// contract constants the engine uses, re-exported from core/contract/diff.
 import { Field, FixedSizeBinary, Schema, Uint64, Utf8 } from 'apache-arrow';
 import { RECORD_DIFF_COLUMNS, RECORD_DIFF_DISPLAY_COLUMNS, RECORD_DIFF_VALUES_COLUMNS, SUMMARY_DIFF_COLUMNS, type RecordDiffColumn, type SummaryDiffColumn } from '../contract/diff';
 

@@ -1,11 +1,13 @@
+// Builds the summary and record result tables of the contract's schemas from rows
+// and change-list ranges.
 import { FixedSizeBinary, RecordBatch, Struct, Table, Uint64, makeData } from 'apache-arrow';
 import type { Data, Schema } from 'apache-arrow';
 import { parseUuid } from '../canonical/index';
 import { utf8Column } from '../participants/index';
-import { RECORD_DIFF_SCHEMA, SUMMARY_DIFF_SCHEMA } from './contract';
-import type { SummaryChangeKind } from './contract';
-import { changeColumns } from './change-list';
-import type { ChangeRange } from './change-list';
+import { RECORD_DIFF_SCHEMA, SUMMARY_DIFF_SCHEMA } from './arrow-schemas';
+import type { SummaryChangeKind } from './arrow-schemas';
+import { changeColumns } from './changes-list';
+import type { ChangeRange } from './changes-list';
 
 /** One summary row before it becomes Arrow (digests as 64 hex, counts as numbers). */
 export interface SummaryRow {

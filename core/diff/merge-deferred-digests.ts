@@ -1,7 +1,10 @@
-import type { DiffEffect } from './cancel';
-import { KIND_MODIFIED } from './change-list';
-import type { ChangeList } from './change-list';
-import { DigestPool, digestSlices } from './digest-pool';
+// Fingerprints of a whole-family merge hashed off the merge's thread (on the digest pool)
+// and settled into the change list.
+import type { DiffEffect } from './steps';
+import { KIND_MODIFIED } from './changes-list';
+import type { ChangeList } from './changes-list';
+import { DigestPool, digestSlices } from './merge-digest-pool';
+import type { DigestService } from './merge-digest-pool';
 import { DEFAULT_DIFF_TUNING } from './tuning';
 
 /** Which fingerprint of a change-list row a deferred digest fills. */
@@ -11,13 +14,6 @@ export const FP_TO = 1;
 /** See `FP_FROM`. */
 export const FP_IDENTITY = 2;
 type Slot = typeof FP_FROM | typeof FP_TO | typeof FP_IDENTITY;
-
-/** What `DeferredDigests` needs of a digest pool (`DigestPool`, or a test double). */
-export interface DigestService {
-  digest(bytes: Uint8Array, ends: Uint32Array): Promise<Uint8Array>;
-  /** A buffer of at least `bytes` bytes a finished batch gave back, now the caller's (optional). */
-  spare?(bytes: number): Uint8Array<ArrayBuffer> | undefined;
-}
 
 interface Batch {
   readonly targets: Uint32Array;

@@ -1,10 +1,12 @@
+// The engine's effect vocabulary (pause, read, await) and its two drivers: runSync for
+// pure callers, runAsync that yields to the event loop so a cancel lands.
 import diagnostics from 'node:diagnostics_channel';
 import { GfError } from '../errors';
 import { DIFF_PROGRESS_CHANNEL } from '../contract/diff';
 import { verifiedBytes } from '../project/index';
 import { pausesFor, runSteps, runStepsAsync } from '../steps/driver';
 import type { Steps } from '../steps/driver';
-import type { DiffEndpoint, EndpointParticipant, ParticipantSource } from './endpoint';
+import type { DiffEndpoint, EndpointParticipant, ParticipantSource } from './plan-endpoint';
 
 /** Records between two cancellation checks while merging (the contract says at most 4,096). */
 export const CANCEL_CHECK_INTERVAL = 4096;

@@ -1,7 +1,9 @@
+// What the engine reads of a diff endpoint: its identity, its participants and
+// their bytes (whole, ranged or cooperative).
 import { parseUuid, sha256, uuidV8 } from '../canonical/index';
 import { GfError } from '../errors';
 import type { ManifestParticipant, VerifiedObject } from '../project/index';
-import { CURRENT_ENDPOINT_DOMAIN } from './contract';
+import { CURRENT_ENDPOINT_DOMAIN } from './arrow-schemas';
 
 /** The manifest facts the diff needs about one participant (a `ManifestParticipant` satisfies it). */
 export type EndpointParticipant = Pick<

@@ -1,11 +1,13 @@
+// Record indexes (cache/index/): content-defined chunks under a two-level Merkle
+// structure, so a whole-family diff merges only the runs whose chunks differ.
 import { createHash } from 'node:crypto';
 import { Type } from 'apache-arrow';
 import type { Data } from 'apache-arrow';
-import type { DiffAdapter } from './adapters';
-import { objectCacheKey } from './change-cache';
-import { INDEX_PAUSE } from './cancel';
-import type { DiffEffect } from './cancel';
-import type { WindowedParticipant } from './windowed';
+import type { DiffAdapter } from './plan-adapters';
+import { objectCacheKey } from './changes-cache';
+import { INDEX_PAUSE } from './steps';
+import type { DiffEffect } from './steps';
+import type { WindowedParticipant } from './merge-windowed';
 
 /**
  * A participant object's records as a two-level Merkle structure over

@@ -1,8 +1,10 @@
+// A participant decoded into merge form: raw column buffers bound for identity and
+// content comparison, with the sorted-object memo.
 import { Type } from 'apache-arrow';
 import type { Data, Table } from 'apache-arrow';
 import { canonicalizeParticipant, tableFromRecords } from '../participants/index';
 import { BoundedCache } from '../canonical/bounded-cache';
-import type { DiffAdapter } from './adapters';
+import type { DiffAdapter } from './plan-adapters';
 
 /** Compares row `i` of one bound column chunk with row `j` of the other. */
 export type RowCompare = (i: number, j: number) => number;

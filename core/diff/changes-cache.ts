@@ -1,15 +1,17 @@
+// The derived store of change lists (cache/diff/changes/): whole lists, first-page
+// prefixes and chunked long lists, keyed by both objects' digests.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Field, FixedSizeBinary, Schema, Type, Uint32, Utf8, makeData, tableFromIPC, tableToIPC } from 'apache-arrow';
 import type { Table } from 'apache-arrow';
 import type { Data } from 'apache-arrow';
-import { ChangeList, KIND_ADDED, KIND_REMOVED, changeColumns, oneBatchTable } from './change-list';
+import { ChangeList, KIND_ADDED, KIND_REMOVED, changeColumns, oneBatchTable } from './changes-list';
 import { canonicalJson, sha256Hex } from '../canonical/index';
 import { LAYOUT } from '../project/layout';
-import type { DiffAdapter } from './adapters';
-import { RECORD_CHANGE_KINDS } from './contract';
-import type { EndpointParticipant } from './endpoint';
+import type { DiffAdapter } from './plan-adapters';
+import { RECORD_CHANGE_KINDS } from './arrow-schemas';
+import type { EndpointParticipant } from './plan-endpoint';
 
 /**
  * A derived store of one family's complete, sorted change list between two

@@ -1,3 +1,4 @@
+// A pool of worker threads that hashes batches of canonical preimages.
 import { hash as oneShotHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import { BackgroundWorker } from '../background-worker';
@@ -106,4 +107,11 @@ export class DigestPool {
   close(): Promise<void> {
     return this.#thread.close();
   }
+}
+
+/** What `DeferredDigests` needs of a digest pool (`DigestPool`, or a test double). */
+export interface DigestService {
+  digest(bytes: Uint8Array, ends: Uint32Array): Promise<Uint8Array>;
+  /** A buffer of at least `bytes` bytes a finished batch gave back, now the caller's (optional). */
+  spare?(bytes: number): Uint8Array<ArrayBuffer> | undefined;
 }

@@ -1,3 +1,5 @@
+// Ranged reads of a stored participant: row windows of its columns read from the IPC
+// footer, merged without decoding the whole object.
 import { RecordBatch, Schema, Struct, Table, Type, makeData } from 'apache-arrow';
 import { DEFAULT_DIFF_TUNING } from './tuning';
 import type { DiffTuning } from './tuning';
@@ -6,15 +8,15 @@ import { bitWindow, singleBatchLayout } from '../canonical/arrow-file-rows';
 import type { ColumnPlace } from '../canonical/arrow-file-rows';
 import { BoundedCache } from '../canonical/index';
 import { GfError } from '../errors';
-import type { DiffAdapter } from './adapters';
-import { PAUSE } from './cancel';
-import type { DiffEffect } from './cancel';
-import type { ChangeList } from './change-list';
-import type { DeferredDigests } from './deferred-digests';
-import type { ParticipantSource } from './endpoint';
-import { bindIdentityColumns, fixedCellsAscending, isKnownSorted, lowerBound, rememberSorted } from './raw-rows';
-import type { RawSide } from './raw-rows';
-import { FamilyDiff } from './record-diff';
+import type { DiffAdapter } from './plan-adapters';
+import { PAUSE } from './steps';
+import type { DiffEffect } from './steps';
+import type { ChangeList } from './changes-list';
+import type { DeferredDigests } from './merge-deferred-digests';
+import type { ParticipantSource } from './plan-endpoint';
+import { bindIdentityColumns, fixedCellsAscending, isKnownSorted, lowerBound, rememberSorted } from './merge-raw-rows';
+import type { RawSide } from './merge-raw-rows';
+import { FamilyDiff } from './merge-family-diff';
 
 const UUID_BYTES = 16;
 

@@ -1,3 +1,5 @@
+// Display values of the records on a page: one window per side of only the shown
+// columns, and the changed fields of a row.
 import { Vector } from 'apache-arrow';
 import type { Data, Field } from 'apache-arrow';
 import { BoundedCache, parseUuid, toHex } from '../canonical/index';
@@ -6,13 +8,13 @@ import { microsIso } from '../contract/time';
 import { columnsOf, displayFieldsOf } from '../participants/index';
 import type { CellValue, Columns, DisplayFieldSpec, FieldSpec } from '../participants/index';
 import { readColumn } from '../participants/columns';
-import type { DiffAdapter } from './adapters';
-import { KIND_MODIFIED, KIND_REMOVED } from './change-list';
-import type { ChangeList } from './change-list';
-import type { DiffEndpoint, EndpointParticipant, ParticipantSource } from './endpoint';
-import { lowerBound, prepareSide } from './raw-rows';
-import type { RawSide } from './raw-rows';
-import { WindowedParticipant } from './windowed';
+import type { DiffAdapter } from './plan-adapters';
+import { KIND_MODIFIED, KIND_REMOVED } from './changes-list';
+import type { ChangeList } from './changes-list';
+import type { DiffEndpoint, EndpointParticipant, ParticipantSource } from './plan-endpoint';
+import { lowerBound, prepareSide } from './merge-raw-rows';
+import type { RawSide } from './merge-raw-rows';
+import { WindowedParticipant } from './merge-windowed';
 
 /** What a person reads of one changed record: its display values and (modified) its changed field names. */
 export interface RecordDisplay {

@@ -1,8 +1,10 @@
+// The change list of one family, column-wise (kind, UUID, identity and record
+// fingerprints, changed-field mask), and its Arrow form.
 import { FixedSizeBinary, RecordBatch, Struct, Table, Utf8, makeData } from 'apache-arrow';
 import type { Data, Schema } from 'apache-arrow';
-import { RECORD_CHANGE_KINDS } from './contract';
-import type { RecordChangeKind } from './contract';
-import type { RecordChange, RecordSortKey } from './record-diff';
+import { RECORD_CHANGE_KINDS } from './arrow-schemas';
+import type { RecordChangeKind } from './arrow-schemas';
+import type { RecordChange, RecordSortKey } from './changes-key';
 
 /** `change_kind` code: index into `RECORD_CHANGE_KINDS` (`added`, `modified`, `removed`), which is also their byte order. */
 export const KIND_ADDED = 0;

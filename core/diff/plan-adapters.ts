@@ -1,10 +1,12 @@
+// The closed registry of record-diff adapters: one per registered family, resolved
+// from a participant's capability, family, versions and schema.
 import type { Table } from 'apache-arrow';
 import type { DomainTag } from '../canonical/index';
 import { GfError } from '../errors';
 import { RECORD_FAMILIES, decodeParticipant } from '../participants/index';
 import type { RecordFamily, Scope } from '../participants/index';
-import { DIFF_ADAPTER_CONTRACT } from './contract';
-import type { EndpointParticipant } from './endpoint';
+import { DIFF_ADAPTER_CONTRACT } from './arrow-schemas';
+import type { EndpointParticipant } from './plan-endpoint';
 
 /**
  * One registration of the closed `checkpoint-diff-adapter/1` registry.
