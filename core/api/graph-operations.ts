@@ -1,7 +1,6 @@
 // graph.* operations: the pictures' queries over core/graph, answered by the
 // engine (bounded, paged, cancellable), never by shipping a participant.
 import { GRAPH_LIMITS } from '../contract/graph';
-import { Checkpoints } from '../checkpoints/checkpoints';
 import { DiskChangeCache } from '../diff/change-cache';
 import { checkpointsResolver } from '../diff/project-diff';
 import { parseSelector } from '../diff/diff-checkpoints';
@@ -14,7 +13,7 @@ import type { CheckpointView } from '../views/checkpoint-view';
 import { arrowResult } from './arrow-result';
 import type { Cancellations } from './checkpoint-operations';
 import type { PartialImplementations } from './dispatcher';
-import type { ProjectSession } from './project-operations';
+import type { ProjectSession } from './project-session';
 import type { SessionTable } from './sessions';
 
 /** A view's graph, read once for the view's lifetime (dropped with the view). */
@@ -36,7 +35,6 @@ export function graphOperations(
   views: SessionTable<CheckpointView>,
   cancellations: Cancellations,
 ) {
-  const checkpoints = (handle: string): Checkpoints => new Checkpoints(projects.get(handle).project);
   return {
     'graph.find_nodes': async ({ view, text, limit }) => {
       const g = graphOf(views.get(view));
@@ -60,7 +58,8 @@ export function graphOperations(
       }
     },
     'graph.diff': async ({ project, from, to, record_family_id, change_kinds, changed_field, limit, after, operation_id }) => {
-      const cps = checkpoints(project);
+      const session = projects.get(project);
+      const cps = session.checkpoints();
       const resolver = checkpointsResolver(cps);
       const run = cancellations.begin(operation_id);
       const a = resolver.open(parseSelector(from, 'from'));
@@ -76,7 +75,7 @@ export function graphOperations(
             limit: limit ?? GRAPH_LIMITS.diffPageDefault,
           };
           const first = after === undefined || after === null ? 0 : decodeGraphDiffToken(binding, after);
-          const page = await graphDiffPage(a, b, { family: binding.family, kinds: binding.kinds, field: binding.field, limit: binding.limit, first }, new DiskChangeCache(cps.project.root), run.signal);
+          const page = await graphDiffPage(a, b, { family: binding.family, kinds: binding.kinds, field: binding.field, limit: binding.limit, first }, new DiskChangeCache(cps.project.root), session.caches.graph, run.signal);
           return arrowResult(graphElementTable(page.elements, page.totals), page.nextFirst === null ? null : encodeGraphDiffToken(binding, page.nextFirst));
         } finally {
           b.release();

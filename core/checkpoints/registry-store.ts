@@ -114,6 +114,8 @@ export interface RegistryStoreOptions {
    * objects); default `VERIFIED_MEMO_MIN_AGE_NS`. Tests set 0.
    */
   readonly memoMinAgeNs?: bigint;
+  /** What this store remembers between reads, shared with the other stores of its owner (default: its own). */
+  readonly memos?: RegistryMemos;
 }
 
 /** A validated registry state and the identities (`dev:ino:size:mtimeNs:ctimeNs`) of the installed pair it was read from. */
@@ -129,22 +131,40 @@ interface FileIdentity {
   readonly ctimeNs: bigint;
 }
 
-/**
- * What a read last validated, per registry directory, in this process.
- *
- * Every diff page, listing and open reads the registry (twice per opened
- * checkpoint), and at a thousand checkpoints a full read re-reads and hashes
- * half a megabyte. The API makes a store per request, so the memo outlives
- * its stores; an entry is only used while the installed files keep the
- * identities it was read from.
- */
-const MEMOS = new BoundedCache<string, RegistryMemo>(16);
+/** A lineage log scanned for a restored checkpoint and found none: the log file (`dev:ino`) and how far (whole lines). */
+interface LineageScan {
+  readonly file: string;
+  readonly offset: number;
+}
 
 /**
- * How far the lineage log of a project was scanned for a restored checkpoint and found none, per log file
- * (`dev:ino`), in this process: the log is append-only, so the next scan starts there.
+ * What the registry stores of one open project remember between reads, for
+ * as long as their owner keeps the project open (the API's project session:
+ * core/api/project-session.ts); a store made without one remembers for itself.
+ *
+ * `reads`: what a read last validated, per registry directory. Every diff
+ * page, listing and open reads the registry (twice per opened checkpoint),
+ * and at a thousand checkpoints a full read re-reads and hashes half a
+ * megabyte; an entry is only used while the installed files keep the
+ * identities it was read from. `lineageScans`: how far the lineage log of a
+ * project was scanned for a restored checkpoint and found none, per project
+ * root: the log is append-only, so the next scan starts there.
  */
-const LINEAGE_SCANS = new BoundedCache<string, { readonly file: string; readonly offset: number }>(16);
+export class RegistryMemos {
+  readonly reads = new BoundedCache<string, RegistryMemo>(16);
+  readonly lineageScans = new BoundedCache<string, LineageScan>(16);
+
+  /** Forgets everything (the owner closed the project). */
+  clear(): void {
+    this.reads.clear();
+    this.lineageScans.clear();
+  }
+
+  /** Registry directories and lineage logs remembered (the owner's evidence that it holds, or released, them). */
+  get size(): number {
+    return this.reads.size + this.lineageScans.size;
+  }
+}
 
 const RESTORED_CHECKPOINT = Buffer.from('"restored_checkpoint_uuid":"');
 
@@ -156,7 +176,7 @@ const RESTORED_CHECKPOINT = Buffer.from('"restored_checkpoint_uuid":"');
  * was ever created" (ADR-0014) only when nothing here says otherwise. (`locks/checkpoints.lock`
  * alone is no proof: a first create that failed or crashed before its pair was installed leaves it.)
  */
-export function checkpointEvidence(root: string): string | null {
+export function checkpointEvidence(root: string, memos: RegistryMemos = new RegistryMemos()): string | null {
   try {
     fs.lstatSync(path.join(root, ...LAYOUT.checkpointsCreated.split('/')));
     return LAYOUT.checkpointsCreated;
@@ -169,7 +189,7 @@ export function checkpointEvidence(root: string): string | null {
   const { fd, st } = opened;
   try {
     const file = `${st.dev}:${st.ino}`;
-    const known = LINEAGE_SCANS.get(root);
+    const known = memos.lineageScans.get(root);
     let offset = known !== undefined && known.file === file && known.offset <= st.size ? known.offset : 0;
     const end = Math.min(st.size, LINEAGE_MAX_BYTES);
     const chunk = Buffer.allocUnsafe(1 << 20);
@@ -184,7 +204,7 @@ export function checkpointEvidence(root: string): string | null {
       const nl = bytes.lastIndexOf(0x0a);
       carry = Buffer.from(nl < 0 ? bytes : bytes.subarray(nl + 1));
     }
-    LINEAGE_SCANS.setNewest(root, { file, offset: offset - carry.length });
+    memos.lineageScans.setNewest(root, { file, offset: offset - carry.length });
     return null;
   } finally {
     fs.closeSync(fd);
@@ -222,12 +242,14 @@ export class CheckpointRegistryStore {
   readonly #dir: string;
   readonly #lockTimeoutMs: number;
   readonly #memoMinAgeNs: bigint;
+  readonly #memos: RegistryMemos;
 
   constructor(projectRoot: string, options: RegistryStoreOptions = {}) {
     this.#root = projectRoot;
     this.#dir = path.join(projectRoot, REGISTRY_PATHS.dir);
     this.#lockTimeoutMs = options.lockTimeoutMs ?? 5_000;
     this.#memoMinAgeNs = options.memoMinAgeNs ?? VERIFIED_MEMO_MIN_AGE_NS;
+    this.#memos = options.memos ?? new RegistryMemos();
   }
 
   /** The project directory this store serves. */
@@ -332,7 +354,7 @@ export class CheckpointRegistryStore {
   /** A state without a document is "never created" only when nothing in the project says checkpoints existed. */
   #present(state: RegistryState): RegistryState {
     if (state.doc !== null) return state;
-    const evidence = checkpointEvidence(this.#root);
+    const evidence = checkpointEvidence(this.#root, this.#memos);
     if (evidence !== null) throw pairMissing(evidence);
     return state;
   }
@@ -360,11 +382,11 @@ export class CheckpointRegistryStore {
    * coarse timestamp tick could otherwise look unchanged).
    */
   #readShared(revalidate: boolean): RegistryState {
-    const memo = revalidate ? undefined : MEMOS.get(this.#dir);
+    const memo = revalidate ? undefined : this.#memos.reads.get(this.#dir);
     if (memo !== undefined && this.#dirExists() && this.#identity(REGISTRY_PATHS.intent) === null) {
       if (this.#identity(REGISTRY_PATHS.registry)?.id === memo.registry && this.#identity(REGISTRY_PATHS.checksum)?.id === memo.checksum) return memo.state;
     }
-    MEMOS.delete(this.#dir);
+    this.#memos.reads.delete(this.#dir);
     const startNs = BigInt(Date.now()) * 1_000_000n;
     const registry = this.#identity(REGISTRY_PATHS.registry);
     const checksum = this.#identity(REGISTRY_PATHS.checksum);
@@ -375,7 +397,7 @@ export class CheckpointRegistryStore {
     if (d.intent === null && d.doc !== null && aged(registry) && aged(checksum)) {
       // The files read are the ones identified (the shared lock keeps writers out; a change meanwhile is not remembered).
       if (this.#identity(REGISTRY_PATHS.registry)?.id === registry.id && this.#identity(REGISTRY_PATHS.checksum)?.id === checksum.id) {
-        MEMOS.setNewest(this.#dir, { registry: registry.id, checksum: checksum.id, state });
+        this.#memos.reads.setNewest(this.#dir, { registry: registry.id, checksum: checksum.id, state });
       }
     }
     return state;
@@ -399,7 +421,7 @@ export class CheckpointRegistryStore {
       const state = toState(this.#settle());
       if (state.doc === null) {
         // No pair: a first mutation, unless something shows checkpoints existed (then the pair was deleted).
-        const evidence = checkpointEvidence(this.#root);
+        const evidence = checkpointEvidence(this.#root, this.#memos);
         if (evidence !== null) throw pairMissing(evidence).withCommitted(false);
       } else this.#markCreated();
       let planned: RegistryPlan | CheckpointReceipt;
