@@ -29,6 +29,8 @@ export type SessionCloser = () => Promise<void> | void;
 export interface ProjectSessionOptions {
   /** Engine clock for checkpoint and revert records (default: the system clock). */
   readonly micros?: MicrosClock;
+  /** How old the registry files must be before the session remembers a read of them (default: the store's racy-clean age; tests set 0). */
+  readonly registryMemoMinAgeNs?: bigint;
 }
 
 /**
@@ -64,7 +66,10 @@ export class ProjectSession {
    */
   static async open(dir: string, given: string, options: ProjectSessionOptions = {}): Promise<ProjectSession> {
     const caches: SessionCaches = { registry: new RegistryMemos(), restorations: new Map(), graph: new GraphDiffMemo() };
-    const registry = new CheckpointRegistryStore(resolve(dir), { memos: caches.registry });
+    const registry = new CheckpointRegistryStore(resolve(dir), {
+      memos: caches.registry,
+      ...(options.registryMemoMinAgeNs === undefined ? {} : { memoMinAgeNs: options.registryMemoMinAgeNs }),
+    });
     const project = await openCheckpointedProject(registry.root, {}, registry);
     return new ProjectSession(project, registry, caches, basename(given) || 'project', options);
   }
