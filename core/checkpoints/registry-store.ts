@@ -15,7 +15,7 @@ import type { WriterLockProof } from '../project/writer-proof';
 import { openRegularNoFollow, readFileNoFollow, writeNewFile } from '../project/durable-fs';
 import { LINEAGE_MAX_BYTES, lineagePlace } from '../project/lineage';
 import { VERIFIED_MEMO_MIN_AGE_NS, fileIdentityOf } from '../project/verified-objects';
-import { REGISTRY_LIMITS, decodeIntent, encodeChecksum, encodeIntent, registryCorrupt, tempNames } from './registry-format';
+import { REGISTRY_LIMITS, decodeIntent, decodeRegistry, encodeChecksum, encodeIntent, registryCorrupt, tempNames } from './registry-format';
 import type { RegistryDoc, RegistryFile, RegistryIntent } from './registry-format';
 import { isPlan } from './registry-core';
 import type { CheckpointReceipt, RegistryPlan } from './registry-core';
@@ -153,18 +153,33 @@ interface LineageScan {
 export class RegistryMemos {
   readonly reads = new BoundedCache<string, RegistryMemo>(16);
   readonly lineageScans = new BoundedCache<string, LineageScan>(16);
+  /** Registry documents already fully validated, by the SHA-256 of their exact bytes (a pure function of them). */
+  readonly decoded = new BoundedCache<string, RegistryDoc>(DECODED_DOCS);
+
+  /** `decodeRegistry(bytes)`, answered from `decoded` when these very bytes (`sha256`: the caller's digest of them) were validated before. */
+  decode(bytes: Uint8Array, sha256: string): RegistryDoc {
+    const hit = this.decoded.get(sha256);
+    if (hit !== undefined) return hit;
+    const doc = decodeRegistry(bytes);
+    this.decoded.set(sha256, doc);
+    return doc;
+  }
 
   /** Forgets everything (the owner closed the project). */
   clear(): void {
     this.reads.clear();
     this.lineageScans.clear();
+    this.decoded.clear();
   }
 
-  /** Registry directories and lineage logs remembered (the owner's evidence that it holds, or released, them). */
+  /** Registry reads, lineage scans and decoded documents remembered (the owner's evidence that it holds, or released, them). */
   get size(): number {
-    return this.reads.size + this.lineageScans.size;
+    return this.reads.size + this.lineageScans.size + this.decoded.size;
   }
 }
+
+/** Registry documents a memo keeps decoded (the installed one, a few recent revisions, a staged next). */
+const DECODED_DOCS = 8;
 
 const RESTORED_CHECKPOINT = Buffer.from('"restored_checkpoint_uuid":"');
 
@@ -315,6 +330,7 @@ export class CheckpointRegistryStore {
         registryTemp: observeFile(this.#abs(intent.registry_temp), REGISTRY_LIMITS.registryBytes),
         checksumTemp: observeFile(this.#abs(intent.checksum_temp), REGISTRY_LIMITS.checksumBytes),
       }),
+      decode: (bytes, sha256) => this.#memos.decode(bytes, sha256),
     });
   }
 

@@ -115,7 +115,8 @@ export function graphFieldNames(): ReadonlySet<string> {
  *
  * Changes come nodes first, then edges, each family in the record diff's
  * order; `row_number` is the change's 1-based row in its family's filtered
- * record diff, so the picture can jump to that row.
+ * record diff, so the picture can jump to that row. `memo` holds the
+ * participants earlier pages of the same project decoded (the caller owns it).
  */
 export async function graphDiffPage(from: DiffEndpoint, to: DiffEndpoint, req: GraphDiffRequest, cache: ChangeCache | undefined, memo: GraphDiffMemo, signal?: AbortSignal): Promise<GraphDiffPage> {
   if (req.field !== null && !graphFieldNames().has(req.field)) {
