@@ -9,7 +9,7 @@ import { appConfigDir } from '../actor/actor-store';
 import { resolveChainPostgresTarget } from '../chain/postgres/postgres-config';
 import { LANGGRAPH_POSTGRES_URL_ENV } from '../contract/threads';
 import type { ChainBackend } from './chain-operations';
-import type { FacadeOptions, FolderDialog, SurfaceMode } from './facade';
+import type { FacadeOptions, SurfaceMode } from './facade';
 
 /** The environment variable naming the workspace the desktop app opens at launch (as `--project` does). */
 export const PROJECT_ENV = 'GF_PROJECT';
@@ -87,7 +87,7 @@ export function desktopLaunchConfig(argv: readonly string[], env: LaunchEnv): La
 }
 
 /** What a surface adds to its launch configuration: the folder dialog (the desktop's) and the engine clocks (tests). */
-export type SurfaceExtras = Pick<FacadeOptions, 'chooseFolder' | 'clock' | 'micros'> & { readonly chooseFolder?: FolderDialog };
+export type SurfaceExtras = Pick<FacadeOptions, 'chooseFolder' | 'clock' | 'micros'>;
 
 /** The facade options of a surface launched with `config`. */
 export function launchFacadeOptions(config: LaunchConfig, mode: SurfaceMode, extras: SurfaceExtras = {}): FacadeOptions {
