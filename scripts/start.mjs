@@ -55,8 +55,10 @@ async function ensureDemo() {
 }
 
 async function browserMode(project) {
-  const { serve } = await engine('serve');
-  const { bridge, stop } = await serve({ project, ...(postgresUrl !== undefined ? { langgraphPostgresUrl: postgresUrl } : {}) });
+  const { serve, readLaunchConfig } = await engine('serve');
+  // The ledgers stay each project's SQLite ones here, as ever; Agent threads' URL is the option's, else the environment's.
+  const launch = readLaunchConfig({ project, sharedLedgers: false, ...(postgresUrl !== undefined ? { langgraphPostgresUrl: postgresUrl } : {}) }, process.env);
+  const { bridge, stop } = await serve({ launch });
   console.log(`Checkpoint Studio (browser mode): ${bridge.url}`);
   const opened = openBrowser(bridge.url, { argv });
   if (opened.opened) console.log(`Checkpoint Studio: opening it in your default browser (${opened.command}; --no-open skips this).`);

@@ -15,7 +15,7 @@ import { LAYOUT } from '../project/layout';
 import { readLineage, type LineageRecord } from '../project/index';
 import { evidenceGenerations } from './chain-evidence';
 import type { PartialImplementations } from './dispatcher';
-import type { ProjectSession } from './project-operations';
+import type { ProjectSession } from './project-session';
 import type { SessionTable } from './sessions';
 
 /**

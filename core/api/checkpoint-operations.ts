@@ -1,10 +1,9 @@
 // checkpoints.* / view.* / diff operations over core/checkpoints, core/views
 // and core/diff.
-import { Checkpoints, type MicrosClock } from '../checkpoints/checkpoints';
+import type { Checkpoints } from '../checkpoints/checkpoints';
 import { checkpointTable, receiptTable, tombstoneTable } from '../checkpoints/arrow-results';
 import { deletedCheckpointPage } from '../checkpoints/tombstones';
 import { diffCheckpoints, diffStatCheckpoints, projectShell, recordChange } from '../diff/index';
-import { RevertEngine } from '../revert/index';
 import { GfError } from '../errors';
 import { familyByKey, type CellValue } from '../participants/index';
 import type { CheckpointView } from '../views/checkpoint-view';
@@ -13,7 +12,7 @@ import type { Table } from 'apache-arrow';
 import type { ParticipantEntry, PreviewChange, RecordJson } from '../contract/operations';
 import type { SummaryChangeKind, SummaryDiffColumn } from '../contract/diff';
 import type { PartialImplementations } from './dispatcher';
-import type { ProjectSession } from './project-operations';
+import type { ProjectSession } from './project-session';
 import { manifestEntryJson } from '../project/index';
 import type { SessionTable } from './sessions';
 import { prunableGenerations } from './history-operations';
@@ -103,10 +102,8 @@ export function checkpointOperations(
   projects: SessionTable<ProjectSession>,
   views: SessionTable<CheckpointView>,
   cancellations: Cancellations,
-  clock: MicrosClock | undefined,
 ) {
-  const checkpoints = (handle: string, writerTimeoutMs?: number): Checkpoints =>
-    new Checkpoints(projects.get(handle).project, { ...(clock === undefined ? {} : { clock }), ...(writerTimeoutMs === undefined ? {} : { writerTimeoutMs }) });
+  const checkpoints = (handle: string, writerTimeoutMs?: number): Checkpoints => projects.get(handle).checkpoints(writerTimeoutMs);
   return {
     'checkpoints.list': async ({ project, limit, after, deleted }) => {
       if (deleted === true) {
@@ -148,8 +145,9 @@ export function checkpointOperations(
       }
     },
     'revert.preview': async ({ project, name }) => {
-      const p = projects.get(project).project;
-      const preview = await new RevertEngine(p, clock === undefined ? {} : { clock }).previewRevert(name, { scope: 'all', detail: 'summary', limit: 10_000 });
+      const session = projects.get(project);
+      const p = session.project;
+      const preview = await session.revertEngine().previewRevert(name, { scope: 'all', detail: 'summary', limit: 10_000 });
       const rows = previewChanges(preview.diff.table);
       const changes = { added: 0, removed: 0, modified: 0, unchanged: 0 };
       for (const r of rows) changes[r.change_kind] += 1;
@@ -166,9 +164,7 @@ export function checkpointOperations(
       };
     },
     'checkpoints.revert': async ({ project, name, reason, idempotency_key, actor_uuid, timeout_ms, expected_current_generation_uuid }) => {
-      const p = projects.get(project).project;
-      const options = { ...(clock === undefined ? {} : { clock }), ...(timeout_ms === undefined ? {} : { writerTimeoutMs: timeout_ms }) };
-      const receipt = await new RevertEngine(p, options).revertToCheckpoint(
+      const receipt = await projects.get(project).revertEngine(timeout_ms === undefined ? {} : { writerTimeoutMs: timeout_ms }).revertToCheckpoint(
         { name, reason, idempotencyKey: idempotency_key, actorUuid: actor_uuid ?? undefined },
         expected_current_generation_uuid === undefined ? {} : { expectedCurrentGenerationUuid: expected_current_generation_uuid },
       );

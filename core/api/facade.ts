@@ -7,7 +7,8 @@ import type { ProjectOpened } from '../contract/operations';
 import { DEMO_LANGGRAPH_FILE } from '../contract/threads';
 import { unwrapEnvelope } from '../contract/wire';
 import { createDispatcher, type Dispatcher, type Implementations } from './dispatcher';
-import { projectOperations, type ProjectSession } from './project-operations';
+import { projectOperations } from './project-operations';
+import type { ProjectSession } from './project-session';
 import { Cancellations, checkpointOperations } from './checkpoint-operations';
 import { ChainStores, chainOperations, type ChainBackend, type LedgerScope } from './chain-operations';
 import { maintenanceOperations } from './maintenance-operations';
@@ -15,7 +16,7 @@ import { historyOperations } from './history-operations';
 import { graphOperations } from './graph-operations';
 import type { CheckpointView } from '../views/checkpoint-view';
 import { SessionTable } from './sessions';
-import { launchPostgresUrl, ThreadSources, threadsOperations } from './threads-operations';
+import { ThreadSources, threadsOperations } from './threads-operations';
 import { workspaceOperations } from './workspace-operations';
 import { ActorStore, appConfigDir } from '../actor/actor-store';
 import { GfError } from '../errors';
@@ -35,7 +36,7 @@ export interface FacadeOptions {
   readonly micros?: () => number;
   /** Chain ledgers: per-project SQLite (default) or one shared PostgreSQL store. */
   readonly chain?: ChainBackend;
-  /** Agent threads: the LangGraph Postgres URL given at launch (default `GF_LANGGRAPH_POSTGRES_URL`); kept in memory only. */
+  /** Agent threads: the LangGraph Postgres URL given at launch (core/api/launch-config.ts reads it); kept in memory only; none when unset or empty. */
   readonly langgraphPostgresUrl?: string;
   /**
    * Agent threads: the SQLite checkpoint database the app offers first
@@ -44,9 +45,10 @@ export interface FacadeOptions {
    */
   readonly langgraphSqlite?: string;
   /**
-   * The app's configuration directory (the user's identity, `actors.json`);
-   * default `GF_CONFIG_DIR`, else the platform's (core/actor/actor-store.ts).
-   * Never a workspace.
+   * The app's configuration directory (the user's identity, `actors.json`):
+   * the launch configuration's (core/api/launch-config.ts); a library caller
+   * that gives none gets `GF_CONFIG_DIR`, else the platform's
+   * (core/actor/actor-store.ts). Never a workspace.
    */
   readonly configDir?: string;
   /**
@@ -81,7 +83,7 @@ export function createFacade(options: FacadeOptions): Facade {
   const views = new SessionTable<CheckpointView>('view');
   const cancellations = new Cancellations();
   const chainStores = new ChainStores(options.chain ?? { kind: 'sqlite' });
-  const postgresUrl = options.langgraphPostgresUrl ?? launchPostgresUrl();
+  const postgresUrl = options.langgraphPostgresUrl === '' ? undefined : options.langgraphPostgresUrl;
   const threadSources = new ThreadSources(postgresUrl);
   let defaultSqlite: string | null = options.langgraphSqlite === undefined ? null : resolve(options.langgraphSqlite);
   const ledgers = new SessionTable<LedgerScope>('ledgers');
@@ -95,8 +97,8 @@ export function createFacade(options: FacadeOptions): Facade {
     },
     // The launch workspace while its handle is open: a renderer that opened another closed it, and a reload then starts on the open screen.
     'app.session': async () => ({ project: launch !== null && projects.has(launch.project) ? launch : null, mode: options.mode, operations: dispatcher.available, threads: { default_sqlite: defaultSqlite, postgres: postgresUrl !== undefined && postgresUrl !== '' } }),
-    ...projectOperations(projects),
-    ...checkpointOperations(projects, views, cancellations, options.micros),
+    ...projectOperations(projects, options.micros === undefined ? {} : { micros: options.micros }),
+    ...checkpointOperations(projects, views, cancellations),
     ...threadsOperations(threadSources, options.clock ?? (() => new Date()), cancellations),
     ...chainOperations(projects, chainStores, ledgers),
     ...maintenanceOperations(projects),

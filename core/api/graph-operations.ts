@@ -1,7 +1,6 @@
 // graph.* operations: the pictures' queries over core/graph, answered by the
 // engine (bounded, paged, cancellable), never by shipping a participant.
 import { GRAPH_LIMITS } from '../contract/graph';
-import { Checkpoints } from '../checkpoints/checkpoints';
 import { projectShell, selectorOf, withPinnedPair } from '../diff/index';
 import { GfError } from '../errors';
 import { graphElementTable } from '../graph/element-table';
@@ -12,7 +11,7 @@ import type { CheckpointView } from '../views/checkpoint-view';
 import { arrowResult } from './arrow-result';
 import type { Cancellations } from './checkpoint-operations';
 import type { PartialImplementations } from './dispatcher';
-import type { ProjectSession } from './project-operations';
+import type { ProjectSession } from './project-session';
 import type { SessionTable } from './sessions';
 
 /** A view's graph, read once for the view's lifetime (dropped with the view). */
@@ -34,7 +33,6 @@ export function graphOperations(
   views: SessionTable<CheckpointView>,
   cancellations: Cancellations,
 ) {
-  const checkpoints = (handle: string): Checkpoints => new Checkpoints(projects.get(handle).project);
   return {
     'graph.find_nodes': async ({ view, text, limit }) => {
       const g = graphOf(views.get(view));
@@ -58,7 +56,8 @@ export function graphOperations(
       }
     },
     'graph.diff': async ({ project, from, to, record_family_id, change_kinds, changed_field, limit, after, operation_id }) => {
-      const shell = projectShell(checkpoints(project));
+      const session = projects.get(project);
+      const shell = projectShell(session.checkpoints());
       const run = cancellations.begin(operation_id);
       try {
         return await withPinnedPair(shell.resolver, selectorOf(from), selectorOf(to), async (a, b) => {
@@ -71,7 +70,7 @@ export function graphOperations(
             limit: limit ?? GRAPH_LIMITS.diffPageDefault,
           };
           const first = after === undefined || after === null ? 0 : decodeGraphDiffToken(binding, after);
-          const page = await graphDiffPage(a, b, { family: binding.family, kinds: binding.kinds, field: binding.field, limit: binding.limit, first }, shell.cache, run.signal);
+          const page = await graphDiffPage(a, b, { family: binding.family, kinds: binding.kinds, field: binding.field, limit: binding.limit, first }, shell.cache, session.caches.graph, run.signal);
           return arrowResult(graphElementTable(page.elements, page.totals), page.nextFirst === null ? null : encodeGraphDiffToken(binding, page.nextFirst));
         });
       } finally {

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Table } from 'apache-arrow';
-import { Checkpoints } from '../checkpoints/checkpoints';
+import type { Checkpoints } from '../checkpoints/checkpoints';
 import type { RegistryDoc } from '../checkpoints/registry-format';
 import { DEFAULT_RETAIN_ANCESTORS, RETAIN_ANCESTORS_MAX } from '../contract/history';
 import type { HistoryCheckpoint, HistoryEntry, HistoryPage, LineageKind, PrunableGeneration, RetentionPolicy } from '../contract/history';
@@ -13,7 +13,7 @@ import { GfError, isGfError } from '../errors';
 import { decodeKeysetToken, encodeKeysetToken } from '../langgraph/thread-tokens';
 import type { LineageRecord, Project } from '../project/index';
 import type { PartialImplementations } from './dispatcher';
-import type { ProjectSession } from './project-operations';
+import type { ProjectSession } from './project-session';
 import type { SessionTable } from './sessions';
 
 /** The filters of one history listing (a page token is bound to them). */
@@ -105,14 +105,15 @@ function matches(e: HistoryEntry, f: HistoryFilter): boolean {
  * whose directory is gone is `pruned`. Sorted by `seq` only, which retention
  * cannot change.
  */
-export function historyPage(project: Project<Table>, request: HistoryFilter & { readonly limit?: number; readonly after?: string | null }): HistoryPage {
+export function historyPage(checkpoints: Checkpoints, request: HistoryFilter & { readonly limit?: number; readonly after?: string | null }): HistoryPage {
+  const project = checkpoints.project;
   const limit = validateLimit(request.limit);
   const filter: HistoryFilter = { kind: request.kind, name: request.name, generation_uuid: request.generation_uuid };
   const before = request.after === undefined || request.after === null ? Number.POSITIVE_INFINITY : decodeToken(project.root, request.after, filter);
   const log = project.lineage();
   const current = project.current()?.generationUuid ?? null;
   const onDisk = new Set(project.listGenerations().filter((g) => g.status === 'complete').map((g) => g.generationUuid));
-  const index = registryIndex(new Checkpoints(project).registryState().doc);
+  const index = registryIndex(checkpoints.registryState().doc);
   const entries: HistoryEntry[] = [];
   let next: string | null = null;
   for (let i = log.records.length - 1; i >= 0; i--) {
@@ -166,7 +167,7 @@ export function prunableGenerations(project: Project<Table>): PrunableGeneration
 export function historyOperations(projects: SessionTable<ProjectSession>) {
   return {
     'history.list': async ({ project, limit, after, kind, name, generation_uuid }) =>
-      historyPage(projects.get(project).project, { limit, after, kind, name, generation_uuid }),
+      historyPage(projects.get(project).checkpoints(), { limit, after, kind, name, generation_uuid }),
     'retention.show': async ({ project }) => retentionPolicy(projects.get(project).project),
     'retention.set': async ({ project, retain_ancestors, timeout_ms }) => {
       const previous = await projects.get(project).project.setRetainAncestors(retain_ancestors, { timeoutMs: timeout_ms ?? 0 });

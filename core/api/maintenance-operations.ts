@@ -5,7 +5,7 @@
 import { isAbsolute } from 'node:path';
 import { GfError } from '../errors';
 import type { PartialImplementations } from './dispatcher';
-import type { ProjectSession } from './project-operations';
+import type { ProjectSession } from './project-session';
 import type { SessionTable } from './sessions';
 import { type ParticipantChange } from '../project/index';
 import { registryCatalog } from '../participants/index';

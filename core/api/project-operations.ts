@@ -1,10 +1,9 @@
 // project.* operations: open/create a workspace, summarize its history.
-import { isAbsolute, basename } from 'node:path';
+import { isAbsolute } from 'node:path';
 import type { Table } from 'apache-arrow';
 import { GfError } from '../errors';
 import { createProject, type GenerationInfo, type Project } from '../project/index';
 import { registryCatalog } from '../participants/index';
-import { openCheckpointedProject } from '../checkpoints/checkpoints';
 import { WORKSPACE_RESTORATION_TRANSITION, familyKey, recordsFromTable } from '../participants/index';
 import type { GenerationSummary, ProjectOpened, RestorationSummary } from '../contract/operations';
 import { microsIso } from '../contract/time';
@@ -12,48 +11,26 @@ import type { PartialImplementations } from './dispatcher';
 import type { SessionTable } from './sessions';
 import { leaseRecordedGeneration } from '../project/named-lease';
 import { workspaceChangeToken } from './change-token';
-
-/** An open project behind a session handle. */
-export interface ProjectSession {
-  readonly project: Project<Table>;
-  readonly label: string;
-  /** Extra resources tied to the project (chain stores, views), closed with it. */
-  readonly closers: Set<() => Promise<void> | void>;
-}
+import { ProjectSession, type ProjectSessionOptions } from './project-session';
 
 function requireAbsolute(dir: string, committed?: boolean): string {
   if (!isAbsolute(dir)) throw new GfError('GF_VALIDATION', 'the project directory must be an absolute path', { field: 'path' }, committed);
   return dir;
 }
 
-function register(projects: SessionTable<ProjectSession>, project: Project<Table>, dir: string): ProjectOpened {
-  const closers = new Set<() => Promise<void> | void>();
-  const session: ProjectSession = { project, label: basename(dir) || 'project', closers };
-  const handle = projects.add({
-    value: session,
-    close: async () => {
-      for (const c of [...closers]) await c();
-      closers.clear();
-    },
-  });
+function register(projects: SessionTable<ProjectSession>, session: ProjectSession, dir: string): ProjectOpened {
+  const handle = projects.add({ value: session, close: () => session.close() });
   return { project: handle, label: session.label, path: dir };
 }
 
 const RESTORATION_KEY = familyKey(WORKSPACE_RESTORATION_TRANSITION.capabilityId, WORKSPACE_RESTORATION_TRANSITION.recordFamilyId);
 
-/**
- * Restoration records already read, per project: a generation's manifest never
- * changes under its (uuid, digest), so a refreshed history reads no table twice.
- */
-const restorations = new WeakMap<Project<Table>, Map<string, RestorationSummary | null>>();
-
-/** The restoration record published WITH this generation (memoized per project). */
-function restorationOf(project: Project<Table>, generationUuid: string, manifestSha256: string): RestorationSummary | null {
-  let known = restorations.get(project);
-  if (known === undefined) restorations.set(project, (known = new Map()));
+/** The restoration record published WITH this generation (memoized in the session: a manifest never changes under its digest). */
+function restorationOf(session: ProjectSession, generationUuid: string, manifestSha256: string): RestorationSummary | null {
+  const known = session.caches.restorations;
   const key = `${generationUuid}/${manifestSha256}`;
   if (known.has(key)) return known.get(key) ?? null;
-  const found = readRestoration(project, generationUuid, manifestSha256);
+  const found = readRestoration(session.project, generationUuid, manifestSha256);
   known.set(key, found);
   return found;
 }
@@ -102,18 +79,19 @@ export function retainedTimeline(history: readonly GenerationInfo[], all: readon
 }
 
 /** project.* implementations over `core/project`. */
-export function projectOperations(projects: SessionTable<ProjectSession>) {
+export function projectOperations(projects: SessionTable<ProjectSession>, sessionOptions: ProjectSessionOptions) {
   return {
     // Opened with the checkpoint retention pins, so cleanup never drops a checkpointed generation.
-    'project.open': async ({ path }) => register(projects, await openCheckpointedProject(requireAbsolute(path)), path),
+    'project.open': async ({ path }) => register(projects, await ProjectSession.open(requireAbsolute(path), path, sessionOptions), path),
     'project.create': async ({ path }) => {
       const created = await createProject<Table>(requireAbsolute(path, false), { catalog: registryCatalog });
-      return register(projects, await openCheckpointedProject(created.root), path);
+      return register(projects, await ProjectSession.open(created.root, path, sessionOptions), path);
     },
     'project.close': async ({ project }) => ({ closed: await projects.close(project) }),
     'project.changes': async ({ project }) => ({ token: workspaceChangeToken(projects.get(project).project.root) }),
     'project.summary': async ({ project }) => {
-      const p = projects.get(project).project;
+      const session = projects.get(project);
+      const p = session.project;
       const history = p.history();
       const current = history[0];
       const retained = retainedTimeline(history, p.listGenerations());
@@ -124,7 +102,7 @@ export function projectOperations(projects: SessionTable<ProjectSession>) {
         manifest_sha256: g.manifestSha256 ?? '',
         participant_count: g.participantCount,
         is_current: g.isCurrent,
-        restoration: g.manifestSha256 === null ? null : restorationOf(p, g.generationUuid, g.manifestSha256),
+        restoration: g.manifestSha256 === null ? null : restorationOf(session, g.generationUuid, g.manifestSha256),
       }));
       return {
         initialized: current !== undefined,

@@ -170,12 +170,6 @@ async function readProblem(reader: ThreadReadSource): Promise<string | null> {
   }
 }
 
-/** The Postgres URL a facade gets when its options name none: the launch environment's. */
-export function launchPostgresUrl(): string | undefined {
-  const v = process.env[LANGGRAPH_POSTGRES_URL_ENV];
-  return v === undefined || v === '' ? undefined : v;
-}
-
 /** Maps a database failure of a restore's writer to a typed error (never the URL or the driver's text). */
 function writeFailure(e: unknown): never {
   if (e instanceof GfError) throw e;

@@ -8,7 +8,7 @@ import { WorkspaceDocuments, configurationInfo, ontologyInfo } from '../workspac
 import type { CheckpointView } from '../views/checkpoint-view';
 import { arrowResult } from './arrow-result';
 import type { PartialImplementations } from './dispatcher';
-import type { ProjectSession } from './project-operations';
+import type { ProjectSession } from './project-session';
 import type { SessionTable } from './sessions';
 
 type Kind = FieldSpec['kind'] | 'count';

@@ -36,6 +36,8 @@ export interface CheckpointsOptions {
   readonly writerTimeoutMs?: number;
   /** Validation memo of `checkpoint`'s complete validation (default: the process-wide one revert shares). */
   readonly memo?: ValidationMemo;
+  /** The project's registry store (default: a store of its own); the API's project session passes the one it keeps. */
+  readonly registry?: CheckpointRegistryStore;
 }
 
 /** Listing request (`list_checkpoints`): limit 1–10,000 (default 100) and a keyset `after` token. */
@@ -51,8 +53,7 @@ export interface ListRequest {
  * A corrupt registry throws `GF_CHECKPOINT_REGISTRY_CORRUPT`, which makes
  * cleanup delete nothing. Readers see the recovery table's logical state.
  */
-export function checkpointPins(projectRoot: string): RetentionPins {
-  const store = new CheckpointRegistryStore(projectRoot);
+export function checkpointPins(projectRoot: string, store: CheckpointRegistryStore = new CheckpointRegistryStore(projectRoot)): RetentionPins {
   return {
     pinnedGenerations: () => {
       // Before cleanup may delete any journal: every published revert's receipt becomes durable (ADR-0014 replay).
@@ -68,9 +69,14 @@ export function checkpointPins(projectRoot: string): RetentionPins {
  * Every surface that may publish or clean up must open projects this way (or
  * pass `checkpointPins` itself): otherwise cleanup would not see checkpoints.
  */
-export async function openCheckpointedProject(dir: string, opts: Omit<ProjectOptions<Table>, 'catalog' | 'pins'> = {}): Promise<Project<Table>> {
+export async function openCheckpointedProject(
+  dir: string,
+  opts: Omit<ProjectOptions<Table>, 'catalog' | 'pins'> = {},
+  registry: CheckpointRegistryStore = new CheckpointRegistryStore(path.resolve(dir)),
+): Promise<Project<Table>> {
   // `openProject` resolves the directory the same way; the pins read the registry of exactly that root.
-  return openProject<Table>(dir, { ...opts, catalog: registryCatalog, pins: checkpointPins(path.resolve(dir)) });
+  if (registry.root !== path.resolve(dir)) throw new Error('invariant violated: the retention pins read another project\'s registry');
+  return openProject<Table>(dir, { ...opts, catalog: registryCatalog, pins: checkpointPins(registry.root, registry) });
 }
 
 /**
@@ -102,7 +108,8 @@ export class Checkpoints {
 
   constructor(project: Project<Table>, options: CheckpointsOptions = {}) {
     this.project = project;
-    this.store = new CheckpointRegistryStore(project.root);
+    this.store = options.registry ?? new CheckpointRegistryStore(project.root);
+    if (this.store.root !== project.root) throw new Error('invariant violated: a checkpoint facade over another project\'s registry');
     this.#clock = options.clock ?? systemMicros;
     this.#writerTimeoutMs = options.writerTimeoutMs ?? 0;
     this.#memo = options.memo ?? REVERT_VALIDATION_MEMO;

@@ -22,7 +22,16 @@ export interface RegistryObservation {
   readonly intent: Observed;
   /** Observer of the intent's exact temporary files (called only for a decodable intent). */
   readonly temps?: (intent: RegistryIntent) => { readonly registryTemp: Observed; readonly checksumTemp: Observed };
+  /**
+   * Decodes and validates registry bytes whose SHA-256 is `sha256` (default
+   * `decodeRegistry`); a store passes its owner's memo of documents already
+   * validated (`RegistryMemos.decode`), a pure function of the bytes either way.
+   */
+  readonly decode?: RegistryDecoder;
 }
+
+/** Decodes and fully validates registry bytes of digest `sha256` (`GF_CHECKPOINT_REGISTRY_CORRUPT` on any deviation). */
+export type RegistryDecoder = (bytes: Uint8Array, sha256: string) => RegistryDoc;
 
 /** The rows of ADR-0014's recovery state table that do not fail closed. */
 export const RECOVERY_ROWS = [
@@ -70,11 +79,11 @@ interface ValidNext {
 }
 
 /** The staged or installed next registry, validated against the intent, or null. */
-function validNextRegistry(bytes: Uint8Array | null, intent: RegistryIntent): ValidNext | null {
+function validNextRegistry(bytes: Uint8Array | null, intent: RegistryIntent, decode: RegistryDecoder): ValidNext | null {
   if (bytes === null || sha256Hex(bytes) !== intent.next_sha256) return null;
   let doc: RegistryDoc;
   try {
-    doc = decodeRegistry(bytes, intent.next_sha256);
+    doc = decode(bytes, intent.next_sha256);
   } catch {
     return null;
   }
@@ -101,6 +110,7 @@ function isChecksumOf(bytes: Uint8Array | null, sha: string | null): boolean {
  * Every refusal is `GF_CHECKPOINT_REGISTRY_CORRUPT`; nothing is guessed or defaulted.
  */
 export function decideRecovery(obs: RegistryObservation): RecoveryDecision {
+  const decode = obs.decode ?? decodeRegistry;
   const registry = bytesOf(obs.registry, 'registry.json');
   const checksum = bytesOf(obs.checksum, 'registry.json.sha256');
   const intentBytes = bytesOf(obs.intent, 'registry.txn.json');
@@ -113,7 +123,7 @@ export function decideRecovery(obs: RegistryObservation): RecoveryDecision {
     // Every reader comes this way: the installed bytes are hashed once, for the checksum, the decode cache and the state.
     const sha = sha256Hex(registry);
     if (!isChecksumOf(checksum, sha)) throw registryCorrupt('registry.json.sha256', 'digest_mismatch');
-    const doc = decodeRegistry(registry, sha);
+    const doc = decode(registry, sha);
     return { row: 'no_intent_accept_installed', doc, bytes: registry, sha256: sha, intent: null, actions: [] };
   }
 
@@ -122,7 +132,7 @@ export function decideRecovery(obs: RegistryObservation): RecoveryDecision {
   if (staged === undefined) throw registryCorrupt('registry.txn.json', 'temps_unobserved');
   const regTemp = bytesOf(staged.registryTemp, 'registry_temp');
   const sumTemp = bytesOf(staged.checksumTemp, 'checksum_temp');
-  const stagedNext = validNextRegistry(regTemp, intent);
+  const stagedNext = validNextRegistry(regTemp, intent, decode);
   const stagedChecksumValid = isChecksumOf(sumTemp, intent.next_sha256);
   const stagedPairValid = stagedNext !== null && stagedChecksumValid;
   const cleanup: readonly RecoveryAction[] = ['remove_intent', 'remove_temps'];
@@ -140,11 +150,11 @@ export function decideRecovery(obs: RegistryObservation): RecoveryDecision {
   // Row: valid previous installed, valid staged next → retain previous.
   if (intent.previous_sha256 !== null && installedSha === intent.previous_sha256) {
     if (checksum === null || !isChecksumOf(checksum, installedSha) || !stagedPairValid) throw registryCorrupt('registry.txn.json', 'unrecoverable_state');
-    const doc = decodeRegistry(registry, installedSha);
+    const doc = decode(registry, installedSha);
     if (doc.revision !== intent.previous_revision) throw registryCorrupt('registry.json', 'revision_mismatch');
     return { row: 'intent_retain_previous', doc, bytes: registry, sha256: installedSha, intent, actions: cleanup };
   }
-  const installedNext = validNextRegistry(registry, intent);
+  const installedNext = validNextRegistry(registry, intent, decode);
   if (installedNext === null) throw registryCorrupt('registry.json', 'unrecoverable_state');
   // A staged registry temp, if still present, must be exactly the next bytes.
   if (regTemp !== null && stagedNext === null) throw registryCorrupt('registry_temp', 'unrecoverable_state');

@@ -1,6 +1,6 @@
 // The registry file format: identity, limits, parsing and canonical serialization.
 import { GfError } from '../errors';
-import { BoundedCache, compareCodePoints, isCanonicalUuid, orderedJson, sha256Hex } from '../canonical';
+import { compareCodePoints, isCanonicalUuid, orderedJson, sha256Hex } from '../canonical';
 import { DESCRIPTION_MAX_UTF8_BYTES, isNormalizedName, isWellFormedText, utf8Length } from '../contract/names';
 import { checkpointUuid, createRequestSha256, deleteRequestSha256 } from './request-identity';
 
@@ -266,20 +266,10 @@ function createIdentityHolds(r: ActiveRow): boolean {
  * request fingerprints and checkpoint UUIDs, and finally that re-encoding
  * reproduces the input byte for byte (canonical form). Never defaults.
  */
-export function decodeRegistry(bytes: Uint8Array, sha256 = sha256Hex(bytes)): RegistryDoc {
+export function decodeRegistry(bytes: Uint8Array): RegistryDoc {
   if (bytes.length > REGISTRY_LIMITS.registryBytes) throw registryCorrupt('registry.json', 'oversized', { limit: REGISTRY_LIMITS.registryBytes });
-  // Pure function of the exact bytes: a document already fully validated is reused by its SHA-256
-  // (`sha256`: the caller's digest of these very bytes, when it has one, so they are hashed once).
-  const key = sha256;
-  const hit = decoded.get(key);
-  if (hit !== undefined) return hit;
-  const doc = decodeUncached(bytes);
-  decoded.set(key, doc);
-  return doc;
+  return decodeUncached(bytes);
 }
-
-const DECODE_CACHE_ENTRIES = 8;
-const decoded = new BoundedCache<string, RegistryDoc>(DECODE_CACHE_ENTRIES);
 
 function freezeDoc(doc: RegistryDoc): RegistryDoc {
   for (const r of doc.active) Object.freeze(r);

@@ -17,7 +17,7 @@ import type { WriterLockProof } from '../project/writer-proof';
 import { openRegularNoFollow, readFileNoFollow, writeNewFile } from '../project/durable-fs';
 import { LINEAGE_MAX_BYTES, lineagePlace } from '../project/lineage';
 import { VERIFIED_MEMO_MIN_AGE_NS, fileIdentityOf } from '../project/verified-objects';
-import { REGISTRY_LIMITS, decodeIntent, encodeChecksum, encodeIntent, registryCorrupt, tempNames } from './registry-format';
+import { REGISTRY_LIMITS, decodeIntent, decodeRegistry, encodeChecksum, encodeIntent, registryCorrupt, tempNames } from './registry-format';
 import type { RegistryDoc, RegistryFile, RegistryIntent } from './registry-format';
 import { isPlan } from './registry-core';
 import type { CheckpointReceipt, RegistryPlan } from './registry-core';
@@ -116,6 +116,8 @@ export interface RegistryStoreOptions {
    * objects); default `VERIFIED_MEMO_MIN_AGE_NS`. Tests set 0.
    */
   readonly memoMinAgeNs?: bigint;
+  /** What this store remembers between reads, shared with the other stores of its owner (default: its own). */
+  readonly memos?: RegistryMemos;
 }
 
 /** A validated registry state and the identities (`dev:ino:size:mtimeNs:ctimeNs`) of the installed pair it was read from. */
@@ -131,22 +133,55 @@ interface FileIdentity {
   readonly ctimeNs: bigint;
 }
 
-/**
- * What a read last validated, per registry directory, in this process.
- *
- * Every diff page, listing and open reads the registry (twice per opened
- * checkpoint), and at a thousand checkpoints a full read re-reads and hashes
- * half a megabyte. The API makes a store per request, so the memo outlives
- * its stores; an entry is only used while the installed files keep the
- * identities it was read from.
- */
-const MEMOS = new BoundedCache<string, RegistryMemo>(16);
+/** A lineage log scanned for a restored checkpoint and found none: the log file (`dev:ino`) and how far (whole lines). */
+interface LineageScan {
+  readonly file: string;
+  readonly offset: number;
+}
 
 /**
- * How far the lineage log of a project was scanned for a restored checkpoint and found none, per log file
- * (`dev:ino`), in this process: the log is append-only, so the next scan starts there.
+ * What the registry stores of one open project remember between reads, for
+ * as long as their owner keeps the project open (the API's project session:
+ * core/api/project-session.ts); a store made without one remembers for itself.
+ *
+ * `reads`: what a read last validated, per registry directory. Every diff
+ * page, listing and open reads the registry (twice per opened checkpoint),
+ * and at a thousand checkpoints a full read re-reads and hashes half a
+ * megabyte; an entry is only used while the installed files keep the
+ * identities it was read from. `lineageScans`: how far the lineage log of a
+ * project was scanned for a restored checkpoint and found none, per project
+ * root: the log is append-only, so the next scan starts there.
  */
-const LINEAGE_SCANS = new BoundedCache<string, { readonly file: string; readonly offset: number }>(16);
+export class RegistryMemos {
+  readonly reads = new BoundedCache<string, RegistryMemo>(16);
+  readonly lineageScans = new BoundedCache<string, LineageScan>(16);
+  /** Registry documents already fully validated, by the SHA-256 of their exact bytes (a pure function of them). */
+  readonly decoded = new BoundedCache<string, RegistryDoc>(DECODED_DOCS);
+
+  /** `decodeRegistry(bytes)`, answered from `decoded` when these very bytes (`sha256`: the caller's digest of them) were validated before. */
+  decode(bytes: Uint8Array, sha256: string): RegistryDoc {
+    const hit = this.decoded.get(sha256);
+    if (hit !== undefined) return hit;
+    const doc = decodeRegistry(bytes);
+    this.decoded.set(sha256, doc);
+    return doc;
+  }
+
+  /** Forgets everything (the owner closed the project). */
+  clear(): void {
+    this.reads.clear();
+    this.lineageScans.clear();
+    this.decoded.clear();
+  }
+
+  /** Registry reads, lineage scans and decoded documents remembered (the owner's evidence that it holds, or released, them). */
+  get size(): number {
+    return this.reads.size + this.lineageScans.size + this.decoded.size;
+  }
+}
+
+/** Registry documents a memo keeps decoded (the installed one, a few recent revisions, a staged next). */
+const DECODED_DOCS = 8;
 
 const RESTORED_CHECKPOINT = Buffer.from('"restored_checkpoint_uuid":"');
 
@@ -158,7 +193,7 @@ const RESTORED_CHECKPOINT = Buffer.from('"restored_checkpoint_uuid":"');
  * was ever created" (ADR-0014) only when nothing here says otherwise. (`locks/checkpoints.lock`
  * alone is no proof: a first create that failed or crashed before its pair was installed leaves it.)
  */
-export function checkpointEvidence(root: string): string | null {
+export function checkpointEvidence(root: string, memos: RegistryMemos = new RegistryMemos()): string | null {
   try {
     fs.lstatSync(path.join(root, ...LAYOUT.checkpointsCreated.split('/')));
     return LAYOUT.checkpointsCreated;
@@ -171,7 +206,7 @@ export function checkpointEvidence(root: string): string | null {
   const { fd, st } = opened;
   try {
     const file = `${st.dev}:${st.ino}`;
-    const known = LINEAGE_SCANS.get(root);
+    const known = memos.lineageScans.get(root);
     let offset = known !== undefined && known.file === file && known.offset <= st.size ? known.offset : 0;
     const end = Math.min(st.size, LINEAGE_MAX_BYTES);
     const chunk = Buffer.allocUnsafe(1 << 20);
@@ -186,7 +221,7 @@ export function checkpointEvidence(root: string): string | null {
       const nl = bytes.lastIndexOf(0x0a);
       carry = Buffer.from(nl < 0 ? bytes : bytes.subarray(nl + 1));
     }
-    LINEAGE_SCANS.setNewest(root, { file, offset: offset - carry.length });
+    memos.lineageScans.setNewest(root, { file, offset: offset - carry.length });
     return null;
   } finally {
     fs.closeSync(fd);
@@ -224,12 +259,14 @@ export class CheckpointRegistryStore {
   readonly #dir: string;
   readonly #lockTimeoutMs: number;
   readonly #memoMinAgeNs: bigint;
+  readonly #memos: RegistryMemos;
 
   constructor(projectRoot: string, options: RegistryStoreOptions = {}) {
     this.#root = projectRoot;
     this.#dir = path.join(projectRoot, REGISTRY_PATHS.dir);
     this.#lockTimeoutMs = options.lockTimeoutMs ?? 5_000;
     this.#memoMinAgeNs = options.memoMinAgeNs ?? VERIFIED_MEMO_MIN_AGE_NS;
+    this.#memos = options.memos ?? new RegistryMemos();
   }
 
   /** The project directory this store serves. */
@@ -295,6 +332,7 @@ export class CheckpointRegistryStore {
         registryTemp: observeFile(this.#abs(intent.registry_temp), REGISTRY_LIMITS.registryBytes),
         checksumTemp: observeFile(this.#abs(intent.checksum_temp), REGISTRY_LIMITS.checksumBytes),
       }),
+      decode: (bytes, sha256) => this.#memos.decode(bytes, sha256),
     });
   }
 
@@ -334,7 +372,7 @@ export class CheckpointRegistryStore {
   /** A state without a document is "never created" only when nothing in the project says checkpoints existed. */
   #present(state: RegistryState): RegistryState {
     if (state.doc !== null) return state;
-    const evidence = checkpointEvidence(this.#root);
+    const evidence = checkpointEvidence(this.#root, this.#memos);
     if (evidence !== null) throw pairMissing(evidence);
     return state;
   }
@@ -362,11 +400,11 @@ export class CheckpointRegistryStore {
    * coarse timestamp tick could otherwise look unchanged).
    */
   #readShared(revalidate: boolean): RegistryState {
-    const memo = revalidate ? undefined : MEMOS.get(this.#dir);
+    const memo = revalidate ? undefined : this.#memos.reads.get(this.#dir);
     if (memo !== undefined && this.#dirExists() && this.#identity(REGISTRY_PATHS.intent) === null) {
       if (this.#identity(REGISTRY_PATHS.registry)?.id === memo.registry && this.#identity(REGISTRY_PATHS.checksum)?.id === memo.checksum) return memo.state;
     }
-    MEMOS.delete(this.#dir);
+    this.#memos.reads.delete(this.#dir);
     const startNs = BigInt(Date.now()) * 1_000_000n;
     const registry = this.#identity(REGISTRY_PATHS.registry);
     const checksum = this.#identity(REGISTRY_PATHS.checksum);
@@ -377,7 +415,7 @@ export class CheckpointRegistryStore {
     if (d.intent === null && d.doc !== null && aged(registry) && aged(checksum)) {
       // The files read are the ones identified (the shared lock keeps writers out; a change meanwhile is not remembered).
       if (this.#identity(REGISTRY_PATHS.registry)?.id === registry.id && this.#identity(REGISTRY_PATHS.checksum)?.id === checksum.id) {
-        MEMOS.setNewest(this.#dir, { registry: registry.id, checksum: checksum.id, state });
+        this.#memos.reads.setNewest(this.#dir, { registry: registry.id, checksum: checksum.id, state });
       }
     }
     return state;
@@ -401,7 +439,7 @@ export class CheckpointRegistryStore {
       const state = toState(this.#settle());
       if (state.doc === null) {
         // No pair: a first mutation, unless something shows checkpoints existed (then the pair was deleted).
-        const evidence = checkpointEvidence(this.#root);
+        const evidence = checkpointEvidence(this.#root, this.#memos);
         if (evidence !== null) throw pairMissing(evidence).withCommitted(false);
       } else this.#markCreated();
       let planned: RegistryPlan | CheckpointReceipt;

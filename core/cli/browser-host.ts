@@ -3,23 +3,21 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ChainBackend } from '../api/chain-operations';
 import type { Bridge } from '../api/http-bridge';
+import type { LaunchConfig } from '../api/launch-config';
+
+/** `npm start`'s browser fallback reads its launch configuration with the same reader as `gf serve`. */
+export { readLaunchConfig } from '../api/launch-config';
 
 /** The built renderer inside this package (`npm run build` writes it). */
 export const BUILT_RENDERER_DIR = fileURLToPath(new URL('../../out/renderer', import.meta.url));
 
 /** Options of one browser-mode launch (shared with `npm start`'s fallback). */
 export interface ServeOptions {
-  readonly project?: string;
+  /** The launch configuration (core/api/launch-config.ts): the workspace, the ledgers, Agent threads' sources. */
+  readonly launch: LaunchConfig;
   readonly port?: number;
   readonly rendererDir?: string;
-  /** Where ledgers live (default: each project's SQLite ledgers). */
-  readonly chain?: ChainBackend;
-  /** Agent threads: the LangGraph Postgres URL (default `GF_LANGGRAPH_POSTGRES_URL`); held in memory only. */
-  readonly langgraphPostgresUrl?: string;
-  /** Agent threads: the SQLite database the screen opens first (default: `langgraph.sqlite` beside the project). */
-  readonly langgraphSqlite?: string;
 }
 
 /** A running browser mode. */
@@ -33,13 +31,8 @@ export interface Served {
 /** Starts browser mode; resolves to the running bridge and a stop function. */
 export async function serve(options: ServeOptions): Promise<Served> {
   // The engine loads when browser mode starts, not for `gf --help`.
-  const [{ createFacade }, { startBridge }] = await Promise.all([import('../api/facade'), import('../api/http-bridge')]);
-  const facade = createFacade({
-    mode: 'browser',
-    chain: options.chain ?? { kind: 'sqlite' },
-    ...(options.langgraphPostgresUrl === undefined ? {} : { langgraphPostgresUrl: options.langgraphPostgresUrl }),
-    ...(options.langgraphSqlite === undefined ? {} : { langgraphSqlite: options.langgraphSqlite }),
-  });
+  const [{ createFacade }, { startBridge }, { launchFacadeOptions }] = await Promise.all([import('../api/facade'), import('../api/http-bridge'), import('../api/launch-config')]);
+  const facade = createFacade(launchFacadeOptions(options.launch, 'browser'));
   let bridge: Bridge | undefined;
   try {
     const rendererDir = options.rendererDir ?? BUILT_RENDERER_DIR;
@@ -48,7 +41,7 @@ export async function serve(options: ServeOptions): Promise<Served> {
     // which must not stand between the process start and the listening socket. Nothing
     // reaches the bridge before serve resolves, since no one knows its URL and token yet.
     bridge = await startBridge({ dispatcher: facade.dispatcher, rendererDir: rendererBuilt ? rendererDir : undefined, port: options.port ?? 0 });
-    if (options.project !== undefined) await facade.launch(resolve(options.project));
+    if (options.launch.project !== null) await facade.launch(options.launch.project);
     const listening = bridge;
     return {
       bridge: listening,

@@ -1,7 +1,6 @@
 // `gf serve`: browser mode. Starts the loopback bridge over the dispatcher
 // (./browser-host, loaded when the command runs) and prints the URL (with its
 // per-launch token) to open in a browser.
-import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { GfError } from '../errors';
 import { addChainPostgresOption } from './chain-option';
@@ -50,14 +49,21 @@ export function registerServeCommand(program: Command, io: CliIo): void {
   withOutputOptions(addChainPostgresOption(cmd)).action(async (opts: ServeOpts) => {
     const format = chooseFormat(opts);
     if (format === 'csv' || format === 'arrow') throw new GfError('GF_VALIDATION', 'this result is not a table: use --json or the default text', { format });
-    const [{ serve }, { chainTarget, openErrorFor }] = await Promise.all([import('./browser-host'), import('./session')]);
-    const target = chainTarget(opts);
+    const [{ serve, readLaunchConfig }, { openErrorFor }] = await Promise.all([import('./browser-host'), import('./session')]);
+    const launch = readLaunchConfig(
+      {
+        ...(opts.project === undefined ? {} : { project: opts.project }),
+        ...(opts.chainPostgresUrl === undefined ? {} : { chainPostgresUrl: opts.chainPostgresUrl }),
+        ...(opts.postgresUrl === undefined ? {} : { langgraphPostgresUrl: opts.postgresUrl }),
+        ...(opts.threadsSqlite === undefined ? {} : { langgraphSqlite: opts.threadsSqlite }),
+      },
+      process.env,
+    );
     if (opts.postgresUrl !== undefined) assertPostgresUrl(opts.postgresUrl);
-    const threads = { langgraphPostgresUrl: opts.postgresUrl, langgraphSqlite: opts.threadsSqlite === undefined ? undefined : resolve(opts.threadsSqlite) };
-    const { bridge, rendererBuilt, stop } = await serve({ project: opts.project, port: opts.port, rendererDir: opts.renderer, chain: target.backend, ...threads }).catch((e: unknown) => {
+    const { bridge, rendererBuilt, stop } = await serve({ launch, port: opts.port, rendererDir: opts.renderer }).catch((e: unknown) => {
       throw opts.project === undefined ? e : openErrorFor(e, opts.project);
     });
-    if (target.redacted !== null) io.stderr(`gf serve: ledgers from the shared PostgreSQL store ${target.redacted}\n`);
+    if (launch.chainRedacted !== null) io.stderr(`gf serve: ledgers from the shared PostgreSQL store ${launch.chainRedacted}\n`);
     if (!rendererBuilt) io.stderr('gf serve: the renderer is not built (run `npm run build`); serving the API only\n');
     io.stdout(format === 'json' ? `${JSON.stringify({ url: bridge.url })}\n` : `${bridge.url}\n`);
     await untilSignal();

@@ -3,8 +3,9 @@
 // its arguments, calls `call(op, request)` and formats the typed result.
 // Commands load this module through ./lazy-engine (never for `gf --help`).
 import { resolve } from 'node:path';
-import { chainBackendOf, type ChainBackend } from '../api/chain-operations';
+import type { ChainBackend } from '../api/chain-operations';
 import { createFacade, type Facade } from '../api/facade';
+import { launchFacadeOptions, readLaunchConfig, type LaunchConfig } from '../api/launch-config';
 import type { OperationInput, OperationName, OperationResult } from '../contract/operations';
 import { unwrapEnvelope, type Envelope } from '../contract/wire';
 import { GfError, isGfError } from '../errors';
@@ -66,9 +67,15 @@ export interface ChainChoice {
   readonly chainPostgresUrl?: string;
 }
 
+/** A `gf` command's launch configuration: its chain option over the environment, read once per command. */
+function commandLaunch(choice: ChainChoice): LaunchConfig {
+  return readLaunchConfig(choice.chainPostgresUrl === undefined ? {} : { chainPostgresUrl: choice.chainPostgresUrl }, process.env);
+}
+
 /** The chain backend the option or the environment selects (a Postgres URL also redacted, for people). */
 export function chainTarget(choice: ChainChoice): { readonly backend: ChainBackend; readonly redacted: string | null } {
-  return chainBackendOf(choice.chainPostgresUrl, process.env);
+  const launch = commandLaunch(choice);
+  return { backend: launch.chain, redacted: launch.chainRedacted };
 }
 
 async function run<N extends OperationName>(facade: Facade, op: N, request: object): Promise<OperationResult<N>> {
@@ -76,7 +83,7 @@ async function run<N extends OperationName>(facade: Facade, op: N, request: obje
 }
 
 function newFacade(choice: ChainChoice): Facade {
-  return createFacade({ mode: 'library', chain: chainTarget(choice).backend });
+  return createFacade(launchFacadeOptions(commandLaunch(choice), 'library'));
 }
 
 /** Runs `fn` with the dispatcher alone (operations that take a path or nothing); always releases everything. */

@@ -43,18 +43,35 @@ export interface GraphDiffPage {
   readonly contextCapped: boolean;
 }
 
-/** Decoded graph participants by content digest (a page asks for the same few again and again). */
-const TABLES = new BoundedCache<string, Table>(4);
-/** Edge identity fingerprint (hex) → row, by content digest. */
-const EDGE_FINGERPRINTS = new BoundedCache<string, Map<string, number>>(2);
+/**
+ * What graph diff pages of one open project decode once and ask for again and
+ * again (the API's project session keeps one, core/api/project-session.ts):
+ * decoded graph participants by family and content digest, and each edge
+ * table's identity fingerprint (hex) → row, by content digest.
+ */
+export class GraphDiffMemo {
+  readonly tables = new BoundedCache<string, Table>(4);
+  readonly edgeFingerprints = new BoundedCache<string, Map<string, number>>(2);
 
-function tableOf(plan: FamilyPlan | undefined, endpoint: DiffEndpoint, entry: EndpointParticipant | undefined): Table | undefined {
-  if (plan === undefined || entry === undefined) return undefined;
-  return TABLES.getOrSet(`${plan.adapter.family.key}:${entry.contentSha256}`, () => plan.adapter.decode(endpoint.readParticipantBytes(entry)));
+  /** Forgets everything (the owner closed the project). */
+  clear(): void {
+    this.tables.clear();
+    this.edgeFingerprints.clear();
+  }
+
+  /** Decoded tables and fingerprint maps held. */
+  get size(): number {
+    return this.tables.size + this.edgeFingerprints.size;
+  }
 }
 
-function edgeFingerprints(plan: FamilyPlan, entry: EndpointParticipant, table: Table): Map<string, number> {
-  return EDGE_FINGERPRINTS.getOrSet(entry.contentSha256, () => {
+function tableOf(memo: GraphDiffMemo, plan: FamilyPlan | undefined, endpoint: DiffEndpoint, entry: EndpointParticipant | undefined): Table | undefined {
+  if (plan === undefined || entry === undefined) return undefined;
+  return memo.tables.getOrSet(`${plan.adapter.family.key}:${entry.contentSha256}`, () => plan.adapter.decode(endpoint.readParticipantBytes(entry)));
+}
+
+function edgeFingerprints(memo: GraphDiffMemo, plan: FamilyPlan, entry: EndpointParticipant, table: Table): Map<string, number> {
+  return memo.edgeFingerprints.getOrSet(entry.contentSha256, () => {
     const family = plan.adapter.family;
     const fields = family.identityFields.map((n) => family.schema.fields.find((f) => f.name === n) as Field);
     const out = new Map<string, number>();
@@ -99,9 +116,10 @@ export function graphFieldNames(): ReadonlySet<string> {
  *
  * Changes come nodes first, then edges, each family in the record diff's
  * order; `row_number` is the change's 1-based row in its family's filtered
- * record diff, so the picture can jump to that row.
+ * record diff, so the picture can jump to that row. `memo` holds the
+ * participants earlier pages of the same project decoded (the caller owns it).
  */
-export async function graphDiffPage(from: DiffEndpoint, to: DiffEndpoint, req: GraphDiffRequest, cache: ChangeCache | undefined, signal?: AbortSignal): Promise<GraphDiffPage> {
+export async function graphDiffPage(from: DiffEndpoint, to: DiffEndpoint, req: GraphDiffRequest, cache: ChangeCache | undefined, memo: GraphDiffMemo, signal?: AbortSignal): Promise<GraphDiffPage> {
   if (req.field !== null && !graphFieldNames().has(req.field)) {
     throw new GfError('GF_VALIDATION', 'changed_field is not a field of graph nodes or edges', { field: 'changed_field' });
   }
@@ -121,8 +139,8 @@ export async function graphDiffPage(from: DiffEndpoint, to: DiffEndpoint, req: G
   if (req.first > 0 && req.first >= total) throw new GfError('GF_PAGE_INVALID', 'the page token is past the end of this diff graph', { operation: 'graph.diff' });
   const end = Math.min(total, req.first + req.limit);
 
-  const fromGraph = new GraphIndex(tableOf(nodePlan, from, nodePlan?.from), tableOf(edgePlan, from, edgePlan?.from));
-  const toGraph = new GraphIndex(tableOf(nodePlan, to, nodePlan?.to), tableOf(edgePlan, to, edgePlan?.to));
+  const fromGraph = new GraphIndex(tableOf(memo, nodePlan, from, nodePlan?.from), tableOf(memo, edgePlan, from, edgePlan?.from));
+  const toGraph = new GraphIndex(tableOf(memo, nodePlan, to, nodePlan?.to), tableOf(memo, edgePlan, to, edgePlan?.to));
   const nodes = new Map<string, NodeElement>();
   const edges = new Map<string, EdgeElement>();
   /** Changed nodes with the side (graph) their neighbourhood is read from. */
@@ -148,9 +166,9 @@ export async function graphDiffPage(from: DiffEndpoint, to: DiffEndpoint, req: G
         if (row >= 0) around.push({ graph: g, row });
       } else {
         const entry = change === 'removed' ? l.plan.from : l.plan.to;
-        const table = tableOf(l.plan, change === 'removed' ? from : to, entry);
+        const table = tableOf(memo, l.plan, change === 'removed' ? from : to, entry);
         if (entry === undefined || table === undefined) throw new Error('invariant violated: an edge change without its side');
-        const row = edgeFingerprints(l.plan, entry, table).get(toHex(l.list.identity.subarray(i * 32, i * 32 + 32)));
+        const row = edgeFingerprints(memo, l.plan, entry, table).get(toHex(l.list.identity.subarray(i * 32, i * 32 + 32)));
         if (row === undefined) throw new Error('invariant violated: a changed edge is not on its side');
         const e: EdgeElement = { element: 'edge', source_node_uuid: g.edgeSource(row), target_node_uuid: g.edgeTarget(row), relation: g.edgeRelation(row), change_kind: change, changed_fields: changed, row_number: j + 1 };
         edges.set(graphEdgeId(e.source_node_uuid, e.relation, e.target_node_uuid), e);

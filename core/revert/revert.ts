@@ -37,6 +37,8 @@ export interface RevertOptions {
   readonly writerTimeoutMs?: number;
   /** Validation memo (default: the process-wide one). */
   readonly memo?: ValidationMemo;
+  /** The project's checkpoints (default: its own over the project); the API's project session passes the ones it keeps. */
+  readonly checkpoints?: Checkpoints;
 }
 
 /** The one `restoration_transition@1` row of a restored generation, as plain values. */
@@ -192,7 +194,8 @@ export class RevertEngine {
 
   constructor(project: Project<Table>, options: RevertOptions = {}) {
     this.project = project;
-    this.checkpoints = new Checkpoints(project);
+    this.checkpoints = options.checkpoints ?? new Checkpoints(project);
+    if (this.checkpoints.project !== project) throw new Error('invariant violated: a revert over another project\'s checkpoints');
     this.#clock = options.clock ?? systemMicros;
     this.#writerTimeoutMs = options.writerTimeoutMs ?? 0;
     this.#memo = options.memo ?? REVERT_VALIDATION_MEMO;

@@ -26,7 +26,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { createFacade, type Facade } from '../../core/api/facade';
 import { installIpcHandlers, type InvokeEventLike, type IpcMainLike } from '../../electron/ipc/handlers';
 import { isTrustedSenderUrl, rendererLocation, type RendererLocation } from '../../electron/main/config';
-import { mainFacadeOptions } from '../../electron/main/facade-options';
+import { launchFacadeOptions, readLaunchConfig } from '../../core/api/launch-config';
 import { folderDialog, type OpenDialogLike } from '../../electron/main/folder-dialog';
 import type { Envelope } from '../../core/contract/wire';
 import { decodeClone, encodeClone, type Carried } from './clone-codec';
@@ -170,7 +170,8 @@ export async function startIpcShell(projectDir: string, env: Readonly<Record<str
   const indexUrl = pathToFileURL(RENDERER_INDEX).href;
   const trusted = rendererLocation(undefined, indexUrl);
   const dialog = new RecordingDialog();
-  const facade = createFacade(mainFacadeOptions({ ...process.env, ...env }, folderDialog(dialog, () => SHELL_WINDOW)));
+  const launch = readLaunchConfig({ project: projectDir }, { ...process.env, ...env });
+  const facade = createFacade(launchFacadeOptions(launch, 'electron', { chooseFolder: folderDialog(dialog, () => SHELL_WINDOW) }));
   const ipc = new RecordingIpcMain();
   const interceptors = new Map<Page, RelayInterceptor[]>();
   let unregister: (() => void) | undefined;

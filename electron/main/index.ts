@@ -1,8 +1,9 @@
 // Electron main: one hardened window, contract handlers, nothing remote.
 import { app, BrowserWindow, dialog, session, type WebContents } from 'electron';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createFacade } from '../../core/api/facade';
+import { desktopLaunchConfig, launchFacadeOptions } from '../../core/api/launch-config';
 import { registerContractHandlers } from '../ipc/electron-ipc';
 import {
   cspHeadersListener,
@@ -16,7 +17,6 @@ import {
   permissionRequestHandler,
   rendererLocation,
 } from './config';
-import { mainFacadeOptions } from './facade-options';
 import { folderDialog } from './folder-dialog';
 import { electronNativeBindingPath } from './native';
 
@@ -24,11 +24,6 @@ const here = dirname(fileURLToPath(import.meta.url));
 const indexFile = join(here, '../renderer/index.html');
 const preloadFile = join(here, '../preload/index.cjs');
 const trusted = rendererLocation(app.isPackaged ? undefined : process.env['ELECTRON_RENDERER_URL'], pathToFileURL(indexFile).href);
-
-function argValue(flag: string): string | undefined {
-  const i = process.argv.indexOf(flag);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
 
 function guardContents(contents: WebContents): void {
   contents.on('will-navigate', denyNavigation);
@@ -53,10 +48,10 @@ void app.whenReady().then(async () => {
 
   // "Open workspace…": Electron's folder dialog, modal to the app's window (created below).
   let win: BrowserWindow | null = null;
-  const facade = createFacade(mainFacadeOptions(process.env, folderDialog(dialog, () => win)));
-  const project = argValue('--project') ?? process.env['GF_PROJECT'];
-  if (project !== undefined) {
-    const directory = resolve(project);
+  const launch = desktopLaunchConfig(process.argv, process.env);
+  const facade = createFacade(launchFacadeOptions(launch, 'electron', { chooseFolder: folderDialog(dialog, () => win) }));
+  if (launch.project !== null) {
+    const directory = launch.project;
     try {
       await facade.launch(directory);
     } catch (e) {

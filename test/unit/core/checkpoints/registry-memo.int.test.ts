@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Table } from 'apache-arrow';
 import { diagnose } from '../../../../core/api/doctor-operations';
-import { CheckpointRegistryStore, registryObservationsForTesting } from '../../../../core/checkpoints/registry-store';
+import { CheckpointRegistryStore, RegistryMemos, registryObservationsForTesting } from '../../../../core/checkpoints/registry-store';
 import { registryCatalog } from '../../../../core/participants/index';
 import { createProject } from '../../../../core/project/index';
 import { creating, deleting, removeRoot, tempRoot, uuidN, writerOf } from './registry-support';
@@ -20,7 +20,7 @@ function root(): string {
 }
 
 /** A store that remembers what it read however young the files are (the racy-clean age is tested on its own below). */
-const eager = (r: string): CheckpointRegistryStore => new CheckpointRegistryStore(r, { memoMinAgeNs: 0n });
+const eager = (r: string, memos?: RegistryMemos): CheckpointRegistryStore => new CheckpointRegistryStore(r, { memoMinAgeNs: 0n, ...(memos === undefined ? {} : { memos }) });
 
 /** Reads with `store`, returning the active names and how many full observations the read made. */
 function readCounted(store: CheckpointRegistryStore): { names: string[]; observations: number } {
@@ -51,11 +51,23 @@ describe('the registry read memo (CheckpointRegistryStore.read)', () => {
     expect(store.read()).toBe(store.read());
   });
 
-  it('serves another store of the same project from the memo (the API makes a store per request)', () => {
+  it('serves another store sharing the same memos (one owner, e.g. a project session) from the memo', () => {
     const r = root();
-    eager(r).mutate(writerOf(eager(r).root), creating('alpha', uuidN(1)));
-    expect(readCounted(eager(r)).observations).toBe(1);
-    expect(readCounted(eager(r))).toEqual({ names: ['alpha'], observations: 0 });
+    const memos = new RegistryMemos();
+    eager(r, memos).mutate(writerOf(eager(r, memos).root), creating('alpha', uuidN(1)));
+    expect(readCounted(eager(r, memos)).observations).toBe(1);
+    expect(readCounted(eager(r, memos))).toEqual({ names: ['alpha'], observations: 0 });
+  });
+
+  it('never serves a store of another owner from this owner\'s memos: each reads the files itself', () => {
+    const r = root();
+    const mine = new RegistryMemos();
+    eager(r, mine).mutate(writerOf(r), creating('alpha', uuidN(1)));
+    expect(readCounted(eager(r, mine)).observations).toBe(1);
+    expect(readCounted(eager(r, new RegistryMemos()))).toEqual({ names: ['alpha'], observations: 1 });
+    expect(readCounted(eager(r))).toEqual({ names: ['alpha'], observations: 1 });
+    mine.clear();
+    expect(readCounted(eager(r, mine))).toEqual({ names: ['alpha'], observations: 1 });
   });
 
   it('sees a mutation made through another store (another process) at the next read', () => {

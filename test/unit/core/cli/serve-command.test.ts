@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../../../core/cli/main';
-import { serve } from '../../../../core/cli/browser-host';
+import { readLaunchConfig, serve } from '../../../../core/cli/browser-host';
 import { buildApiWorkspace } from '../../../support/api-workspace';
 
 const root = mkdtempSync(join(tmpdir(), 'gf-serve-'));
@@ -35,7 +35,7 @@ describe('gf serve', () => {
 
   it('serves the launch project on 127.0.0.1 behind the token', async () => {
     const ws = await buildApiWorkspace(join(root, 'ws'));
-    const { bridge, stop } = await serve({ project: ws.dir, rendererDir: join(root, 'no-renderer') });
+    const { bridge, stop } = await serve({ launch: readLaunchConfig({ project: ws.dir, sharedLedgers: false }, process.env), rendererDir: join(root, 'no-renderer') });
     try {
       expect(bridge.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}$/);
       const res = await fetch(`${bridge.origin}/api/app.session`, { method: 'POST', headers: { authorization: `Bearer ${bridge.token}`, 'content-type': 'application/json' }, body: '{}' });
