@@ -3,6 +3,7 @@
 import { Checkpoints, type MicrosClock } from '../checkpoints/checkpoints';
 import { checkpointTable, receiptTable, tombstoneTable } from '../checkpoints/arrow-results';
 import { deletedCheckpointPage } from '../checkpoints/tombstones';
+import { userCursorKey } from '../paging/cursor-key';
 import { diffProjectCheckpoints, diffProjectStat, recordChange } from '../diff/index';
 import { RevertEngine } from '../revert/index';
 import { GfError } from '../errors';
@@ -16,7 +17,7 @@ import type { PartialImplementations } from './dispatcher';
 import type { ProjectSession } from './project-operations';
 import { manifestEntryJson } from '../project/index';
 import type { SessionTable } from './sessions';
-import { prunableGenerations } from './history-operations';
+import { prunableGenerations } from '../history/history-page';
 
 /** Running diffs by operation id, and ids cancelled before their diff started. */
 export class Cancellations {
@@ -110,7 +111,7 @@ export function checkpointOperations(
   return {
     'checkpoints.list': async ({ project, limit, after, deleted }) => {
       if (deleted === true) {
-        const gone = deletedCheckpointPage(checkpoints(project).registryState().doc, limit, after ?? undefined);
+        const gone = deletedCheckpointPage(checkpoints(project).registryState().doc, limit, after ?? undefined, () => userCursorKey());
         return arrowResult(tombstoneTable(gone.rows), gone.next);
       }
       const page = checkpoints(project).listCheckpoints({ limit, after: after ?? undefined });

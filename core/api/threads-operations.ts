@@ -17,6 +17,7 @@ import { checkPrune, previewPrune, prunePostgres, pruneSqlite, type ThreadPruneR
 import { openPostgresReadSource } from '../langgraph/postgres-read-source';
 import { openSqliteReadSource, sqliteStamp } from '../langgraph/sqlite-read-source';
 import { noLangGraphTables, type ThreadReadSource } from '../langgraph/thread-source';
+import { userCursorKey } from '../paging/cursor-key';
 import type { Cancellations } from './checkpoint-operations';
 import type { Implementations } from './dispatcher';
 
@@ -70,10 +71,10 @@ export class ThreadSources {
   async open(source: Source): Promise<OpenThreadSource> {
     const opened = await this.#open(source);
     if (!opened.reader.hasTables) throw noLangGraphTables(source.kind);
-    return opened;
+    return { ...opened, cursorKey: () => userCursorKey() };
   }
 
-  async #open(source: Source): Promise<OpenThreadSource> {
+  async #open(source: Source): Promise<Omit<OpenThreadSource, 'cursorKey'>> {
     const id = ThreadSources.idOf(source);
     if (source.kind === 'postgres') {
       const url = this.#postgresUrl ?? noPostgres();
