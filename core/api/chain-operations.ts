@@ -1,7 +1,7 @@
 // chain.* operations: each a call into core/chain (stores, ledger pages,
 // verdicts) on the ledger scope of a handle.
 import { existsSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
 import { ChainStores, type LedgerScope } from '../chain/chain-stores';
 import { ledgerEvents, ledgerRows } from '../chain/ledger-pages';
 import { listWorkflowEntries, verifyWorkflows } from '../chain/verify-report';
@@ -12,6 +12,7 @@ import { readLineage } from '../project/index';
 import type { PartialImplementations } from './dispatcher';
 import type { ProjectSession } from './project-operations';
 import type { SessionTable } from './sessions';
+import { requireAbsolute } from './absolute-path';
 
 export { ChainStores, chainBackendOf, type ChainBackend, type LedgerScope } from '../chain/chain-stores';
 
@@ -36,7 +37,7 @@ export function chainOperations(projects: SessionTable<ProjectSession>, stores: 
   const scopeOf = scopes(projects, ledgers);
   const ops = {
     'chain.open': async ({ path }) => {
-      if (!isAbsolute(path)) throw new GfError('GF_VALIDATION', 'the directory must be an absolute path', { field: 'path' });
+      requireAbsolute(path, { sentence: 'the directory must be an absolute path', field: 'path' });
       if (!existsSync(path)) throw new GfError('GF_IO', 'project directory not found', {}, false);
       const closers = new Set<() => Promise<void> | void>();
       // A workspace directory (its FORMAT file) has a lineage log; any other directory's ledgers link to no generation.

@@ -1,7 +1,6 @@
 // project.* operations: open/create a workspace, summarize its history.
-import { isAbsolute, basename } from 'node:path';
+import { basename } from 'node:path';
 import type { Table } from 'apache-arrow';
-import { GfError } from '../errors';
 import { createProject, type GenerationInfo, type Project } from '../project/index';
 import { registryCatalog } from '../participants/index';
 import { openCheckpointedProject } from '../checkpoints/checkpoints';
@@ -12,6 +11,7 @@ import type { PartialImplementations } from './dispatcher';
 import type { SessionTable } from './sessions';
 import { leaseRecordedGeneration } from '../project/named-lease';
 import { workspaceChangeToken } from './change-token';
+import { requireAbsolute } from './absolute-path';
 
 /** An open project behind a session handle. */
 export interface ProjectSession {
@@ -21,10 +21,7 @@ export interface ProjectSession {
   readonly closers: Set<() => Promise<void> | void>;
 }
 
-function requireAbsolute(dir: string, committed?: boolean): string {
-  if (!isAbsolute(dir)) throw new GfError('GF_VALIDATION', 'the project directory must be an absolute path', { field: 'path' }, committed);
-  return dir;
-}
+const PROJECT_DIR = { sentence: 'the project directory must be an absolute path', field: 'path' } as const;
 
 function register(projects: SessionTable<ProjectSession>, project: Project<Table>, dir: string): ProjectOpened {
   const closers = new Set<() => Promise<void> | void>();
@@ -105,9 +102,9 @@ export function retainedTimeline(history: readonly GenerationInfo[], all: readon
 export function projectOperations(projects: SessionTable<ProjectSession>) {
   return {
     // Opened with the checkpoint retention pins, so cleanup never drops a checkpointed generation.
-    'project.open': async ({ path }) => register(projects, await openCheckpointedProject(requireAbsolute(path)), path),
+    'project.open': async ({ path }) => register(projects, await openCheckpointedProject(requireAbsolute(path, PROJECT_DIR)), path),
     'project.create': async ({ path }) => {
-      const created = await createProject<Table>(requireAbsolute(path, false), { catalog: registryCatalog });
+      const created = await createProject<Table>(requireAbsolute(path, { ...PROJECT_DIR, committed: false }), { catalog: registryCatalog });
       return register(projects, await openCheckpointedProject(created.root), path);
     },
     'project.close': async ({ project }) => ({ closed: await projects.close(project) }),

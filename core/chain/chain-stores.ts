@@ -2,6 +2,7 @@
 // PostgreSQL store), opened once per scope, and the plain-words error of an
 // unreachable PostgreSQL server.
 import { join } from 'node:path';
+import { postgresEndpoint } from '../contract/postgres-url';
 import { GfError, NETWORK_ERRNOS } from '../errors';
 import { LAYOUT } from '../project/layout';
 import type { LineageRecord } from '../project/index';
@@ -98,15 +99,8 @@ export class ChainStores {
     if (this.#backend.kind !== 'postgres') return e;
     const errno = networkErrno(e, 0);
     if (errno === undefined) return e;
-    let host = 'the configured host';
-    let port = '5432';
-    try {
-      const u = new URL(this.#backend.url);
-      host = u.hostname === '' ? host : u.hostname;
-      port = u.port === '' ? port : u.port;
-    } catch {
-      // An unparsable URL names no host; the sentence still says what failed.
-    }
+    // An unparsable URL names no host; the sentence still says what failed.
+    const { host, port } = postgresEndpoint(this.#backend.url, { host: 'the configured host', port: '5432' }) ?? { host: 'the configured host', port: '5432' };
     const what = errno === 'ECONNREFUSED' ? 'refused the connection' : errno === 'ETIMEDOUT' ? 'did not answer in time' : errno === 'ECONNRESET' ? 'closed the connection' : 'could not be reached';
     return new GfError('GF_STORE_UNREACHABLE', `PostgreSQL at ${host}:${port} ${what}`, { backend: 'postgres', host, port: Number(port), errno });
   }
