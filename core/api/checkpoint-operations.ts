@@ -3,6 +3,7 @@
 import type { Checkpoints } from '../checkpoints/checkpoints';
 import { checkpointTable, receiptTable, tombstoneTable } from '../checkpoints/arrow-results';
 import { deletedCheckpointPage } from '../checkpoints/tombstones';
+import { userCursorKey } from '../paging/cursor-key';
 import { diffCheckpoints, diffStatCheckpoints, projectShell, recordChange } from '../diff/index';
 import { GfError } from '../errors';
 import { familyByKey, type CellValue } from '../participants/index';
@@ -15,7 +16,7 @@ import type { PartialImplementations } from './dispatcher';
 import type { ProjectSession } from './project-session';
 import { manifestEntryJson } from '../project/index';
 import type { SessionTable } from './sessions';
-import { prunableGenerations } from './history-operations';
+import { prunableGenerations } from '../history/history-page';
 
 /** Running diffs by operation id, and ids cancelled before their diff started. */
 export class Cancellations {
@@ -107,7 +108,7 @@ export function checkpointOperations(
   return {
     'checkpoints.list': async ({ project, limit, after, deleted }) => {
       if (deleted === true) {
-        const gone = deletedCheckpointPage(checkpoints(project).registryState().doc, limit, after ?? undefined);
+        const gone = deletedCheckpointPage(checkpoints(project).registryState().doc, limit, after ?? undefined, () => userCursorKey());
         return arrowResult(tombstoneTable(gone.rows), gone.next);
       }
       const page = checkpoints(project).listCheckpoints({ limit, after: after ?? undefined });

@@ -7,6 +7,7 @@ import { graphElementTable } from '../graph/element-table';
 import { decodeGraphDiffToken, encodeGraphDiffToken, graphDiffPage, type GraphDiffBinding } from '../graph/graph-diff';
 import { GraphIndex } from '../graph/graph-index';
 import { decodeNeighbourhoodToken, encodeNeighbourhoodToken, neighbourhoodBounds, neighbourhoodPage } from '../graph/neighbourhood';
+import { userCursorKey } from '../paging/cursor-key';
 import type { CheckpointView } from '../views/checkpoint-view';
 import { arrowResult } from './arrow-result';
 import type { Cancellations } from './checkpoint-operations';
@@ -44,13 +45,13 @@ export function graphOperations(
       const v = views.get(view);
       const bounds = neighbourhoodBounds(depth, max_nodes);
       const binding = { manifestSha256: v.manifestSha256, nodeUuid: node_uuid, ...bounds };
-      const skip = after === undefined || after === null ? 0 : decodeNeighbourhoodToken(binding, after);
+      const skip = after === undefined || after === null ? 0 : decodeNeighbourhoodToken(userCursorKey(), binding, after);
       const run = cancellations.begin(operation_id);
       try {
         const page = await neighbourhoodPage(graphOf(v).warm(), { nodeUuid: node_uuid, ...bounds, skip }, run.signal);
         // The view may have been closed while the query yielded: its answer is gone with it.
         if (v.released) throw new GfError('GF_PAGE_SNAPSHOT_GONE', 'the view was released', { generation_uuid: v.generationUuid });
-        return arrowResult(graphElementTable(page.elements, null), page.nextSkip === null ? null : encodeNeighbourhoodToken(binding, page.nextSkip));
+        return arrowResult(graphElementTable(page.elements, null), page.nextSkip === null ? null : encodeNeighbourhoodToken(userCursorKey(), binding, page.nextSkip));
       } finally {
         run.end();
       }
@@ -69,9 +70,9 @@ export function graphOperations(
             field: changed_field ?? null,
             limit: limit ?? GRAPH_LIMITS.diffPageDefault,
           };
-          const first = after === undefined || after === null ? 0 : decodeGraphDiffToken(binding, after);
+          const first = after === undefined || after === null ? 0 : decodeGraphDiffToken(userCursorKey(), binding, after);
           const page = await graphDiffPage(a, b, { family: binding.family, kinds: binding.kinds, field: binding.field, limit: binding.limit, first }, shell.cache, session.caches.graph, run.signal);
-          return arrowResult(graphElementTable(page.elements, page.totals), page.nextFirst === null ? null : encodeGraphDiffToken(binding, page.nextFirst));
+          return arrowResult(graphElementTable(page.elements, page.totals), page.nextFirst === null ? null : encodeGraphDiffToken(userCursorKey(), binding, page.nextFirst));
         });
       } finally {
         run.end();

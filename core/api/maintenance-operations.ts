@@ -2,18 +2,15 @@
 // operations the `gf` CLI runs besides the screens' ones, behind the same
 // dispatcher. Heavy engine parts (demo generator, golden vectors, doctor)
 // load when their operation first runs, so the facade stays light to build.
-import { isAbsolute } from 'node:path';
 import { GfError } from '../errors';
 import type { PartialImplementations } from './dispatcher';
 import type { ProjectSession } from './project-session';
 import type { SessionTable } from './sessions';
+import { requireAbsolute } from './absolute-path';
 import { type ParticipantChange } from '../project/index';
 import { registryCatalog } from '../participants/index';
 
-function requireAbsolute(dir: string): string {
-  if (!isAbsolute(dir)) throw new GfError('GF_VALIDATION', 'the directory must be an absolute path', { field: 'path' }, false);
-  return dir;
-}
+const DIRECTORY = { sentence: 'the directory must be an absolute path', field: 'path', committed: false } as const;
 
 /** A registered family, or `GF_VALIDATION` naming the change's position (never its text). */
 function registered(capabilityId: string, recordFamilyId: string, index: number): { capabilityId: string; recordFamilyId: string } {
@@ -45,7 +42,7 @@ export function maintenanceOperations(projects: SessionTable<ProjectSession>) {
     },
     'demo.create': async ({ path, records, seed }) => {
       const { createDemoWorkspace } = await import('../demo/index');
-      const dir = requireAbsolute(path);
+      const dir = requireAbsolute(path, DIRECTORY);
       const r = await createDemoWorkspace(dir, { records, seed });
       // Agent threads (issue 17): a real LangGraph run beside the workspace.
       const { writeLangGraphDemo } = await import('../demo/langgraph-demo');
@@ -69,7 +66,7 @@ export function maintenanceOperations(projects: SessionTable<ProjectSession>) {
     },
     'project.doctor': async ({ path, repair }) => {
       const { diagnose, repairProject } = await import('./doctor-operations');
-      const root = requireAbsolute(path);
+      const root = requireAbsolute(path, DIRECTORY);
       if (repair !== true) return { anomalies: await diagnose(root), rebuilt_current: null, repaired: [] };
       const before = await diagnose(root);
       const { rebuiltCurrent } = repairProject(root);

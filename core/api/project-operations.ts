@@ -1,7 +1,5 @@
 // project.* operations: open/create a workspace, summarize its history.
-import { isAbsolute } from 'node:path';
 import type { Table } from 'apache-arrow';
-import { GfError } from '../errors';
 import { createProject, type GenerationInfo, type Project } from '../project/index';
 import { registryCatalog } from '../participants/index';
 import { WORKSPACE_RESTORATION_TRANSITION, familyKey, recordsFromTable } from '../participants/index';
@@ -11,12 +9,10 @@ import type { PartialImplementations } from './dispatcher';
 import type { SessionTable } from './sessions';
 import { leaseRecordedGeneration } from '../project/named-lease';
 import { workspaceChangeToken } from './change-token';
+import { requireAbsolute } from './absolute-path';
 import { ProjectSession, type ProjectSessionOptions } from './project-session';
 
-function requireAbsolute(dir: string, committed?: boolean): string {
-  if (!isAbsolute(dir)) throw new GfError('GF_VALIDATION', 'the project directory must be an absolute path', { field: 'path' }, committed);
-  return dir;
-}
+const PROJECT_DIR = { sentence: 'the project directory must be an absolute path', field: 'path' } as const;
 
 function register(projects: SessionTable<ProjectSession>, session: ProjectSession, dir: string): ProjectOpened {
   const handle = projects.add({ value: session, close: () => session.close() });
@@ -82,9 +78,9 @@ export function retainedTimeline(history: readonly GenerationInfo[], all: readon
 export function projectOperations(projects: SessionTable<ProjectSession>, sessionOptions: ProjectSessionOptions) {
   return {
     // Opened with the checkpoint retention pins, so cleanup never drops a checkpointed generation.
-    'project.open': async ({ path }) => register(projects, await ProjectSession.open(requireAbsolute(path), path, sessionOptions), path),
+    'project.open': async ({ path }) => register(projects, await ProjectSession.open(requireAbsolute(path, PROJECT_DIR), path, sessionOptions), path),
     'project.create': async ({ path }) => {
-      const created = await createProject<Table>(requireAbsolute(path, false), { catalog: registryCatalog });
+      const created = await createProject<Table>(requireAbsolute(path, { ...PROJECT_DIR, committed: false }), { catalog: registryCatalog });
       return register(projects, await ProjectSession.open(created.root, path, sessionOptions), path);
     },
     'project.close': async ({ project }) => ({ closed: await projects.close(project) }),

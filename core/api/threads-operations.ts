@@ -1,7 +1,7 @@
 // threads.* operations (issue 17): LangGraph checkpoint databases, read
 // through upstream savers on read-only sources; threads.restore writes
 // through the checkpointer adapter's saver().
-import { isAbsolute, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { GfError } from '../errors';
 import { LANGGRAPH_POSTGRES_URL_ENV, THREAD_PAGE_LIMITS, type ThreadHealth } from '../contract/threads';
 import type { OperationRequest } from '../contract/operations';
@@ -17,6 +17,8 @@ import { checkPrune, previewPrune, prunePostgres, pruneSqlite, type ThreadPruneR
 import { openPostgresReadSource } from '../langgraph/postgres-read-source';
 import { openSqliteReadSource, sqliteStamp } from '../langgraph/sqlite-read-source';
 import { noLangGraphTables, type ThreadReadSource } from '../langgraph/thread-source';
+import { userCursorKey } from '../paging/cursor-key';
+import { requireAbsolute } from './absolute-path';
 import type { Cancellations } from './checkpoint-operations';
 import type { Implementations } from './dispatcher';
 
@@ -57,8 +59,7 @@ export class ThreadSources {
   /** The path of a SQLite source (absolute, as the request must give it). */
   static sqlitePath(source: Source): string {
     if (source.kind !== 'sqlite') throw new Error('invariant violated: not a SQLite source');
-    if (!isAbsolute(source.path)) throw new GfError('GF_VALIDATION', 'the SQLite checkpoint database path must be absolute', { field: 'source' });
-    return resolve(source.path);
+    return resolve(requireAbsolute(source.path, { sentence: 'the SQLite checkpoint database path must be absolute', field: 'source' }));
   }
 
   /** The identity tokens are bound to: the kind and the path, never a URL. */
@@ -70,10 +71,10 @@ export class ThreadSources {
   async open(source: Source): Promise<OpenThreadSource> {
     const opened = await this.#open(source);
     if (!opened.reader.hasTables) throw noLangGraphTables(source.kind);
-    return opened;
+    return { ...opened, cursorKey: () => userCursorKey() };
   }
 
-  async #open(source: Source): Promise<OpenThreadSource> {
+  async #open(source: Source): Promise<Omit<OpenThreadSource, 'cursorKey'>> {
     const id = ThreadSources.idOf(source);
     if (source.kind === 'postgres') {
       const url = this.#postgresUrl ?? noPostgres();

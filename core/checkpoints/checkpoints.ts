@@ -13,6 +13,8 @@ import { revertTransactionUuid } from './revert-identity';
 import { adoptValidationRecord, verifyGenerationObjects, writeValidationRecord } from './validation-record';
 import { CheckpointView } from '../views/checkpoint-view';
 import { listPage } from './listing';
+import type { CursorKey } from '../paging/cursor';
+import { userCursorKey } from '../paging/cursor-key';
 import type { CheckpointPage, CheckpointRow } from './listing';
 import { checkpointRow } from './listing';
 import { normalizeName } from '../contract/names';
@@ -38,6 +40,8 @@ export interface CheckpointsOptions {
   readonly memo?: ValidationMemo;
   /** The project's registry store (default: a store of its own); the API's project session passes the one it keeps. */
   readonly registry?: CheckpointRegistryStore;
+  /** The page-token key of the listing and of the views it opens, read when a token is (default: the user's, `userCursorKey`). */
+  readonly cursorKey?: () => CursorKey;
 }
 
 /** Listing request (`list_checkpoints`): limit 1–10,000 (default 100) and a keyset `after` token. */
@@ -105,6 +109,7 @@ export class Checkpoints {
   readonly #clock: MicrosClock;
   readonly #writerTimeoutMs: number;
   readonly #memo: ValidationMemo;
+  readonly #cursorKey: () => CursorKey;
 
   constructor(project: Project<Table>, options: CheckpointsOptions = {}) {
     this.project = project;
@@ -113,6 +118,7 @@ export class Checkpoints {
     this.#clock = options.clock ?? systemMicros;
     this.#writerTimeoutMs = options.writerTimeoutMs ?? 0;
     this.#memo = options.memo ?? REVERT_VALIDATION_MEMO;
+    this.#cursorKey = options.cursorKey ?? (() => userCursorKey());
   }
 
   #now(): number {
@@ -223,7 +229,7 @@ export class Checkpoints {
 
   /** Active checkpoints (`checkpoint@1`), sorted by (name, checkpoint_uuid), one keyset page. */
   listCheckpoints(request: ListRequest = {}): CheckpointPage {
-    return listPage(this.store.read().doc, request.limit, request.after);
+    return listPage(this.store.read().doc, request.limit, request.after, this.#cursorKey);
   }
 
   /** One active checkpoint by name (`show_checkpoint`), or `GF_CHECKPOINT_NOT_FOUND`. */
@@ -272,7 +278,7 @@ export class Checkpoints {
           // An active row pins its generation: a missing one is corruption, never a fallback.
           throw new GfError('GF_PROJECT_CORRUPT', 'the generation of an active checkpoint is missing', { checkpoint_uuid: row.checkpoint_uuid, generation_uuid: row.generation_uuid });
         }
-        return new CheckpointView(lease, { checkpointUuid: row.checkpoint_uuid, name: row.name, registryRevision: again.revision });
+        return new CheckpointView(lease, { checkpointUuid: row.checkpoint_uuid, name: row.name, registryRevision: again.revision, cursorKey: this.#cursorKey });
       }
       lease?.release();
     }

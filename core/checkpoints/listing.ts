@@ -1,6 +1,7 @@
 // Rows and pages of list_checkpoints: an active registry row as the listing shows it.
 import { GfError } from '../errors';
-import { isCanonicalUuid, orderedJson, sha256Hex } from '../canonical';
+import { isCanonicalUuid } from '../canonical';
+import { decodeCursor, encodeCursor, type CursorKey, type CursorScope } from '../paging/cursor';
 import { isNormalizedName } from '../contract/names';
 import { compareActive } from './registry-format';
 import type { ActiveRow, RegistryDoc } from './registry-format';
@@ -45,52 +46,33 @@ export function checkpointRow(r: ActiveRow): CheckpointRow {
   };
 }
 
-const TOKEN_DOMAIN = 'graphforge-checkpoint-list-token/1';
+/** The operation list tokens are bound to (a token of another listing is refused). */
+const LIST_SCOPE: CursorScope = { operation: 'list_checkpoints', binding: null, limit: null, bounds: LIST_LIMIT };
 
-function tokenDigest(payload: string): string {
-  return sha256Hex(new TextEncoder().encode(`${TOKEN_DOMAIN}\n${payload}`)).slice(0, 32);
-}
+const refuse = (): GfError => new GfError('GF_PAGE_INVALID', 'the page token is not valid for list_checkpoints', { method: 'list_checkpoints' });
 
 /**
- * Keyset token after `(name, checkpoint_uuid)`.
- *
- * Binds the API version and method and carries an integrity digest, so an
- * edited or foreign token is `GF_PAGE_INVALID` rather than a silent restart.
- * Keyset positions survive concurrent creates and deletes: a later page
- * continues strictly after the last row returned.
+ * Keyset token after `(name, checkpoint_uuid)`, signed (core/paging/cursor.ts),
+ * so an edited or foreign token is
+ * `GF_PAGE_INVALID` rather than a silent restart. Keyset positions survive
+ * concurrent creates and deletes: a later page continues strictly after the
+ * last row returned.
  */
-export function encodeListToken(last: Pick<ActiveRow, 'name' | 'checkpoint_uuid'>): string {
-  const payload = orderedJson({ v: 1, method: 'list_checkpoints', name: last.name, checkpoint_uuid: last.checkpoint_uuid });
-  return Buffer.from(`${payload}\n${tokenDigest(payload)}`, 'utf8').toString('base64url');
-}
-
-function invalidToken(): GfError {
-  return new GfError('GF_PAGE_INVALID', 'the page token is not valid for list_checkpoints', { method: 'list_checkpoints' });
+export function encodeListToken(key: CursorKey, last: Pick<ActiveRow, 'name' | 'checkpoint_uuid'>): string {
+  return encodeCursor(key, LIST_SCOPE, [last.name, last.checkpoint_uuid]);
 }
 
 /** Decodes a list token or fails with `GF_PAGE_INVALID`. */
-export function decodeListToken(token: unknown): Pick<ActiveRow, 'name' | 'checkpoint_uuid'> {
-  if (typeof token !== 'string' || token.length === 0 || token.length > 2048 || !/^[A-Za-z0-9_-]+$/.test(token)) throw invalidToken();
-  const text = Buffer.from(token, 'base64url').toString('utf8');
-  const nl = text.lastIndexOf('\n');
-  if (nl < 0) throw invalidToken();
-  const payload = text.slice(0, nl);
-  if (tokenDigest(payload) !== text.slice(nl + 1)) throw invalidToken();
-  let raw: unknown;
-  try {
-    raw = JSON.parse(payload);
-  } catch {
-    throw invalidToken();
-  }
-  const r = raw as Record<string, unknown>;
-  if (r.v !== 1 || r.method !== 'list_checkpoints' || !isNormalizedName(r.name) || !isCanonicalUuid(r.checkpoint_uuid)) throw invalidToken();
-  return { name: r.name, checkpoint_uuid: r.checkpoint_uuid as string };
+export function decodeListToken(key: CursorKey, token: unknown): Pick<ActiveRow, 'name' | 'checkpoint_uuid'> {
+  const at = decodeCursor(key, LIST_SCOPE, token, refuse);
+  if (!Array.isArray(at) || at.length !== 2 || !isNormalizedName(at[0]) || !isCanonicalUuid(at[1])) throw refuse();
+  return { name: at[0], checkpoint_uuid: at[1] as string };
 }
 
-/** One page of active checkpoints sorted by (name, checkpoint_uuid). Pure. */
-export function listPage(doc: RegistryDoc | null, limit: unknown, after: unknown): CheckpointPage {
+/** One page of active checkpoints sorted by (name, checkpoint_uuid); `key` is read only when a token is. */
+export function listPage(doc: RegistryDoc | null, limit: unknown, after: unknown, key: () => CursorKey): CheckpointPage {
   const n = validateLimit(limit);
-  const cursor = after === undefined || after === null ? null : decodeListToken(after);
+  const cursor = after === undefined || after === null ? null : decodeListToken(key(), after);
   const rows = doc?.active ?? [];
   let start = 0;
   if (cursor !== null) {
@@ -108,7 +90,7 @@ export function listPage(doc: RegistryDoc | null, limit: unknown, after: unknown
   const more = start + n < rows.length;
   return {
     rows: slice.map(checkpointRow),
-    next: more && last !== undefined ? encodeListToken(last) : null,
+    next: more && last !== undefined ? encodeListToken(key(), last) : null,
     registryRevision: doc?.revision ?? 0,
   };
 }

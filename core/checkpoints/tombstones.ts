@@ -1,7 +1,8 @@
 // Deleted checkpoints as a listing (checkpoint_tombstone@1) with their own page tokens.
 import { GfError } from '../errors';
-import { isCanonicalUuid, orderedJson, sha256Hex } from '../canonical';
-import { validateLimit } from './listing';
+import { isCanonicalUuid } from '../canonical';
+import { decodeCursor, encodeCursor, type CursorKey, type CursorScope } from '../paging/cursor';
+import { LIST_LIMIT, validateLimit } from './listing';
 import type { RegistryDoc, TombstoneRow } from './registry-format';
 
 /**
@@ -26,39 +27,24 @@ export interface DeletedCheckpointPage {
   readonly next: string | null;
 }
 
-const TOKEN_DOMAIN = 'graphforge-checkpoint-tombstone-token/1';
 const METHOD = 'list_deleted_checkpoints';
 
-function digest(payload: string): string {
-  return sha256Hex(new TextEncoder().encode(`${TOKEN_DOMAIN}\n${payload}`)).slice(0, 32);
-}
+const SCOPE: CursorScope = { operation: METHOD, binding: null, limit: null, bounds: LIST_LIMIT };
 
-function invalidToken(): GfError {
-  return new GfError('GF_PAGE_INVALID', 'the page token is not valid for list_deleted_checkpoints', { method: METHOD });
-}
+const refuse = (): GfError => new GfError('GF_PAGE_INVALID', 'the page token is not valid for list_deleted_checkpoints', { method: METHOD });
 
 type Cursor = Pick<TombstoneRow, 'deleted_revision' | 'checkpoint_uuid'>;
 
-/** Keyset token after `(deleted_revision, checkpoint_uuid)`, with an integrity digest. */
-export function encodeTombstoneToken(last: Cursor): string {
-  const payload = orderedJson({ v: 1, method: METHOD, deleted_revision: last.deleted_revision, checkpoint_uuid: last.checkpoint_uuid });
-  return Buffer.from(`${payload}\n${digest(payload)}`, 'utf8').toString('base64url');
+/** Keyset token after `(deleted_revision, checkpoint_uuid)`, signed (core/paging/cursor.ts). */
+export function encodeTombstoneToken(key: CursorKey, last: Cursor): string {
+  return encodeCursor(key, SCOPE, [last.deleted_revision, last.checkpoint_uuid]);
 }
 
 /** Decodes a tombstone token or fails with `GF_PAGE_INVALID` (a checkpoint-list token is foreign here). */
-export function decodeTombstoneToken(token: unknown): Cursor {
-  if (typeof token !== 'string' || token.length === 0 || token.length > 2048 || !/^[A-Za-z0-9_-]+$/.test(token)) throw invalidToken();
-  const text = Buffer.from(token, 'base64url').toString('utf8');
-  const nl = text.lastIndexOf('\n');
-  if (nl < 0 || digest(text.slice(0, nl)) !== text.slice(nl + 1)) throw invalidToken();
-  let r: Record<string, unknown>;
-  try {
-    r = JSON.parse(text.slice(0, nl)) as Record<string, unknown>;
-  } catch {
-    throw invalidToken();
-  }
-  if (r.v !== 1 || r.method !== METHOD || !Number.isSafeInteger(r.deleted_revision) || !isCanonicalUuid(r.checkpoint_uuid)) throw invalidToken();
-  return { deleted_revision: r.deleted_revision as number, checkpoint_uuid: r.checkpoint_uuid as string };
+export function decodeTombstoneToken(key: CursorKey, token: unknown): Cursor {
+  const at = decodeCursor(key, SCOPE, token, refuse);
+  if (!Array.isArray(at) || at.length !== 2 || !Number.isSafeInteger(at[0]) || !isCanonicalUuid(at[1])) throw refuse();
+  return { deleted_revision: at[0] as number, checkpoint_uuid: at[1] as string };
 }
 
 function after(row: Cursor, cursor: Cursor): boolean {
@@ -67,20 +53,20 @@ function after(row: Cursor, cursor: Cursor): boolean {
 }
 
 /**
- * One page of deleted checkpoints in deletion order (registry order). Pure.
+ * One page of deleted checkpoints in deletion order (registry order); `key` is read only when a token is.
  *
  * Same limits as the active listing (1–10,000, default 100); the registry
  * keeps at most 4,096 tombstones.
  */
-export function deletedCheckpointPage(doc: RegistryDoc | null, limit: unknown, afterToken: unknown): DeletedCheckpointPage {
+export function deletedCheckpointPage(doc: RegistryDoc | null, limit: unknown, afterToken: unknown, key: () => CursorKey): DeletedCheckpointPage {
   const n = validateLimit(limit);
-  const cursor = afterToken === undefined || afterToken === null ? null : decodeTombstoneToken(afterToken);
+  const cursor = afterToken === undefined || afterToken === null ? null : decodeTombstoneToken(key(), afterToken);
   const all = doc?.tombstones ?? [];
   const rest = cursor === null ? all : all.filter((r) => after(r, cursor));
   const slice = rest.slice(0, n);
   const last = slice[slice.length - 1];
   return {
     rows: slice.map((r) => ({ name: r.name, checkpoint_uuid: r.checkpoint_uuid, generation_uuid: r.generation_uuid, deleted_at: r.deleted_at, deleted_revision: r.deleted_revision })),
-    next: rest.length > n && last !== undefined ? encodeTombstoneToken(last) : null,
+    next: rest.length > n && last !== undefined ? encodeTombstoneToken(key(), last) : null,
   };
 }

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { parsePostgresUrl } from '../contract/postgres-url';
 import { reasonProblem } from '../contract/reasons';
 import { threadValueText } from '../contract/python-values';
 import type { ThreadJson } from '../contract/threads';
@@ -37,13 +38,7 @@ type Source = { readonly kind: 'sqlite'; readonly path: string } | { readonly ki
 
 /** Refuses a `--postgres-url` that is not a postgres:// or postgresql:// URL (`GF_VALIDATION`; the value is never echoed). */
 export function assertPostgresUrl(url: string): void {
-  let scheme = '';
-  try {
-    scheme = new URL(url).protocol;
-  } catch (_e) {
-    scheme = '';
-  }
-  if (scheme !== 'postgres:' && scheme !== 'postgresql:') {
+  if (parsePostgresUrl(url) === null) {
     throw new GfError('GF_VALIDATION', 'the --postgres-url value is not a postgres:// or postgresql:// connection string', { field: 'postgres_url' });
   }
 }

@@ -1,15 +1,15 @@
-// The diff's page tokens: HMAC-signed cursors bound to the request and both endpoints.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+// The diff's page tokens: signed cursors (core/paging/cursor.ts) bound to the request and both endpoints.
 import { canonicalJson, sha256Hex } from '../canonical/index';
 import { GfError } from '../errors';
 import { DIFF_API_VERSION, DIFF_DETAILS, DIFF_METHOD, DIFF_SCOPES, RECORD_CHANGE_KINDS } from './arrow-schemas';
 import type { DiffDetail, DiffScope, RecordChangeKind } from './arrow-schemas';
+import { openCursor, sealCursor } from '../paging/cursor';
 
 /** Largest token accepted (characters); anything longer is `GF_PAGE_INVALID` before parsing. */
 export const PAGE_TOKEN_MAX_CHARS = 2048;
 
 /** Bytes of the per-project token secret. */
-export const TOKEN_SECRET_BYTES = 32;
+export { TOKEN_SECRET_BYTES } from '../paging/key-file';
 
 /** An endpoint identity a token is bound to. */
 export interface TokenEndpoint {
@@ -78,17 +78,16 @@ export interface TokenState {
   readonly last: PagePosition;
 }
 
-const B64URL = /^[A-Za-z0-9_-]+$/;
 const HEX64 = /^[0-9a-f]{64}$/;
 const HEX32 = /^[0-9a-f]{32}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-function invalid(problem: string): never {
-  throw new GfError('GF_PAGE_INVALID', 'the page token is not valid for this request', { operation: DIFF_METHOD, problem });
+function refuse(problem: string): GfError {
+  return new GfError('GF_PAGE_INVALID', 'the page token is not valid for this request', { operation: DIFF_METHOD, problem });
 }
 
-function mac(secret: Uint8Array, body: string): Buffer {
-  return createHmac('sha256', secret).update(body, 'utf8').digest();
+function invalid(problem: string): never {
+  throw refuse(problem);
 }
 
 function wire(state: TokenState): unknown {
@@ -118,14 +117,14 @@ export function selectorsDigest(from: unknown, to: unknown): string {
 }
 
 /**
- * An opaque page token: base64url(canonical JSON state) "." base64url(HMAC-SHA-256).
+ * An opaque page token: the state sealed by the engine's cursor codec
+ * (base64url(canonical JSON state) "." base64url(HMAC-SHA-256), core/paging/cursor.ts).
  *
  * The HMAC key is the per-project secret, which never appears in a token,
  * so a token cannot be forged or edited without detection.
  */
 export function encodePageToken(state: TokenState, secret: Uint8Array): string {
-  const body = canonicalJson(wire(state));
-  return `${Buffer.from(body, 'utf8').toString('base64url')}.${mac(secret, body).toString('base64url')}`;
+  return sealCursor(secret, wire(state));
 }
 
 function isText(v: unknown, max = 128): v is string {
@@ -182,20 +181,7 @@ function positionOf(detail: DiffDetail, v: unknown): PagePosition {
  * the caller's job (see `checkTokenBinding`).
  */
 export function decodePageToken(token: unknown, secret: Uint8Array): TokenState {
-  if (typeof token !== 'string' || token.length === 0 || token.length > PAGE_TOKEN_MAX_CHARS) invalid('shape');
-  const parts = token.split('.');
-  if (parts.length !== 2 || !B64URL.test(parts[0] as string) || !B64URL.test(parts[1] as string)) invalid('shape');
-  const body = Buffer.from(parts[0] as string, 'base64url').toString('utf8');
-  const given = Buffer.from(parts[1] as string, 'base64url');
-  const want = mac(secret, body);
-  if (given.length !== want.length || !timingSafeEqual(given, want)) invalid('integrity');
-  let w: Record<string, unknown>;
-  try {
-    w = JSON.parse(body) as Record<string, unknown>;
-  } catch (_e) {
-    return invalid('shape');
-  }
-  if (typeof w !== 'object' || w === null) invalid('shape');
+  const w = openCursor(secret, token, refuse, PAGE_TOKEN_MAX_CHARS);
   if (w.api !== DIFF_API_VERSION) invalid('api_version');
   if (w.method !== DIFF_METHOD) invalid('method');
   if (typeof w.selectors !== 'string' || !HEX64.test(w.selectors)) invalid('selectors');

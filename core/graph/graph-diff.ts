@@ -3,7 +3,7 @@
 // filtered as the record diff filters them, one page of changes at a time,
 // with each change's immediate neighbourhood as unchanged context.
 import type { Data, Field, Table } from 'apache-arrow';
-import { BoundedCache, orderedJson, sha256Hex, toHex } from '../canonical/index';
+import { BoundedCache, toHex } from '../canonical/index';
 import { rowFingerprinter } from '../canonical/row-fingerprints';
 import { uuidText } from '../contract/arrow-text';
 import { RECORD_CHANGE_KINDS, type RecordChangeKind } from '../contract/diff';
@@ -17,6 +17,7 @@ import { planFamilies, type FamilyPlan } from '../diff/plan-families';
 import type { ChangeCache } from '../diff/changes-cache';
 import type { DiffEndpoint, EndpointParticipant } from '../diff/plan-endpoint';
 import { changedFieldsOf } from '../diff/page-record-display';
+import { decodeCursor, encodeCursor, type CursorKey, type CursorScope } from '../paging/cursor';
 import type { EdgeElement, GraphElement, NodeElement, PageTotals } from './element-table';
 import { GraphIndex, uuidBytesOf } from './graph-index';
 import { checkGraphCancelled, pause } from './neighbourhood';
@@ -219,8 +220,6 @@ export async function graphDiffPage(from: DiffEndpoint, to: DiffEndpoint, req: G
   };
 }
 
-const TOKEN_DOMAIN = 'graphforge-graph-diff-token/1';
-
 /** What a diff graph token is bound to: the request's filters and page size, and the endpoints it was read from. */
 export interface GraphDiffBinding {
   readonly from: string;
@@ -231,18 +230,19 @@ export interface GraphDiffBinding {
   readonly limit: number;
 }
 
-function filtersOf(b: GraphDiffBinding): string {
-  return orderedJson({ family: b.family, kinds: b.kinds === null ? null : [...b.kinds].sort(), field: b.field, limit: b.limit });
-}
+/** The filters and page size bind a token; its endpoints travel in it, so a moved endpoint is told apart from a foreign token. */
+const scopeOf = (b: GraphDiffBinding): CursorScope => ({
+  operation: 'graph.diff',
+  binding: [b.family, b.kinds === null ? null : [...b.kinds].sort(), b.field],
+  limit: b.limit,
+  bounds: { max: GRAPH_LIMITS.diffPageMax },
+});
 
-function digest(filters: string, payload: string): string {
-  return sha256Hex(new TextEncoder().encode(`${TOKEN_DOMAIN}\n${filters}\n${payload}`)).slice(0, 32);
-}
+const refuse = (): GfError => new GfError('GF_PAGE_INVALID', 'the page token is not valid for this diff graph', { operation: 'graph.diff' });
 
 /** The token of the page starting at change `first`. */
-export function encodeGraphDiffToken(b: GraphDiffBinding, first: number): string {
-  const payload = orderedJson({ v: 1, first, from: b.from, to: b.to });
-  return `${Buffer.from(payload, 'utf8').toString('base64url')}.${digest(filtersOf(b), payload)}`;
+export function encodeGraphDiffToken(key: CursorKey, b: GraphDiffBinding, first: number): string {
+  return encodeCursor(key, scopeOf(b), [first, b.from, b.to]);
 }
 
 /**
@@ -251,19 +251,11 @@ export function encodeGraphDiffToken(b: GraphDiffBinding, first: number): string
  * `GF_PAGE_INVALID` for a token of other filters or page size, or a forged
  * one; `GF_PAGE_SNAPSHOT_GONE` when an endpoint changed since (CURRENT moved).
  */
-export function decodeGraphDiffToken(b: GraphDiffBinding, token: string): number {
-  const invalid = (): GfError => new GfError('GF_PAGE_INVALID', 'the page token is not valid for this diff graph', { operation: 'graph.diff' });
-  const [body, mac, ...rest] = token.split('.');
-  if (body === undefined || mac === undefined || rest.length > 0) throw invalid();
-  const payload = Buffer.from(body, 'base64url').toString('utf8');
-  if (digest(filtersOf(b), payload) !== mac) throw invalid();
-  let v: { v?: unknown; first?: unknown; from?: unknown; to?: unknown };
-  try {
-    v = JSON.parse(payload) as typeof v;
-  } catch {
-    throw invalid();
-  }
-  if (v.v !== 1 || typeof v.first !== 'number' || !Number.isSafeInteger(v.first) || v.first < 1) throw invalid();
-  if (v.from !== b.from || v.to !== b.to) throw new GfError('GF_PAGE_SNAPSHOT_GONE', 'an endpoint of this diff graph changed since the first page', { operation: 'graph.diff' });
-  return v.first;
+export function decodeGraphDiffToken(key: CursorKey, b: GraphDiffBinding, token: string): number {
+  const at = decodeCursor(key, scopeOf(b), token, refuse);
+  if (!Array.isArray(at) || at.length !== 3) throw refuse();
+  const [first, from, to] = at as unknown[];
+  if (typeof first !== 'number' || !Number.isSafeInteger(first) || first < 1) throw refuse();
+  if (from !== b.from || to !== b.to) throw new GfError('GF_PAGE_SNAPSHOT_GONE', 'an endpoint of this diff graph changed since the first page', { operation: 'graph.diff' });
+  return first;
 }

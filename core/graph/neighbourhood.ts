@@ -1,9 +1,9 @@
 // The neighbourhood of one node at a checkpoint (`graph.neighbourhood`):
 // breadth first over edges in both directions, bounded by depth and by a
 // node cap per page, paged by position in the breadth-first order.
-import { orderedJson, sha256Hex } from '../canonical/index';
 import { GRAPH_LIMITS } from '../contract/graph';
 import { GfError } from '../errors';
+import { decodeCursor, encodeCursor, type CursorKey, type CursorScope } from '../paging/cursor';
 import type { EdgeElement, GraphElement, NodeElement } from './element-table';
 import type { GraphIndex } from './graph-index';
 
@@ -105,8 +105,6 @@ export async function neighbourhoodPage(g: GraphIndex, req: NeighbourhoodRequest
   return { elements: [...nodes, ...edges], nodes: nodes.length, edges: edges.length, nextSkip: order.length > end ? end : null };
 }
 
-const TOKEN_DOMAIN = 'graphforge-graph-neighbourhood-token/1';
-
 /** What a neighbourhood token is bound to: the view's generation and the request that made it. */
 export interface NeighbourhoodBinding {
   readonly manifestSha256: string;
@@ -115,31 +113,24 @@ export interface NeighbourhoodBinding {
   readonly maxNodes: number;
 }
 
-function digest(b: NeighbourhoodBinding, payload: string): string {
-  return sha256Hex(new TextEncoder().encode(`${TOKEN_DOMAIN}\n${b.manifestSha256}\n${b.nodeUuid}\n${b.depth}\n${b.maxNodes}\n${payload}`)).slice(0, 32);
-}
+const scopeOf = (b: NeighbourhoodBinding): CursorScope => ({
+  operation: 'graph.neighbourhood',
+  binding: [b.manifestSha256, b.nodeUuid, b.depth],
+  limit: b.maxNodes,
+  bounds: { max: GRAPH_LIMITS.maxNodes },
+});
+
+const refuse = (): GfError => new GfError('GF_PAGE_INVALID', 'the page token is not valid for this neighbourhood', { operation: 'graph.neighbourhood' });
 
 /** The token of the page starting at `skip`. */
-export function encodeNeighbourhoodToken(b: NeighbourhoodBinding, skip: number): string {
-  const payload = orderedJson({ v: 1, skip });
-  return `${Buffer.from(payload, 'utf8').toString('base64url')}.${digest(b, payload)}`;
+export function encodeNeighbourhoodToken(key: CursorKey, b: NeighbourhoodBinding, skip: number): string {
+  return encodeCursor(key, scopeOf(b), skip);
 }
 
 /** The start position a token names; `GF_PAGE_INVALID` for a token of another view, node, depth or page size, or a forged one. */
-export function decodeNeighbourhoodToken(b: NeighbourhoodBinding, token: string): number {
-  const invalid = (): GfError => new GfError('GF_PAGE_INVALID', 'the page token is not valid for this neighbourhood', { operation: 'graph.neighbourhood' });
-  const [body, mac, ...rest] = token.split('.');
-  if (body === undefined || mac === undefined || rest.length > 0) throw invalid();
-  const payload = Buffer.from(body, 'base64url').toString('utf8');
-  if (digest(b, payload) !== mac) throw invalid();
-  let v: unknown;
-  try {
-    v = JSON.parse(payload);
-  } catch {
-    throw invalid();
-  }
-  const skip = (v as { v?: unknown; skip?: unknown }).skip;
-  if ((v as { v?: unknown }).v !== 1 || typeof skip !== 'number' || !Number.isSafeInteger(skip) || skip < 1) throw invalid();
+export function decodeNeighbourhoodToken(key: CursorKey, b: NeighbourhoodBinding, token: string): number {
+  const skip = decodeCursor(key, scopeOf(b), token, refuse);
+  if (typeof skip !== 'number' || !Number.isSafeInteger(skip) || skip < 1) throw refuse();
   return skip;
 }
 

@@ -1,3 +1,4 @@
+import { postgresEndpoint } from '../contract/postgres-url';
 import type { LangGraphCheckpointerPort } from './port';
 
 /**
@@ -35,13 +36,11 @@ export function postgresDatabaseKey(options: { host?: unknown; port?: unknown; d
   let port = typeof options.port === 'number' || typeof options.port === 'string' ? String(options.port) : '5432';
   let database = typeof options.database === 'string' ? options.database : '';
   if (typeof options.connectionString === 'string') {
-    try {
-      const u = new URL(options.connectionString);
-      host = u.hostname === '' ? host : u.hostname;
-      port = u.port === '' ? port : u.port;
-      database = u.pathname.replace(/^\//, '') || database;
-    } catch (_e) {
-      // not a URL: keep what the options say
+    const at = postgresEndpoint(options.connectionString, { host, port }); // not a URL: keep what the options say
+    if (at !== null) {
+      host = at.host;
+      port = at.port;
+      database = at.database || database;
     }
   }
   return `postgres:${host}:${port}/${database}`;

@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import { postgresEndpoint } from '../contract/postgres-url';
 import { GfError, NETWORK_ERRNOS } from '../errors';
 import { guardReads, INTERRUPT_CHANNEL, noLangGraphTables, type RawChannelValue, type ThreadFormat, type ThreadHead, type ThreadReadSource } from './thread-source';
 import { loadPythonValue, pythonPostgresSaver } from './postgres-python-saver';
@@ -6,12 +7,8 @@ import { postgresPruneReads, type PruneReads } from './thread-prune';
 
 /** `HOST:PORT` of a connection string: where it points, never who connects or with what secret. */
 function endpointOf(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.hostname === '' ? 'localhost' : u.hostname}:${u.port === '' ? '5432' : u.port}`;
-  } catch {
-    return 'the given address';
-  }
+  const at = postgresEndpoint(url, { host: 'localhost', port: '5432' });
+  return at === null ? 'the given address' : `${at.host}:${at.port}`;
 }
 
 function pgCode(e: unknown): string {

@@ -19,7 +19,8 @@ import {
 import { diffUnrevivedChannels, toThreadJson, typeOfValue, type UnrevivedValue } from './thread-json';
 import { PythonValue, unreadableParts } from './python-serde';
 import { INTERRUPT_CHANNEL, isPlainParsedObject, type RawCheckpoint, type ThreadReadSource } from './thread-source';
-import { decodeDiffToken, decodeKeysetToken, encodeDiffToken, encodeKeysetToken } from './thread-tokens';
+import type { CursorKey } from '../paging/cursor';
+import { decodeDiffToken, decodeKeysetToken, encodeDiffToken, encodeKeysetToken, type KeysetBinding } from './thread-tokens';
 
 /** LangGraph-internal channels (`__start__`, `__pregel_tasks`, `branch:to:x`, …): not part of the graph's state. */
 export function isInternalChannel(name: string): boolean {
@@ -30,6 +31,8 @@ export function isInternalChannel(name: string): boolean {
 export interface OpenThreadSource {
   readonly id: string;
   readonly reader: ThreadReadSource;
+  /** The key of this source's page tokens, read when a token is. */
+  readonly cursorKey: () => CursorKey;
 }
 
 const rootConfig = (threadId: string, checkpointId?: string, ns = '') => ({
@@ -149,8 +152,8 @@ function interruptsOf(t: CheckpointTuple): ThreadInterrupt[] {
 
 /** `threads.list`: a keyset page of threads, each with its newest checkpoint's facts. */
 export async function listThreads(src: OpenThreadSource, prefix: string, limit: number = THREAD_PAGE_LIMITS.default, after?: string | null): Promise<ThreadPage<ThreadListRow>> {
-  const binding = `threads.list\u0000${src.id}\u0000${prefix}\u0000${limit}`;
-  const from = after === undefined || after === null ? null : decodeKeysetToken('threads.list', binding, after);
+  const binding: KeysetBinding = { operation: 'threads.list', request: [src.id, prefix], limit };
+  const from = after === undefined || after === null ? null : decodeKeysetToken(src.cursorKey(), binding, after);
   const keys = await src.reader.heads(prefix, from, limit + 1);
   const page = keys.slice(0, limit);
   const rows: ThreadListRow[] = page.map((head) => ({
@@ -163,7 +166,7 @@ export async function listThreads(src: OpenThreadSource, prefix: string, limit: 
     interrupted: interruptsIn(head.interruptWrites).length > 0,
   }));
   const last = page[page.length - 1];
-  const next = keys.length > limit && last !== undefined ? encodeKeysetToken(binding, last.thread_id) : null;
+  const next = keys.length > limit && last !== undefined ? encodeKeysetToken(src.cursorKey(), binding, last.thread_id) : null;
   return { rows, next_page_token: next };
 }
 
@@ -187,8 +190,8 @@ function historyRow(t: CheckpointTuple, parent: CheckpointTuple | undefined, unr
 
 /** `threads.history`: a thread's checkpoints newest first, through upstream `list({ before, limit })`. */
 export async function threadHistory(src: OpenThreadSource, threadId: string, limit: number = THREAD_PAGE_LIMITS.default, after?: string | null, ns = ''): Promise<ThreadPage<ThreadHistoryRow>> {
-  const binding = `threads.history\u0000${src.id}\u0000${threadId}\u0000${limit}${ns === '' ? '' : `\u0000${ns}`}`;
-  const before = after === undefined || after === null ? undefined : decodeKeysetToken('threads.history', binding, after);
+  const binding: KeysetBinding = { operation: 'threads.history', request: [src.id, threadId, ns], limit };
+  const before = after === undefined || after === null ? undefined : decodeKeysetToken(src.cursorKey(), binding, after);
   const tuples: CheckpointTuple[] = [];
   for await (const t of src.reader.saver.list(rootConfig(threadId, undefined, ns), { limit: limit + 1, ...(before === undefined ? {} : { before: rootConfig(threadId, before, ns) }) })) tuples.push(t);
   if (tuples.length === 0 && before === undefined) {
@@ -204,7 +207,7 @@ export async function threadHistory(src: OpenThreadSource, threadId: string, lim
     rows.push(historyRow(t, parent, src.reader.unreadable?.(t) ?? null));
   }
   const last = page[page.length - 1];
-  const next = tuples.length > limit && last !== undefined ? encodeKeysetToken(binding, idOf(last)) : null;
+  const next = tuples.length > limit && last !== undefined ? encodeKeysetToken(src.cursorKey(), binding, idOf(last)) : null;
   return { rows, next_page_token: next };
 }
 
@@ -339,7 +342,7 @@ export async function diffThread(src: OpenThreadSource, threadId: string, from: 
   const b = await readRaw(src.reader, threadId, to === THREAD_HEAD_SELECTOR ? undefined : to);
   check();
   const binding = { source: src.id, threadId, from: a.checkpoint_id, to: b.checkpoint_id, limit };
-  const offset = after === undefined || after === null ? 0 : decodeDiffToken(after, binding);
+  const offset = after === undefined || after === null ? 0 : decodeDiffToken(src.cursorKey(), after, binding);
   const serde = src.reader.saver.serde;
   const revive = (parsed: unknown): Promise<unknown> => serde.loadsTyped('json', JSON.stringify(parsed)) as Promise<unknown>;
   const { channels, changes } = await diffUnrevivedChannels(stateChannels(a), stateChannels(b), revive, isPlainParsedObject, check);
@@ -353,6 +356,6 @@ export async function diffThread(src: OpenThreadSource, threadId: string, from: 
     channels,
     total_changes: changes.length,
     rows,
-    next_page_token: end < changes.length ? encodeDiffToken(binding, end) : null,
+    next_page_token: end < changes.length ? encodeDiffToken(src.cursorKey(), binding, end) : null,
   };
 }

@@ -1,12 +1,12 @@
 import { tableToIPC } from 'apache-arrow';
 import type { Data, Field, Table } from 'apache-arrow';
 import { RowFingerprinter } from '../canonical/row-fingerprints';
-import { orderedJson, sha256Hex } from '../canonical';
 import { GfError } from '../errors';
 import { columnsOf, compareCells, familyByKey } from '../participants/index';
 import type { CellValue, Columns, RecordFamily } from '../participants/index';
 import type { Lease, ManifestParticipant } from '../project/index';
 import { PAGE_LIMITS as LIST_LIMIT, validateLimit } from '../contract/paging';
+import { decodeCursor, encodeCursor, type CursorKey, type CursorScope } from '../paging/cursor';
 
 /**
  * Every mutating entry point a `CheckpointView` refuses.
@@ -35,6 +35,8 @@ export interface ViewIdentity {
   readonly checkpointUuid: string;
   readonly name: string;
   readonly registryRevision: number;
+  /** The key of the view's record tokens, read when a token is. */
+  readonly cursorKey: () => CursorKey;
 }
 
 /** One page of a family's records as Arrow IPC stream bytes, plus the keyset token of the next page. */
@@ -46,8 +48,6 @@ export interface RecordPage {
 
 /** A single record lookup: by identity values (field → cell) in the family's identity fields. */
 export type IdentityValues = Readonly<Record<string, CellValue>>;
-
-const TOKEN_DOMAIN = 'graphforge-view-records-token/1';
 
 type TokenCell = { readonly s: string } | { readonly n: number } | { readonly b: string } | { readonly t: boolean } | null;
 
@@ -95,11 +95,13 @@ export class CheckpointView {
   readonly generationUuid: string;
   readonly manifestSha256: string;
   readonly #lease: Lease<Table>;
+  readonly #cursorKey: () => CursorKey;
   readonly #columns = new Map<string, { readonly table: Table; readonly cols: Columns; readonly family: RecordFamily }>();
 
   /** @internal Built by `openCheckpoint` after resolution and re-verification. */
   constructor(lease: Lease<Table>, identity: ViewIdentity) {
     this.#lease = lease;
+    this.#cursorKey = identity.cursorKey;
     this.checkpointUuid = identity.checkpointUuid;
     this.name = identity.name;
     this.registryRevision = identity.registryRevision;
@@ -172,31 +174,19 @@ export class CheckpointView {
     return lo;
   }
 
-  #tokenDigest(familyKey: string, payload: string): string {
-    return sha256Hex(new TextEncoder().encode(`${TOKEN_DOMAIN}\n${this.manifestSha256}\n${familyKey}\n${payload}`)).slice(0, 32);
+  /** Record tokens are bound to this generation's manifest digest and the family (any page size). */
+  #tokenScope(familyKey: string): CursorScope {
+    return { operation: 'view.records', binding: [this.manifestSha256, familyKey], limit: null, bounds: LIST_LIMIT };
   }
 
   #decodeToken(familyKey: string, token: unknown, arity: number): CellValue[] {
-    if (typeof token !== 'string' || token.length === 0 || token.length > 8192 || !/^[A-Za-z0-9_-]+$/.test(token)) throw invalidToken();
-    const text = Buffer.from(token, 'base64url').toString('utf8');
-    const nl = text.lastIndexOf('\n');
-    if (nl < 0) throw invalidToken();
-    const payload = text.slice(0, nl);
-    if (this.#tokenDigest(familyKey, payload) !== text.slice(nl + 1)) throw invalidToken();
-    let raw: unknown;
-    try {
-      raw = JSON.parse(payload);
-    } catch {
-      throw invalidToken();
-    }
-    const r = raw as { v?: unknown; after?: unknown };
-    if (r.v !== 1 || !Array.isArray(r.after) || r.after.length !== arity) throw invalidToken();
-    return r.after.map(fromTokenCell);
+    const after = decodeCursor(this.#cursorKey(), this.#tokenScope(familyKey), token, invalidToken);
+    if (!Array.isArray(after) || after.length !== arity) throw invalidToken();
+    return after.map(fromTokenCell);
   }
 
   #encodeToken(familyKey: string, identity: readonly CellValue[]): string {
-    const payload = orderedJson({ v: 1, after: identity.map(toTokenCell) });
-    return Buffer.from(`${payload}\n${this.#tokenDigest(familyKey, payload)}`, 'utf8').toString('base64url');
+    return encodeCursor(this.#cursorKey(), this.#tokenScope(familyKey), identity.map(toTokenCell));
   }
 
   /**

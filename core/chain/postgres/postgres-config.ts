@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import type { Pool, PoolConfig } from 'pg';
 import { CHAIN_POSTGRES_URL_ENV } from '../../contract/chain';
 import { GfError } from '../../errors';
+import { parsePostgresUrl, redactConnectionString } from '../../contract/postgres-url';
 import type { Clock } from '../port';
 import type { PostgresChainStore } from './postgres-store';
 
@@ -32,17 +32,10 @@ export interface ChainPostgresTarget {
   readonly redacted: string;
 }
 
-const SCHEMES = new Set(['postgres:', 'postgresql:']);
-const SECRET_PARAMS = /^(password|sslpassword|sslkey|passfile)$/i;
-
 function parseUrl(url: string): URL {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch (_e) {
-    throw new GfError('GF_VALIDATION', 'the chain Postgres connection string is not a URL', { field: 'chain_postgres_url' });
-  }
-  if (!SCHEMES.has(parsed.protocol)) {
+  if (!URL.canParse(url)) throw new GfError('GF_VALIDATION', 'the chain Postgres connection string is not a URL', { field: 'chain_postgres_url' });
+  const parsed = parsePostgresUrl(url);
+  if (parsed === null) {
     throw new GfError('GF_VALIDATION', 'the chain Postgres connection string must start with postgres:// or postgresql://', { field: 'chain_postgres_url' });
   }
   if (parsed.hostname === '' && !parsed.searchParams.has('host')) {
@@ -51,27 +44,7 @@ function parseUrl(url: string): URL {
   return parsed;
 }
 
-/**
- * The connection string with every secret replaced by `[REDACTED]`.
- *
- * Covers the password in the user-info part and secret query parameters
- * (`password`, `sslpassword`, `sslkey`, `passfile`). Text that is not a
- * Postgres URL is redacted whole: it is never echoed.
- */
-export function redactConnectionString(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = parseUrl(url);
-  } catch (_e) {
-    return '[REDACTED]';
-  }
-  const mark = `gfredacted${randomBytes(8).toString('hex')}`;
-  if (parsed.password !== '') parsed.password = mark;
-  for (const key of [...parsed.searchParams.keys()]) {
-    if (SECRET_PARAMS.test(key)) parsed.searchParams.set(key, mark);
-  }
-  return parsed.toString().split(mark).join('[REDACTED]');
-}
+export { redactConnectionString };
 
 /**
  * Picks the connection string: the option if given, else the environment, else none.

@@ -8,6 +8,9 @@ import { listPage } from '../../../../core/checkpoints/listing';
 import { GfError } from '../../../../core/errors';
 import { creating, removeRoot, tempRoot, uuidN, writerOf } from './registry-support';
 
+/** A page-token key of this test (the codec takes its key from the caller). */
+const TEST_KEY = (): Uint8Array => new Uint8Array(32).fill(7);
+
 function codeOf(f: () => unknown): string | null {
   try {
     f();
@@ -115,7 +118,7 @@ describe('checkpoint names', () => {
     const after = walk(root);
     const added = after.filter((p) => !before.includes(p));
     expect(added).toEqual(['checkpoints', 'checkpoints/registry.json', 'checkpoints/registry.json.sha256', 'locks/checkpoints.created', 'locks/checkpoints.lock']);
-    const listed = listPage(store.read().doc, 10_000, undefined).rows.map((r) => r.name);
+    const listed = listPage(store.read().doc, 10_000, undefined, TEST_KEY).rows.map((r) => r.name);
     expect([...listed].sort()).toEqual([...accepted].sort());
     // Names compare by exact normalized bytes: the decomposed spelling is the same checkpoint name.
     expect(codeOf(() => store.mutate(writerOf(store.root), creating('cafe\u0301', uuidN(5000))))).toBe('GF_CHECKPOINT_EXISTS');

@@ -6,6 +6,9 @@ import { decodeListToken, encodeListToken, listPage } from '../../../../core/che
 import { GfError } from '../../../../core/errors';
 import { GEN_A, SHA_A, bigDoc, docWith, uuidN } from './registry-support';
 
+/** A page-token key of this test (the codec takes its key from the caller). */
+const TEST_KEY = (): Uint8Array => new Uint8Array(32).fill(7);
+
 function codeOf(f: () => unknown): string {
   try {
     f();
@@ -74,23 +77,23 @@ describe('registry core (pure)', () => {
 
   it('lists by (name, checkpoint_uuid) with keyset tokens; a tampered token is GF_PAGE_INVALID', () => {
     const doc = docWith(['delta', 'alpha', 'charlie', 'bravo', 'echo']);
-    const p1 = listPage(doc, 2, undefined);
+    const p1 = listPage(doc, 2, undefined, TEST_KEY);
     expect(p1.rows.map((r) => r.name)).toEqual(['alpha', 'bravo']);
     expect(Object.keys(p1.rows[0]!)).toEqual([
       'checkpoint_uuid', 'name', 'description', 'generation_uuid', 'generation_manifest_sha256', 'created_at', 'created_by',
     ]);
-    const p2 = listPage(doc, 2, p1.next);
+    const p2 = listPage(doc, 2, p1.next, TEST_KEY);
     expect(p2.rows.map((r) => r.name)).toEqual(['charlie', 'delta']);
-    const p3 = listPage(doc, 2, p2.next);
+    const p3 = listPage(doc, 2, p2.next, TEST_KEY);
     expect(p3.rows.map((r) => r.name)).toEqual(['echo']);
     expect(p3.next).toBeNull();
-    expect(listPage(doc, undefined, undefined).rows).toHaveLength(5);
-    expect(decodeListToken(encodeListToken(doc.active[1]!))).toEqual({ name: 'bravo', checkpoint_uuid: doc.active[1]!.checkpoint_uuid });
+    expect(listPage(doc, undefined, undefined, TEST_KEY).rows).toHaveLength(5);
+    expect(decodeListToken(TEST_KEY(), encodeListToken(TEST_KEY(), doc.active[1]!))).toEqual({ name: 'bravo', checkpoint_uuid: doc.active[1]!.checkpoint_uuid });
     const tampered = Buffer.from(Buffer.from(p1.next!, 'base64url').toString('utf8').replace('bravo', 'bravp')).toString('base64url');
-    expect(codeOf(() => listPage(doc, 2, tampered))).toBe('GF_PAGE_INVALID');
-    expect(codeOf(() => listPage(doc, 2, 'not a token'))).toBe('GF_PAGE_INVALID');
-    for (const bad of [0, 10_001, 1.5, '5', -1]) expect(codeOf(() => listPage(doc, bad, undefined))).toBe('GF_VALIDATION');
-    expect(listPage(doc, 10_000, undefined).rows).toHaveLength(5);
-    expect(listPage(null, 1, undefined)).toEqual({ rows: [], next: null, registryRevision: 0 });
+    expect(codeOf(() => listPage(doc, 2, tampered, TEST_KEY))).toBe('GF_PAGE_INVALID');
+    expect(codeOf(() => listPage(doc, 2, 'not a token', TEST_KEY))).toBe('GF_PAGE_INVALID');
+    for (const bad of [0, 10_001, 1.5, '5', -1]) expect(codeOf(() => listPage(doc, bad, undefined, TEST_KEY))).toBe('GF_VALIDATION');
+    expect(listPage(doc, 10_000, undefined, TEST_KEY).rows).toHaveLength(5);
+    expect(listPage(null, 1, undefined, TEST_KEY)).toEqual({ rows: [], next: null, registryRevision: 0 });
   });
 });
