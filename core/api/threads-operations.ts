@@ -8,7 +8,7 @@ import type { OperationRequest } from '../contract/operations';
 import { openCheckpointerPool } from '../langgraph/postgres-pool';
 import { PostgresCheckpointerAdapter } from '../langgraph/postgres-checkpointer';
 import { sqliteDatabaseKey, SqliteCheckpointerAdapter } from '../langgraph/sqlite-checkpointer';
-import { postgresDatabaseKey, PROCESS_ADAPTERS } from '../langgraph/adapter-registry';
+import { postgresDatabaseKey, PROCESS_ADAPTERS } from '../langgraph/live-checkpointers';
 import type { LangGraphCheckpointerPort } from '../langgraph/port';
 import { diffThread, listThreads, threadHistory, threadNamespaces, threadState, type OpenThreadSource } from '../langgraph/thread-reader';
 import { checkRestore, restoreThread } from '../langgraph/thread-restore';

@@ -2,7 +2,7 @@ import type { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import type { Pool, PoolClient } from 'pg';
 import { checkpointerHealth, type CheckpointerHealth, type LangGraphCheckpointerPort } from './port';
 import { noteWrites, WriteClock } from './write-clock';
-import { postgresDatabaseKey, PROCESS_ADAPTERS } from './adapter-registry';
+import { postgresDatabaseKey, PROCESS_ADAPTERS } from './live-checkpointers';
 
 /** What {@link PostgresCheckpointerAdapter} takes: the caller's pool, nothing else. */
 export interface PostgresCheckpointerAdapterOptions {

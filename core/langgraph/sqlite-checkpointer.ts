@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { checkpointerHealth, type CheckpointerHealth, type LangGraphCheckpointerPort } from './port';
 import { noteWrites, WriteClock } from './write-clock';
-import { PROCESS_ADAPTERS } from './adapter-registry';
+import { PROCESS_ADAPTERS } from './live-checkpointers';
 
 /** The registry key of a SQLite database file (its absolute path). */
 export function sqliteDatabaseKey(path: string): string {

@@ -10,7 +10,7 @@ import {
   WORKSPACE_DOCUMENT_VERSION,
   WORKSPACE_ONTOLOGY_FIELDS,
 } from '../contract/workspace';
-import { ONTOLOGY_MODEL_RULES, configurationMapIssue, isSourceFormat, ontologyModelIssue } from './workspace-documents';
+import { ONTOLOGY_MODEL_RULES, configurationMapIssue, isSourceFormat, ontologyModelIssue } from './document-values';
 import { REASON_MAX_UTF8_BYTES as REASON_MAX_BYTES, reasonRefusal, trimReason } from '../contract/reasons';
 
 // The record families of a Checkpoint Studio workspace: a research knowledge

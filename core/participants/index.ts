@@ -45,8 +45,8 @@ export {
   findFamily,
   familyByKey,
   familiesInScope,
-} from './registry';
-export type { CapabilityRef } from './registry';
+} from './family-registry';
+export type { CapabilityRef } from './family-registry';
 export { DISPLAY_FIELDS, displayFieldsOf } from './display-fields';
 export type { DisplayFieldSpec } from './display-fields';
 export {
@@ -78,9 +78,9 @@ export {
   configurationMapIssue,
   documentRows,
   ontologyModelIssue,
-} from './workspace-documents';
-export type { ConfigurationDocument, ConfigurationIssue, ModelIssue, OntologyClass, OntologyDocument, OntologyModel, OntologyRelation, SettingValue } from './workspace-documents';
+} from './document-values';
+export type { ConfigurationDocument, ConfigurationIssue, ModelIssue, OntologyClass, OntologyDocument, OntologyModel, OntologyRelation, SettingValue } from './document-values';
 export { configurationDocumentBytes, mandatoryWorkspaceParticipants, ontologyDocumentBytes } from './workspace-bytes';
 export { documentField } from './families';
 export { identityProjection, identityFingerprints, wholeRecordFingerprints, recordUuids } from './fingerprints';
-export { registryCatalog } from './registry-catalog';
+export { registryCatalog } from './family-catalog';

@@ -2,8 +2,8 @@
 import { WORKSPACE_CONFIGURATION_FIELDS, WORKSPACE_ONTOLOGY_FIELDS } from '../contract/workspace';
 import { encodeRecords } from './codec';
 import { WORKSPACE_CONFIGURATION, WORKSPACE_ONTOLOGY } from './families';
-import { DEFAULT_CONFIGURATION, NO_ONTOLOGY, documentRows } from './workspace-documents';
-import type { ConfigurationDocument, OntologyDocument } from './workspace-documents';
+import { DEFAULT_CONFIGURATION, NO_ONTOLOGY, documentRows } from './document-values';
+import type { ConfigurationDocument, OntologyDocument } from './document-values';
 
 /** The `workspace_ontology@1` participant bytes of a document (domain rules are run by publication). */
 export function ontologyDocumentBytes(doc: OntologyDocument): Uint8Array {

@@ -7,7 +7,7 @@ import { createFacade, type Facade } from '../../../../core/api/facade';
 import { SqliteChainStore } from '../../../../core/chain/sqlite/sqlite-store';
 import type { ChainRowEntry } from '../../../../core/contract/maintenance';
 import { DEMO_WORKFLOWS, writeDemoLedgers } from '../../../../core/demo/demo-ledgers';
-import { DEFAULT_CONFIGURATION } from '../../../../core/participants/workspace-documents';
+import { DEFAULT_CONFIGURATION } from '../../../../core/participants/document-values';
 import { configurationDocumentBytes } from '../../../../core/participants/workspace-bytes';
 
 const FIXTURE = fileURLToPath(new URL('../../../fixtures/canonical-fingerprint-v1.subset.json', import.meta.url));

@@ -6,7 +6,7 @@ import { main } from '../../../../core/cli/main';
 import { Checkpoints, openCheckpointedProject } from '../../../../core/checkpoints/checkpoints';
 import { openProject } from '../../../../core/project/index';
 import { configurationDocumentBytes } from '../../../../core/participants/workspace-bytes';
-import { DEFAULT_CONFIGURATION } from '../../../../core/participants/workspace-documents';
+import { DEFAULT_CONFIGURATION } from '../../../../core/participants/document-values';
 import { putEdges, putNodes } from '../../../support/project-fixtures';
 
 let tmp: string;

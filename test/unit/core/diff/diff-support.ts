@@ -8,7 +8,7 @@ import type { VerifiedObject } from '../../../../core/project';
 import { GfError } from '../../../../core/errors';
 import { RECORD_FAMILIES, encodeRecords, familyByKey, tableFromRecords } from '../../../../core/participants';
 import type { RecordFamily } from '../../../../core/participants';
-import { DEFAULT_CONFIGURATION, documentRows } from '../../../../core/participants/workspace-documents';
+import { DEFAULT_CONFIGURATION, documentRows } from '../../../../core/participants/document-values';
 import { WORKSPACE_CONFIGURATION_FIELDS } from '../../../../core/contract/workspace';
 
 /** The rows of a valid workspace_configuration@1 document whose embedding model id is `modelId` (one text-keyed row per field). */

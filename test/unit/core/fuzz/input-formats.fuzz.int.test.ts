@@ -12,8 +12,8 @@ import { DEMO_WORKFLOWS } from '../../../../core/demo/demo-ledgers';
 import { CHAIN_DB_FILE, workflowDirName } from '../../../../core/chain/sqlite/sqlite-schema';
 import { toWireError } from '../../../../core/errors';
 import { decodeParticipant } from '../../../../core/participants/codec';
-import { findFamily } from '../../../../core/participants/registry';
-import { canonicalOntologyModel } from '../../../../core/participants/workspace-documents';
+import { findFamily } from '../../../../core/participants/family-registry';
+import { canonicalOntologyModel } from '../../../../core/participants/document-values';
 import { parseOntologyInput } from '../../../../core/workspace/index';
 
 // Fuzzing every input format the app reads: random and mutated inputs,

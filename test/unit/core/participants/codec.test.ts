@@ -173,5 +173,5 @@ describe('participant codec', () => {
   });
 
   // The JSON families are the two workspace documents: their exact bytes, non-canonical cells and damaged
-  // documents are covered by test/unit/core/workspace/workspace-documents.test.ts.
+  // documents are covered by test/unit/core/workspace/document-operations.test.ts.
 });

@@ -370,7 +370,7 @@ describe('cross-domain validation', () => {
 
   it('has a failing-record test for every rule id it can report', () => {
     const tested = new Set([...DOMAIN_CASES.map((c) => c[0]), ...SNAPSHOT_CASES.map((c) => c[0]), ...SETTING_CASES.map((c) => c[0]), 'participant.required_field', CONTAINING,
-      // Ontology model rules and configuration refusals: one failing case each in test/unit/core/workspace/workspace-documents.test.ts.
+      // Ontology model rules and configuration refusals: one failing case each in test/unit/core/workspace/document-operations.test.ts.
       ...ONTOLOGY_MODEL_RULES, ...Object.values(CONFIGURATION_REFUSALS), 'participant.document_fields']);
     const declared = new Set<string>([
       'participant.document_fields',

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFacade } from '../../../../core/api/facade';
 import { createDemoWorkspace } from '../../../../core/demo/index';
-import { DEFAULT_CONFIGURATION } from '../../../../core/participants/workspace-documents';
+import { DEFAULT_CONFIGURATION } from '../../../../core/participants/document-values';
 import { configurationDocumentBytes } from '../../../../core/participants/workspace-bytes';
 import { tryExclusive } from '../../../../core/project/sqlite-lock';
 import { gf } from '../../../support/cli-run';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ONTOLOGY_INPUT_LIMITS } from '../../../../core/contract/workspace';
 import { isGfError } from '../../../../core/errors';
-import { canonicalOntologyModel } from '../../../../core/participants/workspace-documents';
+import { canonicalOntologyModel } from '../../../../core/participants/document-values';
 import { parseOntologyInput } from '../../../../core/workspace/index';
 import { parseOntologyInputInBackground } from '../../../../core/workspace/ontology-input';
 

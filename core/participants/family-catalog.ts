@@ -1,7 +1,8 @@
+// The participant catalog the project layer validates and decodes through, built over the record-family registry.
 import type { Table } from 'apache-arrow';
 import type { ParticipantCatalog } from '../project/catalog';
 import { decodeParticipant } from './codec';
-import { findFamily } from './registry';
+import { findFamily } from './family-registry';
 import { validateParticipant, validateSnapshot } from './validate';
 import { mandatoryWorkspaceParticipants } from './workspace-bytes';
 

@@ -1,3 +1,4 @@
+// The LangGraph checkpointer adapters alive in this process, by the database they write (not the record-family registry, not the checkpoint registry).
 import { postgresEndpoint } from '../contract/postgres-url';
 import type { LangGraphCheckpointerPort } from './port';
 

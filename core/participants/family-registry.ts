@@ -1,3 +1,4 @@
+// The record-family registry: every participant family of the closed set, by key and by scope (not the checkpoint registry of core/checkpoints).
 import { ALL_FAMILIES } from './families';
 import { familyKey } from './family';
 import type { RecordFamily } from './family';
