@@ -193,7 +193,7 @@ export const benchmarks = [
       'peer.duckdb_ms.large': 'ms',
     },
     ratios: [
-      // Issue 18 targets: stat ≤ 1.2× full, display page ≤ 1.3× plain page, jump to the last page ≤ 2× a cached first page.
+      // Targets: stat ≤ 1.2× full, display page ≤ 1.3× plain page, jump to the last page ≤ 2× a cached first page.
       { id: 'diff.ratio.stat_vs_full', numerator: 'diff.stat_ms.large', denominator: 'diff.full_ms.large' },
       { id: 'diff.ratio.first_page_display_vs_first_page', numerator: 'diff.first_page_display_ms.large', denominator: 'diff.first_page_ms.large' },
       { id: 'diff.ratio.jump_last_page_vs_first_page_cached', numerator: 'diff.jump_last_page_ms.large', denominator: 'diff.first_page_cached_ms.large' },
@@ -249,7 +249,7 @@ export const benchmarks = [
       const full = await timedAsync(() => diffAllRecordsCheckpoints({ from: 'from', to: 'to', scope: 'graph' }, projectShell(s.large.cps)));
       if (full.value.numRows !== s.large.changes) throw new Error(`diff bench: ${full.value.numRows} changes, expected ${s.large.changes}`);
 
-      // Issue 18: exact statistics (counts and changed cells per field) from a cold cache, beside the full diff.
+      // Exact statistics (counts and changed cells per field) from a cold cache, beside the full diff.
       coldCache(s.large);
       const stat = await timedAsync(() => diffStatCheckpoints({ from: 'from', to: 'to', scope: 'graph' }, projectShell(s.large.cps)));
       const node = stat.value.families.find((f) => f.record_family_id === 'node');

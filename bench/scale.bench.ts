@@ -122,7 +122,7 @@ function scaleSpec(size: Scale) {
 }
 
 /**
- * The scale report (issue 22): on one demo workspace of 1M (`--size large`) or
+ * The scale report: on one demo workspace of 1M (`--size large`) or
  * 10M (`--size huge`, by hand, never in CI) graph records, each operation in a
  * fresh process — demo creation, the summary diff, the first record page, the
  * whole record diff and its export (an Arrow IPC stream file), the history

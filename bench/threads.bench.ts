@@ -8,7 +8,7 @@ import { unwrapEnvelope, type Envelope } from '../core/contract/wire';
 import { defineBench } from './harness';
 
 /**
- * Agent threads (issue 17): the first pages of `threads.list` and
+ * Agent threads: the first pages of `threads.list` and
  * `threads.history` and a `threads.diff`, through the facade's dispatcher,
  * on a SQLite LangGraph database generated here (never committed): 10,000
  * threads, one thread of 10,000 checkpoints, and two checkpoints whose state

@@ -31,7 +31,7 @@ export const GF_CODES = [
   'GF_VALIDATION',
   'GF_WRITER_BUSY',
   'GF_CHAIN_STORE',
-  // Issue 19 (one error model, plain-language causes).
+  // Causes a person can act on, each its own code (never GF_IO unless a file failed).
   /** The path is missing, an empty folder or a file: no FORMAT file, so no workspace (never "unsupported format"). */
   'GF_NO_WORKSPACE',
   /**

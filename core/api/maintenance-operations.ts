@@ -44,7 +44,7 @@ export function maintenanceOperations(projects: SessionTable<ProjectSession>) {
       const { createDemoWorkspace } = await import('../demo/index');
       const dir = requireAbsolute(path, DIRECTORY);
       const r = await createDemoWorkspace(dir, { records, seed });
-      // Agent threads (issue 17): a real LangGraph run beside the workspace.
+      // Agent threads: a real LangGraph run beside the workspace.
       const { writeLangGraphDemo } = await import('../demo/langgraph-demo');
       const threads = await writeLangGraphDemo(dir);
       return {

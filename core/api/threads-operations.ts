@@ -1,4 +1,4 @@
-// threads.* operations (issue 17): LangGraph checkpoint databases, read
+// threads.* operations: LangGraph checkpoint databases, read
 // through upstream savers on read-only sources; threads.restore writes
 // through the checkpointer adapter's saver().
 import { resolve } from 'node:path';

@@ -6,7 +6,7 @@ export const DEFAULT_PROJECT_DIR = '.';
 /**
  * The `--project <dir>` option every project command takes.
  *
- * Defaults to the current directory (issue 9 synopsis), so scripts can `cd`
+ * Defaults to the current directory, so scripts can `cd`
  * into a workspace and omit it; `--help` says so.
  */
 export function projectOption(description = 'project directory'): Option {

@@ -1,4 +1,4 @@
-// The demo's agent threads (issue 17): a literature-review pipeline run by a
+// The demo's agent threads: a literature-review pipeline run by a
 // real compiled LangGraph StateGraph through the SQLite checkpointer adapter.
 // Deterministic nodes, no model calls. LangGraph's checkpoint ids are
 // time-based, so the file is not byte-identical across runs.

@@ -1,4 +1,4 @@
-// The fields a person reads each record family by (issue 18): what a diff
+// The fields a person reads each record family by: what a diff
 // row, a CLI table or a search shows instead of UUIDs and fingerprints.
 // Declared here once per family, beside the registry; a family without a
 // declaration (a newer one) shows its identity fields.

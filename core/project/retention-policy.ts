@@ -7,7 +7,7 @@ import { atomicReplace, corrupt, fsyncDir, makeDir, readFileNoFollow, unlinkIfPr
 import { LAYOUT, place } from './layout';
 
 /**
- * The workspace's retention policy, `history/retention.json` (issue 19).
+ * The workspace's retention policy, `history/retention.json`.
  *
  * Root metadata, like the checkpoint registry: not a participant (a revert
  * must not change how much history is kept). Canonical JSON + LF,

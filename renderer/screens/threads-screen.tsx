@@ -1,4 +1,4 @@
-// Agent threads (issue 17): LangGraph checkpoint databases. Pick a source (a
+// Agent threads: LangGraph checkpoint databases. Pick a source (a
 // SQLite file, remembered among recents, or the PostgreSQL database given at
 // launch: its URL never leaves the server), search its threads, walk one
 // thread's history, inspect a checkpoint, diff any two, restore one with a
