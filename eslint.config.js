@@ -11,6 +11,24 @@ const NODE_BUILTINS = [
   'fs', 'path', 'os', 'child_process', 'crypto', 'net', 'http', 'https', 'worker_threads', 'stream', 'url', 'util', 'events', 'zlib', 'buffer',
 ];
 
+/** core/contract's import rule: browser-safe, no shell, and no engine folder (`engineFolder` matches a path that leaves core/contract). */
+function contractImports(engineFolder) {
+  return ['error', {
+    paths: [
+      { name: 'electron', message: 'core/contract is browser-safe.' },
+      { name: 'better-sqlite3', message: 'core/contract is browser-safe.' },
+      { name: 'pg', message: 'core/contract is browser-safe.' },
+      { name: 'react', message: 'core/contract has no UI.' },
+      ...NODE_BUILTINS.map((name) => ({ name, message: 'core/contract is browser-safe: no Node module.' })),
+    ],
+    patterns: [
+      { group: ['node:*'], message: 'core/contract is browser-safe: no Node module.' },
+      { group: ['**/renderer/**', '**/electron/**'], message: 'core/ never imports the shells.' },
+      { regex: engineFolder, message: 'core/contract is the bottom layer: it imports no engine folder (only ../errors).' },
+    ],
+  }];
+}
+
 export default tseslint.config(
   { ignores: ['.dependency-cruiser.cjs', 'node_modules/**', 'out/**', 'dist/**', 'bench/results/**', 'test-results/**', 'coverage/**', 'bench/.scratch/**'] },
   js.configs.recommended,
@@ -75,22 +93,14 @@ export default tseslint.config(
     // everything imports it, it imports only zod, apache-arrow and the closed error set in core/errors.ts).
     files: ['core/contract/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: [
-          { name: 'electron', message: 'core/contract is browser-safe.' },
-          { name: 'better-sqlite3', message: 'core/contract is browser-safe.' },
-          { name: 'pg', message: 'core/contract is browser-safe.' },
-          { name: 'react', message: 'core/contract has no UI.' },
-          ...NODE_BUILTINS.map((name) => ({ name, message: 'core/contract is browser-safe: no Node module.' })),
-        ],
-        patterns: [
-          { group: ['node:*'], message: 'core/contract is browser-safe: no Node module.' },
-          { group: ['**/renderer/**', '**/electron/**'], message: 'core/ never imports the shells.' },
-          { regex: '^\\.\\./(?!errors$)', message: 'core/contract is the bottom layer: it imports no engine folder (only ../errors).' },
-        ],
-      }],
+      'no-restricted-imports': contractImports('^\\.\\./(?!errors$)'),
       'no-restricted-globals': ['error', ...NODE_GLOBALS.map((name) => ({ name, message: 'core/contract is browser-safe: no Node global.' }))],
     },
+  },
+  {
+    // core/contract/ops/<domain>.ts: the same rule one folder down (they import core/contract's modules, no engine folder).
+    files: ['core/contract/ops/**/*.ts'],
+    rules: { 'no-restricted-imports': contractImports('^\\.\\./\\.\\./(?!errors$)') },
   },
   {
     // The CLI goes through the dispatcher: commands parse, dispatch and format; no engine module (the

@@ -3,7 +3,6 @@
 // verification report means (which results fail, with which chain id).
 // Browser-safe; no zod, so `gf --help` can register the option cheaply.
 import { ChainFailure, GfError, type OperationError } from './errors';
-import type { VerifyEntry } from './operations';
 
 // ---- the ledger's closed state set and its legal edges (CHAIN.md; the engine builds events by them, the Ledgers path draws them)
 /** The closed universe of ledger states (seed S1-02). */
@@ -111,3 +110,64 @@ export const NO_LINEAGE = 'these ledgers belong to no workspace, so no generatio
 
 /** A file of expected chain heads (`gf chain verify --all --expect-head FILE`): at most 16 MiB. */
 export const EXPECTED_HEADS_FILE_MAX_BYTES = 16 * 1024 * 1024;
+
+/** One workflow of a chain store, as `chain.list` returns it (verified once, in the same pass). */
+export interface WorkflowEntry {
+  readonly workflow_id: string;
+  readonly rows: number;
+  readonly tail_head: string;
+  /** The last persisted transition's `next_state_id` (null for a torn last row). */
+  readonly latest_state_id: string | null;
+  /** The verifier's verdict from the same read (what `chain.verify` would return for this workflow). */
+  readonly verify: VerifyEntry;
+}
+
+/** One transition event (CHAIN.md `TransitionEvent`). */
+export interface ChainEvent {
+  readonly sequence: number;
+  readonly transition_id: string;
+  readonly workflow_id: string;
+  readonly prior_state_id: string;
+  readonly next_state_id: string;
+  readonly triggering_outcome: { readonly kind: string; readonly evidence_digest: string | null; readonly detail: string | null };
+  readonly occurred_at: string;
+  readonly attempt: number;
+}
+
+/** A verification result (`gf chain verify --json` row). */
+export interface VerifyEntry {
+  /** The workflow; for an `unreadable` ledger (its id cannot be read), the ledger's derived directory name. */
+  readonly workflow_id: string;
+  readonly status: 'ok' | 'chain_mismatch' | 'torn_write' | 'unreadable';
+  readonly first_bad_sequence: number | null;
+  readonly rows: number;
+  readonly tail_head: string;
+  /** For `unreadable`: the ledger file relative to the project (`chain/<dir>/checkpoints.sqlite`). */
+  readonly ledger?: string;
+  /** For `unreadable`: why (an SQLite result code such as `SQLITE_NOTADB`, or a store reason). */
+  readonly cause?: string;
+  /** For `chain_mismatch`: the expected and the stored head at the break (the verifier's evidence). */
+  readonly break_head?: ChainBreak;
+}
+
+/**
+ * Where a chain breaks: the head column of the first bad row that is wrong,
+ * the head the verifier recomputed for it (from the verified prefix), and the
+ * head the row stores. Only the verifier recomputes heads (CHAIN.md).
+ */
+export interface ChainBreak {
+  /** `prior_head` (the row does not link to the head before it) or `next_head` (its head is not its recomputation). */
+  readonly column: 'prior_head' | 'next_head';
+  /** The head the verifier expected in that column. */
+  readonly expected_head: string;
+  /** The head the row stores in that column, as persisted. */
+  readonly stored_head: string;
+}
+
+/** A ledger file that could not be read (one bad file never hides the others). */
+export interface UnreadableLedger {
+  /** The ledger file relative to the project. */
+  readonly ledger: string;
+  /** Why (an SQLite result code or a store reason). */
+  readonly cause: string;
+}

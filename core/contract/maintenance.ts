@@ -1,7 +1,7 @@
 // Result types of the operations the `gf` CLI needed beyond the screens'
 // (ledger rows, publish, demo, golden vectors, doctor): declared once here so
 // every surface (CLI, IPC, bridge) returns the same shapes. Browser-safe.
-import type { ChainEvent } from './operations';
+import type { ChainEvent } from './chain';
 
 /** One persisted ledger row (`chain.rows`): its heads as stored, and its event when the bytes decode. */
 export interface ChainRowEntry {

@@ -1,7 +1,7 @@
 // The names of the contract's operations, and the one rule that says whether a
 // string is one. Browser-safe and tiny (no zod, no schemas), so the sandboxed
 // preload checks names with the very declaration the dispatcher uses.
-// core/contract/operations.ts declares each operation's request schema under
+// core/contract/ops/<domain>.ts declare each operation (request schema, result) under
 // exactly these names (the compiler holds the two together: a name missing
 // there, or an operation not named here, fails the build).
 import { GfError } from '../errors';
