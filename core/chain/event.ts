@@ -10,6 +10,8 @@ import { looksLikeCredential } from './sanitize';
 import { LEDGER_STATE_KINDS, LEGAL_TRANSITIONS, type LedgerStateKind } from '../contract/chain';
 
 export { LEDGER_STATE_KINDS, LEGAL_TRANSITIONS, TERMINAL_LEDGER_KINDS, type LedgerStateKind } from '../contract/chain';
+import type { TransitionEvent, TransitionId, WorkflowId } from './event-types';
+export type { TransitionEvent, TransitionId, TriggeringOutcome, WorkflowId } from './event-types';
 
 /**
  * The semantic boundaries: the only `next_state_id` values a store accepts.
@@ -19,40 +21,6 @@ export { LEDGER_STATE_KINDS, LEGAL_TRANSITIONS, TERMINAL_LEDGER_KINDS, type Ledg
  * non-boundary kind (a write there would snapshot the initial state).
  */
 export const SEMANTIC_BOUNDARY_KINDS: ReadonlySet<LedgerStateKind> = new Set<LedgerStateKind>(LEDGER_STATE_KINDS.filter((k) => k !== 'needs_plan'));
-
-/** A workflow id: 1–128 chars of `[A-Za-z0-9._:-]`, never `.` or `..`, never credential-shaped. */
-export type WorkflowId = string;
-
-/** A transition id: a ULID (26 chars, Crockford base32, uppercase). */
-export type TransitionId = string;
-
-/** What caused a transition; evidence is linked by digest, never inlined. */
-export interface TriggeringOutcome {
-  /** A short outcome name (1–64 chars). */
-  readonly kind: string;
-  /** `sha256:<64 hex>` or `blake3:<64 hex>`, or null. */
-  readonly evidence_digest: string | null;
-  /** Free text (sanitized before it is stored), or null. */
-  readonly detail: string | null;
-}
-
-/**
- * One durable state transition of a workflow: exactly seven fields.
- *
- * Instances built by `buildTransitionEvent` / `parseTransitionEvent` are
- * deeply frozen.
- */
-export interface TransitionEvent {
-  readonly transition_id: TransitionId;
-  readonly workflow_id: WorkflowId;
-  readonly prior_state_id: LedgerStateKind;
-  readonly next_state_id: LedgerStateKind;
-  readonly triggering_outcome: TriggeringOutcome;
-  /** ISO-8601 UTC with microseconds, e.g. `2026-01-01T00:00:00.000000Z`. */
-  readonly occurred_at: string;
-  /** Integer ≥ 0. */
-  readonly attempt: number;
-}
 
 const WORKFLOW_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 const ULID_RE = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;

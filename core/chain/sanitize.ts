@@ -1,4 +1,4 @@
-import type { TransitionEvent, TriggeringOutcome } from './event';
+import type { TransitionEvent, TriggeringOutcome } from './event-types';
 
 /**
  * The project-wide sanitizer: the one place that decides what looks secret.

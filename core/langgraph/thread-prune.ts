@@ -4,7 +4,7 @@ import { trimReason } from '../contract/reasons';
 import { THREAD_PRUNE_KEPT_REASONS, THREAD_PRUNE_RECORD_TABLE, type ThreadPruneKeptReason, type ThreadPrunePreview, type ThreadPruneReceipt, type ThreadPruneRow } from '../contract/threads';
 import { readMapMember } from './msgpack-carry';
 import type { PostgresWriteConnection, SqliteWriteConnection } from './python-restore';
-import { INTERRUPT_CHANNEL } from './thread-source';
+import { INTERRUPT_CHANNEL } from './channels';
 
 /** One root-namespace checkpoint as a prune judges it. */
 export interface PruneFact {

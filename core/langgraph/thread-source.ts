@@ -2,8 +2,7 @@ import type { BaseCheckpointSaver, CheckpointTuple } from '@langchain/langgraph-
 import { GfError } from '../errors';
 import type { PruneReads } from './thread-prune';
 
-/** LangGraph's channel for interrupts among pending writes (upstream `INTERRUPT`). */
-export const INTERRUPT_CHANNEL = '__interrupt__';
+export { INTERRUPT_CHANNEL } from './channels';
 
 /** One thread as the distinct-thread query sees it. */
 export interface ThreadKey {
