@@ -1,5 +1,5 @@
-// History read from the lineage log, and the retention policy in force
-// (issue 19): the shapes every surface shows, declared once. Browser-safe.
+// History read from the lineage log, and the retention policy in force:
+// the shapes every surface shows, declared once. Browser-safe.
 
 /**
  * Kinds of publication a lineage record names (GENERATIONS.md "Lineage log").

@@ -1,4 +1,4 @@
-// Agent threads (issue 17): the result shapes of the `threads.*` operations,
+// Agent threads: the result shapes of the `threads.*` operations,
 // declared once for the facade, the CLI and the renderer. Browser-safe.
 
 /** Page sizes of the thread operations (default and largest). */
