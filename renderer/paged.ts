@@ -5,8 +5,8 @@
 // work per page is proportional to the page, not to every row loaded. The
 // array's identity changes only on a restart; `count` changes on every page.
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { ArrowOperation, ArrowResult, Row, SchemasOf } from '../core/contract/operations';
-import { decodeArrow } from './arrow-rows';
+import type { ArrowOperation, ArrowResult, SchemasOf } from '../core/contract/operations';
+import { decodeArrow, type ScreenRow } from './arrow-rows';
 import { showError, type ShownError } from './errors-text';
 import { withOperation } from './hooks';
 import type { PageLike } from './pages';
@@ -57,8 +57,8 @@ export function usePaged<N extends ArrowOperation, S extends SchemasOf<N> = Sche
   key: string | null,
   fetchPage: (after: string | null, operationId: string) => Promise<ArrowResult>,
   schema?: S,
-): Paged<Row<N, S>> {
-  return usePagedRows<ArrowResult, Row<N, S>>(key, fetchPage, (page) => decodeArrow(page.bytes, op, schema));
+): Paged<ScreenRow<N, S>> {
+  return usePagedRows<ArrowResult, ScreenRow<N, S>>(key, fetchPage, (page) => decodeArrow(page.bytes, op, schema));
 }
 
 /** A page as {@link usePagedRows} reads it: its next-page token, rows and columns. */

@@ -5,6 +5,8 @@ import { Option } from 'commander';
 import { GfError } from '../errors';
 import type { HistoryEntry, HistoryPage, RetentionPolicy } from '../contract/history';
 import { LINEAGE_KINDS } from '../contract/history';
+import { csvText } from '../contract/csv';
+import type { Cell } from '../contract/tables';
 import { intOption, timeoutOption } from './checkpoint-command';
 import type { CliIo } from './io';
 import { formatOf, withOutputOptions, type OutputFlags } from './output-options';
@@ -38,12 +40,6 @@ export const LOG_CSV_COLUMNS = [
   'participants_changed',
   'manifest_sha256',
 ] as const;
-
-function csvCell(v: string | number | null): string {
-  if (v === null) return '';
-  const s = String(v);
-  return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
-}
 
 /** What a row says in words: the checkpoint names and description, or the revert and its reason. */
 function describe(e: HistoryEntry): string {
@@ -80,9 +76,9 @@ export function logLines(page: HistoryPage, actor: (uuid: string) => string): st
 
 /** `gf log --csv`. */
 export function logCsv(page: { readonly entries: readonly LoggedEntry[] }): string {
-  const row = (e: LoggedEntry): string =>
-    LOG_CSV_COLUMNS.map((c) => csvCell(c === 'checkpoints' ? e.checkpoints.map((x) => x.name).join('; ') : (e[c] ?? null))).join(',');
-  return `${[LOG_CSV_COLUMNS.join(','), ...page.entries.map(row)].join('\n')}\n`;
+  const row = (e: LoggedEntry): Readonly<Record<string, Cell>> =>
+    Object.fromEntries(LOG_CSV_COLUMNS.map((c) => [c, c === 'checkpoints' ? e.checkpoints.map((x) => x.name).join('; ') : (e[c] ?? null)]));
+  return csvText(LOG_CSV_COLUMNS, page.entries.map(row));
 }
 
 /** The policy in words. */

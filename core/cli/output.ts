@@ -2,10 +2,12 @@
 // `--json`, `--csv`, or `--arrow` (IPC stream to stdout, next-page token in
 // the schema metadata). Text forms: UUIDs lowercase canonical, digests
 // lowercase hex, timestamps ISO-8601 UTC with microseconds.
-import { DataType, tableFromIPC, type Table, type Vector } from 'apache-arrow';
-import { ARROW_OPERATION_SCHEMAS, type ArrowOperation, type ArrowResult, type SchemasOf } from '../contract/operations';
-import { ARROW_RESULT_SCHEMAS, type ArrowColumn, type ArrowSchemaName } from '../contract/results';
-import { hexText, timestampMicros, uuidText } from '../contract/arrow-text';
+import type { Table } from 'apache-arrow';
+import { decodeResult, decodeTable, type Cell } from '../contract/arrow-decode';
+import { csvText } from '../contract/csv';
+import type { ArrowOperation, ArrowResult, Row, SchemasOf } from '../contract/operations';
+import type { ArrowSchemaName } from '../contract/results';
+import { uuidText } from '../contract/arrow-text';
 import { microsIso } from '../contract/time';
 import { GfError } from '../errors';
 import { arrowResult } from '../api/arrow-result';
@@ -15,10 +17,8 @@ import { escapeCell } from './escape';
 export { OUTPUT_FORMATS, withOutputOptions, chooseFormat, formatOf, type OutputFormat, type OutputFlags } from './output-options';
 import type { OutputFormat } from './output-options';
 
-/** A text cell (JSON-safe). */
-export type TextCell = string | number | boolean | null;
-
-const hex = hexText;
+/** A text cell (JSON-safe): the contract decoder's cell. */
+export type TextCell = Cell;
 
 /** Lowercase canonical UUID text of 16 bytes (the contract's one spelling). */
 export { uuidText };
@@ -26,48 +26,14 @@ export { uuidText };
 /** ISO-8601 UTC with exactly six fractional digits, from integer microseconds (the contract's one formatter). */
 export { microsIso };
 
-/** Cells of one column as text values (exact: timestamps read from the raw 64-bit data). */
-function columnCells(vector: Vector): TextCell[] {
-  const type = vector.type as DataType;
-  const out: TextCell[] = [];
-  for (const data of vector.data) {
-    for (let j = 0; j < data.length; j++) {
-      if (!data.getValid(j)) {
-        out.push(null);
-        continue;
-      }
-      if (DataType.isTimestamp(type)) {
-        const raw = (data.values as BigInt64Array)[j] as bigint; // `values` starts at this chunk's first element
-        out.push(microsIso(timestampMicros(raw, type.unit)));
-        continue;
-      }
-      const v: unknown = vector.get(out.length);
-      if (DataType.isFixedSizeBinary(type) && v instanceof Uint8Array) out.push(type.byteWidth === 16 ? uuidText(v) : hex(v));
-      else if (typeof v === 'bigint') out.push(v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(v) : v.toString());
-      else if (v instanceof Uint8Array) out.push(hex(v));
-      else if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out.push(v);
-      else out.push(v === null || v === undefined ? null : JSON.stringify(v));
-    }
-  }
-  return out;
-}
-
-/** Rows with exactly the schema's field names, in schema order. */
-export function rowsOf(table: Table): Record<string, TextCell>[] {
-  const names = table.schema.fields.map((f) => f.name);
-  const cols = names.map((_, i) => columnCells(table.getChildAt(i) as Vector));
-  return Array.from({ length: table.numRows }, (_, r) => Object.fromEntries(names.map((n, i) => [n, (cols[i] as TextCell[])[r] ?? null])));
+/** Rows with exactly the schema's field names, in schema order (the contract's one decoder). */
+export function rowsOf(table: Table): Readonly<Record<string, TextCell>>[] {
+  return [...decodeTable(table).rows];
 }
 
 export { escapeCell, escapeControl, escapingIo } from './escape';
 
-function csvCell(v: TextCell): string {
-  if (v === null) return '';
-  const s = String(v);
-  return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
-}
-
-function tableText(names: readonly string[], rows: readonly Record<string, TextCell>[]): string {
+function tableText(names: readonly string[], rows: readonly Readonly<Record<string, TextCell>>[]): string {
   const cells = rows.map((r) => names.map((n) => (r[n] === null ? '—' : escapeCell(String(r[n])))));
   const widths = names.map((n, i) => Math.max(n.length, ...cells.map((c) => (c[i] as string).length)));
   const line = (c: readonly string[]) => c.map((s, i) => s.padEnd(widths[i] as number)).join('  ').trimEnd();
@@ -92,22 +58,15 @@ export function writeTableResult(io: CliIo, format: OutputFormat, table: Table, 
     return;
   }
   const names = table.schema.fields.map((f) => f.name);
-  if (format === 'csv') io.stdout([names.join(','), ...rows.map((r) => names.map((n) => csvCell(r[n] ?? null)).join(','))].join('\n') + '\n');
+  if (format === 'csv') io.stdout(csvText(names, rows));
   else io.stdout(tableText(names, rows));
   if (nextPageToken !== null) io.stderr(`next page: --after ${nextPageToken}\n`);
 }
 
 // ------------------------------------------------------ typed contract results
 
-/** A result row of a declared schema, as text cells: reading an undeclared column fails `tsc`. */
-export type SchemaCells<S extends ArrowSchemaName> = { readonly [C in ArrowColumn<S>]: TextCell };
-
-/** The cells of one row of an Arrow operation's result (participant tables: the family's own columns). */
-export type CellsOf<N extends ArrowOperation, S extends SchemasOf<N> = SchemasOf<N>> = (typeof ARROW_OPERATION_SCHEMAS)[N] extends 'records'
-  ? Readonly<Record<string, TextCell>>
-  : S extends ArrowSchemaName
-    ? SchemaCells<S>
-    : never;
+/** The cells of one row of an Arrow operation's result, typed by its result table (participant tables: the family's own columns). */
+export type CellsOf<N extends ArrowOperation, S extends SchemasOf<N> = SchemasOf<N>> = Row<N, S>;
 
 /** A decoded Arrow result: its schema name (when declared), column names and typed rows. */
 export interface ResultRows<R> {
@@ -116,25 +75,15 @@ export interface ResultRows<R> {
   readonly rows: readonly R[];
 }
 
-const sameNames = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((c, i) => c === b[i]);
-
 /**
- * Decodes an operation's Arrow result into rows typed by its contract schema.
- *
- * The columns must be one of the operation's declared schemas, in order
- * (`GF_SCHEMA_MISMATCH` otherwise): the CLI never prints a column by a name
- * the contract does not declare.
+ * Decodes an operation's Arrow result into rows typed by its contract table
+ * (the contract's one decoder): the fields must be one of the operation's
+ * declared tables (`GF_SCHEMA_MISMATCH` otherwise), so the CLI never prints
+ * a column by a name or a type the contract does not declare.
  */
 export function resultRows<N extends ArrowOperation, S extends SchemasOf<N> = SchemasOf<N>>(result: ArrowResult, op: N, schema?: S): ResultRows<CellsOf<N, S>> {
-  const table = tableFromIPC(result.bytes);
-  const names = table.schema.fields.map((f) => f.name);
-  const declared: 'records' | readonly ArrowSchemaName[] = schema === undefined ? ARROW_OPERATION_SCHEMAS[op] : [schema];
-  let found: ArrowSchemaName | null = null;
-  if (declared !== 'records') {
-    found = declared.find((name) => sameNames(ARROW_RESULT_SCHEMAS[name], names)) ?? null;
-    if (found === null) throw new GfError('GF_SCHEMA_MISMATCH', 'the result does not have the columns the contract declares', { operation: op });
-  }
-  return { schema: found, names, rows: rowsOf(table) as unknown as CellsOf<N, S>[] };
+  const decoded = decodeResult(result.bytes, op, schema);
+  return { schema: decoded.schema, names: decoded.columns, rows: decoded.rows };
 }
 
 /** How one command prints an Arrow result besides the shared formats. */
@@ -181,7 +130,7 @@ export function writeArrowResult<N extends ArrowOperation, S extends SchemasOf<N
     return;
   }
   const rows = decoded.rows as readonly Readonly<Record<string, TextCell>>[];
-  if (format === 'csv') io.stdout([decoded.names.join(','), ...rows.map((r) => decoded.names.map((n) => csvCell(r[n] ?? null)).join(','))].join('\n') + '\n');
+  if (format === 'csv') io.stdout(csvText(decoded.names, rows));
   else io.stdout(output.text === undefined ? tableText(decoded.names, rows) : output.text(decoded.rows, decoded.names));
   if (format === 'table' && output.nextHint !== undefined) {
     if (result.next_page_token !== null) io.stderr(`${output.nextHint(decoded.rows)}\n`);
@@ -202,8 +151,7 @@ export function writeJsonResult<T>(io: CliIo, format: OutputFormat, value: T, te
   }
   if (format === 'csv' && rows !== undefined) {
     const list = rows(value);
-    const names = [...new Set(list.flatMap((r) => Object.keys(r)))];
-    io.stdout([names.join(','), ...list.map((r) => names.map((n) => csvCell(r[n] ?? null)).join(','))].join('\n') + '\n');
+    io.stdout(csvText([...new Set(list.flatMap((r) => Object.keys(r)))], list));
     return;
   }
   io.stdout(format === 'json' ? `${JSON.stringify(value)}\n` : text(value));
@@ -215,13 +163,13 @@ export function writeJsonResult<T>(io: CliIo, format: OutputFormat, value: T, te
  * The same table and CSV spelling as Arrow results; `--json` prints
  * `{ "rows", "next_page_token" }`; the next-page hint goes to stderr.
  */
-export function writeRowsResult(io: CliIo, format: OutputFormat, names: readonly string[], rows: readonly Record<string, TextCell>[], nextPageToken: string | null): void {
+export function writeRowsResult(io: CliIo, format: OutputFormat, names: readonly string[], rows: readonly Readonly<Record<string, TextCell>>[], nextPageToken: string | null): void {
   if (format === 'arrow') throw new GfError('GF_VALIDATION', 'this result is not an Arrow table: use --json, --csv or the default table', { format });
   if (format === 'json') {
     io.stdout(`${JSON.stringify({ rows, next_page_token: nextPageToken })}\n`);
     return;
   }
-  if (format === 'csv') io.stdout([names.join(','), ...rows.map((r) => names.map((n) => csvCell(r[n] ?? null)).join(','))].join('\n') + '\n');
+  if (format === 'csv') io.stdout(csvText(names, rows));
   else io.stdout(tableText(names, rows));
   if (nextPageToken !== null) io.stderr(`next page: --after ${nextPageToken}\n`);
 }

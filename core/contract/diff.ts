@@ -1,7 +1,19 @@
 // The diff operation's browser-safe vocabulary: scopes, detail levels, change
-// kinds, page bounds and the result column names. The engine builds its Arrow
-// schemas from these names (core/diff/contract.ts), the renderer and the CLI
-// read rows typed by them: a renamed column fails the build on every side.
+// kinds, page bounds and the result column names (the tables themselves, with
+// their kinds, are declared in core/contract/tables.ts; the engine builds its
+// Arrow schemas from those, the renderer and the CLI read rows typed by them:
+// a renamed column fails the build on every side).
+import {
+  RECORD_DIFF_DISPLAY_SCHEMA_NAME,
+  RECORD_DIFF_DISPLAY_TABLE,
+  RECORD_DIFF_SCHEMA_NAME,
+  RECORD_DIFF_TABLE,
+  RECORD_DIFF_VALUES_SCHEMA_NAME,
+  RECORD_DIFF_VALUES_TABLE,
+  SUMMARY_DIFF_SCHEMA_NAME,
+  SUMMARY_DIFF_TABLE,
+  columnNames,
+} from './tables';
 
 /** The user-facing domain scopes of `graphforge-checkpoint-api/1` (participants add `workspace`, which no diff scope names). */
 export const DOMAIN_SCOPES = ['graph', 'ontology', 'configuration', 'capabilities', 'provenance', 'knowledge', 'epistemic'] as const;
@@ -64,85 +76,16 @@ export const DIFF_PAGE_LIMITS = { min: 1, max: 10_000, default: 100 } as const;
 /** The reserved selector naming the live generation. */
 export const CURRENT_SELECTOR = 'CURRENT';
 
-/** Result schema names. */
-export const SUMMARY_DIFF_SCHEMA_NAME = 'checkpoint_summary_diff@1';
-/** Result schema names. */
-export const RECORD_DIFF_SCHEMA_NAME = 'checkpoint_record_diff@1';
+export { RECORD_DIFF_DISPLAY_SCHEMA_NAME, RECORD_DIFF_SCHEMA_NAME, RECORD_DIFF_VALUES_SCHEMA_NAME, SUMMARY_DIFF_SCHEMA_NAME };
 
-/**
- * `checkpoint_summary_diff@1` columns, in schema order.
- *
- * One row per participant, sorted by `(scope, capability_id, record_family_id)`.
- * `from_content_sha256` / `to_content_sha256` are each side's record-set
- * fingerprint (logical: the same records in any layout give the same value;
- * core/diff/record-set.ts), not the stored object's digest.
- */
-export const SUMMARY_DIFF_COLUMNS = [
-  'from_checkpoint_uuid',
-  'to_checkpoint_uuid',
-  'scope',
-  'capability_id',
-  'record_family_id',
-  'change_kind',
-  'from_row_count',
-  'to_row_count',
-  'from_schema_fingerprint',
-  'to_schema_fingerprint',
-  'from_content_sha256',
-  'to_content_sha256',
-] as const;
-
-/**
- * `checkpoint_record_diff@1` columns, in schema order.
- *
- * Changed logical records only; identities and fingerprints, never values.
- */
-export const RECORD_DIFF_COLUMNS = [
-  'from_checkpoint_uuid',
-  'to_checkpoint_uuid',
-  'scope',
-  'record_family_id',
-  'record_uuid',
-  'record_identity_fingerprint',
-  'change_kind',
-  'from_record_fingerprint',
-  'to_record_fingerprint',
-] as const;
-
-/** Result schema of a record diff page with display values (`display: true`). */
-export const RECORD_DIFF_DISPLAY_SCHEMA_NAME = 'checkpoint_record_diff_display@1';
-
-/**
- * `checkpoint_record_diff_display@1` columns: the record-diff columns, then
- *
- * - `row_number`: 1-based position of the row in the (filtered) change list;
- * - `total_rows`: rows of the (filtered) change list, or null while the
- *   engine has streamed only a prefix of it (a first page before any
- *   statistics or jump); the same on every row of a page;
- * - `display`: the family's display fields of the record (the `to` version,
- *   or `from` for a removed record) as a JSON object `{field: text|null}`
- *   in declaration order (`parseDisplay`);
- * - `changed_fields`: for a modified record the changed field names in
- *   schema order, comma-separated (`changedFieldList`); null otherwise.
- *
- * Fingerprints stay: the UI shows them behind "technical columns", the CLI
- * with `--wide`.
- */
-export const RECORD_DIFF_DISPLAY_COLUMNS = [...RECORD_DIFF_COLUMNS, 'row_number', 'total_rows', 'display', 'changed_fields'] as const;
-
-/** Result schema of a display page with the changed fields' values (`display: true, changed_values: true`). */
-export const RECORD_DIFF_VALUES_SCHEMA_NAME = 'checkpoint_record_diff_values@1';
-
-/**
- * `checkpoint_record_diff_values@1` columns: the display columns, then
- * `before` and `after` as JSON objects `{field: text|null}` in schema order
- * (the same texts as `display`: timestamps as ISO-8601 UTC microseconds):
- * for a modified record its changed fields in the `from` and `to` version;
- * for an added record every field in `after` (`before` null); for a removed
- * record every field in `before` (`after` null). What an export leads with
- * (`parseDisplay` reads both).
- */
-export const RECORD_DIFF_VALUES_COLUMNS = [...RECORD_DIFF_DISPLAY_COLUMNS, 'before', 'after'] as const;
+/** `checkpoint_summary_diff@1` column names (declared with their kinds in core/contract/tables.ts). */
+export const SUMMARY_DIFF_COLUMNS = columnNames(SUMMARY_DIFF_TABLE);
+/** `checkpoint_record_diff@1` column names. */
+export const RECORD_DIFF_COLUMNS = columnNames(RECORD_DIFF_TABLE);
+/** `checkpoint_record_diff_display@1` column names: the record-diff columns, then `row_number`, `total_rows`, `display`, `changed_fields`. */
+export const RECORD_DIFF_DISPLAY_COLUMNS = columnNames(RECORD_DIFF_DISPLAY_TABLE);
+/** `checkpoint_record_diff_values@1` column names: the display columns, then `before` and `after`. */
+export const RECORD_DIFF_VALUES_COLUMNS = columnNames(RECORD_DIFF_VALUES_TABLE);
 
 /** Longest `search` text of a record diff request (characters). */
 export const DIFF_SEARCH_MAX_CHARS = 256;

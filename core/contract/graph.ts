@@ -1,6 +1,7 @@
 // The graph pictures' vocabulary (the neighbourhood of a node at a
 // checkpoint, the graph of a diff): limits, the result schema's columns and
-// the element ids both sides compare by. Browser-safe, no import.
+// the element ids both sides compare by. Browser-safe.
+import { GRAPH_ELEMENT_SCHEMA_NAME, GRAPH_ELEMENT_TABLE, columnNames } from './tables';
 
 /**
  * Bounds of the graph operations, declared once.
@@ -38,41 +39,10 @@ export const GRAPH_FAMILIES = ['node', 'edge'] as const;
 /** One graph family. */
 export type GraphFamily = (typeof GRAPH_FAMILIES)[number];
 
-/** Result schema of the graph operations. */
-export const GRAPH_ELEMENT_SCHEMA_NAME = 'graph_element@1';
+export { GRAPH_ELEMENT_SCHEMA_NAME };
 
-/**
- * `graph_element@1` columns, in schema order: one row per node or edge.
- *
- * - `element`: `node` or `edge`; `id`: the element id (`graphElementId`);
- * - nodes: `node_uuid`, `label`, `class_id`, `depth` (hops from the start
- *   node; null in a diff graph);
- * - edges: `source_node_uuid`, `target_node_uuid`, `relation` (the edge kind);
- * - diff graphs: `change_kind` (`added`, `removed`, `modified`; null for an
- *   unchanged neighbour drawn as context), `changed_fields` (modified:
- *   comma-separated, schema order), `row_number` (1-based position of the
- *   change in the filtered record diff of its family, the record diff's own
- *   `row_number`), `total_changes` (changes of the filtered diff, every page;
- *   the same on every row) and `first_change` (0-based position of this page's
- *   first change in the filtered graph change sequence);
- * - neighbourhoods: `total_changes` and `first_change` are null.
- */
-export const GRAPH_ELEMENT_COLUMNS = [
-  'element',
-  'id',
-  'node_uuid',
-  'label',
-  'class_id',
-  'source_node_uuid',
-  'target_node_uuid',
-  'relation',
-  'depth',
-  'change_kind',
-  'changed_fields',
-  'row_number',
-  'total_changes',
-  'first_change',
-] as const;
+/** `graph_element@1` column names, in schema order (declared with their kinds and meaning in core/contract/tables.ts). */
+export const GRAPH_ELEMENT_COLUMNS = columnNames(GRAPH_ELEMENT_TABLE);
 
 /** One `graph_element@1` column name. */
 export type GraphElementColumn = (typeof GRAPH_ELEMENT_COLUMNS)[number];

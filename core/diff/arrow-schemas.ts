@@ -1,7 +1,15 @@
-// The diff results' Arrow schemas (summary, record, display and values pages) and the
-// contract constants the engine uses, re-exported from core/contract/diff.
-import { Field, FixedSizeBinary, Schema, Uint64, Utf8 } from 'apache-arrow';
-import { RECORD_DIFF_COLUMNS, RECORD_DIFF_DISPLAY_COLUMNS, RECORD_DIFF_VALUES_COLUMNS, SUMMARY_DIFF_COLUMNS, type RecordDiffColumn, type SummaryDiffColumn } from '../contract/diff';
+// The diff results' Arrow schemas (summary, record, display and values pages),
+// built from the contract's table declarations, and the contract constants the
+// engine uses, re-exported from core/contract/diff.
+import {
+  RECORD_DIFF_DISPLAY_SCHEMA_NAME,
+  RECORD_DIFF_SCHEMA_NAME,
+  RECORD_DIFF_VALUES_SCHEMA_NAME,
+  SUMMARY_DIFF_SCHEMA_NAME,
+  type RecordDiffColumn,
+  type SummaryDiffColumn,
+} from '../contract/diff';
+import { resultSchema } from '../contract/result-schemas';
 
 /**
  * Frozen names, limits and result schemas of `diff_checkpoints`
@@ -41,86 +49,24 @@ export const CURRENT_ENDPOINT_DOMAIN = 'graphforge-current-checkpoint-endpoint/1
 /** Contract of the closed record-diff adapter registry. */
 export const DIFF_ADAPTER_CONTRACT = 'checkpoint-diff-adapter/1';
 
-/** A column's Arrow type and nullability (its name comes from the contract). */
-type ColumnType = (name: string) => Field;
-const uuid = (nullable: boolean): ColumnType => (name) => new Field(name, new FixedSizeBinary(16), nullable);
-const digest = (nullable: boolean): ColumnType => (name) => new Field(name, new FixedSizeBinary(32), nullable);
-const text: ColumnType = (name) => new Field(name, new Utf8(), false);
-const count: ColumnType = (name) => new Field(name, new Uint64(), true);
-
-/** A schema in the contract's column order; the type map must name exactly the contract's columns. */
-function schemaOf<C extends string>(columns: readonly C[], types: { readonly [K in C]: ColumnType }): Schema {
-  return new Schema(columns.map((c) => types[c](c)));
-}
-
 /**
  * `checkpoint_summary_diff@1`: one row per participant, sorted by
- * `(scope, capability_id, record_family_id)`.
+ * `(scope, capability_id, record_family_id)` (declared in core/contract/tables.ts).
  */
-export const SUMMARY_DIFF_SCHEMA = schemaOf(SUMMARY_DIFF_COLUMNS, {
-  from_checkpoint_uuid: uuid(false),
-  to_checkpoint_uuid: uuid(false),
-  scope: text,
-  capability_id: text,
-  record_family_id: text,
-  change_kind: text,
-  from_row_count: count,
-  to_row_count: count,
-  from_schema_fingerprint: digest(true),
-  to_schema_fingerprint: digest(true),
-  from_content_sha256: digest(true),
-  to_content_sha256: digest(true),
-});
-
-/** Types of the `checkpoint_record_diff@1` columns (the display schema starts with the same columns). */
-const recordTypes = {
-  from_checkpoint_uuid: uuid(false),
-  to_checkpoint_uuid: uuid(false),
-  scope: text,
-  record_family_id: text,
-  record_uuid: uuid(true),
-  record_identity_fingerprint: digest(false),
-  change_kind: text,
-  from_record_fingerprint: digest(true),
-  to_record_fingerprint: digest(true),
-} as const;
+export const SUMMARY_DIFF_SCHEMA = resultSchema(SUMMARY_DIFF_SCHEMA_NAME, false);
 
 /**
  * `checkpoint_record_diff@1`: changed logical records only, sorted by
  * `(scope, record_family_id, record_uuid, record_identity_fingerprint, change_kind)`.
- *
  * Carries identities and fingerprints, never values.
  */
-export const RECORD_DIFF_SCHEMA = schemaOf(RECORD_DIFF_COLUMNS, recordTypes);
+export const RECORD_DIFF_SCHEMA = resultSchema(RECORD_DIFF_SCHEMA_NAME, false);
 
-/**
- * `checkpoint_record_diff_display@1`: a record-diff page of one family with
- * what a person reads (`display: true`): the record-diff columns, the row's
- * 1-based `row_number` in the (filtered) list, `total_rows` (null while
- * unknown), the `display` JSON object and the modified row's `changed_fields`.
- */
-export const RECORD_DIFF_DISPLAY_SCHEMA = schemaOf(RECORD_DIFF_DISPLAY_COLUMNS, {
-  ...recordTypes,
-  row_number: (name) => new Field(name, new Uint64(), false),
-  total_rows: count,
-  display: text,
-  changed_fields: (name) => new Field(name, new Utf8(), true),
-});
+/** `checkpoint_record_diff_display@1`: a record-diff page of one family with what a person reads (`display: true`). */
+export const RECORD_DIFF_DISPLAY_SCHEMA = resultSchema(RECORD_DIFF_DISPLAY_SCHEMA_NAME, false);
 
-/**
- * `checkpoint_record_diff_values@1`: a display page with, for modified
- * records, the changed fields' `before` and `after` values (JSON objects;
- * null for added and removed records).
- */
-export const RECORD_DIFF_VALUES_SCHEMA = schemaOf(RECORD_DIFF_VALUES_COLUMNS, {
-  ...recordTypes,
-  row_number: (name) => new Field(name, new Uint64(), false),
-  total_rows: count,
-  display: text,
-  changed_fields: (name) => new Field(name, new Utf8(), true),
-  before: (name) => new Field(name, new Utf8(), true),
-  after: (name) => new Field(name, new Utf8(), true),
-});
+/** `checkpoint_record_diff_values@1`: a display page with the changed fields' `before` and `after` values. */
+export const RECORD_DIFF_VALUES_SCHEMA = resultSchema(RECORD_DIFF_VALUES_SCHEMA_NAME, false);
 
 /** Sort keys of the two result schemas, as the contract lists them. */
 export const SUMMARY_DIFF_SORT = ['scope', 'capability_id', 'record_family_id'] as const satisfies readonly SummaryDiffColumn[];

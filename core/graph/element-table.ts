@@ -1,10 +1,10 @@
 // `graph_element@1` tables: the one result schema of the graph operations,
 // built from plain element rows in the contract's column order.
-import { Schema, type Table } from 'apache-arrow';
-import { RESULT_SCHEMA_KEY } from '../contract/results';
+import type { Table } from 'apache-arrow';
 import { GRAPH_ELEMENT_COLUMNS, GRAPH_ELEMENT_SCHEMA_NAME, graphEdgeId, type GraphElementColumn } from '../contract/graph';
 import type { RecordChangeKind } from '../contract/diff';
-import { arrowFieldOf, buildColumn, tableOfColumns, type CellValue, type FieldSpec } from '../participants/columns';
+import type { CellValue } from '../participants/columns';
+import { resultTable } from '../participants/result-tables';
 
 /** A node of a picture. */
 export interface NodeElement {
@@ -32,26 +32,6 @@ export interface EdgeElement {
 /** One row of `graph_element@1`. */
 export type GraphElement = NodeElement | EdgeElement;
 
-/** Column kinds of `graph_element@1`; the map must name exactly the contract's columns. */
-const KINDS: { readonly [C in GraphElementColumn]: FieldSpec['kind'] } = {
-  element: 'utf8',
-  id: 'utf8',
-  node_uuid: 'uuid',
-  label: 'utf8',
-  class_id: 'utf8',
-  source_node_uuid: 'uuid',
-  target_node_uuid: 'uuid',
-  relation: 'utf8',
-  depth: 'uint32',
-  change_kind: 'utf8',
-  changed_fields: 'utf8',
-  row_number: 'uint32',
-  total_changes: 'uint32',
-  first_change: 'uint32',
-};
-
-const REQUIRED: ReadonlySet<GraphElementColumn> = new Set(['element', 'id']);
-
 function cellOf(e: GraphElement, c: GraphElementColumn, totals: PageTotals | null): CellValue {
   switch (c) {
     case 'element':
@@ -77,8 +57,5 @@ export interface PageTotals {
 
 /** A `graph_element@1` table of `elements` in the given order (`totals` for a diff graph page). */
 export function graphElementTable(elements: readonly GraphElement[], totals: PageTotals | null): Table {
-  const specs = GRAPH_ELEMENT_COLUMNS.map((name): FieldSpec => ({ name, kind: KINDS[name], nullable: !REQUIRED.has(name) }));
-  const columns = specs.map((s) => buildColumn(s, elements.map((e) => cellOf(e, s.name as GraphElementColumn, totals))));
-  const schema = new Schema(specs.map(arrowFieldOf), new Map([[RESULT_SCHEMA_KEY, GRAPH_ELEMENT_SCHEMA_NAME]]));
-  return tableOfColumns(schema, columns, elements.length);
+  return resultTable(GRAPH_ELEMENT_SCHEMA_NAME, elements.map((e) => Object.fromEntries(GRAPH_ELEMENT_COLUMNS.map((c) => [c, cellOf(e, c, totals)]))));
 }

@@ -18,21 +18,12 @@ import {
 } from 'apache-arrow';
 import type { Data, DataType, Vector } from 'apache-arrow';
 import { compareCodePoints, formatUuid, parseUuid, toHex } from '../canonical';
+import { arrowTypeOfKind } from '../contract/result-schemas';
+import { COLUMN_KINDS, type ColumnKind } from '../contract/tables';
 import { GfError } from '../errors';
 
-/**
- * The column kinds a record family may use.
- *
- * A deliberately small set: every kind has one JS value form, one Arrow type
- * and one total order, so records, tables, JSON documents and sort order
- * never disagree. `uuid` is `FixedSizeBinary(16)`, `digest` is
- * `FixedSizeBinary(32)` (a SHA-256), `timestamp_us` is
- * `Timestamp(Microsecond, UTC)`.
- */
-export const COLUMN_KINDS = ['uuid', 'digest', 'utf8', 'bool', 'int32', 'uint32', 'float64', 'timestamp_us'] as const;
-
-/** One column kind. */
-export type ColumnKind = (typeof COLUMN_KINDS)[number];
+/** The column kinds a record family may use (declared with the result tables' kinds in core/contract/tables.ts). */
+export { COLUMN_KINDS, type ColumnKind };
 
 /**
  * The JS form of one cell.
@@ -67,26 +58,9 @@ export interface FieldSpec {
   readonly json?: boolean;
 }
 
-/** The Arrow type of a column kind. */
+/** The Arrow type of a column kind (the contract's one mapping). */
 export function arrowTypeOf(kind: ColumnKind): DataType {
-  switch (kind) {
-    case 'uuid':
-      return new FixedSizeBinary(16);
-    case 'digest':
-      return new FixedSizeBinary(32);
-    case 'utf8':
-      return new Utf8();
-    case 'bool':
-      return new Bool();
-    case 'int32':
-      return new Int32();
-    case 'uint32':
-      return new Uint32();
-    case 'float64':
-      return new Float64();
-    case 'timestamp_us':
-      return new Timestamp(TimeUnit.MICROSECOND, 'UTC');
-  }
+  return arrowTypeOfKind(kind);
 }
 
 /** The Arrow field of a field spec, with its `graphforge.contract.*` metadata. */

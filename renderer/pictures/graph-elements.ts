@@ -36,19 +36,17 @@ export interface GraphPage {
   readonly next: string | null;
 }
 
-const num = (v: string | null): number | null => (v === null ? null : Number(v));
-
 /** Decodes one Arrow page of a graph operation. */
 export function graphPage(bytes: Uint8Array, next: string | null): GraphPage {
-  const rows = decodeArrow(bytes, 'graph.neighbourhood').rows as readonly ElementRow[];
+  const rows: readonly ElementRow[] = decodeArrow(bytes, 'graph.neighbourhood').rows;
   const nodes: GraphNode[] = [];
   const edges: GraphEdge[] = [];
   for (const r of rows) {
     if (r.element === 'node') {
-      nodes.push({ id: r.id ?? '', label: r.label ?? r.node_uuid ?? '', classId: r.class_id ?? '', depth: num(r.depth), change: r.change_kind, changedFields: r.changed_fields, rowNumber: num(r.row_number) });
+      nodes.push({ id: r.id, label: r.label ?? r.node_uuid ?? '', classId: r.class_id ?? '', depth: r.depth, change: r.change_kind, changedFields: r.changed_fields, rowNumber: r.row_number });
     } else {
-      edges.push({ id: r.id ?? '', source: r.source_node_uuid ?? '', target: r.target_node_uuid ?? '', relation: r.relation ?? '', change: r.change_kind, changedFields: r.changed_fields, rowNumber: num(r.row_number) });
+      edges.push({ id: r.id, source: r.source_node_uuid ?? '', target: r.target_node_uuid ?? '', relation: r.relation ?? '', change: r.change_kind, changedFields: r.changed_fields, rowNumber: r.row_number });
     }
   }
-  return { nodes, edges, totalChanges: num(rows[0]?.total_changes ?? null), firstChange: num(rows[0]?.first_change ?? null), next };
+  return { nodes, edges, totalChanges: rows[0]?.total_changes ?? null, firstChange: rows[0]?.first_change ?? null, next };
 }

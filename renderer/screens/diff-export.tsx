@@ -11,6 +11,7 @@
 // file.
 import { useEffect, useRef, useState } from 'react';
 import { RecordBatch, Schema, Table, tableFromIPC, tableToIPC } from 'apache-arrow';
+import { csvHeader, csvLines } from '../../core/contract/csv';
 import { changedFieldList, parseDisplay } from '../../core/contract/diff';
 import type { DiffStatFamily } from '../../core/contract/diff';
 import type { ArrowResult, DiffScope, Row } from '../../core/contract/operations';
@@ -36,20 +37,6 @@ export function download(name: string, type: string, body: BlobPart | readonly B
   a.click();
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
-
-const csvCell = (v: string | null | undefined): string => (v === null || v === undefined ? '' : /[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
-
-/** Rows as CSV lines (no header). */
-export function csvLines(columns: readonly string[], rows: readonly Readonly<Record<string, string | null>>[]): string {
-  let out = '';
-  for (const r of rows) out += `${columns.map((c) => csvCell(r[c])).join(',')}\n`;
-  return out;
-}
-
-/** Rows as CSV text (header first). */
-export function toCsv(columns: readonly string[], rows: readonly Readonly<Record<string, string | null>>[]): string {
-  return `${columns.join(',')}\n${csvLines(columns, rows)}`;
 }
 
 /** Concatenates IPC pages into one Arrow file (one schema, all batches). */
@@ -229,7 +216,7 @@ export function ExportAllRecords({ target, label, testId }: { target: ExportTarg
         } while (after !== null);
       }
       if (format === 'arrow') download(`${base}.arrow`, 'application/vnd.apache.arrow.file', contentFirstArrow(arrowPages) as Uint8Array<ArrayBuffer>);
-      else if (format === 'csv') download(`${base}.csv`, 'text/csv', [`${plan.columns.map((c) => csvCell(c)).join(',')}\n`, ...parts]);
+      else if (format === 'csv') download(`${base}.csv`, 'text/csv', [csvHeader(plan.columns), ...parts]);
       else {
         const head = JSON.stringify({ from: target.from, to: target.to, scope: target.scope, family: target.family, display_fields: plan.display, changed_fields: plan.changed }).slice(0, -1);
         download(`${base}.json`, 'application/json', [`${head},"rows":[`, ...parts, '\n]}\n']);

@@ -3,6 +3,7 @@
 // that expand inline to every field before and after with the changed cells
 // highlighted (several at once), copy buttons, progress + Cancel, export.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { csvText } from '../../core/contract/csv';
 import { DIFF_SCOPES, type DiffScope, type Row } from '../../core/contract/operations';
 import {
   CURRENT_SELECTOR,
@@ -27,7 +28,7 @@ export { middleTruncate } from '../format';
 import { usePaged } from '../paged';
 import { useShallow } from 'zustand/react/shallow';
 import { useStudio } from '../store';
-import { ExportAllRecords, concatArrow, download, toCsv } from './diff-export';
+import { ExportAllRecords, concatArrow, download } from './diff-export';
 import { DiffGraphPanel, type RecordDiffJump } from '../pictures/diff-graph';
 import { dropNulls, familyKeyOf, familyParam, filterParams, filterRequest, filteredTotal, linkedFilter, linkedPair, pairParams, type RecordFilter } from './diff-link';
 import { RecordExpansion, recordDiffRequest, recordId, type FamilyTarget, type RecordRow } from './diff-record';
@@ -177,7 +178,7 @@ export function DiffScreen() {
     if (compared === null) return;
     const base = `diff-summary-${compared.scope}`;
     if (format === 'arrow') download(`${base}.arrow`, 'application/vnd.apache.arrow.file', concatArrow(compared.pages) as Uint8Array<ArrayBuffer>);
-    else if (format === 'csv') download(`${base}.csv`, 'text/csv', toCsv(SUMMARY_COLUMNS_ALL(), compared.rows));
+    else if (format === 'csv') download(`${base}.csv`, 'text/csv', csvText(SUMMARY_COLUMNS_ALL(), compared.rows));
     else download(`${base}.json`, 'application/json', JSON.stringify({ from: compared.from, to: compared.to, scope: compared.scope, rows: compared.rows }, null, 2));
   };
 
