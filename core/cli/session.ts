@@ -107,9 +107,9 @@ async function withHandle<T>(opener: 'project.open' | 'chain.open', directory: s
       throw openErrorFor(e, directory);
     }
     const activeNames = async (): Promise<string[]> => {
-      const { tableFromIPC } = await import('apache-arrow');
+      const { decodeResult } = await import('../contract/arrow-decode');
       const page = await run(facade, 'checkpoints.list', { project, limit: 10_000 });
-      return tableFromIPC(page.bytes).toArray().map((r) => String((r as { name: unknown }).name));
+      return decodeResult(page.bytes, 'checkpoints.list', 'checkpoint@1').rows.map((r) => r.name);
     };
     const session: CliSession = {
       call: async (op, request) => {
