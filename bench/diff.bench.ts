@@ -104,7 +104,7 @@ async function readBothObjects(side: Side): Promise<{ ms: number; bytes: number 
     let bytes = 0;
     for (const e of entries) {
       if (e === undefined) throw new Error('diff bench: no graph/node participant');
-      bytes += (await readObjectVerifiedAsync(side.cps.project.root, e, () => new Promise<void>((r) => setImmediate(r)))).length;
+      bytes += (await readObjectVerifiedAsync(side.cps.project.root, e, side.cps.project.caches.verifiedObjects, () => new Promise<void>((r) => setImmediate(r)))).length;
     }
     return { ms: performance.now() - t0, bytes };
   } finally {

@@ -15,17 +15,14 @@ import type { PartialImplementations } from './dispatcher';
 import type { ProjectSession } from './project-session';
 import type { SessionTable } from './sessions';
 
-/** A view's graph, read once for the view's lifetime (dropped with the view). */
-const GRAPHS = new WeakMap<CheckpointView, GraphIndex>();
+function graphIndexOf(view: CheckpointView): GraphIndex {
+  return GraphIndex.of(view);
+}
 
+/** A view's graph, read once for the view's lifetime: the view keeps it and drops it at release. */
 function graphOf(view: CheckpointView): GraphIndex {
   if (view.released) throw new GfError('GF_PAGE_SNAPSHOT_GONE', 'the view was released', { generation_uuid: view.generationUuid });
-  let g = GRAPHS.get(view);
-  if (g === undefined) {
-    g = GraphIndex.of(view);
-    GRAPHS.set(view, g);
-  }
-  return g;
+  return view.derived(graphIndexOf);
 }
 
 /** graph.find_nodes, graph.neighbourhood and graph.diff. */

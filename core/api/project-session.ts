@@ -7,9 +7,11 @@ import { basename, resolve } from 'node:path';
 import type { Table } from 'apache-arrow';
 import { Checkpoints, openCheckpointedProject, type MicrosClock } from '../checkpoints/checkpoints';
 import { CheckpointRegistryStore, RegistryMemos } from '../checkpoints/registry-store';
+import { projectValidationMemo, type ValidationMemo } from '../checkpoints/snapshot-validation';
 import type { RestorationSummary } from '../contract/operations';
+import { diffCachesOf, type DiffCaches } from '../diff/index';
 import { GraphDiffMemo } from '../graph/graph-diff';
-import type { Project } from '../project/index';
+import type { Project, ProjectCaches } from '../project/index';
 import { RevertEngine, type RevertOptions } from '../revert/revert';
 
 /** What a session remembers about its project between operations (released at close). */
@@ -20,6 +22,16 @@ export interface SessionCaches {
   readonly restorations: Map<string, RestorationSummary | null>;
   /** Decoded graph participants and edge fingerprints of graph diff pages. */
   readonly graph: GraphDiffMemo;
+  /**
+   * The open project's own caches (`Project.caches`): parsed manifests by
+   * digest, verified objects under the racy-clean rule, and the memos below,
+   * which live in it.
+   */
+  readonly project: ProjectCaches;
+  /** The diff's memos of the project's objects: sorted layouts, participant layouts and scratch buffers, decoded display sides. */
+  readonly diff: DiffCaches;
+  /** Validation passes by content digest, shared by checkpoint create, revert and the demo's publications. */
+  readonly validation: ValidationMemo;
 }
 
 /** A resource tied to the session (a view, the project's chain store), released when the session closes. */
@@ -65,12 +77,20 @@ export class ProjectSession {
    * the last name of `given` (the path as the caller gave it).
    */
   static async open(dir: string, given: string, options: ProjectSessionOptions = {}): Promise<ProjectSession> {
-    const caches: SessionCaches = { registry: new RegistryMemos(), restorations: new Map(), graph: new GraphDiffMemo() };
+    const memos = new RegistryMemos();
     const registry = new CheckpointRegistryStore(resolve(dir), {
-      memos: caches.registry,
+      memos,
       ...(options.registryMemoMinAgeNs === undefined ? {} : { memoMinAgeNs: options.registryMemoMinAgeNs }),
     });
     const project = await openCheckpointedProject(registry.root, {}, registry);
+    const caches: SessionCaches = {
+      registry: memos,
+      restorations: new Map(),
+      graph: new GraphDiffMemo(),
+      project: project.caches,
+      diff: diffCachesOf(project.caches),
+      validation: projectValidationMemo(project.caches),
+    };
     return new ProjectSession(project, registry, caches, basename(given) || 'project', options);
   }
 
@@ -102,6 +122,7 @@ export class ProjectSession {
     this.caches.registry.clear();
     this.caches.restorations.clear();
     this.caches.graph.clear();
+    this.caches.project.clear(); // the diff and validation memos with it
     this.#checkpoints = undefined;
   }
 }

@@ -4,8 +4,9 @@
  *
  * For derived facts and values keyed by immutable content (object digests,
  * family keys, verified object identities), so an entry never needs
- * invalidation, only a bound. Every module-level cache of core/ is one of
- * these, not a hand-written Map with its own eviction.
+ * invalidation, only a bound. Every cache of an open project (its
+ * `ProjectCaches`) is one of these, not a hand-written Map with its own
+ * eviction.
  */
 export class BoundedCache<K, V> {
   readonly #max: number;

@@ -8,7 +8,7 @@ import { openProject, objectPlace } from '../project/index';
 import { registryCatalog } from '../participants/index';
 import { archiveRevertReceipts } from './revert-receipts';
 import type { Lease, Project, ProjectOptions, RetentionPins, VerifiedObject, Writer } from '../project/index';
-import { REVERT_VALIDATION_MEMO, ValidationMemo, leaseSnapshotByRows, validateCompleteSnapshot } from './snapshot-validation';
+import { ValidationMemo, leaseSnapshotByRows, projectValidationMemo, validateCompleteSnapshot } from './snapshot-validation';
 import { revertTransactionUuid } from './revert-identity';
 import { adoptValidationRecord, verifyGenerationObjects, writeValidationRecord } from './validation-record';
 import { CheckpointView } from '../views/checkpoint-view';
@@ -117,7 +117,7 @@ export class Checkpoints {
     if (this.store.root !== project.root) throw new Error('invariant violated: a checkpoint facade over another project\'s registry');
     this.#clock = options.clock ?? systemMicros;
     this.#writerTimeoutMs = options.writerTimeoutMs ?? 0;
-    this.#memo = options.memo ?? REVERT_VALIDATION_MEMO;
+    this.#memo = options.memo ?? projectValidationMemo(project.caches);
     this.#cursorKey = options.cursorKey ?? (() => userCursorKey());
   }
 
@@ -136,7 +136,7 @@ export class Checkpoints {
    * lease; every participant registered with its schema fingerprint and its
    * object present with the exact length; then every domain and cross-domain
    * rule, as revert runs them, through the content-keyed validation memo:
-   * a check whose exact input bytes already passed in this process is not
+   * a check whose exact input bytes already passed in this open project is not
    * re-run, anything else is read verified and run). A generation validated
    * once has a durable validation record (`cache/validation/`, keyed by the
    * manifest digest and the validator version): with a sound one no rule
@@ -192,9 +192,9 @@ export class Checkpoints {
     const generation = { generationUuid: lease.generationUuid, manifestSha256: lease.manifestSha256, participants: lease.manifest.participants };
     try {
       // A sound validation record of this exact manifest and validator: every check is known to pass; the objects are still verified.
-      const record = adoptValidationRecord(this.project.root, generation, this.#memo);
+      const record = adoptValidationRecord(this.project.root, generation, this.#memo, this.project.caches.verifiedObjects);
       if (typeof record !== 'string') {
-        verifyGenerationObjects(this.project.root, generation.participants);
+        verifyGenerationObjects(this.project.root, generation.participants, this.project.caches.verifiedObjects);
         return;
       }
       // Arrow participants are read by row ranges (a 10M-record graph is never decoded whole for a checkpoint).
@@ -205,8 +205,8 @@ export class Checkpoints {
         for (const o of opened) o.close();
       }
       // Checks the in-process memo answered read no bytes: every object is verified all the same.
-      verifyGenerationObjects(this.project.root, generation.participants);
-      writeValidationRecord(this.project.root, generation);
+      verifyGenerationObjects(this.project.root, generation.participants, this.project.caches.verifiedObjects);
+      writeValidationRecord(this.project.root, generation, this.project.caches.verifiedObjects);
     } catch (e) {
       if (isGfError(e)) throw e.committed === undefined ? e.withCommitted(false) : e;
       throw e;

@@ -6,7 +6,7 @@ import { VALIDATION_PROGRESS_CHANNEL } from '../contract/workspace';
 import { ArrowFileRows } from '../canonical/arrow-file-rows';
 import { RECORD_FAMILIES, SNAPSHOT_RULES, familyByKey, runSnapshotRules, snapshotColumns, validateParticipant } from '../participants/index';
 import { openObjectVerified } from '../project/index';
-import type { Lease, ParticipantCatalog, SnapshotTables, VerifiedObject } from '../project/index';
+import type { Lease, ParticipantCatalog, ProjectCaches, SnapshotTables, VerifiedObject } from '../project/index';
 
 /** Most results a memo keeps (oldest forgotten first). */
 export const VALIDATION_MEMO_MAX_ENTRIES = 4096;
@@ -18,7 +18,8 @@ export const VALIDATION_MEMO_MAX_ENTRIES = 4096;
  * it declares in `reads`; its verdict is a pure function of those exact
  * bytes (content-addressed, verified against their names before decoding).
  * Only passes are remembered, and only after actually running here: a memo
- * never vouches for bytes it has not checked. In-process and bounded.
+ * never vouches for bytes it has not checked. Bounded; one per open project
+ * (`projectValidationMemo`) unless a caller passes its own.
  */
 export class ValidationMemo {
   readonly #passed = new Set<string>();
@@ -52,7 +53,7 @@ export class ValidationMemo {
     return this.#passed.size;
   }
 
-  /** Forgets everything (tests, benchmarks' cold runs). */
+  /** Forgets everything (the project closed; tests, benchmarks' cold runs). */
   clear(): void {
     this.#passed.clear();
     this.hits = 0;
@@ -60,8 +61,14 @@ export class ValidationMemo {
   }
 }
 
-/** The process-wide memo revert uses by default. */
-export const REVERT_VALIDATION_MEMO = new ValidationMemo();
+function newValidationMemo(): ValidationMemo {
+  return new ValidationMemo();
+}
+
+/** The open project's validation memo: what checkpoints, revert and the demo's publications consult by default. */
+export function projectValidationMemo(caches: ProjectCaches): ValidationMemo {
+  return caches.layer(newValidationMemo);
+}
 
 /**
  * Every domain and cross-domain validator over a complete candidate snapshot.
@@ -208,7 +215,7 @@ export function leaseSnapshotByRows(root: string, lease: Lease<Table>, opened: V
       const entry = lease.participant(key);
       const family = familyByKey(key);
       if (entry === undefined || family === undefined || family.encoding !== 'arrow' || family.schemaFingerprint !== entry.schemaFingerprint) return undefined;
-      const object = openObjectVerified(root, entry);
+      const object = openObjectVerified(root, entry, lease.caches.verifiedObjects);
       opened.push(object);
       return ArrowFileRows.open(object, family.schemaFingerprint) ?? undefined;
     },

@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { canonicalJson, sha256Hex } from '../canonical/index';
 import { RECORD_FAMILIES, SNAPSHOT_RULES } from '../participants/index';
-import { LAYOUT, adoptVerifiedIdentity, openObjectVerified, verifiedIdentityOf } from '../project/index';
+import { LAYOUT, openObjectVerified } from '../project/index';
+import type { VerifiedObjectMemo } from '../project/index';
 import type { ManifestParticipant } from '../project/index';
 import { completeValidationKeys } from './snapshot-validation';
 import type { ValidationMemo } from './snapshot-validation';
@@ -169,17 +170,17 @@ function isDir(p: string): boolean {
 
 /**
  * Records that `g` passed the complete validation (call only right after it
- * did), with the identities this process verified its objects under.
+ * did), with the identities the project verified its objects under (`verified`).
  *
  * A private sibling written and renamed into place: a reader sees the old
  * record, the new one, or (a crash mid-write leaves a stray temp) nothing
  * new; a torn or foreign file fails the checksum and is rebuilt. A failure
  * is ignored: the record is a cache, never required.
  */
-export function writeValidationRecord(root: string, g: ValidatedGeneration): void {
+export function writeValidationRecord(root: string, g: ValidatedGeneration, verified: VerifiedObjectMemo): void {
   const objects = new Map<string, string>();
   for (const p of g.participants) {
-    const identity = verifiedIdentityOf(p.contentSha256);
+    const identity = verified.identityOf(p.contentSha256);
     if (identity !== undefined) objects.set(p.contentSha256, identity);
   }
   const file = validationRecordPath(root, g.manifestSha256);
@@ -204,27 +205,27 @@ export function writeValidationRecord(root: string, g: ValidatedGeneration): voi
 
 /**
  * Verifies every object `participants` name against its digest: a file whose
- * identity this process holds (verified here, or adopted from a record) is
+ * identity the project's `verified` memo holds (verified here, or adopted from a record) is
  * only fstat-ed; any other is hashed whole. `GF_PROJECT_CORRUPT` on a
  * missing, altered or replaced object.
  */
-export function verifyGenerationObjects(root: string, participants: readonly ManifestParticipant[]): void {
-  for (const p of participants) openObjectVerified(root, p).close();
+export function verifyGenerationObjects(root: string, participants: readonly ManifestParticipant[], verified: VerifiedObjectMemo): void {
+  for (const p of participants) openObjectVerified(root, p, verified).close();
 }
 
 /**
  * Uses `g`'s validation record when it is sound: its object identities are
- * adopted (so `verifyGenerationObjects` hashes only what changed since) and
+ * adopted into the project's `verified` memo (so `verifyGenerationObjects` hashes only what changed since) and
  * every check of `g`'s complete validation is entered in `memo` as passed.
  * Returns the record, or why none was used (the caller then validates in
  * full and writes a new one).
  */
-export function adoptValidationRecord(root: string, g: ValidatedGeneration, memo: ValidationMemo): ValidationRecord | RecordMiss {
+export function adoptValidationRecord(root: string, g: ValidatedGeneration, memo: ValidationMemo, verified: VerifiedObjectMemo): ValidationRecord | RecordMiss {
   const record = readValidationRecord(root, g);
   if (typeof record === 'string') return record;
   for (const p of g.participants) {
     const identity = record.objects.get(p.contentSha256);
-    if (identity !== undefined) adoptVerifiedIdentity(p.contentSha256, identity);
+    if (identity !== undefined) verified.adopt(p.contentSha256, identity);
   }
   const digests = new Map<string, string>();
   for (const p of g.participants) digests.set(`${p.capabilityId}/${p.recordFamilyId}`, p.contentSha256);

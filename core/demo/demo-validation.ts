@@ -1,15 +1,15 @@
 import type { Table } from 'apache-arrow';
-import { REVERT_VALIDATION_MEMO, completeValidationCatalog, leaseSnapshotByRows, validateCompleteSnapshot } from '../checkpoints/snapshot-validation';
+import { completeValidationCatalog, leaseSnapshotByRows, projectValidationMemo, validateCompleteSnapshot } from '../checkpoints/snapshot-validation';
 import type { ValidationMemo } from '../checkpoints/snapshot-validation';
-import type { ParticipantCatalog, Project, VerifiedObject } from '../project/index';
+import type { ParticipantCatalog, Project, ProjectCaches, VerifiedObject } from '../project/index';
 
 /**
  * The demo's publication catalog: every rule over the complete candidate, once, remembered by content digest.
  *
  * Why: each demo publication is followed by a checkpoint of the same
  * generation, and a checkpoint validates the complete generation. Validating
- * the candidate completely at publication, through the process-wide memo
- * checkpoints and revert consult (`REVERT_VALIDATION_MEMO`), lets the
+ * the candidate completely at publication, through the project's memo
+ * checkpoints and revert consult (`projectValidationMemo`), lets the
  * checkpoint find every check already passed on those exact bytes instead of
  * decoding the whole graph a second time (at 1M records that second pass
  * set the demo's peak memory). Nothing is skipped: the per-participant
@@ -17,8 +17,8 @@ import type { ParticipantCatalog, Project, VerifiedObject } from '../project/ind
  * every cross-domain rule) in the same VALIDATED step, before the manifest is
  * written, so each staged participant is still validated exactly once.
  */
-export function demoPublicationCatalog<T>(catalog: ParticipantCatalog<T>): ParticipantCatalog<T> {
-  const complete = completeValidationCatalog(catalog, REVERT_VALIDATION_MEMO);
+export function demoPublicationCatalog<T>(catalog: ParticipantCatalog<T>, caches: ProjectCaches): ParticipantCatalog<T> {
+  const complete = completeValidationCatalog(catalog, projectValidationMemo(caches));
   return {
     ...complete,
     // Deferred to `validateSnapshot` below, which runs the same domain rules on every participant not already passed by digest.
@@ -38,7 +38,7 @@ export function demoPublicationCatalog<T>(catalog: ParticipantCatalog<T>): Parti
  * the checkpoint needs is already passed on those exact bytes (nothing
  * skipped: a failure throws here, with the same code and row).
  */
-export function validateCurrentByRows(project: Project<Table>, memo: ValidationMemo = REVERT_VALIDATION_MEMO): void {
+export function validateCurrentByRows(project: Project<Table>, memo: ValidationMemo = projectValidationMemo(project.caches)): void {
   const lease = project.lease();
   const opened: VerifiedObject[] = [];
   try {

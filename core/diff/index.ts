@@ -3,3 +3,5 @@
 export { diffAllRecordsCheckpoints, diffCheckpoints, diffStatCheckpoints, heldResolver, projectShell, recordChange } from './shell';
 export { selectorOf, withPinnedPair } from './plan-pinned-pair';
 export type { DiffPage } from './page-diff';
+export { diffCachesOf } from './diff-caches';
+export type { DiffCaches } from './diff-caches';

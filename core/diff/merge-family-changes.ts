@@ -1,5 +1,6 @@
 // One family's changes: both participants opened for ranged reads and merged window
 // by window (or decoded whole), with record indexes when both sides have one.
+import type { ProjectCaches } from '../project/index';
 import type { DiffAdapter } from './plan-adapters';
 import { PARTICIPANT_PAUSE } from './steps';
 import type { DiffSteps } from './steps';
@@ -28,10 +29,10 @@ export function* openSource(endpoint: DiffEndpoint, p: EndpointParticipant): Dif
 }
 
 /** Decodes a whole opened participant into merge form. */
-function* decodeSide(adapter: DiffAdapter, source: ParticipantSource, p: EndpointParticipant): DiffSteps<RawSide> {
+function* decodeSide(adapter: DiffAdapter, source: ParticipantSource, p: EndpointParticipant, caches: ProjectCaches | undefined): DiffSteps<RawSide> {
   const table = adapter.decode(source.read(0, source.byteLength));
   yield PARTICIPANT_PAUSE;
-  return prepareSide(adapter, table, p.contentSha256);
+  return prepareSide(adapter, table, p.contentSha256, caches);
 }
 
 /**
@@ -63,8 +64,8 @@ export function* familyChanges(
   if (cursor !== null && !isSeekable(adapter)) throw new Error('invariant violated: only a record-UUID family seeks');
   const sa = plan.from === undefined ? null : yield* openSource(from, plan.from);
   const sb = plan.to === undefined ? null : yield* openSource(to, plan.to);
-  const wa = sa === null ? null : WindowedParticipant.open(adapter, sa, (plan.from as EndpointParticipant).contentSha256);
-  const wb = sb === null ? null : WindowedParticipant.open(adapter, sb, (plan.to as EndpointParticipant).contentSha256);
+  const wa = sa === null ? null : WindowedParticipant.open(adapter, sa, (plan.from as EndpointParticipant).contentSha256, from.caches);
+  const wb = sb === null ? null : WindowedParticipant.open(adapter, sb, (plan.to as EndpointParticipant).contentSha256, to.caches);
   if ((sa === null || wa !== null) && (sb === null || wb !== null)) {
     const ia = wa === null ? null : { participant: wa, contentSha256: (plan.from as EndpointParticipant).contentSha256 };
     const ib = wb === null ? null : { participant: wb, contentSha256: (plan.to as EndpointParticipant).contentSha256 };
@@ -103,8 +104,8 @@ export function* familyChanges(
   }
   const fd = new FamilyDiff({
     adapter,
-    from: sa === null ? null : yield* decodeSide(adapter, sa, plan.from as EndpointParticipant),
-    to: sb === null ? null : yield* decodeSide(adapter, sb, plan.to as EndpointParticipant),
+    from: sa === null ? null : yield* decodeSide(adapter, sa, plan.from as EndpointParticipant, from.caches),
+    to: sb === null ? null : yield* decodeSide(adapter, sb, plan.to as EndpointParticipant, to.caches),
   });
   const pos = cursor === null ? { a: 0, b: 0 } : fd.seekAfterUuid(cursor);
   return yield* fd.collect(out, pos.a, pos.b, stopAt);

@@ -4,6 +4,7 @@ import { Type } from 'apache-arrow';
 import type { Data, Table } from 'apache-arrow';
 import { canonicalizeParticipant, tableFromRecords } from '../participants/index';
 import { BoundedCache } from '../canonical/bounded-cache';
+import type { ProjectCaches } from '../project/index';
 import type { DiffAdapter } from './plan-adapters';
 
 /** Compares row `i` of one bound column chunk with row `j` of the other. */
@@ -397,27 +398,57 @@ export function bindAlignedRanges(x: RawSide, y: RawSide): AlignedRanges {
 }
 
 /**
- * Objects (family + content digest) already found in plain, identity-sorted
- * layout by this process.
+ * Objects (family + content digest) of one project already found in plain,
+ * identity-sorted layout (a diff memo of `ProjectCaches`).
  *
  * A derived fact about immutable content-addressed bytes (the caller has
  * verified the bytes against the digest), so it never needs invalidation;
  * bounded, oldest forgotten first.
  */
-const SORTED_OBJECTS = new BoundedCache<string, true>(4096);
+export class SortedObjects {
+  readonly #sorted = new BoundedCache<string, true>(4096);
+
+  static #make(): SortedObjects {
+    return new SortedObjects();
+  }
+
+  /** The project's memo (none for an endpoint without caches: bytes in memory). */
+  static of(caches: ProjectCaches): SortedObjects;
+  static of(caches: ProjectCaches | undefined): SortedObjects | undefined;
+  static of(caches: ProjectCaches | undefined): SortedObjects | undefined {
+    return caches?.layer(SortedObjects.#make);
+  }
+
+  remember(adapter: DiffAdapter, contentSha256: string): void {
+    this.#sorted.set(sortedKey(adapter, contentSha256), true);
+  }
+
+  has(adapter: DiffAdapter, contentSha256: string): boolean {
+    return this.#sorted.has(sortedKey(adapter, contentSha256));
+  }
+
+  /** Objects held now. */
+  get size(): number {
+    return this.#sorted.size;
+  }
+
+  clear(): void {
+    this.#sorted.clear();
+  }
+}
 
 function sortedKey(adapter: DiffAdapter, contentSha256: string): string {
   return `${adapter.family.key}:${contentSha256}`;
 }
 
-/** Records that the verified object `contentSha256` of `adapter`'s family is in plain, strictly identity-ascending layout. */
-export function rememberSorted(adapter: DiffAdapter, contentSha256: string): void {
-  SORTED_OBJECTS.set(sortedKey(adapter, contentSha256), true);
+/** Records, in the project's `caches`, that the verified object `contentSha256` of `adapter`'s family is in plain, strictly identity-ascending layout. */
+export function rememberSorted(adapter: DiffAdapter, contentSha256: string, caches: ProjectCaches | undefined): void {
+  SortedObjects.of(caches)?.remember(adapter, contentSha256);
 }
 
-/** True when this process already found that object in plain, strictly identity-ascending layout. */
-export function isKnownSorted(adapter: DiffAdapter, contentSha256: string): boolean {
-  return SORTED_OBJECTS.has(sortedKey(adapter, contentSha256));
+/** True when the project (`caches`) already found that object in plain, strictly identity-ascending layout. */
+export function isKnownSorted(adapter: DiffAdapter, contentSha256: string, caches: ProjectCaches | undefined): boolean {
+  return SortedObjects.of(caches)?.has(adapter, contentSha256) === true;
 }
 
 /**
@@ -451,12 +482,16 @@ function strictlyAscending(side: RawSide): boolean {
   return true;
 }
 
-/** True when a decoded participant is in plain layout with strictly ascending identities (its rows are then in canonical order as they are). */
-export function inIdentityOrder(adapter: DiffAdapter, table: Table, contentSha256?: string): boolean {
+/**
+ * True when a decoded participant is in plain layout with strictly ascending identities (its rows are then in canonical order as they are).
+ *
+ * With `contentSha256` (the object it was decoded from), the answer is remembered in the project's `caches`.
+ */
+export function inIdentityOrder(adapter: DiffAdapter, table: Table, contentSha256?: string, caches?: ProjectCaches): boolean {
   if (table.numRows === 0 || !isPlainLayout(table)) return table.numRows === 0;
-  if (contentSha256 !== undefined && isKnownSorted(adapter, contentSha256)) return true;
+  if (contentSha256 !== undefined && isKnownSorted(adapter, contentSha256, caches)) return true;
   const sorted = strictlyAscending(sideOf(adapter, table));
-  if (sorted && contentSha256 !== undefined) rememberSorted(adapter, contentSha256);
+  if (sorted && contentSha256 !== undefined) rememberSorted(adapter, contentSha256, caches);
   return sorted;
 }
 
@@ -466,9 +501,9 @@ export function inIdentityOrder(adapter: DiffAdapter, table: Table, contentSha25
  * O(n) identity comparisons when the layout is already canonical (the
  * stored case); otherwise one logical re-canonicalization.
  */
-export function prepareSide(adapter: DiffAdapter, table: Table, contentSha256?: string): RawSide {
+export function prepareSide(adapter: DiffAdapter, table: Table, contentSha256?: string, caches?: ProjectCaches): RawSide {
   if (table.numRows === 0) return sideOf(adapter, tableFromRecords(adapter.family, []));
-  return sideOf(adapter, inIdentityOrder(adapter, table, contentSha256) ? table : canonicalizeParticipant(adapter.family, table));
+  return sideOf(adapter, inIdentityOrder(adapter, table, contentSha256, caches) ? table : canonicalizeParticipant(adapter.family, table));
 }
 
 /**

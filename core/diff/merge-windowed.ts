@@ -8,6 +8,7 @@ import { bitWindow, singleBatchLayout } from '../canonical/arrow-file-rows';
 import type { ColumnPlace } from '../canonical/arrow-file-rows';
 import { BoundedCache } from '../canonical/index';
 import { GfError } from '../errors';
+import type { ProjectCaches } from '../project/index';
 import type { DiffAdapter } from './plan-adapters';
 import { PAUSE } from './steps';
 import type { DiffEffect } from './steps';
@@ -102,33 +103,9 @@ const SCRATCH_PER_LAYOUT = 2;
 /** The most bytes the released scratch sets hold together (a larger set is dropped, not kept). */
 const SCRATCH_POOL_BYTES = 64 << 20;
 
-/**
- * Scratch sets released by finished merges (`WindowedParticipant.release`),
- * handed to the next participant of the same layout: a 1M-row merge grows
- * window buffers of tens of MB, and dropping them at its end left that much
- * external garbage, collected inside whatever ran next (a display page, a
- * jump). Only a released set is here, so no two live participants share one.
- */
-const SCRATCH_POOL = new Map<string, ScratchSet[]>();
-let scratchPoolBytes = 0;
-
-function takeScratch(key: string, columns: number, identity: number): ScratchSet {
-  const set = SCRATCH_POOL.get(key)?.pop();
-  if (set !== undefined) {
-    scratchPoolBytes -= scratchBytes(set);
-    return set;
-  }
+function newScratch(columns: number, identity: number): ScratchSet {
   const make = (n: number): ColumnScratch[] => Array.from({ length: n }, () => columnScratch());
   return { columns: make(columns), identity: make(identity), fields: make(columns) };
-}
-
-function giveScratch(key: string, set: ScratchSet): void {
-  const bytes = scratchBytes(set);
-  const kept = SCRATCH_POOL.get(key) ?? [];
-  if (kept.length >= SCRATCH_PER_LAYOUT || scratchPoolBytes + bytes > SCRATCH_POOL_BYTES) return;
-  kept.push(set);
-  SCRATCH_POOL.set(key, kept);
-  scratchPoolBytes += bytes;
 }
 
 /** Where the rows of one plain stored participant sit: a pure function of its bytes. */
@@ -151,10 +128,67 @@ const SEEK_SCAN_ROWS = 512;
 const PROBES_MAX = 4096;
 
 /**
- * Layouts of opened participants, by family, schema fingerprint, object
- * digest and size: content-addressed, so an entry never goes stale; bounded.
+ * What one project's windowed reads keep between participants (a diff memo
+ * of `ProjectCaches`): the layouts found and the released scratch buffers.
  */
-const LAYOUTS = new BoundedCache<string, Layout>(16);
+export class WindowedMemo {
+  /**
+   * Layouts of opened participants, by family, schema fingerprint, object
+   * digest and size: content-addressed, so an entry never goes stale; bounded.
+   */
+  readonly layouts = new BoundedCache<string, Layout>(16);
+  /**
+   * Scratch sets released by finished merges (`WindowedParticipant.release`),
+   * handed to the next participant of the same layout: a 1M-row merge grows
+   * window buffers of tens of MB, and dropping them at its end left that much
+   * external garbage, collected inside whatever ran next (a display page, a
+   * jump). Only a released set is here, so no two live participants share one.
+   */
+  readonly #scratch = new Map<string, ScratchSet[]>();
+  #scratchBytes = 0;
+
+  static #make(): WindowedMemo {
+    return new WindowedMemo();
+  }
+
+  /** The project's memo (none for an endpoint without caches: bytes in memory). */
+  static of(caches: ProjectCaches): WindowedMemo;
+  static of(caches: ProjectCaches | undefined): WindowedMemo | undefined;
+  static of(caches: ProjectCaches | undefined): WindowedMemo | undefined {
+    return caches?.layer(WindowedMemo.#make);
+  }
+
+  /** A released scratch set of this layout, or a new one. */
+  takeScratch(key: string, columns: number, identity: number): ScratchSet {
+    const set = this.#scratch.get(key)?.pop();
+    if (set !== undefined) {
+      this.#scratchBytes -= scratchBytes(set);
+      return set;
+    }
+    return newScratch(columns, identity);
+  }
+
+  /** Keeps a released set for the next participant of its layout (bounded per layout and in bytes; else dropped). */
+  giveScratch(key: string, set: ScratchSet): void {
+    const bytes = scratchBytes(set);
+    const kept = this.#scratch.get(key) ?? [];
+    if (kept.length >= SCRATCH_PER_LAYOUT || this.#scratchBytes + bytes > SCRATCH_POOL_BYTES) return;
+    kept.push(set);
+    this.#scratch.set(key, kept);
+    this.#scratchBytes += bytes;
+  }
+
+  /** Bytes the released scratch sets hold now. */
+  get scratchBytes(): number {
+    return this.#scratchBytes;
+  }
+
+  clear(): void {
+    this.layouts.clear();
+    this.#scratch.clear();
+    this.#scratchBytes = 0;
+  }
+}
 
 /**
  * A stored Arrow participant read by row windows, straight from its
@@ -186,10 +220,14 @@ export class WindowedParticipant {
   readonly #scratchKey: string;
   readonly #adapter: DiffAdapter;
   readonly #probes: Map<number, Uint8Array>;
+  /** The caches of the project the participant was read from (undefined: bytes in memory, no memo). */
+  readonly caches: ProjectCaches | undefined;
+  readonly #memo: WindowedMemo | undefined;
 
   private constructor(
     adapter: DiffAdapter,
     source: ParticipantSource,
+    caches: ProjectCaches | undefined,
     schema: Schema,
     rows: number,
     columns: readonly ColumnPlace[],
@@ -197,6 +235,8 @@ export class WindowedParticipant {
     probes: Map<number, Uint8Array> = new Map(),
   ) {
     this.#adapter = adapter;
+    this.caches = caches;
+    this.#memo = WindowedMemo.of(caches);
     this.#probes = probes;
     this.#source = source;
     this.schema = schema;
@@ -204,7 +244,7 @@ export class WindowedParticipant {
     this.#columns = columns;
     this.#identityAt = identityAt;
     this.#scratchKey = `${adapter.family.key}:${columns.length}:${identityAt.length}`;
-    this.#scratchSet = takeScratch(this.#scratchKey, columns.length, identityAt.length);
+    this.#scratchSet = this.#memo === undefined ? newScratch(columns.length, identityAt.length) : this.#memo.takeScratch(this.#scratchKey, columns.length, identityAt.length);
   }
 
   get #scratch(): ScratchSet {
@@ -213,15 +253,15 @@ export class WindowedParticipant {
   }
 
   /**
-   * Hands this participant's window buffers to the next participant opened
-   * (bounded pool). Call only when no window, identity window or field
+   * Hands this participant's window buffers to the next participant of its
+   * project opened (bounded pool). Call only when no window, identity window or field
    * window it returned is used any more; it must not be read afterwards.
    */
   release(): void {
     const set = this.#scratchSet;
     if (set === null) return;
     this.#scratchSet = null;
-    giveScratch(this.#scratchKey, set);
+    this.#memo?.giveScratch(this.#scratchKey, set);
   }
 
   /** True when the identity is one 16-byte cell (a record UUID), so `seekAfter` applies. */
@@ -235,15 +275,18 @@ export class WindowedParticipant {
    *
    * With `contentSha256` (the digest `source` was verified against), the
    * layout found (footer, batch metadata, schema fingerprint) is remembered
-   * for that object, so opening it again reads nothing before the rows.
+   * for that object in the project's `caches`, so opening it again reads
+   * nothing before the rows; its scratch buffers come from (and go back to)
+   * the same project's pool.
    */
-  static open(adapter: DiffAdapter, source: ParticipantSource, contentSha256?: string): WindowedParticipant | null {
+  static open(adapter: DiffAdapter, source: ParticipantSource, contentSha256?: string, caches?: ProjectCaches): WindowedParticipant | null {
+    const layouts = WindowedMemo.of(caches)?.layouts;
     const key = contentSha256 === undefined ? undefined : `${adapter.family.key}:${adapter.family.schemaFingerprint}:${contentSha256}:${source.byteLength}`;
-    const known = key === undefined ? undefined : LAYOUTS.get(key);
-    if (known !== undefined) return new WindowedParticipant(adapter, source, known.schema, known.rows, known.columns, known.identityAt, known.probes);
+    const known = key === undefined ? undefined : layouts?.get(key);
+    if (known !== undefined) return new WindowedParticipant(adapter, source, caches, known.schema, known.rows, known.columns, known.identityAt, known.probes);
     try {
-      const w = WindowedParticipant.#open(adapter, source);
-      if (w !== null && key !== undefined) LAYOUTS.set(key, { schema: w.schema, rows: w.rows, columns: w.#columns, identityAt: w.#identityAt, probes: w.#probes });
+      const w = WindowedParticipant.#open(adapter, source, caches);
+      if (w !== null && key !== undefined) layouts?.set(key, { schema: w.schema, rows: w.rows, columns: w.#columns, identityAt: w.#identityAt, probes: w.#probes });
       return w;
     } catch {
       // A malformed file is judged by the full decoder, which names the problem.
@@ -251,7 +294,7 @@ export class WindowedParticipant {
     }
   }
 
-  static #open(adapter: DiffAdapter, source: ParticipantSource): WindowedParticipant | null {
+  static #open(adapter: DiffAdapter, source: ParticipantSource, caches: ProjectCaches | undefined): WindowedParticipant | null {
     if (adapter.encoding !== 'arrow') return null;
     const layout = singleBatchLayout(source, adapter.family.schemaFingerprint);
     if (layout === null) return null;
@@ -259,7 +302,7 @@ export class WindowedParticipant {
     const fields = schema.fields;
     const identityAt = adapter.identityFields.map((n) => fields.findIndex((f) => f.name === n));
     if (identityAt.some((k) => columns[k] === undefined || (columns[k] as ColumnPlace).nullCount !== 0 || (columns[k] as ColumnPlace).width < 0)) return null;
-    return new WindowedParticipant(adapter, source, schema, rows, columns, identityAt);
+    return new WindowedParticipant(adapter, source, caches, schema, rows, columns, identityAt);
   }
 
   /**
@@ -450,8 +493,8 @@ export function* collectWindowed(
   // With `ends`, only rows before them (a run whose identities both sides bound alike, from a record index).
   const na = Math.min(A?.rows ?? 0, ends?.a ?? Number.POSITIVE_INFINITY);
   const nb = Math.min(B?.rows ?? 0, ends?.b ?? Number.POSITIVE_INFINITY);
-  const sortedA = from === null || isKnownSorted(adapter, from.contentSha256);
-  const sortedB = to === null || isKnownSorted(adapter, to.contentSha256);
+  const sortedA = from === null || isKnownSorted(adapter, from.contentSha256, from.participant.caches);
+  const sortedB = to === null || isKnownSorted(adapter, to.contentSha256, to.participant.caches);
   const wholeRun = a0 === 0 && b0 === 0 && ends === undefined;
   const { first, max } = windows;
   let w = Number.isFinite(stopAt) ? first : max;
@@ -494,8 +537,8 @@ export function* collectWindowed(
     w = Math.min(max, w * 4);
   }
   if (wholeRun) {
-    if (from !== null) rememberSorted(adapter, from.contentSha256);
-    if (to !== null) rememberSorted(adapter, to.contentSha256);
+    if (from !== null) rememberSorted(adapter, from.contentSha256, from.participant.caches);
+    if (to !== null) rememberSorted(adapter, to.contentSha256, to.participant.caches);
   }
   return 'complete';
 }

@@ -121,7 +121,7 @@ function* recordSetOf(endpoint: DiffEndpoint, p: EndpointParticipant, adapters: 
   const source = yield* openSource(endpoint, p);
   let fp: string;
   try {
-    fp = yield* recordSetSteps(adapter, source, p.contentSha256);
+    fp = yield* recordSetSteps(adapter, source, p.contentSha256, undefined, endpoint.caches);
   } finally {
     source.close();
   }

@@ -8,6 +8,7 @@ import { microsIso } from '../contract/time';
 import { columnsOf, displayFieldsOf } from '../participants/index';
 import type { CellValue, Columns, DisplayFieldSpec, FieldSpec } from '../participants/index';
 import { readColumn } from '../participants/columns';
+import type { ProjectCaches } from '../project/index';
 import type { DiffAdapter } from './plan-adapters';
 import { KIND_MODIFIED, KIND_REMOVED } from './changes-list';
 import type { ChangeList } from './changes-list';
@@ -50,11 +51,39 @@ interface WholeSide {
 }
 
 /**
- * Whole participants decoded for display, by family and object digest.
+ * Whole participants one project decoded for display, by family and object
+ * digest (a diff memo of `ProjectCaches`).
  *
  * Content-addressed, so entries never go stale; bounded to a few objects.
  */
-const WHOLE_SIDES = new BoundedCache<string, WholeSide>(4);
+export class WholeSides {
+  readonly #sides = new BoundedCache<string, WholeSide>(4);
+
+  static #make(): WholeSides {
+    return new WholeSides();
+  }
+
+  /** The project's memo (none for an endpoint without caches: bytes in memory). */
+  static of(caches: ProjectCaches): WholeSides;
+  static of(caches: ProjectCaches | undefined): WholeSides | undefined;
+  static of(caches: ProjectCaches | undefined): WholeSides | undefined {
+    return caches?.layer(WholeSides.#make);
+  }
+
+  /** The side under `key`, decoded by `make` and kept when absent. */
+  getOrSet(key: string, make: () => WholeSide): WholeSide {
+    return this.#sides.getOrSet(key, make);
+  }
+
+  /** Sides held now. */
+  get size(): number {
+    return this.#sides.size;
+  }
+
+  clear(): void {
+    this.#sides.clear();
+  }
+}
 
 /** How many list rows one window read looks ahead (a display page is 100 rows). */
 const PREFETCH_ROWS = 128;
@@ -85,6 +114,8 @@ class SideLookup {
   #source: ParticipantSource | undefined;
   #windowed: WindowedParticipant | null | undefined;
   #window: RowWindow | null = null;
+  /** The decoded side when the endpoint has no project caches to keep it in. */
+  #wholeSide: WholeSide | undefined;
 
   constructor(adapter: DiffAdapter, endpoint: DiffEndpoint, entry: EndpointParticipant) {
     this.#adapter = adapter;
@@ -102,17 +133,22 @@ class SideLookup {
     this.#windowed = null;
     if (this.#uuidIdentity && this.#endpoint.openParticipant !== undefined) {
       this.#source = this.#endpoint.openParticipant(this.#entry);
-      this.#windowed = WindowedParticipant.open(this.#adapter, this.#source, this.#entry.contentSha256);
+      this.#windowed = WindowedParticipant.open(this.#adapter, this.#source, this.#entry.contentSha256, this.#endpoint.caches);
     }
     return this.#windowed;
   }
 
   #whole(): WholeSide {
     const key = `${this.#adapter.family.key}:${this.#entry.contentSha256}`;
-    return WHOLE_SIDES.getOrSet(key, () => {
-      const side = prepareSide(this.#adapter, this.#adapter.decode(this.#endpoint.readParticipantBytes(this.#entry)), this.#entry.contentSha256);
+    const caches = this.#endpoint.caches;
+    const decode = (): WholeSide => {
+      const side = prepareSide(this.#adapter, this.#adapter.decode(this.#endpoint.readParticipantBytes(this.#entry)), this.#entry.contentSha256, caches);
       return { side, columns: columnsOf(this.#adapter.family, side.table), index: undefined };
-    });
+    };
+    const memo = WholeSides.of(caches);
+    if (memo !== undefined) return memo.getOrSet(key, decode);
+    this.#wholeSide ??= decode();
+    return this.#wholeSide;
   }
 
   #indexOf(w: WholeSide): Map<string, number> {

@@ -150,7 +150,7 @@ function sideIn(adapters: readonly DiffAdapter[], adapter: DiffAdapter, e: DiffE
   const entry = entryIn(adapters, adapter, e);
   if (entry === undefined) return null;
   checkCancelled(signal, 'participant');
-  return prepareSide(adapter, adapter.decode(e.readParticipantBytes(entry)), entry.contentSha256);
+  return prepareSide(adapter, adapter.decode(e.readParticipantBytes(entry)), entry.contentSha256, e.caches);
 }
 
 /**
@@ -167,7 +167,7 @@ function rowByUuid(adapters: readonly DiffAdapter[], adapter: DiffAdapter, e: Di
   checkCancelled(signal, 'participant');
   const source = e.openParticipant(entry);
   try {
-    const w = WindowedParticipant.open(adapter, source);
+    const w = WindowedParticipant.open(adapter, source, undefined, e.caches);
     if (w === null) return undefined;
     const at = w.seekAfter(uuid) - 1;
     const hit = at >= 0 && Buffer.compare(w.identityBytes(at, at + 1), uuid) === 0;

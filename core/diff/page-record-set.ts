@@ -5,6 +5,7 @@ import type { Hash } from 'node:crypto';
 import type { Table } from 'apache-arrow';
 import { fingerprintHeader, fromHex, recordFingerprints, sha256Hex, toHex } from '../canonical/index';
 import { canonicalizeParticipant } from '../participants/index';
+import type { ProjectCaches } from '../project/index';
 import type { DiffAdapter } from './plan-adapters';
 import { objectCacheKey } from './changes-cache';
 import type { ChangeCache } from './changes-cache';
@@ -38,8 +39,8 @@ import { WindowedParticipant } from './merge-windowed';
  * manifest's `content_sha256`) is the physical digest; it is never shown as
  * the summary's content identity.
  */
-export function recordSetFingerprint(adapter: DiffAdapter, table: Table, contentSha256?: string, windowRows = RECORD_SET_WINDOW_ROWS): string {
-  const records = inIdentityOrder(adapter, table, contentSha256) ? table : canonicalizeParticipant(adapter.family, table);
+export function recordSetFingerprint(adapter: DiffAdapter, table: Table, contentSha256?: string, windowRows = RECORD_SET_WINDOW_ROWS, caches?: ProjectCaches): string {
+  const records = inIdentityOrder(adapter, table, contentSha256, caches) ? table : canonicalizeParticipant(adapter.family, table);
   const h = recordSetHash(adapter, records.numRows);
   for (let start = 0; start < records.numRows; start += windowRows) {
     h.update(recordFingerprints(records.slice(start, Math.min(records.numRows, start + windowRows)), adapter.recordFingerprintDomain));
@@ -67,8 +68,14 @@ function recordSetHash(adapter: DiffAdapter, records: number): Hash {
  * other layout, or one found out of order, is decoded whole and
  * re-canonicalized, with the same result.
  */
-export function* recordSetSteps(adapter: DiffAdapter, source: ParticipantSource, contentSha256: string, windowRows = RECORD_SET_WINDOW_ROWS): DiffSteps<string> {
-  const w = WindowedParticipant.open(adapter, source, contentSha256);
+export function* recordSetSteps(
+  adapter: DiffAdapter,
+  source: ParticipantSource,
+  contentSha256: string,
+  windowRows = RECORD_SET_WINDOW_ROWS,
+  caches?: ProjectCaches,
+): DiffSteps<string> {
+  const w = WindowedParticipant.open(adapter, source, contentSha256, caches);
   if (w !== null) {
     try {
       const h = recordSetHash(adapter, w.rows);
@@ -87,7 +94,7 @@ export function* recordSetSteps(adapter: DiffAdapter, source: ParticipantSource,
   }
   const table = adapter.decode(source.read(0, source.byteLength));
   yield PAUSE;
-  return recordSetFingerprint(adapter, table, contentSha256, windowRows);
+  return recordSetFingerprint(adapter, table, contentSha256, windowRows, caches);
 }
 
 /** Records fingerprinted at once (a window's fingerprints are 32 bytes per record). */

@@ -2,7 +2,7 @@
 // their bytes (whole, ranged or cooperative).
 import { parseUuid, sha256, uuidV8 } from '../canonical/index';
 import { GfError } from '../errors';
-import type { ManifestParticipant, VerifiedObject } from '../project/index';
+import type { ManifestParticipant, ProjectCaches, VerifiedObject } from '../project/index';
 import { CURRENT_ENDPOINT_DOMAIN } from './arrow-schemas';
 
 /** The manifest facts the diff needs about one participant (a `ManifestParticipant` satisfies it). */
@@ -43,6 +43,14 @@ export interface DiffEndpoint {
   readonly manifestSha256: string;
   /** The generation's participants, as its manifest lists them. */
   readonly participants: readonly EndpointParticipant[];
+  /**
+   * The caches of the project the endpoint is pinned in (optional): what the
+   * diff learns about its objects (layouts, identity order, decoded sides,
+   * scratch buffers) is kept there, so it lasts as long as the project is
+   * open and is never shared with another. An endpoint without (bytes in
+   * memory) is read without memos.
+   */
+  readonly caches?: ProjectCaches;
   /** The exact stored bytes of one of `participants`, verified against `contentSha256`. */
   readParticipantBytes(entry: EndpointParticipant): Uint8Array;
   /**

@@ -6,7 +6,7 @@ import type { OperationRequest } from '../contract/operations';
 import type { DiffStatResult } from '../contract/diff';
 import { GfError } from '../errors';
 import { openObjectVerified, openObjectVerifiedAsync, readObjectVerifiedAsync } from '../project/index';
-import type { Lease } from '../project/index';
+import type { Lease, Project } from '../project/index';
 import { CURRENT_SELECTOR } from './arrow-schemas';
 import type { DiffScope } from './arrow-schemas';
 import { DiskChangeCache } from './changes-cache';
@@ -25,6 +25,9 @@ import { recordChangeOf } from './page-record-inspector';
 import type { RecordChangeRequest, RecordChangeResult } from './page-record-inspector';
 import { loadTokenSecret } from './token-secret';
 import { checkCancelled } from './steps';
+
+/** What the shell reads of the project an endpoint is pinned in: where its objects are, and its caches. */
+type ProjectRef = Pick<Project, 'root' | 'caches'>;
 
 /** A parsed `checkpoints.diff` request (the contract's schema has judged every field) and its cancellation. */
 export type DiffCheckpointsRequest = Omit<OperationRequest<'checkpoints.diff'>, 'project' | 'operation_id'> & { readonly signal?: AbortSignal };
@@ -143,15 +146,16 @@ function currentEndpointOf(lease: Lease): LeasedEndpoint {
 }
 
 /**
- * Adds the cooperative and ranged reads to a pinned endpoint of `root`:
- * the entry must be one of the endpoint's own participants (same family
- * and content digest, `GF_VALIDATION` otherwise), and its object is
- * verified against its name in chunks with `pause` between them
- * (`readObjectVerifiedAsync` / `openObjectVerifiedAsync`, which honour the
- * per-process verified-object memo) before any byte of it is used. The
- * endpoint's lease is held by the caller for the whole call.
+ * Adds the project's caches and the cooperative and ranged reads to a
+ * pinned endpoint of `project`: the entry must be one of the endpoint's own
+ * participants (same family and content digest, `GF_VALIDATION`
+ * otherwise), and its object is verified against its name in chunks with
+ * `pause` between them (`readObjectVerifiedAsync` / `openObjectVerifiedAsync`,
+ * which honour the project's verified-object memo) before any byte of it is
+ * used. The endpoint's lease is held by the caller for the whole call.
  */
-function withCooperativeReads(root: string, e: LeasedEndpoint): LeasedEndpoint {
+function withCooperativeReads(project: ProjectRef, e: LeasedEndpoint): LeasedEndpoint {
+  const { root, caches } = project;
   const own = (entry: EndpointParticipant): EndpointParticipant => {
     const p = e.participants.find((x) => x.capabilityId === entry.capabilityId && x.recordFamilyId === entry.recordFamilyId);
     if (p === undefined || p.contentSha256 !== entry.contentSha256) {
@@ -164,10 +168,11 @@ function withCooperativeReads(root: string, e: LeasedEndpoint): LeasedEndpoint {
     generationUuid: e.generationUuid,
     manifestSha256: e.manifestSha256,
     participants: e.participants,
+    caches,
     readParticipantBytes: (entry) => e.readParticipantBytes(entry),
-    readParticipantBytesAsync: (entry, pause) => readObjectVerifiedAsync(root, own(entry), pause),
-    openParticipant: (entry) => openObjectVerified(root, own(entry)),
-    openParticipantAsync: (entry, pause) => openObjectVerifiedAsync(root, own(entry), pause),
+    readParticipantBytesAsync: (entry, pause) => readObjectVerifiedAsync(root, own(entry), caches.verifiedObjects, pause),
+    openParticipant: (entry) => openObjectVerified(root, own(entry), caches.verifiedObjects),
+    openParticipantAsync: (entry, pause) => openObjectVerifiedAsync(root, own(entry), caches.verifiedObjects, pause),
     release: () => e.release(),
   };
 }
@@ -184,7 +189,7 @@ export function checkpointsResolver(checkpoints: Checkpoints): EndpointResolver 
   return {
     open: (selector: DiffSelector): LeasedEndpoint =>
       withCooperativeReads(
-        checkpoints.project.root,
+        checkpoints.project,
         selector === CURRENT_SELECTOR ? currentEndpointOf(checkpoints.project.lease()) : checkpoints.openCheckpoint(selector.name),
       ),
   };
@@ -196,9 +201,9 @@ export function checkpointsResolver(checkpoints: Checkpoints): EndpointResolver 
  * them instead of opening the checkpoint again, and never releases them
  * (their holder does). Any other selector is a programming error.
  */
-export function heldResolver(root: string, current: Lease, named: DiffEndpoint & { readonly name: string }): EndpointResolver {
+export function heldResolver(project: ProjectRef, current: Lease, named: DiffEndpoint & { readonly name: string }): EndpointResolver {
   const held = (e: DiffEndpoint): LeasedEndpoint =>
-    withCooperativeReads(root, {
+    withCooperativeReads(project, {
       checkpointUuid: e.checkpointUuid,
       generationUuid: e.generationUuid,
       manifestSha256: e.manifestSha256,

@@ -8,7 +8,7 @@ import { encodeCurrent, manifestDigest } from './formats';
 import { listJournals, readJournal } from './journal';
 import { CURRENT_TMP_PREFIX, LAYOUT, isObjectName, leasePlace, manifestPlace, objectPlace, place } from './layout';
 import type { ManifestParticipant } from './formats';
-import { forgetVerifiedObjects } from './verified-objects';
+import { ProjectCaches } from './project-caches';
 import { loadManifest, publishedEvidence, readCurrent, readManifestBytes, readObjectVerified } from './lease';
 import { recoverLocked } from './recovery';
 import { tryExclusive } from './sqlite-lock';
@@ -125,7 +125,7 @@ export function permissionAnomalies(root: string): Anomaly[] {
  * no object now (`objectsRemovable` false: then they are reported, kept). An
  * object named by any manifest present, retained or not, is not an orphan.
  */
-function orphanedObjects(root: string, objectsRemovable: boolean, doomed: ReadonlySet<string>): Anomaly[] {
+function orphanedObjects(root: string, objectsRemovable: boolean, doomed: ReadonlySet<string>, caches: ProjectCaches): Anomaly[] {
   const named = new Set<string>();
   const namedByLeftovers = new Set<string>();
   const gens = place(root, LAYOUT.generations);
@@ -133,7 +133,7 @@ function orphanedObjects(root: string, objectsRemovable: boolean, doomed: Readon
     if (!ent.isDirectory() || !isCanonicalUuid(ent.name)) continue;
     const into = doomed.has(ent.name) ? namedByLeftovers : named;
     try {
-      for (const p of loadManifest(root, ent.name, readManifestBytes(root, ent.name)).participants) into.add(p.contentSha256);
+      for (const p of loadManifest(root, ent.name, readManifestBytes(root, ent.name), caches.manifests).participants) into.add(p.contentSha256);
     } catch {
       // A generation without a valid manifest names nothing cleanup keeps (it is reported itself).
     }
@@ -209,8 +209,7 @@ function fileTypeAnomalies(root: string): Anomaly[] {
  * object or one flipped byte is what create, publish and revert would trip on.
  * Each object is reported once (generations share objects).
  */
-function objectIntegrityAnomalies(root: string): Anomaly[] {
-  forgetVerifiedObjects(); // re-hash every byte now, even objects this process verified before
+function objectIntegrityAnomalies(root: string, caches: ProjectCaches): Anomaly[] {
   const out: Anomaly[] = [];
   const seen = new Set<string>();
   const gens = place(root, LAYOUT.generations);
@@ -218,7 +217,7 @@ function objectIntegrityAnomalies(root: string): Anomaly[] {
     if (!ent.isDirectory() || !isCanonicalUuid(ent.name)) continue;
     let participants: readonly ManifestParticipant[];
     try {
-      participants = loadManifest(root, ent.name, readManifestBytes(root, ent.name)).participants;
+      participants = loadManifest(root, ent.name, readManifestBytes(root, ent.name), caches.manifests).participants;
     } catch {
       continue; // reported by the manifest check
     }
@@ -226,7 +225,7 @@ function objectIntegrityAnomalies(root: string): Anomaly[] {
       if (seen.has(p.contentSha256)) continue;
       seen.add(p.contentSha256);
       try {
-        readObjectVerified(root, p);
+        readObjectVerified(root, p, caches.verifiedObjects);
       } catch (e) {
         out.push(
           finding(
@@ -258,7 +257,7 @@ function retention(root: string, opts: DoctorOptions): { readonly pins?: Retenti
  * elsewhere) or the decision itself fails (a damaged manifest of CURRENT:
  * reported elsewhere).
  */
-function cleanupPlan(root: string, opts: DoctorOptions): CleanupPlan | undefined {
+function cleanupPlan(root: string, opts: DoctorOptions, caches: ProjectCaches): CleanupPlan | undefined {
   const lock = place(root, LAYOUT.writerLock);
   if (!accessible(lock.abs, fs.constants.R_OK | fs.constants.W_OK)) return undefined;
   let a: ReturnType<typeof tryExclusive>;
@@ -269,7 +268,7 @@ function cleanupPlan(root: string, opts: DoctorOptions): CleanupPlan | undefined
   }
   if (a.kind !== 'held') return undefined;
   try {
-    return planCleanup(root, { ...retention(root, opts), onlyUnpublished: true });
+    return planCleanup(root, { ...retention(root, opts), onlyUnpublished: true, manifests: caches.manifests });
   } catch {
     return undefined;
   } finally {
@@ -299,6 +298,8 @@ function lineageAnomalies(root: string, current: ReturnType<typeof readCurrent>)
  * log's torn tail), each with its path and a safe remedy.
  */
 export function diagnoseProject(root: string, opts: DoctorOptions = {}): Anomaly[] {
+  // The diagnosis's own caches: every object is hashed now, even one an open project verified before.
+  const caches = new ProjectCaches();
   const out: Anomaly[] = permissionAnomalies(root);
   // With a directory gf cannot list, the layout checks below cannot run: the permission report is the finding.
   if (out.some((a) => a.problem.includes('cannot list'))) return out;
@@ -330,7 +331,7 @@ export function diagnoseProject(root: string, opts: DoctorOptions = {}): Anomaly
   }
   const policyTmp = `${LAYOUT.history}/${RETENTION_POLICY_TMP}`;
   if (fs.lstatSync(place(root, policyTmp).abs, { throwIfNoEntry: false })?.isFile() === true) out.push(leftover('temp_file', policyTmp, 'leftover retention policy temp file', RECOVERY));
-  const plan = currentRead && current !== null ? cleanupPlan(root, opts) : undefined;
+  const plan = currentRead && current !== null ? cleanupPlan(root, opts, caches) : undefined;
   const doomed = new Set<string>();
   for (const g of plan?.generations ?? []) {
     if (g.reason === 'retired') continue;
@@ -352,7 +353,7 @@ export function diagnoseProject(root: string, opts: DoctorOptions = {}): Anomaly
       continue;
     }
     try {
-      loadManifest(root, ent.name, readManifestBytes(root, ent.name));
+      loadManifest(root, ent.name, readManifestBytes(root, ent.name), caches.manifests);
     } catch {
       if (current?.generationUuid !== ent.name) {
         out.push(
@@ -365,8 +366,8 @@ export function diagnoseProject(root: string, opts: DoctorOptions = {}): Anomaly
   }
   out.push(...fileTypeAnomalies(root));
   const reported = new Set(out.map((a) => a.path));
-  out.push(...objectIntegrityAnomalies(root).filter((a) => !reported.has(a.path))); // an unreadable object is already a permission finding
-  out.push(...orphanedObjects(root, plan !== undefined && !plan.objectsSkipped, doomed));
+  out.push(...objectIntegrityAnomalies(root, caches).filter((a) => !reported.has(a.path))); // an unreadable object is already a permission finding
+  out.push(...orphanedObjects(root, plan !== undefined && !plan.objectsSkipped, doomed, caches));
   if (!reported.has(LAYOUT.lineage)) out.push(...lineageAnomalies(root, currentRead ? current : null));
   const trash = place(root, LAYOUT.trash);
   for (const ent of listDir(trash.abs, trash.rel)) {
@@ -407,6 +408,7 @@ export function diagnoseProject(root: string, opts: DoctorOptions = {}): Anomaly
  * last under the same lock, with a proof of it (the caller's registry recovery and derived-cache sweep).
  */
 export function repairProject(root: string, opts: DoctorOptions & { readonly alsoLocked?: (writer: WriterLockProof) => void } = {}): { readonly rebuiltCurrent: string | null } {
+  const caches = new ProjectCaches(); // a repair verifies afresh: nothing it reads is taken from an open project's memos
   const lock = place(root, LAYOUT.writerLock);
   const a = tryExclusive(lock.abs, lock.rel);
   if (a.kind !== 'held') throw new GfError('GF_WRITER_BUSY', 'another writer holds the project', {}, false);
@@ -419,9 +421,9 @@ export function repairProject(root: string, opts: DoctorOptions & { readonly als
       missing = isGfError(e) && e.details['evidence'] !== undefined && publishedEvidence(root) !== undefined;
       if (!missing) throw e;
     }
-    if (missing) rebuilt = rebuildCurrent(root);
+    if (missing) rebuilt = rebuildCurrent(root, caches);
     recoverLocked(root);
-    cleanupLocked(root, { ...retention(root, opts), scope: 'full', onlyUnpublished: true });
+    cleanupLocked(root, { ...retention(root, opts), scope: 'full', onlyUnpublished: true, manifests: caches.manifests });
     if (opts.alsoLocked !== undefined) {
       const { proof, revoke } = issueWriterProof(root);
       try {
@@ -436,7 +438,7 @@ export function repairProject(root: string, opts: DoctorOptions & { readonly als
   }
 }
 
-function rebuildCurrent(root: string): string {
+function rebuildCurrent(root: string, caches: ProjectCaches): string {
   const published = new Set<string>();
   const js = listJournals(root);
   for (const txn of js.transactions) {
@@ -447,8 +449,8 @@ function rebuildCurrent(root: string): string {
   for (const uuid of published) {
     try {
       const bytes = readManifestBytes(root, uuid);
-      const m = loadManifest(root, uuid, bytes);
-      for (const p of m.participants) readObjectVerified(root, p);
+      const m = loadManifest(root, uuid, bytes, caches.manifests);
+      for (const p of m.participants) readObjectVerified(root, p, caches.verifiedObjects);
       verified.set(uuid, { parent: m.parentGenerationUuid, digest: manifestDigest(bytes) });
     } catch {
       // Not verifiable: never a candidate.

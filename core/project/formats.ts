@@ -209,55 +209,86 @@ const ManifestSchema = z.strictObject({
  *
  * Also refuses duplicate families and a capability list that does not match
  * the participants, so a manifest that parses is internally consistent.
+ * `ManifestMemo.parse` is the same, remembered by digest.
  */
 export function parseManifest(bytes: Uint8Array, rel: string): Manifest {
-  // Parsing is a pure function of the bytes: a manifest already accepted is recognized by its digest.
-  const digest = manifestDigest(bytes);
-  const known = parsedManifests.get(digest);
-  if (known !== undefined) {
-    parsedManifests.setNewest(digest, known);
-    return known;
-  }
-  const m = parseManifestUncached(bytes, rel);
-  parsedManifests.set(digest, m);
-  return m;
+  return parseManifestUncached(bytes, rel);
 }
 
-/** Manifests accepted in this process, by the SHA-256 of their exact bytes (bounded, least recently used out first). */
+/** Manifests an open project remembers, by the SHA-256 of their exact bytes (bounded, least recently used out first). */
 const PARSED_MANIFESTS_MAX = 64;
-const parsedManifests = new BoundedCache<string, Manifest>(PARSED_MANIFESTS_MAX);
 
 /**
- * Records a manifest the writer just encoded (`digest` is over `encodeManifest(m)`).
+ * Manifests one open project accepted, by the SHA-256 of their exact bytes
+ * (`ProjectCaches.manifests`).
  *
- * Publication builds the manifest, encodes, writes and re-reads it; the
- * cleanup and the next publication then find it parsed. Only for bytes that
- * are `encodeManifest(m)` exactly: that is the canonical form `parseManifest`
- * would accept and return as `m`.
+ * Parsing is a pure function of the bytes, so a manifest already accepted is
+ * recognized by its digest and never goes stale; bounded, least recently
+ * used forgotten first.
  */
-export function rememberManifest(digest: string, m: Manifest): void {
-  if (parsedManifests.has(digest)) return;
-  // The shape `parseManifest` returns: canonical order, exactly the manifest's fields.
-  parsedManifests.set(digest, {
-    generationUuid: m.generationUuid,
-    parentGenerationUuid: m.parentGenerationUuid,
-    transactionUuid: m.transactionUuid,
-    capabilities: [...m.capabilities]
-      .sort((a, b) => compareCodePoints(a.capabilityId, b.capabilityId))
-      .map((c) => ({ capabilityId: c.capabilityId, capabilityVersion: c.capabilityVersion })),
-    participants: [...m.participants].sort(compareParticipants).map((p) => ({
-      capabilityId: p.capabilityId,
-      capabilityVersion: p.capabilityVersion,
-      recordFamilyId: p.recordFamilyId,
-      recordVersion: p.recordVersion,
-      relativePath: p.relativePath,
-      encoding: p.encoding,
-      byteLength: p.byteLength,
-      rowCount: p.rowCount,
-      schemaFingerprint: p.schemaFingerprint,
-      contentSha256: p.contentSha256,
-    })),
-  });
+export class ManifestMemo {
+  readonly #parsed = new BoundedCache<string, Manifest>(PARSED_MANIFESTS_MAX);
+
+  /** `parseManifest`, answered from the memo when these exact bytes were accepted before. */
+  parse(bytes: Uint8Array, rel: string): Manifest {
+    const digest = manifestDigest(bytes);
+    const known = this.#parsed.get(digest);
+    if (known !== undefined) {
+      this.#parsed.setNewest(digest, known);
+      return known;
+    }
+    const m = parseManifestUncached(bytes, rel);
+    this.#parsed.set(digest, m);
+    return m;
+  }
+
+  /**
+   * Records a manifest the writer just encoded (`digest` is over `encodeManifest(m)`).
+   *
+   * Publication builds the manifest, encodes, writes and re-reads it; the
+   * cleanup and the next publication then find it parsed. Only for bytes that
+   * are `encodeManifest(m)` exactly: that is the canonical form `parseManifest`
+   * would accept and return as `m`.
+   */
+  remember(digest: string, m: Manifest): void {
+    if (this.#parsed.has(digest)) return;
+    // The shape `parseManifest` returns: canonical order, exactly the manifest's fields.
+    this.#parsed.set(digest, {
+      generationUuid: m.generationUuid,
+      parentGenerationUuid: m.parentGenerationUuid,
+      transactionUuid: m.transactionUuid,
+      capabilities: [...m.capabilities]
+        .sort((a, b) => compareCodePoints(a.capabilityId, b.capabilityId))
+        .map((c) => ({ capabilityId: c.capabilityId, capabilityVersion: c.capabilityVersion })),
+      participants: [...m.participants].sort(compareParticipants).map((p) => ({
+        capabilityId: p.capabilityId,
+        capabilityVersion: p.capabilityVersion,
+        recordFamilyId: p.recordFamilyId,
+        recordVersion: p.recordVersion,
+        relativePath: p.relativePath,
+        encoding: p.encoding,
+        byteLength: p.byteLength,
+        rowCount: p.rowCount,
+        schemaFingerprint: p.schemaFingerprint,
+        contentSha256: p.contentSha256,
+      })),
+    });
+  }
+
+  /** True when the manifest of this digest is remembered. */
+  has(digest: string): boolean {
+    return this.#parsed.has(digest);
+  }
+
+  /** Manifests held now. */
+  get size(): number {
+    return this.#parsed.size;
+  }
+
+  /** Forgets every manifest (the project closed). */
+  clear(): void {
+    this.#parsed.clear();
+  }
 }
 
 function parseManifestUncached(bytes: Uint8Array, rel: string): Manifest {

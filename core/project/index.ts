@@ -3,18 +3,17 @@
 export { createProject, openProject, Project } from './project';
 export type { ProjectOptions, Writer, WriterOptions } from './project';
 export { Lease } from './lease';
+export { ProjectCaches } from './project-caches';
+export type { LayerCache } from './project-caches';
 export {
   VERIFY_CHUNK_BYTES,
-  adoptVerifiedIdentity,
-  forgetVerifiedObjects,
-  isVerifiedObject,
+  VerifiedObjectMemo,
   openObjectVerified,
   openObjectVerifiedAsync,
   racyWholeReadsForTesting,
   readObjectVerified,
   readObjectVerifiedAsync,
   verifiedBytes,
-  verifiedIdentityOf,
 } from './verified-objects';
 export type { OpenVerifiedOptions, VerifiedObject } from './verified-objects';
 export type { FamilyDescriptor, ParticipantCatalog, SnapshotTables } from './catalog';
@@ -33,6 +32,7 @@ export {
   encodeManifest,
   manifestEntryJson,
   parseManifest,
+  ManifestMemo,
   manifestDigest,
   familyKeyOf,
 } from './formats';

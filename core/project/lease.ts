@@ -6,6 +6,8 @@ import fs from 'node:fs';
 import { checkDir, corrupt, listDir, readFileNoFollow } from './durable-fs';
 import { listJournals, readJournal } from './journal';
 import { CURRENT_MAX_BYTES, MANIFEST_MAX_BYTES, familyKeyOf, manifestDigest, parseCurrent, parseManifest } from './formats';
+import type { ManifestMemo } from './formats';
+import type { ProjectCaches } from './project-caches';
 import type { CurrentPointer, Manifest, ManifestParticipant } from './formats';
 import { LAYOUT, generationDir, journalPlace, leasePlace, manifestPlace, place } from './layout';
 import { tryShared } from './sqlite-lock';
@@ -76,10 +78,10 @@ export function readManifestBytes(root: string, generationUuid: string): Uint8Ar
   return bytes;
 }
 
-/** Parses a manifest and checks it names the generation it was read from. */
-export function loadManifest(root: string, generationUuid: string, bytes: Uint8Array): Manifest {
+/** Parses a manifest (through the project's `memo`, when given) and checks it names the generation it was read from. */
+export function loadManifest(root: string, generationUuid: string, bytes: Uint8Array, memo: ManifestMemo | undefined): Manifest {
   const rel = manifestPlace(root, generationUuid).rel;
-  const m = parseManifest(bytes, rel);
+  const m = memo === undefined ? parseManifest(bytes, rel) : memo.parse(bytes, rel);
   if (m.generationUuid !== generationUuid) throw corrupt('manifest names another generation', rel);
   return m;
 }
@@ -103,14 +105,17 @@ export class Lease<T = unknown> {
   readonly manifest: Manifest;
   /** The exact manifest bytes. */
   readonly manifestBytes: Uint8Array;
+  /** The caches of the project the lease was taken from (its objects are verified through them). */
+  readonly caches: ProjectCaches;
   readonly #root: string;
   readonly #catalog: ParticipantCatalog<T> | undefined;
   #lock: HeldLock | undefined;
 
   /** @internal Built by `acquireLease`; not constructed by callers. */
-  constructor(root: string, catalog: ParticipantCatalog<T> | undefined, manifestBytes: Uint8Array, manifest: Manifest, lock: HeldLock) {
+  constructor(root: string, catalog: ParticipantCatalog<T> | undefined, caches: ProjectCaches, manifestBytes: Uint8Array, manifest: Manifest, lock: HeldLock) {
     this.#root = root;
     this.#catalog = catalog;
+    this.caches = caches;
     this.manifestBytes = manifestBytes;
     this.manifest = manifest;
     this.generationUuid = manifest.generationUuid;
@@ -142,7 +147,7 @@ export class Lease<T = unknown> {
         throw new GfError('GF_VALIDATION', 'participant is not part of this generation', { generation_uuid: this.generationUuid });
       }
     }
-    return readObjectVerified(this.#root, entry);
+    return readObjectVerified(this.#root, entry, this.caches.verifiedObjects);
   }
 
   /**
@@ -164,7 +169,7 @@ export class Lease<T = unknown> {
     this.#live();
     const keys = familyKeys === undefined ? undefined : new Set(familyKeys);
     for (const p of this.manifest.participants) {
-      if (keys === undefined || keys.has(familyKeyOf(p))) readObjectVerified(this.#root, p);
+      if (keys === undefined || keys.has(familyKeyOf(p))) readObjectVerified(this.#root, p, this.caches.verifiedObjects);
     }
   }
 
@@ -208,6 +213,7 @@ export function tryLeaseGeneration<T>(
   catalog: ParticipantCatalog<T> | undefined,
   generationUuid: string,
   expectedSha256: string | undefined,
+  caches: ProjectCaches,
 ): Lease<T> | 'gone' {
   const dir = generationDir(root, generationUuid);
   if (!checkDir(dir.abs, dir.rel)) return 'gone';
@@ -223,8 +229,8 @@ export function tryLeaseGeneration<T>(
     if (expectedSha256 !== undefined && manifestDigest(bytes) !== expectedSha256) {
       throw corrupt('manifest digest does not match', manifestPlace(root, generationUuid).rel);
     }
-    const m = loadManifest(root, generationUuid, bytes);
-    return new Lease(root, catalog, bytes, m, attempt.lock);
+    const m = loadManifest(root, generationUuid, bytes, caches.manifests);
+    return new Lease(root, catalog, caches, bytes, m, attempt.lock);
   } catch (e) {
     attempt.lock.release();
     throw e;
@@ -240,13 +246,13 @@ const LEASE_ATTEMPTS = 16;
  * A malformed CURRENT, a missing current generation or a digest mismatch is
  * `GF_PROJECT_CORRUPT`: never a fallback to another generation.
  */
-export function leaseCurrent<T>(root: string, catalog: ParticipantCatalog<T> | undefined): Lease<T> {
+export function leaseCurrent<T>(root: string, catalog: ParticipantCatalog<T> | undefined, caches: ProjectCaches): Lease<T> {
   for (let i = 0; i < LEASE_ATTEMPTS; i++) {
     const cur = readCurrent(root);
     if (cur === null) throw new GfError('GF_PROJECT_UNINITIALIZED', 'the project has no published generation', {});
     let got: Lease<T> | 'gone';
     try {
-      got = tryLeaseGeneration(root, catalog, cur.generationUuid, cur.manifestSha256);
+      got = tryLeaseGeneration(root, catalog, cur.generationUuid, cur.manifestSha256, caches);
     } catch (e) {
       const again = readCurrent(root);
       if (again !== null && again.generationUuid !== cur.generationUuid) continue;

@@ -387,7 +387,7 @@ export function repairLineageLocked(root: string, cur: CurrentPointer | null, me
   for (const j of missing) {
     const manifestBytes = readManifestBytes(root, j.generationUuid);
     const digest = sha256Hex(manifestBytes);
-    loadManifest(root, j.generationUuid, manifestBytes);
+    loadManifest(root, j.generationUuid, manifestBytes, undefined); // checked once while repairing, not remembered
     if (j.generationUuid === cur.generationUuid && digest !== cur.manifestSha256) throw corrupt('manifest digest does not match', p.rel);
     const line = encodeLineageLine(recordFrom(++seq, prev, j, digest, j.lineage as LineageIntent));
     lines.push(line);

@@ -21,7 +21,7 @@ export function leaseRecordedGeneration<T>(project: Project<T>, generationUuid: 
   if (!isCanonicalUuid(generationUuid) || !/^[0-9a-f]{64}$/.test(manifestSha256)) {
     throw new GfError('GF_VALIDATION', 'generation identity is not canonical', {});
   }
-  const got = tryLeaseGeneration(project.root, project.catalog, generationUuid, manifestSha256);
+  const got = tryLeaseGeneration(project.root, project.catalog, generationUuid, manifestSha256, project.caches);
   if (got === 'gone') throw new GfError('GF_PAGE_SNAPSHOT_GONE', 'the generation is no longer available', { generation_uuid: generationUuid });
   return got;
 }

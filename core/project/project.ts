@@ -24,6 +24,7 @@ import { readLineage } from './lineage';
 import type { LineageLog } from './lineage';
 import { readRetentionPolicy, writeRetentionPolicyLocked } from './retention-policy';
 import type { CleanupOptions, CleanupReport, CleanupScope, GenerationInfo, RetentionPins } from './retention';
+import { ProjectCaches } from './project-caches';
 import { createLockFile, tryExclusive } from './sqlite-lock';
 import type { HeldLock } from './sqlite-lock';
 import { issueWriterProof } from './writer-proof';
@@ -127,6 +128,13 @@ function verifyContainer(root: string): void {
 export class Project<T = unknown> {
   /** The project directory as given by the caller (never placed in errors). */
   readonly root: string;
+  /**
+   * What this project remembers between reads (parsed manifests, verified
+   * objects, the diff's and validation's memos), for as long as it is open:
+   * a `ProjectSession` clears it at close; a library user who drops the
+   * project drops it with it.
+   */
+  readonly caches = new ProjectCaches();
   readonly #opts: ProjectOptions<T>;
 
   /** @internal Use `openProject` or `createProject`. */
@@ -169,7 +177,7 @@ export class Project<T = unknown> {
     if (cur === null) return { current: null, ancestors: [], pinned: new Set() };
     return {
       current: cur.generationUuid,
-      ancestors: ancestorWindow(this.root, cur.generationUuid, this.retainAncestors),
+      ancestors: ancestorWindow(this.root, cur.generationUuid, this.retainAncestors, this.caches.manifests),
       pinned: this.#opts.pins?.pinnedGenerations() ?? new Set<string>(),
     };
   }
@@ -177,7 +185,7 @@ export class Project<T = unknown> {
   /** Unnamed generations one more publication would push out of the ancestor window (nearest first). */
   prunableAfterPublication(): string[] {
     const roots = this.retentionRoots();
-    return roots.current === null ? [] : prunableAfterPublication(this.root, roots.current, this.retainAncestors, roots.pinned);
+    return roots.current === null ? [] : prunableAfterPublication(this.root, roots.current, this.retainAncestors, roots.pinned, this.caches.manifests);
   }
 
   /**
@@ -238,7 +246,7 @@ export class Project<T = unknown> {
    * CURRENT, a missing generation or a digest mismatch is `GF_PROJECT_CORRUPT`.
    */
   lease(): Lease<T> {
-    return leaseCurrent(this.root, this.#opts.catalog);
+    return leaseCurrent(this.root, this.#opts.catalog, this.caches);
   }
 
   /**
@@ -277,7 +285,7 @@ export class Project<T = unknown> {
 
   /** Conservative cleanup under the writer lock. */
   async cleanup(opts: WriterOptions = {}): Promise<CleanupReport> {
-    return this.withWriter(() => cleanupLockedAsync(this.root, { retainAncestors: this.retainAncestors, pins: this.#opts.pins }), opts);
+    return this.withWriter(() => cleanupLockedAsync(this.root, { retainAncestors: this.retainAncestors, pins: this.#opts.pins, manifests: this.caches.manifests }), opts);
   }
 
   /**
@@ -300,7 +308,7 @@ export class Project<T = unknown> {
         if (out.length === 0) throw e;
         break;
       }
-      const m = loadManifest(this.root, uuid, bytes);
+      const m = loadManifest(this.root, uuid, bytes, this.caches.manifests);
       const digest = manifestDigest(bytes);
       if (out.length === 0 && digest !== cur.manifestSha256) throw corrupt('manifest digest does not match', `generations/${uuid}/manifest.json`);
       out.push({
@@ -326,7 +334,7 @@ export class Project<T = unknown> {
       if (!ent.isDirectory() || !isCanonicalUuid(ent.name)) continue;
       try {
         const bytes = readManifestBytes(this.root, ent.name);
-        const m = loadManifest(this.root, ent.name, bytes);
+        const m = loadManifest(this.root, ent.name, bytes, this.caches.manifests);
         out.push({
           generationUuid: ent.name,
           parentGenerationUuid: m.parentGenerationUuid,
@@ -370,12 +378,13 @@ export class Project<T = unknown> {
   #writer(lockProof: WriterLockProof): Writer<T> {
     const root = this.root;
     const opts = this.#opts;
-    const retention = (scope: CleanupScope): CleanupOptions => ({ retainAncestors: this.retainAncestors, pins: opts.pins, scope });
+    const caches = this.caches;
+    const retention = (scope: CleanupScope): CleanupOptions => ({ retainAncestors: this.retainAncestors, pins: opts.pins, scope, manifests: caches.manifests });
     const cleanup = (): CleanupReport => cleanupLocked(root, retention('full'));
     const context = (req: PublishRequest): PublishContext<T> => {
       const base = opts.catalog;
       if (base === undefined) throw new GfError('GF_VALIDATION', 'no participant catalog configured', {}, false);
-      return { root, catalog: req.wrapCatalog === undefined ? base : req.wrapCatalog(base), meter: opts.meter };
+      return { root, catalog: req.wrapCatalog === undefined ? base : req.wrapCatalog(base, caches), meter: opts.meter, caches };
     };
     return {
       lockProof,
@@ -386,7 +395,7 @@ export class Project<T = unknown> {
         if (!isCanonicalUuid(txn)) throw new GfError('GF_VALIDATION', 'transaction UUID is not canonical', {});
         return readJournal(root, txn);
       },
-      leaseCurrent: () => leaseCurrent(root, opts.catalog),
+      leaseCurrent: () => leaseCurrent(root, opts.catalog, caches),
       publish: (req) => {
         const r = publishLocked(context(req), req);
         let report: CleanupReport;

@@ -20,7 +20,7 @@ import {
 } from './durable-fs';
 import type { WriteMeter } from './durable-fs';
 import { failpoint } from './failpoints';
-import { MANIFEST_MAX_BYTES, capabilitiesOf, encodeCurrent, encodeManifest, familyKeyOf, manifestDigest, rememberManifest } from './formats';
+import { MANIFEST_MAX_BYTES, capabilitiesOf, encodeCurrent, encodeManifest, familyKeyOf, manifestDigest } from './formats';
 import type { JsonValue, LineageIntent, Manifest, ManifestParticipant } from './formats';
 import { appendLineageSteps, encodeLineageLine, lineageTail, participantsChanged, recordFrom } from './lineage';
 import { createWritten, flushDirs, runAsync, runSync, writeNewFileSteps } from './flush';
@@ -43,7 +43,8 @@ import type { Lease } from './lease';
 import { lockFileImage, tryExclusive } from './sqlite-lock';
 import { copyNewFileSteps, verifyObjectStreaming } from './put-file';
 import { openObjectVerified } from './verified-objects';
-import type { VerifiedObject } from './verified-objects';
+import type { VerifiedObject, VerifiedObjectMemo } from './verified-objects';
+import type { ProjectCaches } from './project-caches';
 import { ArrowFileRows } from '../canonical/arrow-file-rows';
 import { arrowFileMetadataBytes, verifyArrowFileStructureRanged } from '../canonical/arrow-ipc-verify';
 import type { RangedBytes } from '../canonical/arrow-ipc-verify';
@@ -82,10 +83,11 @@ export interface PublishRequest {
   readonly journalExtension?: JsonValue;
   /**
    * Wraps the project's catalog for this one publication (e.g. a validation
-   * memo keyed by content digests, as revert uses). The wrapper must delegate
-   * to the catalog it is given; the protocol's steps are unchanged.
+   * memo keyed by content digests, as revert uses; `caches` are the project's,
+   * where such a memo lives). The wrapper must delegate to the catalog it is
+   * given; the protocol's steps are unchanged.
    */
-  readonly wrapCatalog?: <T>(catalog: ParticipantCatalog<T>) => ParticipantCatalog<T>;
+  readonly wrapCatalog?: <T>(catalog: ParticipantCatalog<T>, caches: ProjectCaches) => ParticipantCatalog<T>;
   /** What the lineage log records besides the manifest (GENERATIONS.md "Lineage log"); defaults: no actor, sampled now. */
   readonly lineage?: PublishLineage;
 }
@@ -134,6 +136,8 @@ export interface PublishContext<T> {
   readonly root: string;
   readonly catalog: ParticipantCatalog<T>;
   readonly meter?: WriteMeter;
+  /** The project's caches: objects are verified and the new manifest remembered through them. */
+  readonly caches: ProjectCaches;
 }
 
 function notCommitted(e: unknown): GfError {
@@ -169,10 +173,19 @@ interface Staged<T> {
  * re-read and verified. An existing object with that name is verified, never
  * overwritten.
  */
-function* stageObject(root: string, genRel: string, index: number, bytes: Uint8Array, sha: string, meter: WriteMeter | undefined, created: Place[]): Steps<void> {
+function* stageObject(
+  root: string,
+  genRel: string,
+  index: number,
+  bytes: Uint8Array,
+  sha: string,
+  meter: WriteMeter | undefined,
+  created: Place[],
+  objects: VerifiedObjectMemo,
+): Steps<void> {
   const obj = objectPlace(root, sha);
   if (checkFile(obj.abs, obj.rel) !== undefined) {
-    readObjectVerified(root, { contentSha256: sha, byteLength: bytes.length });
+    readObjectVerified(root, { contentSha256: sha, byteLength: bytes.length }, objects);
     return;
   }
   const staging = place(root, `${genRel}/${STAGING_PREFIX}${index}`);
@@ -190,7 +203,7 @@ function* stageObject(root: string, genRel: string, index: number, bytes: Uint8A
   // The new entry and, for a new fan-out directory, its own entry: no order between the two flushes.
   yield* flushDirs(createdDir ? [fanout, place(root, LAYOUT.objectsSha256)] : [fanout]);
   failpoint('project.after_participant_dir_fsync');
-  readObjectVerified(root, { contentSha256: sha, byteLength: bytes.length });
+  readObjectVerified(root, { contentSha256: sha, byteLength: bytes.length }, objects);
 }
 
 /**
@@ -245,7 +258,8 @@ export function publishLockedAsync<T>(ctx: PublishContext<T>, req: PublishReques
 }
 
 function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<PublishResult> {
-  const { root, catalog, meter } = ctx;
+  const { root, catalog, meter, caches } = ctx;
+  const objects = caches.verifiedObjects;
   let parentLease: Lease<T> | undefined;
   let genUuid: string | undefined;
   let txnUuid: string | undefined;
@@ -262,7 +276,7 @@ function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<Pu
     if (curUuid !== req.parent) {
       throw new GfError('GF_TRANSACTION_FAILED', 'the parent is no longer CURRENT', { phase: 'resolve' });
     }
-    parentLease = cur === null ? undefined : leaseCurrent(root, catalog);
+    parentLease = cur === null ? undefined : leaseCurrent(root, catalog, caches);
     if (parentLease !== undefined && parentLease.generationUuid !== req.parent) {
       throw new GfError('GF_TRANSACTION_FAILED', 'the parent is no longer CURRENT', { phase: 'resolve' });
     }
@@ -284,7 +298,7 @@ function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<Pu
     // Caller bytes in memory over a participant bound are refused before anything is written.
     for (const c of req.changes) {
       const family = c.kind === 'put' ? catalog.family(c.capabilityId, c.recordFamilyId) : undefined;
-      if (c.kind === 'put' && family !== undefined) boundMetadata(root, { family, bytes: c.bytes, byteLength: c.bytes.length, sha: '' });
+      if (c.kind === 'put' && family !== undefined) boundMetadata(root, { family, bytes: c.bytes, byteLength: c.bytes.length, sha: '' }, objects);
     }
     const gen = generationDir(root, genUuid);
     if (checkDir(gen.abs, gen.rel)) removeStaleGeneration(root, genUuid, parentLease);
@@ -337,7 +351,7 @@ function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<Pu
         continue;
       }
       const sha = sha256Hex(c.bytes);
-      yield* stageObject(root, gen.rel, index++, c.bytes, sha, meter, createdObjects);
+      yield* stageObject(root, gen.rel, index++, c.bytes, sha, meter, createdObjects, objects);
       staged.set(key, { family, bytes: c.bytes, byteLength: c.bytes.length, sha });
       changed.add(key);
     }
@@ -353,7 +367,7 @@ function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<Pu
       const key = familyKeyOf(family);
       if (next.has(key) || staged.has(key)) continue;
       const sha = sha256Hex(m.bytes);
-      yield* stageObject(root, gen.rel, index++, m.bytes, sha, meter, createdObjects);
+      yield* stageObject(root, gen.rel, index++, m.bytes, sha, meter, createdObjects, objects);
       staged.set(key, { family, bytes: m.bytes, byteLength: m.bytes.length, sha });
       changed.add(key);
     }
@@ -361,16 +375,16 @@ function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<Pu
     failpoint('project.after_journal_staged');
 
     // 4. VALIDATED: bounds, domain rules per changed participant, then cross-domain rules on parent + staged.
-    for (const s of staged.values()) if (s.bytes === undefined) boundMetadata(root, s); // put-files: their copies, checked in place
+    for (const s of staged.values()) if (s.bytes === undefined) boundMetadata(root, s, objects); // put-files: their copies, checked in place
     for (const s of staged.values()) {
-      const fileRows = s.bytes === undefined ? validatedFileRows(root, catalog, s) : undefined;
+      const fileRows = s.bytes === undefined ? validatedFileRows(root, catalog, s, objects) : undefined;
       if (fileRows !== undefined) {
         s.rowCount = fileRows;
         continue;
       }
       let decoded: { readonly rowCount: number; readonly table: T };
       try {
-        decoded = catalog.decode(s.family, s.bytes ?? readObjectVerified(root, { contentSha256: s.sha, byteLength: s.byteLength }));
+        decoded = catalog.decode(s.family, s.bytes ?? readObjectVerified(root, { contentSha256: s.sha, byteLength: s.byteLength }, objects));
       } catch (e) {
         // Caller bytes that do not decode are bad input, not a damaged project.
         if (isGfError(e) && e.code === 'GF_PROJECT_CORRUPT') {
@@ -399,7 +413,7 @@ function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<Pu
     }
     const opened: VerifiedObject[] = [];
     try {
-      catalog.validateSnapshot(snapshotOf(root, catalog, next, staged, genUuid, opened), changed);
+      catalog.validateSnapshot(snapshotOf(root, catalog, next, staged, genUuid, opened, objects), changed);
     } finally {
       for (const o of opened) o.close();
     }
@@ -423,7 +437,7 @@ function* publishSteps<T>(ctx: PublishContext<T>, req: PublishRequest): Steps<Pu
     lineage = { ...lineage, participantsChanged: participantsChanged(parentLease?.manifest, manifest) };
     const reread = readFileNoFollow(mp.abs, mp.rel, MANIFEST_MAX_BYTES);
     if (reread === undefined || manifestDigest(reread) !== digest) throw corrupt('manifest changed after write', mp.rel);
-    rememberManifest(digest, manifest);
+    caches.manifests.remember(digest, manifest);
     for (const p of participants) {
       const obj = objectPlace(root, p.contentSha256);
       const st = checkFile(obj.abs, obj.rel);
@@ -633,9 +647,9 @@ const JUST_STAGED = { minAgeNs: 0n } as const;
  * layout is read this way; anything else, and any failure that is not a rule's `GF_VALIDATION`, goes through the whole
  * decode, which reports it exactly as before.
  */
-function validatedFileRows<T>(root: string, catalog: ParticipantCatalog<T>, s: Staged<T>): number | undefined {
+function validatedFileRows<T>(root: string, catalog: ParticipantCatalog<T>, s: Staged<T>, objects: VerifiedObjectMemo): number | undefined {
   if (catalog.validateFile === undefined || s.family.encoding !== 'arrow') return undefined;
-  const object = openObjectVerified(root, { contentSha256: s.sha, byteLength: s.byteLength }, JUST_STAGED);
+  const object = openObjectVerified(root, { contentSha256: s.sha, byteLength: s.byteLength }, objects, JUST_STAGED);
   try {
     if (verifyArrowFileStructureRanged(object) !== undefined) return undefined;
     const rows = ArrowFileRows.open(object, s.family.schemaFingerprint);
@@ -657,7 +671,7 @@ function validatedFileRows<T>(root: string, catalog: ParticipantCatalog<T>, s: S
  * `PARTICIPANT_LIMITS.arrowMetadataBytes`: `GF_RESOURCE_LIMIT` naming the family and the limit.
  * A file whose structure does not verify is left to the decoder's refusal.
  */
-function boundMetadata<T>(root: string, s: Staged<T>): void {
+function boundMetadata<T>(root: string, s: Staged<T>, objects: VerifiedObjectMemo): void {
   if (s.family.encoding !== 'arrow') return;
   const count = (r: RangedBytes): number | undefined => arrowFileMetadataBytes(r);
   let n: number | undefined;
@@ -665,7 +679,7 @@ function boundMetadata<T>(root: string, s: Staged<T>): void {
     const b = s.bytes;
     n = count({ byteLength: b.length, read: (offset, length) => b.subarray(offset, offset + length) });
   } else {
-    const object = openObjectVerified(root, { contentSha256: s.sha, byteLength: s.byteLength }, JUST_STAGED);
+    const object = openObjectVerified(root, { contentSha256: s.sha, byteLength: s.byteLength }, objects, JUST_STAGED);
     try {
       n = count(object);
     } finally {
@@ -691,6 +705,7 @@ function snapshotOf<T>(
   staged: ReadonlyMap<string, Staged<T>>,
   generationUuid: string,
   opened: VerifiedObject[],
+  objects: VerifiedObjectMemo,
 ): SnapshotTables<T> {
   const cache = new Map<string, T>();
   return {
@@ -703,7 +718,7 @@ function snapshotOf<T>(
       const family = familyFor(catalog, entry);
       if (family.encoding !== 'arrow' || family.schemaFingerprint !== entry.schemaFingerprint) return undefined;
       // A put-file this publication just copied (hashed on the way) and verified is read by ranges, never whole.
-      const object = openObjectVerified(root, entry, staged.has(key) ? JUST_STAGED : {});
+      const object = openObjectVerified(root, entry, objects, staged.has(key) ? JUST_STAGED : {});
       opened.push(object);
       return ArrowFileRows.open(object, family.schemaFingerprint) ?? undefined;
     },
@@ -717,11 +732,11 @@ function snapshotOf<T>(
       const entry = next.get(key);
       if (entry === undefined) return undefined;
       const family = familyFor(catalog, entry);
-      if (s !== undefined) return catalog.decode(family, readObjectVerified(root, entry)).table; // a put-file: decoded per use, never kept
+      if (s !== undefined) return catalog.decode(family, readObjectVerified(root, entry, objects)).table; // a put-file: decoded per use, never kept
       if (family.schemaFingerprint !== entry.schemaFingerprint) {
         throw new GfError('GF_SCHEMA_MISMATCH', 'parent participant does not match its registered family', { family: key.slice(0, 128) });
       }
-      const table = catalog.decode(family, readObjectVerified(root, entry)).table;
+      const table = catalog.decode(family, readObjectVerified(root, entry, objects)).table;
       cache.set(key, table);
       return table;
     },

@@ -10,7 +10,7 @@ import { fsx } from './fs-layer';
 import { failpoint } from './failpoints';
 import { flushDirs, runAsync, runSync } from './flush';
 import type { Steps, Unlink } from './flush';
-import type { Journal, Manifest } from './formats';
+import type { Journal, Manifest, ManifestMemo } from './formats';
 import { listJournals, readJournal } from './journal';
 import { LAYOUT, generationDir, isObjectName, journalPlace, leasePlace, objectPlace, place } from './layout';
 import type { Place } from './layout';
@@ -84,6 +84,8 @@ export interface CleanupOptions {
    * at the next publication).
    */
   readonly onlyUnpublished?: boolean;
+  /** The project's parsed manifests (`ProjectCaches.manifests`); without it each pass parses what it reads. */
+  readonly manifests?: ManifestMemo;
 }
 
 function emptyReport(reason: CleanupReport['skippedReason'], unknown: string[]): CleanupReport {
@@ -137,8 +139,8 @@ function ancestors(start: Manifest, n: number, manifestOf: (uuid: string) => Man
  *
  * The same walk cleanup uses to decide reachability.
  */
-export function ancestorWindow(root: string, generationUuid: string, n: number): string[] {
-  const manifestOf = (uuid: string): Manifest => loadManifest(root, uuid, readManifestBytes(root, uuid));
+export function ancestorWindow(root: string, generationUuid: string, n: number, memo: ManifestMemo | undefined): string[] {
+  const manifestOf = (uuid: string): Manifest => loadManifest(root, uuid, readManifestBytes(root, uuid), memo);
   return ancestors(manifestOf(generationUuid), n, manifestOf);
 }
 
@@ -149,8 +151,8 @@ export function ancestorWindow(root: string, generationUuid: string, n: number):
  * its `n - 1` ancestors. What leaves is unnamed history the next cleanup
  * removes (unless a reader holds its lease then). Nearest first.
  */
-export function prunableAfterPublication(root: string, currentUuid: string, n: number, pinned: ReadonlySet<string>): string[] {
-  const now = ancestorWindow(root, currentUuid, n);
+export function prunableAfterPublication(root: string, currentUuid: string, n: number, pinned: ReadonlySet<string>, memo: ManifestMemo | undefined): string[] {
+  const now = ancestorWindow(root, currentUuid, n, memo);
   const after = new Set([currentUuid, ...now].slice(0, n));
   return [currentUuid, ...now].filter((g) => !after.has(g) && !pinned.has(g));
 }
@@ -217,7 +219,7 @@ function classify(root: string, opts: CleanupOptions, trashUnknown: readonly str
   const manifestOf = (uuid: string): Manifest => {
     let m = manifests.get(uuid);
     if (m === undefined) {
-      m = loadManifest(root, uuid, readManifestBytes(root, uuid));
+      m = loadManifest(root, uuid, readManifestBytes(root, uuid), opts.manifests);
       manifests.set(uuid, m);
     }
     return m;

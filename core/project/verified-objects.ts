@@ -1,5 +1,5 @@
 // Reads of content-addressed objects verified against their names, sync and cooperative,
-// with the per-process verified-object memo.
+// with the open project's verified-object memo (`VerifiedObjectMemo`).
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import type { ManifestParticipant } from './formats';
@@ -22,9 +22,9 @@ const VERIFIED_MEMO_MAX = 4096;
 const HASH_READ_BYTES = 1 << 20;
 
 /**
- * Objects this process has verified against their name, by object name,
+ * Objects one open project has verified against their name, by object name,
  * with the file identity seen at that verification:
- * `dev:ino:size:mtimeNs:ctimeNs`.
+ * `dev:ino:size:mtimeNs:ctimeNs` (`ProjectCaches.verifiedObjects`).
  *
  * Objects are immutable and content-addressed, so once the bytes of
  * `objects/<sha>` hashed to `<sha>`, a later read of the very same,
@@ -35,44 +35,56 @@ const HASH_READ_BYTES = 1 << 20;
  * `VERIFIED_MEMO_MIN_AGE_NS` older than the start of the verification
  * (like git's "racily clean" rule), so a modification in the same coarse
  * timestamp tick as the verification can never look unchanged. Bounded,
- * oldest forgotten first; per process. A generation's validation record
- * persists the entries of its objects (`verifiedIdentityOf`), and a later
- * process adopts them from it (`adoptVerifiedIdentity`).
+ * oldest forgotten first. A generation's validation record persists the
+ * entries of its objects (`identityOf`), and a later process adopts them
+ * from it (`adopt`).
  */
-const VERIFIED = new BoundedCache<string, string>(VERIFIED_MEMO_MAX);
+export class VerifiedObjectMemo {
+  readonly #verified = new BoundedCache<string, string>(VERIFIED_MEMO_MAX);
 
-/** Stores a verification as the newest entry (a re-verified object moves to the end of the eviction order). */
-function remember(sha: string, identity: string): void {
-  VERIFIED.setNewest(sha, identity);
-}
+  /** Stores a verification as the newest entry (a re-verified object moves to the end of the eviction order). */
+  remember(sha: string, identity: string): void {
+    this.#verified.setNewest(sha, identity);
+  }
 
-/**
- * The file identity this process verified the object named `sha` under, if
- * it holds one (only identities that passed the racy-clean age are held).
- * A durable validation record persists these (`validation-record.ts`).
- */
-export function verifiedIdentityOf(sha: string): string | undefined {
-  return VERIFIED.get(sha);
-}
+  /**
+   * The file identity the object named `sha` was verified under, if the
+   * memo holds one (only identities that passed the racy-clean age are held).
+   * A durable validation record persists these (`validation-record.ts`).
+   */
+  identityOf(sha: string): string | undefined {
+    return this.#verified.get(sha);
+  }
 
-/**
- * Takes over an identity an earlier process verified `sha` under, read from
- * a checksummed validation record of a generation naming that object.
- *
- * Only identities that process held in its own memo (racy-clean age passed
- * when it hashed the file) are ever recorded, so this is the same fast path
- * across processes: an open whose fstat shows exactly this identity skips the
- * hash; anything else (a write, truncation, replacement, link: ctime moves)
- * is hashed again. An entry this process already holds is kept.
- */
-export function adoptVerifiedIdentity(sha: string, identity: string): void {
-  if (!/^[0-9a-f]{64}$/.test(sha) || !/^\d+:\d+:\d+:\d+:\d+$/.test(identity)) return;
-  if (!VERIFIED.has(sha)) remember(sha, identity);
-}
+  /**
+   * Takes over an identity an earlier process verified `sha` under, read from
+   * a checksummed validation record of a generation naming that object.
+   *
+   * Only identities that process held in its own memo (racy-clean age passed
+   * when it hashed the file) are ever recorded, so this is the same fast path
+   * across processes: an open whose fstat shows exactly this identity skips the
+   * hash; anything else (a write, truncation, replacement, link: ctime moves)
+   * is hashed again. An entry this memo already holds is kept.
+   */
+  adopt(sha: string, identity: string): void {
+    if (!/^[0-9a-f]{64}$/.test(sha) || !/^\d+:\d+:\d+:\d+:\d+$/.test(identity)) return;
+    if (!this.#verified.has(sha)) this.remember(sha, identity);
+  }
 
-/** True when this process holds a memoized verification of the object named `sha` (introspection for tests and diagnostics). */
-export function isVerifiedObject(sha: string): boolean {
-  return VERIFIED.has(sha);
+  /** True when the memo holds a verification of the object named `sha` (introspection for tests and diagnostics). */
+  has(sha: string): boolean {
+    return this.#verified.has(sha);
+  }
+
+  /** Forgets one object (its bytes did not match, or its file changed). */
+  forget(sha: string): void {
+    this.#verified.delete(sha);
+  }
+
+  /** Forgets every verification (the project closed, or `gf doctor` re-hashes every byte). */
+  clear(): void {
+    this.#verified.clear();
+  }
 }
 
 /** Opens that read a too-recent object whole into memory (the racy-clean rule), in this process. */
@@ -81,11 +93,6 @@ let racyWholeReads = 0;
 /** How many opens read a too-recent object whole (tests: a caller that may open its own fresh objects by ranges makes none). */
 export function racyWholeReadsForTesting(): number {
   return racyWholeReads;
-}
-
-/** Forgets every memoized verification (tests; never needed for correctness). */
-export function forgetVerifiedObjects(): void {
-  VERIFIED.clear();
 }
 
 /** A file's identity for memos of what was read from it: `dev:ino:size:mtimeNs:ctimeNs` (any write, replacement or link moves it). */
@@ -129,10 +136,10 @@ function openObjectFile(root: string, entry: Entry): OpenedObject {
 }
 
 /** One verified read, as steps: yields (a pause point) after each chunk so an async caller can pause (and abort) there. */
-function* readSteps(root: string, entry: Entry): Steps<void, Uint8Array> {
+function* readSteps(root: string, entry: Entry, memo: VerifiedObjectMemo): Steps<void, Uint8Array> {
   const { fd, rel, before, identity, startNs } = openObjectFile(root, entry);
   try {
-    const known = VERIFIED.get(entry.contentSha256) === identity;
+    const known = memo.identityOf(entry.contentSha256) === identity;
     const hash = known ? undefined : createHash('sha256');
     const size = entry.byteLength;
     const buf = Buffer.allocUnsafe(size);
@@ -149,13 +156,13 @@ function* readSteps(root: string, entry: Entry): Steps<void, Uint8Array> {
     const after = fileIdentityOf(fs.fstatSync(fd, { bigint: true }));
     if (hash !== undefined) {
       if (hash.digest('hex') !== entry.contentSha256) {
-        VERIFIED.delete(entry.contentSha256);
+        memo.forget(entry.contentSha256);
         throw corrupt('participant object does not match its name', rel);
       }
-      if (after === identity && before.ctimeNs + VERIFIED_MEMO_MIN_AGE_NS <= startNs) remember(entry.contentSha256, identity);
+      if (after === identity && before.ctimeNs + VERIFIED_MEMO_MIN_AGE_NS <= startNs) memo.remember(entry.contentSha256, identity);
     } else if (after !== identity) {
       // Changed while read: forget it and verify these bytes the slow way.
-      VERIFIED.delete(entry.contentSha256);
+      memo.forget(entry.contentSha256);
       if (createHash('sha256').update(buf).digest('hex') !== entry.contentSha256) throw corrupt('participant object does not match its name', rel);
     }
     return new Uint8Array(buf.buffer, buf.byteOffset, size);
@@ -203,7 +210,7 @@ export function verifiedBytes(bytes: Uint8Array): VerifiedObject {
   };
 }
 
-function rangedObject(fd: number, rel: string, sha: string, identity: string, size: number): VerifiedObject {
+function rangedObject(fd: number, rel: string, sha: string, identity: string, size: number, memo: VerifiedObjectMemo): VerifiedObject {
   let open = true;
   return {
     byteLength: size,
@@ -218,7 +225,7 @@ function rangedObject(fd: number, rel: string, sha: string, identity: string, si
         done += n;
       }
       if (fileIdentityOf(fs.fstatSync(fd, { bigint: true })) !== identity) {
-        VERIFIED.delete(sha);
+        memo.forget(sha);
         throw corrupt('participant object changed after it was verified', rel);
       }
       return out;
@@ -234,7 +241,7 @@ function rangedObject(fd: number, rel: string, sha: string, identity: string, si
 /**
  * Opens one object for ranged reads, verified against its name first.
  *
- * Memo hit (this process verified this exact file): nothing is read up
+ * Memo hit (the project verified this exact file): nothing is read up
  * front. Otherwise the whole file is hashed in `VERIFY_CHUNK_BYTES` chunks
  * through one reused buffer (memory does not grow with the object), with
  * a pause point between chunks; a file whose ctime is too recent for the
@@ -242,7 +249,7 @@ function rangedObject(fd: number, rel: string, sha: string, identity: string, si
  * and served from there. Ranged reads then re-check the file identity, so
  * every byte returned is a byte of the verified file.
  */
-function* openSteps(root: string, entry: Entry, opts: OpenVerifiedOptions): Steps<void, VerifiedObject> {
+function* openSteps(root: string, entry: Entry, memo: VerifiedObjectMemo, opts: OpenVerifiedOptions): Steps<void, VerifiedObject> {
   const minAge = opts.minAgeNs ?? VERIFIED_MEMO_MIN_AGE_NS;
   const { fd, rel, before, identity, startNs } = openObjectFile(root, entry);
   let handedOut = false;
@@ -251,14 +258,14 @@ function* openSteps(root: string, entry: Entry, opts: OpenVerifiedOptions): Step
     // `minAge` 0: the caller takes ranged reads of a file of any age (its own freshly staged object). Without this
     // guard a ctime in the same millisecond as `startNs` (or later: `Date.now()` is millisecond-truncated, and the
     // injected clock may lag the file system's) would still read as "too recent" and take the in-memory path.
-    if (VERIFIED.get(entry.contentSha256) !== identity && minAge > 0n && before.ctimeNs + minAge > startNs) {
+    if (memo.identityOf(entry.contentSha256) !== identity && minAge > 0n && before.ctimeNs + minAge > startNs) {
       // Too recent to trust its identity later: hash and keep these very bytes.
       racyWholeReads++;
       fs.closeSync(fd);
       handedOut = true;
-      return verifiedBytes(yield* readSteps(root, entry));
+      return verifiedBytes(yield* readSteps(root, entry, memo));
     }
-    if (VERIFIED.get(entry.contentSha256) !== identity) {
+    if (memo.identityOf(entry.contentSha256) !== identity) {
       const hash = createHash('sha256');
       const chunk = Buffer.allocUnsafe(Math.min(HASH_READ_BYTES, Math.max(1, size)));
       const budget = new StepBudget(VERIFY_CHUNK_BYTES);
@@ -272,16 +279,16 @@ function* openSteps(root: string, entry: Entry, opts: OpenVerifiedOptions): Step
       }
       if (off !== size || fs.readSync(fd, chunk, 0, 1, off) !== 0) throw corrupt('participant object has the wrong length', rel);
       if (hash.digest('hex') !== entry.contentSha256) {
-        VERIFIED.delete(entry.contentSha256);
+        memo.forget(entry.contentSha256);
         throw corrupt('participant object does not match its name', rel);
       }
       if (fileIdentityOf(fs.fstatSync(fd, { bigint: true })) !== identity) throw corrupt('participant object changed while it was verified', rel);
       // Only an identity old enough for the racy-clean rule is remembered: a caller that opens a younger file
       // (its own freshly staged object) gets ranged reads of it, and later opens hash it again.
-      if (before.ctimeNs + VERIFIED_MEMO_MIN_AGE_NS <= startNs) remember(entry.contentSha256, identity);
+      if (before.ctimeNs + VERIFIED_MEMO_MIN_AGE_NS <= startNs) memo.remember(entry.contentSha256, identity);
     }
     handedOut = true;
-    return rangedObject(fd, rel, entry.contentSha256, identity, size);
+    return rangedObject(fd, rel, entry.contentSha256, identity, size, memo);
   } finally {
     if (!handedOut) fs.closeSync(fd);
   }
@@ -295,31 +302,32 @@ function noPause(): void {}
  * and manifest entry (see `openSteps`). Missing, truncated, extended or
  * altered bytes are `GF_PROJECT_CORRUPT`. The caller closes it.
  */
-export function openObjectVerified(root: string, entry: Entry, opts: OpenVerifiedOptions = {}): VerifiedObject {
-  return runSteps(openSteps(root, entry, opts), noPause);
+export function openObjectVerified(root: string, entry: Entry, memo: VerifiedObjectMemo, opts: OpenVerifiedOptions = {}): VerifiedObject {
+  return runSteps(openSteps(root, entry, memo, opts), noPause);
 }
 
 /** `openObjectVerified`, awaiting `pause` between hashed chunks (a throwing `pause` aborts, nothing stays open). */
 export async function openObjectVerifiedAsync(
   root: string,
   entry: Entry,
+  memo: VerifiedObjectMemo,
   pause: () => Promise<void>,
   opts: OpenVerifiedOptions = {},
 ): Promise<VerifiedObject> {
-  return runStepsAsync(openSteps(root, entry, opts), pause);
+  return runStepsAsync(openSteps(root, entry, memo, opts), pause);
 }
 
 /**
  * Reads one object and verifies it against its name and manifest entry.
  *
  * The bytes are SHA-256-verified against the object's name unless this
- * process already verified this exact file (same dev, inode, size, mtime
- * and ctime, see `VERIFIED`); then only its length is checked and the
+ * project already verified this exact file (same dev, inode, size, mtime
+ * and ctime, see `VerifiedObjectMemo`); then only its length is checked and the
  * hash is skipped. Missing, truncated, extended or altered bytes are
  * `GF_PROJECT_CORRUPT`; no other object is ever substituted.
  */
-export function readObjectVerified(root: string, entry: Entry): Uint8Array {
-  return runSteps(readSteps(root, entry), noPause);
+export function readObjectVerified(root: string, entry: Entry, memo: VerifiedObjectMemo): Uint8Array {
+  return runSteps(readSteps(root, entry, memo), noPause);
 }
 
 /**
@@ -327,6 +335,6 @@ export function readObjectVerified(root: string, entry: Entry): Uint8Array {
  * `VERIFY_CHUNK_BYTES` read and hashed, so the event loop keeps running
  * and the caller can abort (by throwing from `pause`) mid-object.
  */
-export async function readObjectVerifiedAsync(root: string, entry: Entry, pause: () => Promise<void>): Promise<Uint8Array> {
-  return runStepsAsync(readSteps(root, entry), pause);
+export async function readObjectVerifiedAsync(root: string, entry: Entry, memo: VerifiedObjectMemo, pause: () => Promise<void>): Promise<Uint8Array> {
+  return runStepsAsync(readSteps(root, entry, memo), pause);
 }

@@ -15,7 +15,7 @@ export {
 export type { RevertRequestIdentityInput, RevertIdentity, RestoredGenerationInput, RevertInput, RevertRequest } from '../checkpoints/revert-identity';
 export { REVERT_EXTENSION_KIND, parseExtension } from './extension';
 export type { RevertExtension } from './extension';
-export { VALIDATION_MEMO_MAX_ENTRIES, ValidationMemo, REVERT_VALIDATION_MEMO, validateCompleteSnapshot, completeValidationCatalog } from '../checkpoints/snapshot-validation';
+export { VALIDATION_MEMO_MAX_ENTRIES, ValidationMemo, projectValidationMemo, validateCompleteSnapshot, completeValidationCatalog } from '../checkpoints/snapshot-validation';
 export {
   REVERT_OPERATION,
   RESTORATION_CONTRACT_VERSION,

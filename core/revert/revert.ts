@@ -15,7 +15,7 @@ import { extensionJson, parseExtension, REVERT_EXTENSION_KIND } from './extensio
 import type { RevertExtension } from './extension';
 import { prepareRevert, revertIdentity, revertRequestSha256, revertTransactionUuid } from '../checkpoints/revert-identity';
 import type { RevertInput, RevertRequest } from '../checkpoints/revert-identity';
-import { REVERT_VALIDATION_MEMO, completeValidationCatalog } from '../checkpoints/snapshot-validation';
+import { completeValidationCatalog, projectValidationMemo } from '../checkpoints/snapshot-validation';
 import type { ValidationMemo } from '../checkpoints/snapshot-validation';
 import { adoptValidationRecord, verifyGenerationObjects, writeValidationRecord } from '../checkpoints/validation-record';
 import type { ValidatedGeneration } from '../checkpoints/validation-record';
@@ -198,7 +198,7 @@ export class RevertEngine {
     if (this.checkpoints.project !== project) throw new Error('invariant violated: a revert over another project\'s checkpoints');
     this.#clock = options.clock ?? systemMicros;
     this.#writerTimeoutMs = options.writerTimeoutMs ?? 0;
-    this.#memo = options.memo ?? REVERT_VALIDATION_MEMO;
+    this.#memo = options.memo ?? projectValidationMemo(project.caches);
   }
 
   /**
@@ -395,9 +395,9 @@ export class RevertEngine {
    * allows, else hashed), whatever the memo says.
    */
   #verifySource(g: ValidatedGeneration): void {
-    adoptValidationRecord(this.project.root, g, this.#memo);
+    adoptValidationRecord(this.project.root, g, this.#memo, this.project.caches.verifiedObjects);
     try {
-      verifyGenerationObjects(this.project.root, g.participants);
+      verifyGenerationObjects(this.project.root, g.participants, this.project.caches.verifiedObjects);
     } catch (e) {
       if (isGfError(e)) throw e.committed === undefined ? e.withCommitted(false) : e;
       throw e;
@@ -410,7 +410,7 @@ export class RevertEngine {
     try {
       lease = w.leaseCurrent();
       if (lease.generationUuid !== published.generationUuid || lease.manifestSha256 !== published.manifestSha256) return;
-      writeValidationRecord(this.project.root, { generationUuid: lease.generationUuid, manifestSha256: lease.manifestSha256, participants: lease.manifest.participants });
+      writeValidationRecord(this.project.root, { generationUuid: lease.generationUuid, manifestSha256: lease.manifestSha256, participants: lease.manifest.participants }, this.project.caches.verifiedObjects);
     } catch {
       // Committed already: a record is a cache, never required.
     } finally {
@@ -461,7 +461,7 @@ export class RevertEngine {
             after: options.after,
             signal: options.signal,
           },
-          { ...projectShell(this.checkpoints), resolver: heldResolver(this.project.root, current, view) },
+          { ...projectShell(this.checkpoints), resolver: heldResolver(this.project, current, view) },
         );
         return {
           checkpoint_uuid: view.checkpointUuid,

@@ -97,6 +97,8 @@ export class CheckpointView {
   readonly #lease: Lease<Table>;
   readonly #cursorKey: () => CursorKey;
   readonly #columns = new Map<string, { readonly table: Table; readonly cols: Columns; readonly family: RecordFamily }>();
+  /** What layers above built from this view (`derived`), by the function that built it. */
+  readonly #derived = new Map<(view: CheckpointView) => unknown, unknown>();
 
   /** @internal Built by `openCheckpoint` after resolution and re-verification. */
   constructor(lease: Lease<Table>, identity: ViewIdentity) {
@@ -268,7 +270,20 @@ export class CheckpointView {
   /** Drops the lease (idempotent). The generation becomes eligible for ordinary retention. */
   release(): void {
     this.#columns.clear();
+    this.#derived.clear();
     this.#lease.release();
+  }
+
+  /**
+   * What `make` builds from this view (a graph index), built on first use and
+   * kept for the view's lifetime: forgotten at `release`, never shared with
+   * another view. For layers that may not be imported from here.
+   */
+  derived<T>(make: (view: CheckpointView) => T): T {
+    if (this.#derived.has(make)) return this.#derived.get(make) as T;
+    const v = make(this);
+    this.#derived.set(make, v);
+    return v;
   }
 
   /** Refused: a view cannot create checkpoints. */

@@ -10,11 +10,9 @@ import { SqliteChainStore } from '../../core/chain/sqlite/sqlite-store';
 import { main } from '../../core/cli/main';
 import { openCheckpointedProject } from '../../core/checkpoints/checkpoints';
 import { CheckpointRegistryStore } from '../../core/checkpoints/registry-store';
-import { REVERT_VALIDATION_MEMO } from '../../core/checkpoints/snapshot-validation';
 import { openProject } from '../../core/project/index';
 import { registryCatalog } from '../../core/participants/index';
 import type { Project } from '../../core/project/index';
-import { forgetVerifiedObjects } from '../../core/project/verified-objects';
 import { LATER_HISTORY, scenarioRequest } from './project-scenarios';
 
 /** Operation names of the walk. */
@@ -79,19 +77,6 @@ export function isChainOperation(op: FaultOperation): op is 'chain-append-first'
 /** The walk's chain store over `<dir>/chain`, with a fixed clock (a rerun writes the same bytes). */
 export function openWalkStore(dir: string): SqliteChainStore {
   return new SqliteChainStore(path.join(dir, 'chain'), { clock: () => new Date(Date.UTC(2026, 0, 1)) });
-}
-
-/**
- * Forgets what this process memoized about earlier runs (verified objects, passed revert validations).
- *
- * A memo hit skips the reads that a cold process makes (a revert re-reads five
- * objects to validate them the first time only), so without this a walk in the
- * test process counts fewer calls than the same operation in a fresh child, and
- * never faults those reads.
- */
-export function forgetProcessMemos(): void {
-  forgetVerifiedObjects();
-  REVERT_VALIDATION_MEMO.clear();
 }
 
 /**
@@ -174,6 +159,14 @@ async function withWalkClock<T>(fn: () => Promise<T>): Promise<T> {
  *
  * Throws what the operation throws (`GfError` with `committed`, or `CliFailure`).
  * A chain operation appends through `chainStore` when given (left open), else through a store of its own.
+ */
+/**
+ * Runs one operation of the walk on `dir`.
+ *
+ * Each run opens its own project (or session), and the memos that let a warm
+ * run skip reads (verified objects, passed validations) belong to that open
+ * project: a run in the test process makes the same calls as one in a fresh
+ * child, and faults the same reads.
  */
 export async function runOperation(op: FaultOperation, dir: string, chainStore?: SqliteChainStore): Promise<void> {
   // The chain store has its own fixed clock; every workspace operation runs under the walk's.

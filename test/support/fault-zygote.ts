@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import { constants } from 'node:os';
 import { toWireError } from '../../core/errors';
 import { armIoFaultForTesting, ioCallsForTesting } from '../../core/project/fs-layer';
-import { forgetProcessMemos, runOperation } from './fault-ops';
+import { runOperation } from './fault-ops';
 import type { FaultOperation } from './fault-ops';
 
 interface Job {
@@ -80,7 +80,6 @@ function child(job: Job): void {
   Object.defineProperty(process, 'pid', { value: addon.getpid(), enumerable: true, configurable: true });
   process.on('uncaughtException', () => addon.exit(70));
   process.on('unhandledRejection', () => addon.exit(70));
-  forgetProcessMemos();
   armIoFaultForTesting(job.spec); // counting starts here: the same calls the in-process walk counts
   runOperation(job.op, job.dir).then(
     () => finish({ ok: true, calls: ioCallsForTesting() }),
@@ -107,7 +106,7 @@ function serve(): void {
  * Runs each job of GF_FAULT_WARM (a JSON list, on workspaces of its own) here, once, before forking.
  *
  * A function V8 compiles in a child is lost with it: compiled once in the zygote,
- * every child inherits it. Process memos are forgotten after (and in each child).
+ * every child inherits it. What the jobs remembered went with the projects they opened.
  */
 async function warm(): Promise<void> {
   const jobs = JSON.parse(process.env['GF_FAULT_WARM'] ?? '[]') as Job[];
@@ -115,7 +114,6 @@ async function warm(): Promise<void> {
     armIoFaultForTesting(undefined);
     await runOperation(j.op, j.dir);
   }
-  forgetProcessMemos();
   out({ ready: true });
 }
 

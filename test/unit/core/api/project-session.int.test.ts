@@ -72,6 +72,30 @@ describe('a project session owns its project state', () => {
     await ops['project.close']({ project: second });
   });
 
+  it('the diff and project memos are the session project\'s: a second session of the same workspace starts cold, and close releases them', async () => {
+    const first = (await ops['project.open']({ path: dirs.a })).project;
+    const second = (await ops['project.open']({ path: dirs.a })).project;
+    const s1 = projects.get(first);
+    const s2 = projects.get(second);
+    expect(s1.caches.diff.windowed).not.toBe(s2.caches.diff.windowed);
+    await ops['checkpoints.diff']({ project: first, from: 'baseline', to: 'more nodes', scope: 'graph', detail: 'records', record_family_id: 'node', display: true, limit: 10 });
+    const layouts = s1.caches.diff.windowed.layouts.size;
+    expect(layouts).toBeGreaterThan(0);
+    expect(s1.caches.project.manifests.size).toBeGreaterThan(1);
+    // The same objects, read through another open project: nothing the first learnt is there.
+    expect(s2.caches.diff.windowed.layouts.size).toBe(0);
+    expect(s2.caches.project.manifests.size).toBe(1); // CURRENT's, read when it opened
+    await ops['checkpoints.diff']({ project: second, from: 'baseline', to: 'more nodes', scope: 'graph', detail: 'records', record_family_id: 'node', display: true, limit: 10 });
+    expect(s2.caches.diff.windowed.layouts.size).toBe(layouts);
+
+    await ops['project.close']({ project: first });
+    expect(s1.caches.diff.windowed.layouts.size).toBe(0);
+    expect(s1.caches.diff.sortedObjects.size).toBe(0);
+    expect(s1.caches.project.manifests.size).toBe(0);
+    expect(s2.caches.diff.windowed.layouts.size).toBe(layouts);
+    await ops['project.close']({ project: second });
+  });
+
   it('closing a project releases its views and forgets its caches; the other project keeps working', async () => {
     const a = (await ops['project.open']({ path: dirs.a })).project;
     const b = (await ops['project.open']({ path: dirs.b })).project;

@@ -72,7 +72,7 @@ function prepareRecord(w: Workspace, state: (typeof CACHE_STATES)[number]): void
   const opened: VerifiedObject[] = [];
   try {
     validateCompleteSnapshot(leaseSnapshotByRows(w.dir, lease, opened), new ValidationMemo());
-    writeValidationRecord(w.dir, { generationUuid: lease.generationUuid, manifestSha256: lease.manifestSha256, participants: lease.manifest.participants });
+    writeValidationRecord(w.dir, { generationUuid: lease.generationUuid, manifestSha256: lease.manifestSha256, participants: lease.manifest.participants }, w.project.caches.verifiedObjects);
     const file = validationRecordPath(w.dir, lease.manifestSha256);
     if (state === 'torn') fs.truncateSync(file, Math.floor(fs.statSync(file).size / 2));
   } finally {

@@ -13,7 +13,7 @@ import {
   validationRecordPath,
 } from '../../../../core/checkpoints/validation-record';
 import { GRAPH_EDGE, encodeRecords, registryCatalog } from '../../../../core/participants/index';
-import { forgetVerifiedObjects, isVerifiedObject, objectPlace, openProject } from '../../../../core/project/index';
+import { objectPlace, openProject } from '../../../../core/project/index';
 import type { Lease, ParticipantCatalog } from '../../../../core/project/index';
 import { RevertEngine } from '../../../../core/revert/index';
 import { putConfig, putEdges, putNodes, testUuid } from '../../../support/project-fixtures';
@@ -28,13 +28,11 @@ async function ws(): Promise<Workspace> {
 }
 
 beforeEach(() => {
-  forgetVerifiedObjects();
   vi.useFakeTimers({ toFake: ['Date'] });
 });
 
 afterEach(() => {
   vi.useRealTimers();
-  forgetVerifiedObjects();
   for (const w of spaces.splice(0)) w.close();
 });
 
@@ -47,7 +45,7 @@ function ageFiles(): void {
 
 /** What a fresh process has: no verified-object memo, an empty validation memo. */
 function freshProcess(w: Workspace): { cps: Checkpoints; memo: ValidationMemo } {
-  forgetVerifiedObjects();
+  w.project.caches.verifiedObjects.clear();
   const memo = new ValidationMemo();
   return { cps: new Checkpoints(w.project, { clock: counterClock(1_780_000_000_000_000), memo }), memo };
 }
@@ -103,12 +101,12 @@ describe('validation record (a generation validated once)', () => {
     await freshProcess(w).cps.checkpoint({ name: 'one', idempotencyKey: op(1) });
     const g = currentGeneration(w);
     try {
-      forgetVerifiedObjects();
+      w.project.caches.verifiedObjects.clear();
       const shas = g.lease.manifest.participants.map((p) => p.contentSha256);
-      expect(shas.some((s) => isVerifiedObject(s))).toBe(false);
-      const used = adoptValidationRecord(w.dir, { ...g, participants: g.lease.manifest.participants }, new ValidationMemo());
+      expect(shas.some((s) => w.project.caches.verifiedObjects.has(s))).toBe(false);
+      const used = adoptValidationRecord(w.dir, { ...g, participants: g.lease.manifest.participants }, new ValidationMemo(), w.project.caches.verifiedObjects);
       expect(typeof used).toBe('object');
-      expect(shas.every((s) => isVerifiedObject(s))).toBe(true);
+      expect(shas.every((s) => w.project.caches.verifiedObjects.has(s))).toBe(true);
     } finally {
       g.lease.release();
     }
@@ -208,7 +206,7 @@ describe('validation record and revert', () => {
     await freshProcess(w).cps.checkpoint({ name: 'base', idempotencyKey: op(1) });
     await w.project.publish({ parent: w.project.current()?.generationUuid ?? null, changes: [putNodes(6, 'b'), putEdges(3, 'b')] });
     ageFiles();
-    forgetVerifiedObjects();
+    w.project.caches.verifiedObjects.clear();
     const memo = new ValidationMemo();
     await new RevertEngine(w.project, { clock: counterClock(1_790_000_000_000_000), memo }).revertToCheckpoint({ name: 'base', reason: 'record test', idempotencyKey: op(2) });
     const restored = currentGeneration(w);
@@ -232,7 +230,7 @@ describe('validation record and revert', () => {
     tamperObject(w.dir, node.contentSha256);
     ageFiles();
     const before = w.project.current()?.generationUuid;
-    forgetVerifiedObjects();
+    w.project.caches.verifiedObjects.clear();
     const err = await new RevertEngine(w.project, { clock: counterClock(1_790_000_000_000_000), memo: new ValidationMemo() })
       .revertToCheckpoint({ name: 'base', reason: 'record test', idempotencyKey: op(2) })
       .catch((e: unknown) => e as { code?: string; committed?: boolean });

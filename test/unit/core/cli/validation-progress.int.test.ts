@@ -6,7 +6,6 @@ import { Checkpoints } from '../../../../core/checkpoints/checkpoints';
 import { ValidationMemo } from '../../../../core/checkpoints/snapshot-validation';
 import { VALIDATION_PROGRESS_CHANNEL } from '../../../../core/contract/workspace';
 import { DIFF_PROGRESS_CHANNEL } from '../../../../core/diff/steps';
-import { forgetVerifiedObjects } from '../../../../core/project/index';
 import { putConfig, putEdges, putNodes } from '../../../support/project-fixtures';
 import { counterClock, workspace } from '../checkpoints/checkpoint-support';
 import type { Workspace } from '../checkpoints/checkpoint-support';
@@ -24,7 +23,7 @@ describe('progress of a first validation (gf checkpoint create, gf checkpoint re
     const w = await workspace();
     spaces.push(w);
     await w.project.publish({ parent: null, changes: [putNodes(4, 'a'), putEdges(3, 'a'), putConfig('a')] });
-    forgetVerifiedObjects();
+    w.project.caches.verifiedObjects.clear();
     const cps = new Checkpoints(w.project, { clock: counterClock(), memo: new ValidationMemo() });
     const first = { err: '', out: '' };
     await withValidationProgress(io(first), 'checkpoint', () => cps.checkpoint({ name: 'one', idempotencyKey: op(1) }), { afterMs: 0, everyMs: 0 });

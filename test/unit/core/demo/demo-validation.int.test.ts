@@ -7,7 +7,7 @@ import { demoPublicationCatalog, validateCurrentByRows } from '../../../../core/
 import { Checkpoints } from '../../../../core/checkpoints/checkpoints';
 import { putColumns } from '../../../../core/demo/tables';
 import { GRAPH_NODE, registryCatalog } from '../../../../core/participants/index';
-import { REVERT_VALIDATION_MEMO, ValidationMemo } from '../../../../core/checkpoints/snapshot-validation';
+import { ValidationMemo, projectValidationMemo } from '../../../../core/checkpoints/snapshot-validation';
 import { createProject } from '../../../../core/project/index';
 import type { GfError } from '../../../../core/errors';
 
@@ -38,8 +38,8 @@ describe('the demo publication catalog', () => {
   });
 
   it('refuses a put-file that breaks a domain rule too (its row-range check deferred to the complete validation, not skipped)', async () => {
-    REVERT_VALIDATION_MEMO.clear();
     const p = await createProject<Table>(path.join(tmp, 'bad-file'), { catalog: registryCatalog });
+    projectValidationMemo(p.caches).clear();
     const bytes = node('{"year": 1999}');
     if (bytes.kind !== 'put') throw new Error('expected a put');
     const file = path.join(tmp, 'bad-node.arrow');
@@ -52,11 +52,11 @@ describe('the demo publication catalog', () => {
   });
 
   it('publishes valid bytes and leaves every check it ran remembered for the checkpoint that follows', async () => {
-    REVERT_VALIDATION_MEMO.clear();
     const p = await createProject<Table>(path.join(tmp, 'good'), { catalog: registryCatalog });
+    projectValidationMemo(p.caches).clear();
     await p.publish({ parent: null, changes: [node('{"year":1999}')], wrapCatalog: demoPublicationCatalog });
     expect(p.current()).not.toBeNull();
-    expect(REVERT_VALIDATION_MEMO.size).toBeGreaterThan(0);
+    expect(projectValidationMemo(p.caches).size).toBeGreaterThan(0);
   });
 
   it('validates CURRENT by row ranges ahead of a checkpoint, which then finds every check passed (and a violation is still refused)', async () => {

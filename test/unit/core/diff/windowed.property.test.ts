@@ -11,7 +11,7 @@ import { ChangeList } from '../../../../core/diff/changes-list';
 import { lowerBound, prepareSide } from '../../../../core/diff/merge-raw-rows';
 import { FamilyDiff } from '../../../../core/diff/merge-family-diff';
 import { WindowedParticipant, collectWindowed } from '../../../../core/diff/merge-windowed';
-import { verifiedBytes } from '../../../../core/project';
+import { ProjectCaches, verifiedBytes } from '../../../../core/project';
 import { RECORD_FAMILIES, defineFamily, encodeRecords, tableFromRecords } from '../../../../core/participants';
 import type { RecordFamily } from '../../../../core/participants';
 import { model, pairArb, participant, rowsOf, valuesArb } from './block-model';
@@ -230,8 +230,10 @@ describe('windowed participant reader', () => {
     const rows = (bytes: Uint8Array) => adapter.decode(bytes).toArray().map((r) => r.toJSON());
     // The text column's rebased value offsets always live in the participant's own buffers (the values may be a view of the bytes).
     const textOf = (side: { table: Table }) => side.table.getChild('text')?.data[0]?.valueOffsets as Int32Array;
-    const A = WindowedParticipant.open(adapter, verifiedBytes(a as Uint8Array)) as WindowedParticipant;
-    const B = WindowedParticipant.open(adapter, verifiedBytes(b as Uint8Array)) as WindowedParticipant;
+    // The pool belongs to the project the participants are read from.
+    const caches = new ProjectCaches();
+    const A = WindowedParticipant.open(adapter, verifiedBytes(a as Uint8Array), undefined, caches) as WindowedParticipant;
+    const B = WindowedParticipant.open(adapter, verifiedBytes(b as Uint8Array), undefined, caches) as WindowedParticipant;
     const sideA = A.window(0, 40);
     const sideB = B.window(0, 40);
     // Two live participants never share buffers.
@@ -239,7 +241,7 @@ describe('windowed participant reader', () => {
     expect(sideA.table.toArray().map((r) => r.toJSON())).toEqual(rows(a as Uint8Array));
     A.release();
     expect(() => A.window(0, 1)).toThrow(/released/);
-    const C = WindowedParticipant.open(adapter, verifiedBytes(c as Uint8Array)) as WindowedParticipant;
+    const C = WindowedParticipant.open(adapter, verifiedBytes(c as Uint8Array), undefined, caches) as WindowedParticipant;
     const sideC = C.window(0, 40);
     expect(textOf(sideC).buffer).toBe(textOf(sideA).buffer);
     expect(sideC.table.toArray().map((r) => r.toJSON())).toEqual(rows(c as Uint8Array));

@@ -20,7 +20,6 @@ import {
   buildLaterHistory,
   continueChainWalk,
   copyWorkspace,
-  forgetProcessMemos,
   isChainOperation,
   openWalkStore,
   runOperation,
@@ -227,7 +226,6 @@ async function afterFault(op: FaultOperation, dir: string, expected: readonly Vi
 async function callsOf(op: FaultOperation): Promise<number> {
   const dir = path.join(fs.mkdtempSync(path.join(base, `count-${op}-`)), 'workspace');
   copyWorkspace(fixtureOf(op), dir);
-  forgetProcessMemos();
   armIoFaultForTesting(undefined);
   await runOperation(op, dir);
   return ioCallsForTesting();
@@ -273,7 +271,6 @@ describe('I/O fault walk: every N-th filesystem call of each operation fails or 
         const label = `${op} #${n} ${errno}`;
         const dir = path.join(base, `err-${op}-${n}`);
         copyWorkspace(f.dir, dir);
-        forgetProcessMemos();
         const store = isChainOperation(op) ? openWalkStore(dir) : undefined;
         const before = ioFaultsInjectedForTesting();
         armIoFaultForTesting(`${n}:${errno}`);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Table } from 'apache-arrow';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isGfError } from '../../../../core/errors';
-import { createProject, forgetVerifiedObjects, isVerifiedObject, racyWholeReadsForTesting } from '../../../../core/project/index';
+import { createProject, racyWholeReadsForTesting } from '../../../../core/project/index';
 import { registryCatalog } from '../../../../core/participants/index';
 import type { ParticipantChange, PublishRequest } from '../../../../core/project/index';
 import { putEdges, putNodes } from '../../../support/project-fixtures';
@@ -70,7 +70,6 @@ describe('put-file: a participant published from a file the caller wrote', () =>
   it('reads the object it just staged by ranges (hashed in chunks, identity-checked), never whole as a racy-recent file', async () => {
     // The publication's own fresh objects are opened by ranges: no whole read under the racy-clean rule,
     // and (their identity being younger than that rule's age) none is remembered for a later open.
-    forgetVerifiedObjects();
     const p = await createProject<Table>(path.join(tmp, 'ranged'), { catalog: registryCatalog });
     const wholeBefore = racyWholeReadsForTesting();
     await p.publish(request([asFile(putNodes(6)), asFile(putEdges(5))]));
@@ -79,7 +78,7 @@ describe('put-file: a participant published from a file the caller wrote', () =>
     try {
       for (const key of ['graph/node', 'graph/edge']) {
         const sha = lease.participant(key)?.contentSha256 as string;
-        expect(isVerifiedObject(sha), key).toBe(false);
+        expect(p.caches.verifiedObjects.has(sha), key).toBe(false);
       }
     } finally {
       lease.release();
