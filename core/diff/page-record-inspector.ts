@@ -28,21 +28,21 @@ export interface RecordChangeRequest {
   readonly from: string;
   readonly to: string;
   /** The record family (e.g. `node`); record family ids are unique across the registry. */
-  readonly record_family_id: unknown;
-  /** Exactly the family's identity fields, in their JS cell form (UUID text, hex digest, text, …). */
-  readonly identity?: unknown;
+  readonly record_family_id: string;
+  /** Exactly the family's identity fields, in their JS cell form (UUID text, hex digest, text, …); checked against the family here. */
+  readonly identity?: Readonly<Record<string, unknown>>;
   /**
    * The record's `record_identity_fingerprint` (64 lowercase hex), as a
    * record-diff row carries it: works for every family, including those
    * without a `record_uuid`.
    */
-  readonly record_identity_fingerprint?: unknown;
+  readonly record_identity_fingerprint?: string;
   /**
    * The diff row's `record_uuid` beside its fingerprint (optional): for a
    * family whose identity is its record UUID the record is then found by
    * binary search instead of by hashing identities until one matches.
    */
-  readonly record_uuid?: unknown;
+  readonly record_uuid?: string | null;
   readonly signal?: AbortSignal;
 }
 
