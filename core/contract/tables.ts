@@ -162,7 +162,7 @@ export const RECORD_DIFF_VALUES_SCHEMA_NAME = 'checkpoint_record_diff_values@1';
  *
  * `from_content_sha256` / `to_content_sha256` are each side's record-set
  * fingerprint (logical: the same records in any layout give the same value;
- * core/diff/record-set.ts), not the stored object's digest. Row counts are
+ * core/diff/page-record-set.ts), not the stored object's digest. Row counts are
  * null on the side where the participant is absent.
  */
 export const SUMMARY_DIFF_TABLE = [

@@ -31,7 +31,7 @@ export interface ChangeCache {
   storeIndex?(key: string, bytes: Uint8Array): void;
   /** False when a stored index could not be kept (a read-only workspace): no index is built then. */
   canStoreIndex?(): boolean;
-  /** A participant object's record-set fingerprint entry (`record-set.ts`) by `recordSetKey`, unchecked bytes (the reader checks them); optional. */
+  /** A participant object's record-set fingerprint entry (`page-record-set.ts`) by `recordSetKey`, unchecked bytes (the reader checks them); optional. */
   loadRecordSet?(key: string): Uint8Array | undefined;
   /** Stores a record-set fingerprint entry (failures ignored). */
   storeRecordSet?(key: string, bytes: Uint8Array): void;

@@ -90,7 +90,7 @@ export function pageState(params: DiffParams, binding: DiffBinding, secret: Uint
  * (`checkpoint_diff_ignores_physical_layout`).
  *
  * Each side's `content_sha256` is that participant's record-set fingerprint
- * (`record-set.ts`), not its stored bytes' digest; a participant on both
+ * (`page-record-set.ts`), not its stored bytes' digest; a participant on both
  * sides is `unchanged` exactly when the two fingerprints are equal (the same
  * records, whatever their Arrow layout). A fingerprint is read from the
  * cache, or computed once per object and stored there; an object on both
