@@ -61,13 +61,9 @@ export class ValidationMemo {
   }
 }
 
-function newValidationMemo(): ValidationMemo {
-  return new ValidationMemo();
-}
-
 /** The open project's validation memo: what checkpoints, revert and the demo's publications consult by default. */
 export function projectValidationMemo(caches: ProjectCaches): ValidationMemo {
-  return caches.layer(newValidationMemo);
+  return caches.layer(ValidationMemo);
 }
 
 /**

@@ -17,5 +17,5 @@ export interface DiffCaches {
 
 /** The diff's memos kept in `caches` (made on first use; cleared with them). */
 export function diffCachesOf(caches: ProjectCaches): DiffCaches {
-  return { sortedObjects: SortedObjects.of(caches), windowed: WindowedMemo.of(caches), wholeSides: WholeSides.of(caches) };
+  return { sortedObjects: caches.layer(SortedObjects), windowed: caches.layer(WindowedMemo), wholeSides: caches.layer(WholeSides) };
 }

@@ -408,16 +408,6 @@ export function bindAlignedRanges(x: RawSide, y: RawSide): AlignedRanges {
 export class SortedObjects {
   readonly #sorted = new BoundedCache<string, true>(4096);
 
-  static #make(): SortedObjects {
-    return new SortedObjects();
-  }
-
-  /** The project's memo (none for an endpoint without caches: bytes in memory). */
-  static of(caches: ProjectCaches): SortedObjects;
-  static of(caches: ProjectCaches | undefined): SortedObjects | undefined;
-  static of(caches: ProjectCaches | undefined): SortedObjects | undefined {
-    return caches?.layer(SortedObjects.#make);
-  }
 
   remember(adapter: DiffAdapter, contentSha256: string): void {
     this.#sorted.set(sortedKey(adapter, contentSha256), true);
@@ -443,12 +433,12 @@ function sortedKey(adapter: DiffAdapter, contentSha256: string): string {
 
 /** Records, in the project's `caches`, that the verified object `contentSha256` of `adapter`'s family is in plain, strictly identity-ascending layout. */
 export function rememberSorted(adapter: DiffAdapter, contentSha256: string, caches: ProjectCaches | undefined): void {
-  SortedObjects.of(caches)?.remember(adapter, contentSha256);
+  caches?.layer(SortedObjects)?.remember(adapter, contentSha256);
 }
 
 /** True when the project (`caches`) already found that object in plain, strictly identity-ascending layout. */
 export function isKnownSorted(adapter: DiffAdapter, contentSha256: string, caches: ProjectCaches | undefined): boolean {
-  return SortedObjects.of(caches)?.has(adapter, contentSha256) === true;
+  return caches?.layer(SortedObjects)?.has(adapter, contentSha256) === true;
 }
 
 /**

@@ -147,16 +147,6 @@ export class WindowedMemo {
   readonly #scratch = new Map<string, ScratchSet[]>();
   #scratchBytes = 0;
 
-  static #make(): WindowedMemo {
-    return new WindowedMemo();
-  }
-
-  /** The project's memo (none for an endpoint without caches: bytes in memory). */
-  static of(caches: ProjectCaches): WindowedMemo;
-  static of(caches: ProjectCaches | undefined): WindowedMemo | undefined;
-  static of(caches: ProjectCaches | undefined): WindowedMemo | undefined {
-    return caches?.layer(WindowedMemo.#make);
-  }
 
   /** A released scratch set of this layout, or a new one. */
   takeScratch(key: string, columns: number, identity: number): ScratchSet {
@@ -236,7 +226,7 @@ export class WindowedParticipant {
   ) {
     this.#adapter = adapter;
     this.caches = caches;
-    this.#memo = WindowedMemo.of(caches);
+    this.#memo = caches?.layer(WindowedMemo);
     this.#probes = probes;
     this.#source = source;
     this.schema = schema;
@@ -280,7 +270,7 @@ export class WindowedParticipant {
    * the same project's pool.
    */
   static open(adapter: DiffAdapter, source: ParticipantSource, contentSha256?: string, caches?: ProjectCaches): WindowedParticipant | null {
-    const layouts = WindowedMemo.of(caches)?.layouts;
+    const layouts = caches?.layer(WindowedMemo)?.layouts;
     const key = contentSha256 === undefined ? undefined : `${adapter.family.key}:${adapter.family.schemaFingerprint}:${contentSha256}:${source.byteLength}`;
     const known = key === undefined ? undefined : layouts?.get(key);
     if (known !== undefined) return new WindowedParticipant(adapter, source, caches, known.schema, known.rows, known.columns, known.identityAt, known.probes);

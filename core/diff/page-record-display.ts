@@ -8,7 +8,6 @@ import { microsIso } from '../contract/time';
 import { columnsOf, displayFieldsOf } from '../participants/index';
 import type { CellValue, Columns, DisplayFieldSpec, FieldSpec } from '../participants/index';
 import { readColumn } from '../participants/columns';
-import type { ProjectCaches } from '../project/index';
 import type { DiffAdapter } from './plan-adapters';
 import { KIND_MODIFIED, KIND_REMOVED } from './changes-list';
 import type { ChangeList } from './changes-list';
@@ -59,16 +58,6 @@ interface WholeSide {
 export class WholeSides {
   readonly #sides = new BoundedCache<string, WholeSide>(4);
 
-  static #make(): WholeSides {
-    return new WholeSides();
-  }
-
-  /** The project's memo (none for an endpoint without caches: bytes in memory). */
-  static of(caches: ProjectCaches): WholeSides;
-  static of(caches: ProjectCaches | undefined): WholeSides | undefined;
-  static of(caches: ProjectCaches | undefined): WholeSides | undefined {
-    return caches?.layer(WholeSides.#make);
-  }
 
   /** The side under `key`, decoded by `make` and kept when absent. */
   getOrSet(key: string, make: () => WholeSide): WholeSide {
@@ -145,7 +134,7 @@ class SideLookup {
       const side = prepareSide(this.#adapter, this.#adapter.decode(this.#endpoint.readParticipantBytes(this.#entry)), this.#entry.contentSha256, caches);
       return { side, columns: columnsOf(this.#adapter.family, side.table), index: undefined };
     };
-    const memo = WholeSides.of(caches);
+    const memo = caches?.layer(WholeSides);
     if (memo !== undefined) return memo.getOrSet(key, decode);
     this.#wholeSide ??= decode();
     return this.#wholeSide;

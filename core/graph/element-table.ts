@@ -1,7 +1,7 @@
 // `graph_element@1` tables: the one result schema of the graph operations,
 // built from plain element rows in the contract's column order.
 import type { Table } from 'apache-arrow';
-import { GRAPH_ELEMENT_COLUMNS, GRAPH_ELEMENT_SCHEMA_NAME, graphEdgeId, type GraphElementColumn } from '../contract/graph';
+import { GRAPH_ELEMENT_SCHEMA_NAME, graphEdgeId, type GraphElementColumn } from '../contract/graph';
 import type { RecordChangeKind } from '../contract/diff';
 import type { CellValue } from '../participants/columns';
 import { resultTable } from '../participants/result-tables';
@@ -57,5 +57,5 @@ export interface PageTotals {
 
 /** A `graph_element@1` table of `elements` in the given order (`totals` for a diff graph page). */
 export function graphElementTable(elements: readonly GraphElement[], totals: PageTotals | null): Table {
-  return resultTable(GRAPH_ELEMENT_SCHEMA_NAME, elements.map((e) => Object.fromEntries(GRAPH_ELEMENT_COLUMNS.map((c) => [c, cellOf(e, c, totals)]))));
+  return resultTable(GRAPH_ELEMENT_SCHEMA_NAME, elements, (e, c) => cellOf(e, c as GraphElementColumn, totals));
 }

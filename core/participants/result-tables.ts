@@ -17,13 +17,17 @@ function column(c: ColumnDecl, values: readonly CellValue[]): Data {
   return buildColumn({ name: c.name, kind: c.kind, nullable: c.nullable }, cells);
 }
 
+/** A row's value of a column: its own property of that name by default (missing or undefined is null). */
+const property = (row: object, column: string): CellValue | undefined => (row as Record<string, CellValue | undefined>)[column];
+
 /**
- * A result table of `name` from rows holding its columns (a missing or
- * undefined value is null), in the given order, with the result-schema
- * metadata. Counts and revisions (`uint64`) are never null.
+ * A result table of `name` from `rows` in the given order, with the
+ * result-schema metadata; `cell` reads a row's value of a column (by
+ * default the row's property of that name; undefined is null). Counts and
+ * revisions (`uint64`) are never null.
  */
-export function resultTable(name: ArrowSchemaName, rows: readonly object[]): Table {
+export function resultTable<R extends object>(name: ArrowSchemaName, rows: readonly R[], cell: (row: R, column: string) => CellValue | undefined = property): Table {
   const declared = RESULT_TABLES[name];
-  const columns = declared.map((c) => column(c, rows.map((r) => (r as Record<string, CellValue | undefined>)[c.name] ?? null)));
+  const columns = declared.map((c) => column(c, rows.map((r) => cell(r, c.name) ?? null)));
   return tableOfColumns(new Schema(resultFields(name), new Map([[RESULT_SCHEMA_KEY, name]])), columns, rows.length);
 }

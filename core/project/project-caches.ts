@@ -17,28 +17,28 @@ export interface LayerCache {
  * them per project means two projects open in one process share none, and
  * closing a project releases them. The project layer's own two are fields;
  * a layer above (the diff, checkpoint validation) that may not be imported
- * from here keeps its memo in `layer`, one per factory.
+ * from here keeps its memo in `layer`, one per memo class.
  */
 export class ProjectCaches {
   /** Manifests accepted, by the SHA-256 of their exact bytes (64). */
   readonly manifests = new ManifestMemo();
   /** Objects verified against their names, with the file identity seen then (4096, racy-clean rule). */
   readonly verifiedObjects = new VerifiedObjectMemo();
-  readonly #layers = new Map<() => LayerCache, LayerCache>();
+  readonly #layers = new Map<new () => LayerCache, LayerCache>();
 
-  /** The memo `make` builds for this project: made on first use, the same one after. */
-  layer<C extends LayerCache>(make: () => C): C {
-    let c = this.#layers.get(make);
+  /** This project's memo of class `kind`: made on first use, the same one after. */
+  layer<C extends LayerCache>(kind: new () => C): C {
+    let c = this.#layers.get(kind);
     if (c === undefined) {
-      c = make();
-      this.#layers.set(make, c);
+      c = new kind();
+      this.#layers.set(kind, c);
     }
     return c as C;
   }
 
-  /** True once a layer made its memo here (tests and diagnostics). */
-  hasLayer(make: () => LayerCache): boolean {
-    return this.#layers.has(make);
+  /** True once a layer made its memo of class `kind` here (tests and diagnostics). */
+  hasLayer(kind: new () => LayerCache): boolean {
+    return this.#layers.has(kind);
   }
 
   /** Forgets everything this project remembered (it closed). */
